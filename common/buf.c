@@ -1,0 +1,91 @@
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+char buf_empty[1];
+
+int buf_grow(struct buf *b, size_t n)
+{
+	size_t need, cap;
+	char *p;
+
+	if (n > SIZE_MAX - b->len - 1)
+		return -1;
+	need = b->len + n + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	p = realloc(b->cap ? b->p : NULL, cap);
+	if (p == NULL)
+		return -1;
+	if (b->cap == 0)
+		p[0] = '\0';
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int buf_add(struct buf *b, const void *data, size_t n)
+{
+	if (buf_grow(b, n) != 0)
+		return -1;
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int buf_addstr(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
+
+int buf_addch(struct buf *b, char c)
+{
+	return buf_add(b, &c, 1);
+}
+
+int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_grow(b, (size_t)n) != 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+void buf_setlen(struct buf *b, size_t len)
+{
+	if (b->cap == 0)
+		return;
+	b->len = len;
+	b->p[len] = '\0';
+}
+
+void buf_reset(struct buf *b)
+{
+	buf_setlen(b, 0);
+}
+
+void buf_release(struct buf *b)
+{
+	if (b->cap != 0)
+		free(b->p);
+	b->p = buf_empty;
+	b->len = 0;
+	b->cap = 0;
+}

@@ -1,0 +1,29 @@
+/* buf: a growable byte buffer with git strbuf's invariants: p is never NULL
+ * and p[len] == '\0' always.  Growth failures are reported, not fatal. */
+#ifndef TR_BUF_H
+#define TR_BUF_H
+
+#include <stddef.h>
+
+struct buf {
+	char *p;
+	size_t len;
+	size_t cap;   /* bytes allocated at p, or 0 while p is the shared empty */
+};
+
+#define BUF_INIT { buf_empty, 0, 0 }
+extern char buf_empty[1];
+
+/* Make room for n more bytes (plus the terminating NUL).  0, or -1 on
+ * overflow or allocation failure (the buffer is unchanged). */
+int buf_grow(struct buf *b, size_t n);
+int buf_add(struct buf *b, const void *data, size_t n);
+int buf_addstr(struct buf *b, const char *s);
+int buf_addch(struct buf *b, char c);
+int buf_printf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void buf_setlen(struct buf *b, size_t len);
+void buf_reset(struct buf *b);
+void buf_release(struct buf *b);
+
+#endif

@@ -1,0 +1,307 @@
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decode.h"
+#include "json.h"
+#include "stream.h"
+
+#ifndef TR_VERSION
+#define TR_VERSION "unknown"
+#endif
+
+void decode_init(struct decode *d, struct scan *s, decode_put_fn put, void *ctx,
+		 const char *source_name, const char *tool)
+{
+	struct buf empty = BUF_INIT;
+
+	memset(d, 0, sizeof *d);
+	d->scan = s;
+	d->put = put;
+	d->put_ctx = ctx;
+	d->source_name = source_name;
+	d->tool = tool;
+	d->event = empty;
+	d->members = empty;
+}
+
+void decode_free(struct decode *d)
+{
+	buf_release(&d->event);
+	buf_release(&d->members);
+}
+
+/* Turn a scanner failure (or our own) into the status and a message. */
+static int scan_error(struct decode *d, int rc, const char *context)
+{
+	const struct scan *s = d->scan;
+
+	if (rc == SCAN_READ)
+		return DECODE_READ;
+	if (rc == SCAN_NOMEM)
+		return DECODE_NOMEM;
+	snprintf(d->err, sizeof d->err, "byte %" PRIu64 "%s: %s", s->err_offset,
+		 context, rc == SCAN_TOO_BIG ? "larger than --max-event-bytes" : s->err);
+	return DECODE_INPUT;
+}
+
+static int fail_here(struct decode *d, const char *context, const char *msg)
+{
+	return scan_error(d, scan_fail(d->scan, SCAN_SYNTAX, msg), context);
+}
+
+static int put(struct decode *d, const void *data, size_t n)
+{
+	return d->put(d->put_ctx, data, n) == 0 ? DECODE_OK : DECODE_WRITE;
+}
+
+static int put_buf(struct decode *d, const struct buf *b)
+{
+	return put(d, b->p, b->len);
+}
+
+static int put_head(struct decode *d)
+{
+	struct buf head = BUF_INIT;
+	int rc = DECODE_NOMEM;
+
+	if (buf_printf(&head, "%s\"head\",\"format\":\"%s\",\"source\":",
+		       STREAM_CONTROL_PREFIX, d->array_format ? "array" : "object") == 0 &&
+	    json_escape(&head, d->source_name, strlen(d->source_name)) == 0 &&
+	    buf_printf(&head, ",\"tool\":\"%s\",\"version\":\"%s\",\"members\":{",
+		       d->tool, TR_VERSION) == 0 &&
+	    buf_add(&head, d->members.p, d->members.len) == 0 &&
+	    buf_addstr(&head, "}}\n") == 0)
+		rc = put_buf(d, &head);
+	buf_release(&head);
+	buf_reset(&d->members);
+	return rc;
+}
+
+int decode_put_tail(struct decode *d, uint64_t stored_bytes, const char *sha256_hex)
+{
+	struct buf tail = BUF_INIT;
+	int rc = DECODE_NOMEM;
+
+	if (buf_printf(&tail, "%s\"tail\",\"members\":{", STREAM_CONTROL_PREFIX) == 0 &&
+	    buf_add(&tail, d->members.p, d->members.len) == 0 &&
+	    buf_printf(&tail, "},\"events\":%" PRIu64 ",\"source_bytes\":%" PRIu64
+		       ",\"source_sha256\":\"%s\"}\n", d->events, stored_bytes,
+		       sha256_hex) == 0)
+		rc = put_buf(d, &tail);
+	buf_release(&tail);
+	return rc;
+}
+
+static int put_event(struct decode *d)
+{
+	if (stream_is_control(d->event.p, d->event.len)) {
+		snprintf(d->err, sizeof d->err, "event %" PRIu64 ": its first member is \"@tr\", "
+			 "which the stream reserves for control records", d->events);
+		return DECODE_INPUT;
+	}
+	if (buf_addch(&d->event, '\n') != 0)
+		return DECODE_NOMEM;
+	if (put_buf(d, &d->event) != DECODE_OK)
+		return DECODE_WRITE;
+	d->events++;
+	return DECODE_OK;
+}
+
+/* The elements of the event array, after its '['.  In the array format the
+ * closing ']' may be missing (the Chrome format allows it, and streaming
+ * writers end with a comma).  A trailing comma before ']' is accepted, as
+ * Perfetto accepts it. */
+static int decode_events(struct decode *d)
+{
+	struct scan *s = d->scan;
+	char ctx[48];
+	int c, rc;
+
+	c = scan_peek(s);
+	if (c == ']') {
+		scan_skip(s);
+		return DECODE_OK;
+	}
+	for (;;) {
+		snprintf(ctx, sizeof ctx, " (event %" PRIu64 ")", d->events);
+		if (c == -1 && d->array_format)
+			return DECODE_OK;
+		if (c < -1)
+			return scan_error(d, c, ctx);
+		if (c == -1)
+			return scan_error(d, scan_fail(s, SCAN_EOF,
+				"unexpected end of input inside traceEvents (truncated JSON)"), ctx);
+		if (c != '{')
+			return fail_here(d, ctx, "event is not a JSON object");
+		buf_reset(&d->event);
+		if ((rc = scan_value(s, &d->event)) != SCAN_OK)
+			return scan_error(d, rc, ctx);
+		if ((rc = put_event(d)) != DECODE_OK)
+			return rc;
+		c = scan_peek(s);
+		if (c == ',') {
+			scan_skip(s);
+			c = scan_peek(s);
+			if (c == ']') {
+				scan_skip(s);
+				return DECODE_OK;
+			}
+			continue;
+		}
+		if (c == ']') {
+			scan_skip(s);
+			return DECODE_OK;
+		}
+		if (c == -1 && d->array_format)
+			return DECODE_OK;
+		snprintf(ctx, sizeof ctx, " (after event %" PRIu64 ")", d->events - 1);
+		if (c < -1)
+			return scan_error(d, c, ctx);
+		if (c == -1)
+			return scan_error(d, scan_fail(s, SCAN_EOF,
+				"unexpected end of input inside traceEvents (truncated JSON)"), ctx);
+		return fail_here(d, ctx, "expected ',' or ']' after an event");
+	}
+}
+
+static int is_trace_events_key(const struct buf *key)
+{
+	static const char name[] = "\"traceEvents\"";
+	struct buf plain = BUF_INIT;
+	int yes;
+
+	if (memchr(key->p, '\\', key->len) == NULL)
+		return key->len == sizeof name - 1 && memcmp(key->p, name, key->len) == 0;
+	yes = json_unescape(key->p + 1, key->len - 2, &plain) == 0 &&
+	      plain.len == sizeof name - 3 && memcmp(plain.p, name + 1, plain.len) == 0;
+	buf_release(&plain);
+	return yes;
+}
+
+static int decode_object(struct decode *d)
+{
+	struct scan *s = d->scan;
+	struct buf key = BUF_INIT;
+	int seen_events = 0, first = 1, rc = DECODE_OK, c;
+
+	scan_skip(s); /* '{' */
+	for (;;) {
+		c = scan_peek(s);
+		if (first && c == '}')
+			break;
+		if (c != '"') {
+			if (c < 0) {
+				rc = scan_error(d, c == -1 ? scan_fail(s, SCAN_EOF,
+					"unexpected end of input (truncated JSON)") : c, "");
+				goto out;
+			}
+			rc = fail_here(d, "", first ? "expected a member name or '}'"
+						    : "expected a member name after ','");
+			goto out;
+		}
+		buf_reset(&key);
+		if ((rc = scan_string(s, &key)) != SCAN_OK) {
+			rc = scan_error(d, rc, " (top-level member name)");
+			goto out;
+		}
+		if ((c = scan_peek(s)) != ':') {
+			rc = c == -1 ? scan_error(d, scan_fail(s, SCAN_EOF,
+				"unexpected end of input (truncated JSON)"), "")
+				: fail_here(d, "", "expected ':' after a member name");
+			goto out;
+		}
+		scan_skip(s);
+		if (is_trace_events_key(&key)) {
+			if (seen_events) {
+				rc = fail_here(d, "", "a second traceEvents member");
+				goto out;
+			}
+			seen_events = 1;
+			if ((c = scan_peek(s)) != '[') {
+				rc = c == -1 ? scan_error(d, scan_fail(s, SCAN_EOF,
+					"unexpected end of input (truncated JSON)"), "")
+					: fail_here(d, "", "traceEvents is not an array");
+				goto out;
+			}
+			scan_skip(s);
+			if ((rc = put_head(d)) != DECODE_OK || (rc = decode_events(d)) != DECODE_OK)
+				goto out;
+		} else {
+			size_t mark = d->members.len;
+			if (mark > 0 && buf_addch(&d->members, ',') != 0)
+				goto nomem;
+			if (buf_add(&d->members, key.p, key.len) != 0 ||
+			    buf_addch(&d->members, ':') != 0)
+				goto nomem;
+			/* the limit applies to each member alone */
+			{
+				size_t limit = s->max_value;
+				s->max_value = limit > SIZE_MAX - d->members.len ? SIZE_MAX
+					: limit + d->members.len;
+				rc = scan_value(s, &d->members);
+				s->max_value = limit;
+			}
+			if (rc != SCAN_OK) {
+				buf_setlen(&d->members, mark);
+				rc = scan_error(d, rc, " (top-level member)");
+				goto out;
+			}
+		}
+		first = 0;
+		c = scan_peek(s);
+		if (c == ',') {
+			scan_skip(s);
+			continue;
+		}
+		if (c == '}')
+			break;
+		rc = c == -1 ? scan_error(d, scan_fail(s, SCAN_EOF,
+			"unexpected end of input (truncated JSON)"), "")
+			: c < -1 ? scan_error(d, c, "")
+			: fail_here(d, "", "expected ',' or '}' after a top-level member");
+		goto out;
+	}
+	scan_skip(s); /* '}' */
+	if (!seen_events)
+		rc = fail_here(d, "", "the top-level object has no traceEvents member");
+out:
+	buf_release(&key);
+	return rc;
+nomem:
+	buf_release(&key);
+	return DECODE_NOMEM;
+}
+
+int decode_document(struct decode *d)
+{
+	struct scan *s = d->scan;
+	int c = scan_peek(s), rc;
+
+	if (c == -1)
+		return fail_here(d, "", "empty input (no JSON document)");
+	if (c < -1)
+		return scan_error(d, c, "");
+	if (c == '[') {
+		d->array_format = 1;
+		scan_skip(s);
+		if ((rc = put_head(d)) != DECODE_OK || (rc = decode_events(d)) != DECODE_OK)
+			return rc;
+	} else if (c == '{') {
+		if ((rc = decode_object(d)) != DECODE_OK)
+			return rc;
+	} else if (c == 0xEF) {
+		return fail_here(d, "", "UTF-8 byte order mark before the JSON document "
+				 "(not allowed in JSON text; remove the first 3 bytes)");
+	} else {
+		return fail_here(d, "", "not a trace: the JSON document must be an object "
+				 "with traceEvents or an array of events");
+	}
+	c = scan_peek(s);
+	if (c < -1)
+		return scan_error(d, c, "");
+	if (c != -1)
+		return fail_here(d, "", "trailing garbage after the JSON document");
+	return DECODE_OK;
+}

@@ -1,0 +1,138 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+#ifndef TR_VERSION
+#define TR_VERSION "unknown"
+#endif
+
+static const char *progname = "trace-layers";
+static void (*cleanups[DIAG_MAX_CLEANUPS])(void);
+static int ncleanups;
+
+void diag_init(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 == NULL || *argv0 == '\0')
+		return;
+	slash = strrchr(argv0, '/');
+	progname = slash ? slash + 1 : argv0;
+}
+
+const char *diag_progname(void)
+{
+	return progname;
+}
+
+static void vmessage(const char *fmt, va_list ap, int errnum)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (errnum != 0)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+}
+
+void warnx_tr(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap, 0);
+	va_end(ap);
+}
+
+void warn_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap, saved);
+	va_end(ap);
+	errno = saved;
+}
+
+void diag_on_exit(void (*cleanup)(void))
+{
+	if (ncleanups == DIAG_MAX_CLEANUPS)
+		abort();
+	cleanups[ncleanups++] = cleanup;
+}
+
+static _Noreturn void run_cleanups_and_exit(int status)
+{
+	while (ncleanups > 0)
+		cleanups[--ncleanups]();
+	exit(status);
+}
+
+void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap, 0);
+	va_end(ap);
+	run_cleanups_and_exit(status);
+}
+
+void die_errno(int status, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap, saved);
+	va_end(ap);
+	run_cleanups_and_exit(status);
+}
+
+void die_write(const char *what)
+{
+	if (errno == EPIPE) {
+		int i;
+		for (i = ncleanups; i > 0; i--)
+			cleanups[i - 1]();
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+	die_errno(EXIT_TROUBLE, "%s", what);
+}
+
+void die_nomem(void)
+{
+	die(EXIT_TROUBLE, "out of memory");
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die_nomem();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (q == NULL)
+		die_nomem();
+	return q;
+}
+
+void print_version_and_exit(void)
+{
+	printf("%s %s\n", progname, TR_VERSION);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		exit(EXIT_TROUBLE);
+	exit(EXIT_OK);
+}

@@ -1,0 +1,46 @@
+/* diag: the program name, fixed exit statuses and the few functions that
+ * print a diagnostic.  Everything else in common/ returns errors and lets
+ * the program decide how to report them. */
+#ifndef TR_DIAG_H
+#define TR_DIAG_H
+
+/* Exit statuses shared by every program (documented in every man page). */
+enum {
+	EXIT_OK = 0,      /* success */
+	EXIT_INPUT = 1,   /* input rejected: malformed, truncated, a refusal */
+	EXIT_TROUBLE = 2  /* usage, or system trouble: open, read, write, memory */
+};
+
+void diag_init(const char *argv0);
+const char *diag_progname(void);
+
+/* "prog: message\n" on stderr. */
+void warnx_tr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: message: strerror(errno)\n" on stderr. */
+void warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Hooks run by die() before exiting, e.g. removing a temporary file.  At most
+ * a few; registering more than DIAG_MAX_CLEANUPS is a programming error. */
+#define DIAG_MAX_CLEANUPS 4
+void diag_on_exit(void (*cleanup)(void));
+
+_Noreturn void die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+_Noreturn void die_errno(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A failed write: dies silently of SIGPIPE when the reader went away (as if
+ * SIGPIPE had not been ignored), else "prog: what: strerror" and
+ * EXIT_TROUBLE. */
+_Noreturn void die_write(const char *what);
+/* Out of memory is always EXIT_TROUBLE. */
+_Noreturn void die_nomem(void);
+
+/* Allocation that dies on failure, for program code (never used in
+ * library functions that report errors to their caller). */
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+
+/* Print "prog VERSION" to stdout and exit 0 (the --version option). */
+_Noreturn void print_version_and_exit(void);
+
+#endif

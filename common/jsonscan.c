@@ -1,0 +1,431 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonscan.h"
+
+#define SCAN_BLOCK (4u << 20)
+
+/* Bytes that end a run of plain string content. */
+static unsigned char string_stop[256];
+static int string_stop_ready;
+
+static void init_tables(void)
+{
+	int c;
+
+	if (string_stop_ready)
+		return;
+	for (c = 0; c < 0x20; c++)
+		string_stop[c] = 1;
+	string_stop['"'] = 1;
+	string_stop['\\'] = 1;
+	string_stop_ready = 1;
+}
+
+int scan_init(struct scan *s, scan_read_fn read, void *ctx, size_t max_value)
+{
+	struct buf empty = BUF_INIT;
+
+	memset(s, 0, sizeof *s);
+	init_tables();
+	s->read = read;
+	s->ctx = ctx;
+	s->max_value = max_value;
+	s->stack = empty;
+	s->buf = malloc(SCAN_BLOCK);
+	return s->buf ? 0 : SCAN_NOMEM;
+}
+
+void scan_free(struct scan *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+	buf_release(&s->stack);
+}
+
+uint64_t scan_offset(const struct scan *s)
+{
+	return s->base + s->pos;
+}
+
+int scan_fail(struct scan *s, int status, const char *msg)
+{
+	s->err_offset = scan_offset(s);
+	snprintf(s->err, sizeof s->err, "%s", msg);
+	return status;
+}
+
+/* 1 when bytes are available, 0 at the end of input, SCAN_READ on error. */
+static int refill(struct scan *s)
+{
+	long got;
+
+	if (s->pos < s->len)
+		return 1;
+	if (s->eof)
+		return 0;
+	s->base += s->len;
+	s->pos = s->len = 0;
+	got = s->read(s->ctx, s->buf, SCAN_BLOCK);
+	if (got < 0)
+		return scan_fail(s, SCAN_READ, "read error");
+	if (got == 0) {
+		s->eof = 1;
+		return 0;
+	}
+	s->len = (size_t)got;
+	return 1;
+}
+
+static int is_space(int c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+int scan_peek(struct scan *s)
+{
+	for (;;) {
+		int rc = refill(s);
+		if (rc <= 0)
+			return rc == 0 ? -1 : rc;
+		while (s->pos < s->len && is_space(s->buf[s->pos]))
+			s->pos++;
+		if (s->pos < s->len)
+			return s->buf[s->pos];
+	}
+}
+
+void scan_skip(struct scan *s)
+{
+	s->pos++;
+}
+
+static int out_add(struct scan *s, struct buf *out, const void *p, size_t n)
+{
+	if (out->len + n > s->max_value)
+		return scan_fail(s, SCAN_TOO_BIG, "value too large");
+	if (buf_add(out, p, n) != 0)
+		return scan_fail(s, SCAN_NOMEM, "out of memory");
+	return SCAN_OK;
+}
+
+/* The next raw byte (no whitespace skipping), consumed; -1 at the end. */
+static int take_byte(struct scan *s)
+{
+	int rc = refill(s);
+
+	if (rc <= 0)
+		return rc == 0 ? -1 : rc;
+	return s->buf[s->pos++];
+}
+
+static int truncated(struct scan *s, int c)
+{
+	if (c == -1)
+		return scan_fail(s, SCAN_EOF, "unexpected end of input (truncated JSON)");
+	return c; /* SCAN_READ, already recorded */
+}
+
+static int is_hex(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int scan_escape(struct scan *s, struct buf *out)
+{
+	char text[6];
+	size_t n = 1;
+	int c = take_byte(s);
+
+	if (c < 0)
+		return truncated(s, c);
+	text[0] = (char)c;
+	switch (c) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+		break;
+	case 'u':
+		for (n = 1; n < 5; n++) {
+			c = take_byte(s);
+			if (c < 0)
+				return truncated(s, c);
+			if (!is_hex(c)) {
+				s->pos--;
+				return scan_fail(s, SCAN_SYNTAX, "invalid \\u escape (expected 4 hex digits)");
+			}
+			text[n] = (char)c;
+		}
+		break;
+	default:
+		s->pos--;
+		return scan_fail(s, SCAN_SYNTAX, "invalid escape in string");
+	}
+	return out_add(s, out, text, n);
+}
+
+int scan_string(struct scan *s, struct buf *out)
+{
+	int c = scan_peek(s);
+	int rc;
+
+	if (c != '"') {
+		if (c < 0)
+			return truncated(s, c);
+		return scan_fail(s, SCAN_SYNTAX, "expected a string");
+	}
+	s->pos++;
+	if ((rc = out_add(s, out, "\"", 1)) != SCAN_OK)
+		return rc;
+	for (;;) {
+		const unsigned char *p, *q, *end;
+		if ((rc = refill(s)) <= 0)
+			return truncated(s, rc == 0 ? -1 : rc);
+		p = s->buf + s->pos;
+		end = s->buf + s->len;
+		for (q = p; q < end && !string_stop[*q]; q++)
+			;
+		if (q > p && (rc = out_add(s, out, p, (size_t)(q - p))) != SCAN_OK)
+			return rc;
+		s->pos = (size_t)(q - s->buf);
+		if (q == end)
+			continue;
+		if (*q == '"') {
+			s->pos++;
+			return out_add(s, out, "\"", 1);
+		}
+		if (*q == '\\') {
+			s->pos++;
+			if ((rc = out_add(s, out, "\\", 1)) != SCAN_OK ||
+			    (rc = scan_escape(s, out)) != SCAN_OK)
+				return rc;
+			continue;
+		}
+		return scan_fail(s, SCAN_SYNTAX, "control character in string (must be escaped)");
+	}
+}
+
+static int is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Copy a run of digits; *count says whether there was any. */
+static int copy_digits(struct scan *s, struct buf *out, int *count)
+{
+	int rc;
+
+	*count = 0;
+	for (;;) {
+		size_t start;
+		if ((rc = refill(s)) < 0)
+			return rc;
+		if (rc == 0)
+			return SCAN_OK;
+		start = s->pos;
+		while (s->pos < s->len && is_digit(s->buf[s->pos]))
+			s->pos++;
+		*count |= s->pos > start;
+		if (s->pos > start && (rc = out_add(s, out, s->buf + start, s->pos - start)) != SCAN_OK)
+			return rc;
+		if (s->pos < s->len)
+			return SCAN_OK;
+	}
+}
+
+/* The next byte without consuming it and without skipping whitespace;
+ * -1 at the end of input. */
+static int look(struct scan *s)
+{
+	int rc = refill(s);
+
+	if (rc <= 0)
+		return rc == 0 ? -1 : rc;
+	return s->buf[s->pos];
+}
+
+static int scan_number(struct scan *s, struct buf *out)
+{
+	int c, rc, ndigits;
+
+	c = look(s);
+	if (c == '-') {
+		s->pos++;
+		if ((rc = out_add(s, out, "-", 1)) != SCAN_OK)
+			return rc;
+		c = look(s);
+	}
+	if (c == '0') {
+		s->pos++;
+		if ((rc = out_add(s, out, "0", 1)) != SCAN_OK)
+			return rc;
+		if (is_digit(look(s)))
+			return scan_fail(s, SCAN_SYNTAX, "invalid number (leading zero)");
+	} else if (is_digit(c)) {
+		if ((rc = copy_digits(s, out, &ndigits)) != SCAN_OK)
+			return rc;
+	} else {
+		if (c < -1)
+			return c;
+		return c == -1 ? truncated(s, -1)
+			       : scan_fail(s, SCAN_SYNTAX, "invalid number");
+	}
+	c = look(s);
+	if (c == '.') {
+		s->pos++;
+		if ((rc = out_add(s, out, ".", 1)) != SCAN_OK ||
+		    (rc = copy_digits(s, out, &ndigits)) != SCAN_OK)
+			return rc;
+		if (ndigits == 0)
+			return look(s) == -1 ? truncated(s, -1)
+				: scan_fail(s, SCAN_SYNTAX, "invalid number (no digit after '.')");
+		c = look(s);
+	}
+	if (c == 'e' || c == 'E') {
+		char e = (char)c;
+		s->pos++;
+		if ((rc = out_add(s, out, &e, 1)) != SCAN_OK)
+			return rc;
+		c = look(s);
+		if (c == '+' || c == '-') {
+			char sign = (char)c;
+			s->pos++;
+			if ((rc = out_add(s, out, &sign, 1)) != SCAN_OK)
+				return rc;
+		}
+		if ((rc = copy_digits(s, out, &ndigits)) != SCAN_OK)
+			return rc;
+		if (ndigits == 0)
+			return look(s) == -1 ? truncated(s, -1)
+				: scan_fail(s, SCAN_SYNTAX, "invalid number (no digit in exponent)");
+		c = look(s);
+	}
+	if (c < -1)
+		return c;
+	return SCAN_OK;
+}
+
+static int scan_literal(struct scan *s, struct buf *out)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	const char *word = NULL;
+	int first = look(s);
+	size_t i, n;
+
+	for (i = 0; i < 3; i++)
+		if (words[i][0] == first)
+			word = words[i];
+	if (word == NULL)
+		return scan_fail(s, SCAN_SYNTAX, "expected a value");
+	n = strlen(word);
+	for (i = 0; i < n; i++) {
+		int c = look(s);
+		if (c != word[i])
+			return c == -1 ? truncated(s, -1)
+				: c < -1 ? c : scan_fail(s, SCAN_SYNTAX, "invalid literal");
+		s->pos++;
+	}
+	return out_add(s, out, word, n);
+}
+
+enum want {
+	WANT_VALUE,          /* after ':' or ',' in an array, or at the start */
+	WANT_VALUE_OR_CLOSE, /* after '[' */
+	WANT_KEY,            /* after ',' in an object */
+	WANT_KEY_OR_CLOSE,   /* after '{' */
+	WANT_COLON,
+	WANT_COMMA_OR_CLOSE
+};
+
+static int push(struct scan *s, char kind)
+{
+	if (buf_addch(&s->stack, kind) != 0)
+		return scan_fail(s, SCAN_NOMEM, "out of memory");
+	return SCAN_OK;
+}
+
+/* One value, iteratively (nesting depth is bounded by memory, not by the C
+ * stack): a small pushdown automaton over the non-whitespace bytes. */
+int scan_value(struct scan *s, struct buf *out)
+{
+	enum want want = WANT_VALUE;
+	size_t depth0 = s->stack.len;
+	int rc;
+
+	for (;;) {
+		int c = scan_peek(s);
+		char byte;
+		if (c < 0)
+			return truncated(s, c);
+		byte = (char)c;
+		switch (want) {
+		case WANT_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* fall through */
+		case WANT_VALUE:
+			if (c == '{' || c == '[') {
+				s->pos++;
+				if ((rc = push(s, byte)) != SCAN_OK ||
+				    (rc = out_add(s, out, &byte, 1)) != SCAN_OK)
+					return rc;
+				want = c == '{' ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
+				continue;
+			}
+			if (c == '"')
+				rc = scan_string(s, out);
+			else if (c == '-' || is_digit(c))
+				rc = scan_number(s, out);
+			else
+				rc = scan_literal(s, out);
+			if (rc != SCAN_OK)
+				return rc;
+			goto after_value;
+		case WANT_KEY_OR_CLOSE:
+			if (c == '}')
+				goto close;
+			/* fall through */
+		case WANT_KEY:
+			if (c != '"')
+				return scan_fail(s, SCAN_SYNTAX, want == WANT_KEY ?
+					"expected a member name after ','" :
+					"expected a member name or '}'");
+			if ((rc = scan_string(s, out)) != SCAN_OK)
+				return rc;
+			want = WANT_COLON;
+			continue;
+		case WANT_COLON:
+			if (c != ':')
+				return scan_fail(s, SCAN_SYNTAX, "expected ':' after a member name");
+			s->pos++;
+			if ((rc = out_add(s, out, ":", 1)) != SCAN_OK)
+				return rc;
+			want = WANT_VALUE;
+			continue;
+		case WANT_COMMA_OR_CLOSE:
+			if (c == ',') {
+				s->pos++;
+				if ((rc = out_add(s, out, ",", 1)) != SCAN_OK)
+					return rc;
+				want = s->stack.p[s->stack.len - 1] == '{' ? WANT_KEY : WANT_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']')
+				goto close;
+			return scan_fail(s, SCAN_SYNTAX,
+				s->stack.p[s->stack.len - 1] == '{' ?
+				"expected ',' or '}' after a member" :
+				"expected ',' or ']' after an element");
+		}
+close:
+		if ((c == '}') != (s->stack.p[s->stack.len - 1] == '{'))
+			return scan_fail(s, SCAN_SYNTAX, "mismatched closing bracket");
+		s->pos++;
+		buf_setlen(&s->stack, s->stack.len - 1);
+		if ((rc = out_add(s, out, &byte, 1)) != SCAN_OK)
+			return rc;
+after_value:
+		if (s->stack.len == depth0)
+			return SCAN_OK;
+		want = WANT_COMMA_OR_CLOSE;
+	}
+}

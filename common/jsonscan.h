@@ -1,0 +1,59 @@
+/* jsonscan: a streaming JSON scanner over a byte source of any length.  It
+ * validates RFC 8259 grammar (numbers, literals, escapes, commas, nesting) and
+ * copies one value at a time with insignificant whitespace removed, keeping
+ * member order, number text and string bytes (escapes, invalid UTF-8) as they
+ * are.  Memory: one read block plus the value being copied. */
+#ifndef TR_JSONSCAN_H
+#define TR_JSONSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+/* Returns bytes read into dst, 0 at the end of input, -1 on error. */
+typedef long (*scan_read_fn)(void *ctx, void *dst, size_t n);
+
+enum scan_status {
+	SCAN_OK = 0,
+	SCAN_SYNTAX = -1,  /* not JSON; the message says what was expected */
+	SCAN_EOF = -2,     /* input ended inside the value (truncated) */
+	SCAN_TOO_BIG = -3, /* the value is longer than max_value bytes */
+	SCAN_READ = -4,    /* the read function failed */
+	SCAN_NOMEM = -5
+};
+
+struct scan {
+	scan_read_fn read;
+	void *ctx;
+	unsigned char *buf;
+	size_t pos, len;
+	uint64_t base;       /* input offset of buf[0] */
+	int eof;
+	size_t max_value;
+	struct buf stack;    /* open containers, '{' or '[' */
+	uint64_t err_offset; /* input offset of the offending byte */
+	char err[128];
+};
+
+int scan_init(struct scan *s, scan_read_fn read, void *ctx, size_t max_value);
+void scan_free(struct scan *s);
+
+/* Skip whitespace; return the next byte without consuming it, -1 at the end
+ * of input, or SCAN_READ (below -1) when reading failed. */
+int scan_peek(struct scan *s);
+/* Consume the byte scan_peek returned. */
+void scan_skip(struct scan *s);
+/* Input offset of the next unread byte. */
+uint64_t scan_offset(const struct scan *s);
+
+/* Append the next value, minified, to out (max_value counts out's length
+ * after appending).  Leading whitespace is skipped. */
+int scan_value(struct scan *s, struct buf *out);
+/* Append the next value, which must be a string, with its quotes. */
+int scan_string(struct scan *s, struct buf *out);
+
+/* Record an error at the current offset (for callers' own grammar). */
+int scan_fail(struct scan *s, int status, const char *msg);
+
+#endif

@@ -1,0 +1,174 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+/* Temporary paths for the signal handler; unlink(2) is async-signal-safe. */
+#define MAX_OPEN 8
+static char *volatile pending[MAX_OPEN];
+
+static void track(char *tmp)
+{
+	int i;
+
+	for (i = 0; i < MAX_OPEN; i++)
+		if (pending[i] == NULL) {
+			pending[i] = tmp;
+			return;
+		}
+	abort(); /* more simultaneous outputs than any program opens */
+}
+
+static void untrack(const char *tmp)
+{
+	int i;
+
+	for (i = 0; i < MAX_OPEN; i++)
+		if (pending[i] == tmp)
+			pending[i] = NULL;
+}
+
+static void on_signal(int sig)
+{
+	int i;
+
+	for (i = 0; i < MAX_OPEN; i++)
+		if (pending[i] != NULL)
+			unlink(pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void outfile_catch_signals(void)
+{
+	struct sigaction sa;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+void outfile_abort_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_OPEN; i++)
+		if (pending[i] != NULL) {
+			unlink(pending[i]);
+			pending[i] = NULL;
+		}
+}
+
+int outfile_open(struct outfile *o, const char *path)
+{
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = path + dirlen;
+	sigset_t block, old;
+
+	o->path = NULL;
+	o->tmp = NULL;
+	o->fd = -1;
+	if (*base == '\0') {
+		errno = EISDIR;
+		return -1;
+	}
+	if (lstat(path, &st) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	if (errno != ENOENT)
+		return -1;
+	o->path = strdup(path);
+	o->tmp = malloc(dirlen + strlen(base) + sizeof "..tmp.XXXXXX");
+	if (o->path == NULL || o->tmp == NULL) {
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	sprintf(o->tmp, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
+	/* No signal between creating the file and registering it. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	o->fd = mkstemp(o->tmp);
+	if (o->fd >= 0)
+		track(o->tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (o->fd < 0) {
+		int saved = errno;
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int outfile_commit(struct outfile *o)
+{
+	mode_t mask = umask(0);
+	int saved;
+
+	umask(mask);
+	if (fchmod(o->fd, 0666 & ~mask) != 0 || close(o->fd) != 0) {
+		o->fd = -1;
+		goto fail;
+	}
+	o->fd = -1;
+	/* link(2) fails with EEXIST if the destination appeared meanwhile,
+	 * where rename(2) would silently replace it. */
+	if (link(o->tmp, o->path) != 0) {
+		struct stat st;
+		if (errno == EEXIST)
+			goto fail;
+		/* file systems without hard links: check, then rename */
+		if (lstat(o->path, &st) == 0) {
+			errno = EEXIST;
+			goto fail;
+		}
+		if (rename(o->tmp, o->path) != 0)
+			goto fail;
+	}
+	outfile_abort(o);
+	return 0;
+fail:
+	saved = errno;
+	outfile_abort(o);
+	errno = saved;
+	return -1;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->fd >= 0) {
+		close(o->fd);
+		o->fd = -1;
+	}
+	if (o->tmp != NULL) {
+		untrack(o->tmp);
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	free(o->path);
+	o->path = NULL;
+}

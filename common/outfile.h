@@ -1,0 +1,28 @@
+/* outfile: output files that appear whole or not at all.  Bytes go to a
+ * temporary file beside the destination; commit links it into place only if
+ * the destination still does not exist (an existing file, or a symlink in
+ * its place, is never replaced).  Abort, die() and SIGINT/SIGTERM/SIGHUP
+ * remove every temporary file still open. */
+#ifndef TR_OUTFILE_H
+#define TR_OUTFILE_H
+
+struct outfile {
+	char *path;  /* destination */
+	char *tmp;   /* temporary file beside it */
+	int fd;
+};
+
+/* 0, or -1 with errno set: EEXIST when path exists (a symlink included). */
+int outfile_open(struct outfile *o, const char *path);
+/* Close, give the file its final mode (0666 less the umask) and link it into
+ * place.  0, or -1 with errno set (the temporary file is then removed). */
+int outfile_commit(struct outfile *o);
+/* Remove the temporary file (safe to call twice, or after commit). */
+void outfile_abort(struct outfile *o);
+/* Remove every temporary file still registered (for die() hooks). */
+void outfile_abort_all(void);
+/* Catch SIGINT, SIGTERM and SIGHUP: remove the temporary files, then die
+ * of the signal as if uncaught. */
+void outfile_catch_signals(void);
+
+#endif

@@ -1,0 +1,47 @@
+/* stream: the line-delimited event stream between tr-* programs (see
+ * tr-stream(5)).  Event lines are JSON objects; control records are lines
+ * that begin with the exact bytes {"@tr": and carry a kind; the first line
+ * is the head record and the last the tail record.  A stream without its
+ * tail is truncated and every stage refuses it. */
+#ifndef TR_STREAM_H
+#define TR_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io.h"
+
+#define STREAM_CONTROL_PREFIX "{\"@tr\":"
+#define STREAM_PREFIX_LEN 7
+#define STREAM_DEFAULT_MAX_LINE ((size_t)64 << 20)
+
+/* 1 when the line is a control record. */
+int stream_is_control(const char *line, size_t len);
+/* 1 when the line is a control record of this kind ({"@tr":"KIND"...). */
+int stream_is_kind(const char *line, size_t len, const char *kind);
+
+enum stream_line {
+	LINE_EVENT = 1,
+	LINE_CONTROL,   /* any control record but head and tail */
+	LINE_HEAD,
+	LINE_TAIL,
+	LINE_END = 0,   /* clean end after the tail */
+	LINE_ERROR = -1 /* see stream_in.err */
+};
+
+struct stream_in {
+	struct reader r;
+	int seen_head;
+	int seen_tail;
+	uint64_t events;   /* event lines read */
+	char err[200];
+};
+
+/* Reads standard input or fd; 0 or -1 (out of memory). */
+int stream_in_init(struct stream_in *in, int fd, size_t max_line);
+/* The next line, classified.  Enforces: head first, tail last, nothing
+ * after the tail, no empty lines, the end only after the tail. */
+int stream_next(struct stream_in *in, const char **line, size_t *len);
+void stream_in_free(struct stream_in *in);
+
+#endif

@@ -1,0 +1,67 @@
+/* tsnum: timestamp numbers.  Kineto writes ts and dur as microseconds in
+ * JSON number texts ("ts": 1712195495519689.047) or inside strings
+ * ("ts": "123.500").  We convert them to int64 nanoseconds exactly, from the
+ * decimal text, and never through a double: a double has 53 bits, which is
+ * not enough for epoch microseconds with three decimals.  The one exception
+ * is perfetto_us_to_ns, which deliberately reproduces Perfetto's double
+ * arithmetic so that we can predict what its importer will see.
+ *
+ * Every function takes (text, len): the text need not be NUL-terminated and
+ * may hold any bytes, so each one is safe to call directly from a fuzzer. */
+#ifndef TR_TSNUM_H
+#define TR_TSNUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Result of parsing a JSON number text. */
+enum num_status { NUM_OK = 0, NUM_SYNTAX = -1, NUM_RANGE = -2 };
+
+/* Exact: a JSON number text (RFC 8259 grammar:
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) meaning microseconds ->
+ * int64 nanoseconds, exactly, from the decimal text.
+ * Digits beyond the nanosecond: *ns is the floor (toward -infinity) of the
+ * exact value and *sub_ns is set to 1 (the exact value lies strictly between
+ * *ns and *ns+1); otherwise *sub_ns = 0.  Exponents shift the decimal point
+ * exactly ("1.5e3" -> 1500000, "1e-4" -> 0 with sub_ns=1, "-1e-4" -> -1 with
+ * sub_ns=1).  A floor that does not fit int64 -> NUM_RANGE.  Anything outside
+ * the grammar ("01", "+1", ".5", "1.", "NaN", "", trailing bytes) ->
+ * NUM_SYNTAX.  Huge exponents cannot overflow: a zero mantissa is 0 whatever
+ * the exponent, a non-zero one with a huge exponent is NUM_RANGE or sub-ns.
+ * On failure *ns and *sub_ns are left alone. */
+int num_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns);
+
+/* Exact integer: a JSON number text without fraction or exponent -> int64.
+ * "-0" gives 0.  Overflow -> NUM_RANGE; anything else -> NUM_SYNTAX. */
+int num_parse_int64(const char *text, size_t len, int64_t *value);
+
+/* Perfetto's own conversion of a ts/dur JSON number text to nanoseconds,
+ * bit for bit, doubles included.  text is the token text of a number, or the
+ * contents of a JSON string after unescaping (Perfetto re-parses "123.5" the
+ * same way).  Reproduces ParseNumber/StringToInt64/StringToDouble
+ * (src/trace_processor/util/json_parser.h) and CoerceToTs
+ * (src/trace_processor/importers/json/json_trace_tokenizer.cc) of trace
+ * processor v52 and later (v51 rounded whole doubles too; v50 and earlier
+ * converted ts exactly and truncated dur).
+ *   NUM_OK:     *ns is what Perfetto stores.
+ *   NUM_SYNTAX: Perfetto fails to parse the text (its grammar is RFC 8259's;
+ *               it also rejects texts whose double becomes inf or NaN, e.g.
+ *               "1e309", "0e400", or 64 and more fraction digits).
+ *   NUM_RANGE:  Perfetto's C++ overflows an int64 or casts an out-of-range
+ *               double (undefined behaviour there).  *ns still holds what an
+ *               x86-64 build computes in practice (two's-complement wrap;
+ *               an out-of-range cast gives INT64_MIN), e.g.
+ *               "9223372036854775807" -> -1000. */
+int perfetto_us_to_ns(const char *text, size_t len, int64_t *ns);
+
+/* Format nanoseconds as microseconds with exactly three decimals ("-0.001",
+ * "1428625746618.250"); NUL-terminates and returns the length written, at
+ * most NUM_US_BUFSZ - 1. */
+#define NUM_US_BUFSZ 32
+size_t num_format_us3(int64_t ns, char *out);
+
+/* Round ns to the nearest whole microsecond, ties away from zero ("-1500 ns"
+ * -> -2), and return the microseconds. */
+int64_t num_round_ns_to_us(int64_t ns);
+
+#endif

@@ -1,0 +1,130 @@
+/* tr-decode: a Chrome JSON trace (plain or gzip, object or array format) to
+ * the trace-layers event stream on standard output.  See tr-decode(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "diag.h"
+#include "io.h"
+#include "jsonscan.h"
+#include "opt.h"
+#include "source.h"
+
+#define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
+/* jsmn's offsets are ints: no stream line may reach 2 GiB. */
+#define LIMIT_MAX_EVENT ((uint64_t)1 << 30)
+
+static const char usage_text[] =
+	"usage: tr-decode [--max-event-bytes N] [FILE | -]\n"
+	"Decode a Chrome JSON trace (.json or .json.gz, object or array format)\n"
+	"into the trace-layers event stream (tr-stream(5)) on standard output.\n"
+	"\n"
+	"  --max-event-bytes N  refuse an event or top-level member larger than N\n"
+	"                       bytes (suffix K, M or G; default 64M)\n"
+	"  --help               this text\n"
+	"  --version            the version\n"
+	"\n"
+	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
+
+static _Noreturn void usage(FILE *to, int status)
+{
+	fputs(usage_text, to);
+	exit(status);
+}
+
+static long read_source(void *ctx, void *dst, size_t n)
+{
+	return source_read(ctx, dst, n);
+}
+
+static int put_stdout(void *ctx, const void *data, size_t n)
+{
+	return writer_put(ctx, data, n);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "max-event-bytes", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	uint64_t max_event = DEFAULT_MAX_EVENT;
+	const char *path = "-", *name;
+	struct source *src;
+	struct writer out;
+	struct scan scan;
+	struct decode dec;
+	char sha[SOURCE_SHA256_HEX];
+	int ch, rc;
+
+	diag_init(argv[0]);
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
+				die(EXIT_TROUBLE, "--max-event-bytes: invalid value '%s' "
+				    "(allowed 1 to 1G)", optarg);
+			break;
+		case 'h':
+			usage(stdout, EXIT_OK);
+		case 'V':
+			print_version_and_exit();
+		default:
+			usage(stderr, EXIT_TROUBLE);
+		}
+	}
+	if (argc - optind > 1)
+		usage(stderr, EXIT_TROUBLE);
+	if (argc - optind == 1)
+		path = argv[optind];
+	name = strcmp(path, "-") == 0 ? "stdin" : path;
+
+	src = source_open(path);
+	if (src == NULL)
+		die_errno(EXIT_TROUBLE, "%s", name);
+	if (writer_init(&out, STDOUT_FILENO) != 0 ||
+	    scan_init(&scan, read_source, src, (size_t)max_event) != 0)
+		die_nomem();
+	decode_init(&dec, &scan, put_stdout, &out, path, "tr-decode");
+
+	rc = decode_document(&dec);
+	if (rc == DECODE_OK) {
+		if (source_drain(src) != 0)
+			rc = DECODE_READ;
+		else {
+			source_sha256_hex(src, sha);
+			rc = decode_put_tail(&dec, source_stored_bytes(src), sha);
+		}
+	}
+	switch (rc) {
+	case DECODE_OK:
+		break;
+	case DECODE_INPUT:
+		die(EXIT_INPUT, "%s: %s", name, dec.err);
+	case DECODE_READ:
+		/* gzip damage is the input's fault; an I/O error is trouble */
+		die(source_is_gzip(src) && strncmp(source_error(src), "byte ", 5) == 0
+		    ? EXIT_INPUT : EXIT_TROUBLE, "%s: %s", name, source_error(src));
+	case DECODE_WRITE:
+		die_write("standard output");
+	default:
+		die_nomem();
+	}
+	if (writer_flush(&out) != 0)
+		die_write("standard output");
+	if (close(STDOUT_FILENO) != 0)
+		die_write("standard output");
+	decode_free(&dec);
+	scan_free(&scan);
+	writer_free(&out);
+	source_close(src);
+	return EXIT_OK;
+}

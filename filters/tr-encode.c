@@ -1,0 +1,394 @@
+/* tr-encode: the trace-layers event stream back into a Chrome JSON trace, and
+ * the report records of earlier stages into their report files.  Nothing is
+ * written in place until the tail record arrived.  See tr-encode(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "io.h"
+#include "json.h"
+#include "opt.h"
+#include "outfile.h"
+#include "stream.h"
+
+static const char usage_text[] =
+	"usage: tr-encode [-o OUTPUT] [--level N] [--report-base PATH]\n"
+	"Encode the trace-layers event stream (tr-stream(5)) on standard input into\n"
+	"a Chrome JSON trace, gzip-compressed when OUTPUT ends in .gz.\n"
+	"\n"
+	"  -o, --output OUTPUT  the trace to write; - for standard output (default).\n"
+	"                       An existing file is never replaced.\n"
+	"  --level N            gzip level 1-9 for a .gz OUTPUT (default 6)\n"
+	"  --report-base PATH   report files are PATH.SUFFIX (default: OUTPUT)\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
+
+static _Noreturn void usage(FILE *to, int status)
+{
+	fputs(usage_text, to);
+	exit(status);
+}
+
+/* Where the trace bytes go: a plain buffered writer or a gzip stream. */
+struct sink {
+	struct writer w;
+	gzFile gz;
+	const char *name;
+};
+
+static void sink_put(struct sink *s, const void *data, size_t n)
+{
+	if (s->gz == NULL) {
+		if (writer_put(&s->w, data, n) != 0)
+			die_write(s->name);
+		return;
+	}
+	while (n > 0) {
+		unsigned chunk = n > (1u << 30) ? 1u << 30 : (unsigned)n;
+		if (gzwrite(s->gz, data, chunk) != (int)chunk) {
+			int zerr;
+			const char *msg = gzerror(s->gz, &zerr);
+			if (zerr == Z_ERRNO)
+				die_write(s->name);
+			die(EXIT_TROUBLE, "%s: gzip: %s", s->name, msg);
+		}
+		data = (const char *)data + chunk;
+		n -= chunk;
+	}
+}
+
+static void sink_finish(struct sink *s)
+{
+	if (s->gz != NULL) {
+		int zrc = gzclose_w(s->gz);
+		s->gz = NULL;
+		if (zrc == Z_ERRNO)
+			die_write(s->name);
+		if (zrc != Z_OK)
+			die(EXIT_TROUBLE, "%s: gzip: could not finish the stream", s->name);
+		return;
+	}
+	if (writer_flush(&s->w) != 0)
+		die_write(s->name);
+}
+
+/* Report files: one per suffix.  A record without "member" gives the body
+ * of the file; records with "member" add a member to that body. */
+struct report {
+	char *suffix;
+	struct buf body;     /* the base object, or empty */
+	struct buf members;  /* "name":value,... to add */
+	struct outfile file;
+};
+
+struct reports {
+	struct report *list;
+	size_t n;
+};
+
+static struct report *report_for(struct reports *rs, const char *suffix, size_t len)
+{
+	struct report *r;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (strlen(rs->list[i].suffix) == len && memcmp(rs->list[i].suffix, suffix, len) == 0)
+			return &rs->list[i];
+	if (rs->n == 8)
+		die(EXIT_INPUT, "more than 8 report files requested");
+	rs->list = xrealloc(rs->list, (rs->n + 1) * sizeof *rs->list);
+	r = &rs->list[rs->n++];
+	memset(r, 0, sizeof *r);
+	r->suffix = xmalloc(len + 1);
+	memcpy(r->suffix, suffix, len);
+	r->suffix[len] = '\0';
+	r->body = (struct buf)BUF_INIT;
+	r->members = (struct buf)BUF_INIT;
+	r->file.fd = -1;
+	return r;
+}
+
+static int suffix_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n < 2 || n > 64 || s[0] != '.')
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '.' || s[i] == '-' || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static void collect_report(struct reports *rs, struct jdoc *d, const char *line,
+			   size_t len, uint64_t lineno)
+{
+	int suffix, member, body;
+	size_t slen, blen, mlen;
+	const char *stext, *btext, *mtext;
+	struct report *r;
+
+	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+		die(EXIT_INPUT, "line %llu: malformed report record", (unsigned long long)lineno);
+	suffix = jdoc_find(d, 0, "suffix");
+	body = jdoc_find(d, 0, "body");
+	member = jdoc_find(d, 0, "member");
+	if (jdoc_type(d, suffix) != JT_STRING || jdoc_type(d, body) != JT_OBJECT ||
+	    (member >= 0 && jdoc_type(d, member) != JT_STRING))
+		die(EXIT_INPUT, "line %llu: a report record needs a string \"suffix\" and an "
+		    "object \"body\"", (unsigned long long)lineno);
+	stext = jdoc_text(d, suffix, &slen);
+	if (!suffix_ok(stext, slen))
+		die(EXIT_INPUT, "line %llu: report suffix must look like .name.json "
+		    "(lowercase letters, digits, '.', '-', '_')", (unsigned long long)lineno);
+	r = report_for(rs, stext, slen);
+	btext = jdoc_raw(d, body, &blen);
+	if (member < 0) {
+		if (r->body.len != 0)
+			die(EXIT_INPUT, "line %llu: a second report body for %s",
+			    (unsigned long long)lineno, r->suffix);
+		if (buf_add(&r->body, btext, blen) != 0)
+			die_nomem();
+		return;
+	}
+	mtext = jdoc_raw(d, member, &mlen);
+	if ((r->members.len && buf_addch(&r->members, ',') != 0) ||
+	    buf_add(&r->members, mtext, mlen) != 0 || buf_addch(&r->members, ':') != 0 ||
+	    buf_add(&r->members, btext, blen) != 0)
+		die_nomem();
+}
+
+/* Write each report to a temporary file beside its destination. */
+static void write_reports(struct reports *rs, const char *base)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		struct report *r = &rs->list[i];
+		buf_reset(&path);
+		buf_reset(&text);
+		if (buf_addstr(&path, base) != 0 || buf_addstr(&path, r->suffix) != 0)
+			die_nomem();
+		if (outfile_open(&r->file, path.p) != 0)
+			die_errno(EXIT_TROUBLE, "%s", path.p);
+		if (r->body.len == 0) {
+			if (buf_addch(&text, '{') != 0)
+				die_nomem();
+		} else if (buf_add(&text, r->body.p, r->body.len - 1) != 0) {
+			die_nomem();
+		}
+		if (r->members.len) {
+			if (r->body.len > 2 && buf_addch(&text, ',') != 0)
+				die_nomem();
+			if (buf_add(&text, r->members.p, r->members.len) != 0)
+				die_nomem();
+		}
+		if (buf_addstr(&text, "}\n") != 0)
+			die_nomem();
+		if (write_all(r->file.fd, text.p, text.len) != 0)
+			die_errno(EXIT_TROUBLE, "%s", path.p);
+	}
+	buf_release(&path);
+	buf_release(&text);
+}
+
+/* Write "name":value pairs of a members object as top-level members. */
+static void put_members(struct sink *out, const struct jdoc *d, int obj, int before_events)
+{
+	int n = jdoc_size(d, obj), k, key = obj + 1;
+
+	for (k = 0; k < n; k++) {
+		int value = key + 1, next = jdoc_next(d, value);
+		size_t start = jdoc_raw_offset(d, key), vlen;
+		const char *vraw = jdoc_raw(d, value, &vlen);
+		size_t end = (size_t)(vraw - d->js) + vlen;
+		if (!before_events || k > 0)
+			sink_put(out, before_events ? ",\n" : ",\n", 2);
+		sink_put(out, d->js + start, end - start);
+		key = next;
+	}
+	if (before_events && n > 0)
+		sink_put(out, ",\n", 2);
+}
+
+static int members_of(struct jdoc *d, const char *line, size_t len, const char *what)
+{
+	int members;
+
+	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+		die(EXIT_INPUT, "malformed %s record", what);
+	members = jdoc_find(d, 0, "members");
+	if (jdoc_type(d, members) != JT_OBJECT)
+		die(EXIT_INPUT, "%s record without a members object", what);
+	return members;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "report-base", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *output = "-", *report_base = NULL;
+	int64_t level = 6;
+	struct outfile file = { NULL, NULL, -1 };
+	struct sink out;
+	struct stream_in in;
+	struct reports reports = { NULL, 0 };
+	struct jdoc doc = JDOC_INIT;
+	int array_format = 0, first_event = 1, ch, rc, fd = STDOUT_FILENO;
+	const char *line;
+	size_t len, i;
+
+	diag_init(argv[0]);
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o': output = optarg; break;
+		case 'l':
+			if (opt_parse_i64(optarg, 1, 9, &level) != 0)
+				die(EXIT_TROUBLE, "--level: invalid value '%s' (allowed 1-9)", optarg);
+			break;
+		case 'r': report_base = optarg; break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version_and_exit();
+		default: usage(stderr, EXIT_TROUBLE);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, EXIT_TROUBLE);
+	if (report_base == NULL && strcmp(output, "-") != 0)
+		report_base = output;
+
+	memset(&out, 0, sizeof out);
+	out.name = strcmp(output, "-") == 0 ? "standard output" : output;
+	diag_on_exit(outfile_abort_all);
+	outfile_catch_signals();
+	if (strcmp(output, "-") != 0) {
+		if (outfile_open(&file, output) != 0) {
+			if (errno == EEXIST)
+				die(EXIT_TROUBLE, "%s: output exists; refusing to overwrite it", output);
+			die_errno(EXIT_TROUBLE, "%s", output);
+		}
+		fd = file.fd;
+	}
+	len = strlen(output);
+	if (len > 3 && strcmp(output + len - 3, ".gz") == 0) {
+		char mode[4] = { 'w', 'b', (char)('0' + level), '\0' };
+		int gzfd = dup(fd);
+		if (gzfd < 0 || (out.gz = gzdopen(gzfd, mode)) == NULL)
+			die_errno(EXIT_TROUBLE, "%s", output);
+		gzbuffer(out.gz, 1u << 20);
+	} else if (writer_init(&out.w, fd) != 0) {
+		die_nomem();
+	}
+	if (stream_in_init(&in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0)
+		die_nomem();
+
+	while ((rc = stream_next(&in, &line, &len)) > 0) {
+		switch (rc) {
+		case LINE_HEAD: {
+			int members = members_of(&doc, line, len, "head");
+			int format = jdoc_find(&doc, 0, "format");
+			array_format = jdoc_str_eq(&doc, format, "array");
+			if (!array_format && !jdoc_str_eq(&doc, format, "object"))
+				die(EXIT_INPUT, "head record: format must be \"object\" or \"array\"");
+			if (array_format) {
+				sink_put(&out, "[\n", 2);
+			} else {
+				sink_put(&out, "{", 1);
+				put_members(&out, &doc, members, 1);
+				sink_put(&out, "\"traceEvents\":[\n", 16);
+			}
+			break;
+		}
+		case LINE_EVENT:
+			if (!first_event)
+				sink_put(&out, ",\n", 2);
+			first_event = 0;
+			sink_put(&out, line, len);
+			break;
+		case LINE_CONTROL:
+			if (stream_is_kind(line, len, "report"))
+				collect_report(&reports, &doc, line, len, in.r.lineno);
+			/* other kinds are for stages that were not in the pipeline */
+			break;
+		case LINE_TAIL: {
+			int members = members_of(&doc, line, len, "tail");
+			sink_put(&out, first_event ? "]" : "\n]", first_event ? 1 : 2);
+			if (!array_format) {
+				put_members(&out, &doc, members, 0);
+				sink_put(&out, "}", 1);
+			}
+			sink_put(&out, "\n", 1);
+			break;
+		}
+		}
+	}
+	if (rc == LINE_ERROR)
+		die(EXIT_INPUT, "stdin: %s; %s", in.err,
+		    file.path ? "no output written" : "output incomplete");
+
+	sink_finish(&out);
+	if (reports.n > 0) {
+		if (report_base == NULL)
+			die(EXIT_TROUBLE, "the stream carries reports: give --report-base "
+			    "when writing to standard output");
+		write_reports(&reports, report_base);
+	}
+	/* Everything is written: put the files in place, the trace first; if a
+	 * report cannot be placed, take back what was placed (all or nothing). */
+	{
+		char **placed = xmalloc((reports.n + 1) * sizeof *placed);
+		size_t nplaced = 0;
+		if (file.path != NULL) {
+			placed[nplaced] = strdup(file.path);
+			if (outfile_commit(&file) != 0)
+				die_errno(EXIT_TROUBLE, "%s", output);
+			nplaced++;
+		}
+		for (i = 0; i < reports.n; i++) {
+			struct report *r = &reports.list[i];
+			placed[nplaced] = strdup(r->file.path);
+			if (placed[nplaced] == NULL)
+				die_nomem();
+			if (outfile_commit(&r->file) != 0) {
+				warn_errno("%s", placed[nplaced]);
+				while (nplaced > 0)
+					unlink(placed[--nplaced]);
+				exit(EXIT_TROUBLE);
+			}
+			nplaced++;
+		}
+		while (nplaced > 0)
+			free(placed[--nplaced]);
+		free(placed);
+	}
+	if (file.path == NULL && close(STDOUT_FILENO) != 0)
+		die_write("standard output");
+	for (i = 0; i < reports.n; i++) {
+		free(reports.list[i].suffix);
+		buf_release(&reports.list[i].body);
+		buf_release(&reports.list[i].members);
+	}
+	free(reports.list);
+	jdoc_free(&doc);
+	stream_in_free(&in);
+	if (out.gz == NULL)
+		writer_free(&out.w);
+	return EXIT_OK;
+}
