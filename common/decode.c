@@ -113,10 +113,25 @@ static int put_event(struct decode *d)
  * closing ']' may be missing (the Chrome format allows it, and streaming
  * writers end with a comma).  A trailing comma before ']' is accepted, as
  * Perfetto accepts it. */
+/* An error inside an event (or, with after set, just after one); rc -1 is
+ * the end of input.  The context is formatted only here, never per event. */
+static int event_error(struct decode *d, int rc, int after)
+{
+	char ctx[64];
+
+	if (after)
+		snprintf(ctx, sizeof ctx, " (after event %" PRIu64 ")", d->events - 1);
+	else
+		snprintf(ctx, sizeof ctx, " (event %" PRIu64 ")", d->events);
+	if (rc == -1)
+		rc = scan_fail(d->scan, SCAN_EOF,
+			       "unexpected end of input inside traceEvents (truncated JSON)");
+	return scan_error(d, rc, ctx);
+}
+
 static int decode_events(struct decode *d)
 {
 	struct scan *s = d->scan;
-	char ctx[48];
 	int c, rc;
 
 	c = scan_peek(s);
@@ -125,19 +140,15 @@ static int decode_events(struct decode *d)
 		return DECODE_OK;
 	}
 	for (;;) {
-		snprintf(ctx, sizeof ctx, " (event %" PRIu64 ")", d->events);
 		if (c == -1 && d->array_format)
 			return DECODE_OK;
-		if (c < -1)
-			return scan_error(d, c, ctx);
-		if (c == -1)
-			return scan_error(d, scan_fail(s, SCAN_EOF,
-				"unexpected end of input inside traceEvents (truncated JSON)"), ctx);
+		if (c < 0)
+			return event_error(d, c, 0);
 		if (c != '{')
-			return fail_here(d, ctx, "event is not a JSON object");
+			return event_error(d, scan_fail(s, SCAN_SYNTAX, "event is not a JSON object"), 0);
 		buf_reset(&d->event);
 		if ((rc = scan_value(s, &d->event)) != SCAN_OK)
-			return scan_error(d, rc, ctx);
+			return event_error(d, rc, 0);
 		if ((rc = put_event(d)) != DECODE_OK)
 			return rc;
 		c = scan_peek(s);
@@ -156,13 +167,9 @@ static int decode_events(struct decode *d)
 		}
 		if (c == -1 && d->array_format)
 			return DECODE_OK;
-		snprintf(ctx, sizeof ctx, " (after event %" PRIu64 ")", d->events - 1);
-		if (c < -1)
-			return scan_error(d, c, ctx);
-		if (c == -1)
-			return scan_error(d, scan_fail(s, SCAN_EOF,
-				"unexpected end of input inside traceEvents (truncated JSON)"), ctx);
-		return fail_here(d, ctx, "expected ',' or ']' after an event");
+		if (c < 0)
+			return event_error(d, c, 1);
+		return event_error(d, scan_fail(s, SCAN_SYNTAX, "expected ',' or ']' after an event"), 1);
 	}
 }
 

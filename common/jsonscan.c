@@ -78,12 +78,27 @@ static int refill(struct scan *s)
 	return 1;
 }
 
-static int is_space(int c)
+static inline int is_space(int c)
 {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+static int peek_slow(struct scan *s);
+
+static inline int peek(struct scan *s)
+{
+	/* fast path: the next byte is there and is not whitespace */
+	if (s->pos < s->len && !is_space(s->buf[s->pos]))
+		return s->buf[s->pos];
+	return peek_slow(s);
+}
+
 int scan_peek(struct scan *s)
+{
+	return peek(s);
+}
+
+static int peek_slow(struct scan *s)
 {
 	for (;;) {
 		int rc = refill(s);
@@ -101,13 +116,26 @@ void scan_skip(struct scan *s)
 	s->pos++;
 }
 
-static int out_add(struct scan *s, struct buf *out, const void *p, size_t n)
+static int out_add_slow(struct scan *s, struct buf *out, const void *p, size_t n)
 {
 	if (out->len + n > s->max_value)
 		return scan_fail(s, SCAN_TOO_BIG, "value too large");
 	if (buf_add(out, p, n) != 0)
 		return scan_fail(s, SCAN_NOMEM, "out of memory");
 	return SCAN_OK;
+}
+
+/* Appending is the inner loop of decoding: copy in place while the buffer
+ * has room, and leave growth and the size limit to the slow path. */
+static inline int out_add(struct scan *s, struct buf *out, const void *p, size_t n)
+{
+	if (out->len + n < out->cap && out->len + n <= s->max_value) {
+		memcpy(out->p + out->len, p, n);
+		out->len += n;
+		out->p[out->len] = '\0';
+		return SCAN_OK;
+	}
+	return out_add_slow(s, out, p, n);
 }
 
 /* The next raw byte (no whitespace skipping), consumed; -1 at the end. */
@@ -165,7 +193,7 @@ static int scan_escape(struct scan *s, struct buf *out)
 
 int scan_string(struct scan *s, struct buf *out)
 {
-	int c = scan_peek(s);
+	int c = peek(s);
 	int rc;
 
 	if (c != '"') {
@@ -352,7 +380,7 @@ int scan_value(struct scan *s, struct buf *out)
 	int rc;
 
 	for (;;) {
-		int c = scan_peek(s);
+		int c = peek(s);
 		char byte;
 		if (c < 0)
 			return truncated(s, c);

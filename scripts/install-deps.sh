@@ -1,0 +1,28 @@
+#!/bin/sh
+# Install the Debian packages trace-layers needs, if any is missing.  As root
+# it runs apt-get; otherwise it prints the exact command and fails.
+# Usage: install-deps.sh [extra-package...]
+set -u
+need="libjsmn-dev zlib1g-dev check libpcre2-dev libssl-dev pkg-config mandoc time python3 $*"
+missing=
+for p in $need; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+# python3 may come from elsewhere (pyenv, /usr/local): any python3 will do.
+case " $missing " in *" python3 "*)
+	command -v python3 >/dev/null 2>&1 && missing=$(echo "$missing" | sed 's/ python3//') ;;
+esac
+[ -z "$missing" ] && exit 0
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "trace-layers needs:$missing" >&2
+	echo "run as root: apt-get update && $cmd" >&2
+	exit 2
+fi
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null && $cmd >/dev/null || {
+	echo "install-deps: apt-get failed: $cmd" >&2
+	exit 2
+}
