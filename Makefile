@@ -26,9 +26,9 @@ PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lcrypto
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
-PROGS   := tr-decode tr-encode tr-gen
+PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides
 SCRIPTS :=
-COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode
+COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode regex event filter
 UNITS   := buf io jsonscan json tsnum stream
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)

@@ -126,7 +126,7 @@ static int mantissa_digit(const char *text, const struct num_text *nt,
 	return digit_value(text, nt->frac_begin + (k - n_int));
 }
 
-/* The largest floor of an exact value allowed: int64's range. */
+/* int64 values have at most 19 digits. */
 #define INT64_MAX_DIGITS 19
 
 /* The exact value is (-1)^negative * digits * 10^(point - n) ns, where the
@@ -367,10 +367,17 @@ static int perfetto_string_to_double(const char *text,
 				overflowed);
 
 	value = (double)int_part + fraction;
-	if (nt->exp_negative)
-		value /= pow(10, (double)exponent);
-	else if (exponent > 0)
+	if (nt->exp_negative) {
+		double scale = pow(10, (double)exponent);
+
+		/* An exponent wrapped to a huge negative value makes the scale
+		 * 0: Perfetto divides by zero and rejects the inf or NaN. */
+		if (scale == 0)
+			return -1;
+		value /= scale;
+	} else if (exponent > 0) {
 		value *= pow(10, (double)exponent);
+	}
 	if (isinf(value) || isnan(value))
 		return -1;
 	*out = nt->negative ? -value : value;

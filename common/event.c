@@ -1,0 +1,83 @@
+/* memmem(3) is a GNU extension; only this file asks for it. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "event.h"
+
+/* Index just past the string starting at line[i] == '"', or len.  Kernel
+ * names run to kilobytes, so jump from quote to quote with memchr. */
+static size_t skip_string(const char *line, size_t len, size_t i)
+{
+	for (i++; i < len;) {
+		const char *q = memchr(line + i, '"', len - i);
+		size_t at, backslashes = 0;
+		if (q == NULL)
+			return len;
+		at = (size_t)(q - line);
+		while (at - backslashes > i && line[at - backslashes - 1] == '\\')
+			backslashes++;
+		if (backslashes % 2 == 0)
+			return at + 1;
+		i = at + 1;
+	}
+	return len;
+}
+
+/* Index just past the value starting at line[i] (no whitespace inside the
+ * minified line), or len. */
+static size_t skip_value(const char *line, size_t len, size_t i)
+{
+	size_t depth = 0;
+
+	while (i < len) {
+		char c = line[i];
+		if (c == '"') {
+			i = skip_string(line, len, i);
+			if (depth == 0)
+				return i;
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return i;
+			if (--depth == 0)
+				return i + 1;
+		} else if (depth == 0 && c == ',') {
+			return i;
+		}
+		i++;
+	}
+	return len;
+}
+
+int event_member(const char *line, size_t len, const char *key,
+		 const char **value, size_t *vlen)
+{
+	size_t klen = strlen(key), i = 1;
+
+	if (len < 2 || line[0] != '{')
+		return 0;
+	while (i < len && line[i] == '"') {
+		size_t kend = skip_string(line, len, i), vstart, vend;
+		if (kend >= len || line[kend] != ':')
+			return 0;
+		vstart = kend + 1;
+		vend = skip_value(line, len, vstart);
+		if (kend - i == klen + 2 && memcmp(line + i + 1, key, klen) == 0) {
+			*value = line + vstart;
+			*vlen = vend - vstart;
+			return vend > vstart;
+		}
+		if (vend >= len || line[vend] != ',')
+			return 0;
+		i = vend + 1;
+	}
+	return 0;
+}
+
+const char *find_bytes(const char *hay, size_t n, const char *needle, size_t m)
+{
+	return memmem(hay, n, needle, m);
+}

@@ -1,0 +1,22 @@
+/* event: quick access to the top-level members of an event line without
+ * tokenizing the whole line.  Stages that look at one or two members of
+ * every event (ts, pid, tid) use this; anything more goes through json.h.
+ * The line must be one JSON object as written by tr-decode; on anything
+ * else the functions return "not found", never read out of bounds. */
+#ifndef TR_EVENT_H
+#define TR_EVENT_H
+
+#include <stddef.h>
+
+/* Find top-level member key (compared with the raw name bytes, which for
+ * the Chrome keys ts, pid, tid, ph, cat and name never hold escapes).
+ * On success value and vlen hold the raw value text (strings with their
+ * quotes). */
+int event_member(const char *line, size_t len, const char *key,
+		 const char **value, size_t *vlen);
+
+/* memmem(3), which needs _GNU_SOURCE: wrapped so that only event.c asks
+ * for it. */
+const char *find_bytes(const char *hay, size_t n, const char *needle, size_t m);
+
+#endif

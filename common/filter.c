@@ -1,0 +1,41 @@
+#include <unistd.h>
+
+#include "diag.h"
+#include "filter.h"
+
+void filter_open(struct filter *f)
+{
+	if (stream_in_init(&f->in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0 ||
+	    writer_init(&f->out, STDOUT_FILENO) != 0)
+		die_nomem();
+}
+
+int filter_next(struct filter *f, const char **line, size_t *len)
+{
+	int rc = stream_next(&f->in, line, len);
+
+	if (rc == LINE_ERROR)
+		die(EXIT_INPUT, "stdin: %s", f->in.err);
+	return rc;
+}
+
+void filter_pass(struct filter *f, const char *line, size_t len)
+{
+	/* the reader keeps the '\n' right after the line in its buffer */
+	if (writer_put(&f->out, line, len + 1) != 0)
+		die_write("standard output");
+}
+
+void filter_put(struct filter *f, const char *line, size_t len)
+{
+	if (writer_put(&f->out, line, len) != 0 || writer_put(&f->out, "\n", 1) != 0)
+		die_write("standard output");
+}
+
+void filter_close(struct filter *f)
+{
+	if (writer_flush(&f->out) != 0 || close(STDOUT_FILENO) != 0)
+		die_write("standard output");
+	writer_free(&f->out);
+	stream_in_free(&f->in);
+}

@@ -1,0 +1,29 @@
+/* filter: the skeleton every stream stage shares: read the stream on
+ * standard input, write it on standard output, die with the stage's name on
+ * a truncated or malformed stream.  A stage calls filter_next in a loop and
+ * decides per line what to pass on. */
+#ifndef TR_FILTER_H
+#define TR_FILTER_H
+
+#include <stddef.h>
+
+#include "io.h"
+#include "stream.h"
+
+struct filter {
+	struct stream_in in;
+	struct writer out;
+};
+
+void filter_open(struct filter *f);
+/* The next line and its kind (LINE_HEAD ... LINE_TAIL), or LINE_END after
+ * the tail; dies with EXIT_INPUT on a truncated or malformed stream. */
+int filter_next(struct filter *f, const char **line, size_t *len);
+/* Pass on a line just read by filter_next, with its newline, in one copy. */
+void filter_pass(struct filter *f, const char *line, size_t len);
+/* Write a line (a newline is added). */
+void filter_put(struct filter *f, const char *line, size_t len);
+/* Flush and close standard output; dies on a write error. */
+void filter_close(struct filter *f);
+
+#endif

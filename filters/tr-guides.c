@@ -1,0 +1,468 @@
+/* tr-guides: turn the anchor records of tr-select-anchors into a layer guide
+ * track (L0, L1, ... slices from one layer's anchor to the next) appended
+ * after the source events, and a report for tr-encode.  See tr-guides(1). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "filter.h"
+#include "json.h"
+#include "tsnum.h"
+
+#define GUIDE_SORT_INDEX (-1000)
+#define MAX_TID ((int64_t)INT32_MAX)
+
+static const char notice[] =
+	"Layer guides are anchor-to-anchor navigation aids: each slice runs from one "
+	"layer's anchor kernel to the next layer's anchor (or to the terminal kernel's "
+	"end, or is a zero-length marker). They are not layer boundaries and do not "
+	"assign kernels to layers. ts, dur and *_us values are microseconds; "
+	"*_relative_ms values are milliseconds from the earliest event.";
+
+static const char usage_text[] =
+	"usage: tr-guides --phase PHASE --evidence TEXT\n"
+	"Add a layer guide track, built from the anchor records of\n"
+	"tr-select-anchors(1), to a trace-layers stream (tr-stream(5)).\n"
+	"\n"
+	"  --phase PHASE    the phase the guides label (e.g. prefill, decode)\n"
+	"  --evidence TEXT  why L0 is L0 (config, source revision, counts)\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
+
+static _Noreturn void usage(FILE *to, int status)
+{
+	fputs(usage_text, to);
+	exit(status);
+}
+
+/* One guide, computed from its anchor record. */
+struct guide {
+	size_t pass, layer, anchor_index;
+	int64_t start_ns, end_ns;
+	int64_t start_us, end_us;        /* rounded guide endpoints */
+	char *start_text, *end_text;     /* exact µs text for the report */
+	const char *kind;                /* boundary_kind */
+	char *anchor_name, *anchor_tid;  /* raw JSON */
+	uint64_t source_index;
+};
+
+struct anchor_rec {
+	size_t i, pass, layer, anchor_index;
+	uint64_t source_index;
+	int64_t ts_ns, dur_ns;
+	char *ts, *name, *tid;
+	int has_terminal;
+	int64_t term_end_ns;
+};
+
+struct state {
+	const char *phase, *evidence;
+	struct buf summary;          /* the anchors record */
+	struct anchor_rec *a;
+	size_t n, cap;
+	char *source_name;
+	uint64_t events;
+	struct jdoc doc;
+};
+
+static int blank(const char *s)
+{
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 0;
+	return 1;
+}
+
+static char *dup_raw(const struct jdoc *d, int tok)
+{
+	size_t n;
+	const char *p;
+	char *s;
+
+	if (tok < 0)
+		return NULL;
+	p = jdoc_raw(d, tok, &n);
+	s = xmalloc(n + 1);
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+static int64_t int_member(const struct jdoc *d, int obj, const char *key, const char *what)
+{
+	int64_t v;
+
+	if (jdoc_int64(d, jdoc_find(d, obj, key), &v) != 0)
+		die(EXIT_INPUT, "malformed %s record: no integer %s", what, key);
+	return v;
+}
+
+static void read_anchor(struct state *st, const char *line, size_t len)
+{
+	struct jdoc *d = &st->doc;
+	struct anchor_rec *r;
+	int anchor, term;
+
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		die(EXIT_INPUT, "malformed anchor record");
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 64;
+		st->a = xrealloc(st->a, st->cap * sizeof *st->a);
+	}
+	r = &st->a[st->n++];
+	memset(r, 0, sizeof *r);
+	r->i = (size_t)int_member(d, 0, "i", "anchor");
+	r->pass = (size_t)int_member(d, 0, "pass", "anchor");
+	r->layer = (size_t)int_member(d, 0, "layer", "anchor");
+	r->anchor_index = (size_t)int_member(d, 0, "anchor_index", "anchor");
+	anchor = jdoc_find(d, 0, "anchor");
+	if (jdoc_type(d, anchor) != JT_OBJECT)
+		die(EXIT_INPUT, "malformed anchor record: no anchor object");
+	r->source_index = (uint64_t)int_member(d, anchor, "source_index", "anchor");
+	r->ts_ns = int_member(d, anchor, "ts_ns", "anchor");
+	r->dur_ns = int_member(d, anchor, "dur_ns", "anchor");
+	r->ts = dup_raw(d, jdoc_find(d, anchor, "ts"));
+	r->name = dup_raw(d, jdoc_find(d, anchor, "name"));
+	r->tid = dup_raw(d, jdoc_find(d, anchor, "tid"));
+	if (r->ts == NULL || r->name == NULL || r->tid == NULL)
+		die(EXIT_INPUT, "malformed anchor record: ts, name and tid are needed");
+	term = jdoc_find(d, 0, "terminal");
+	if (jdoc_type(d, term) == JT_OBJECT) {
+		r->has_terminal = 1;
+		r->term_end_ns = int_member(d, term, "ts_ns", "anchor") +
+				 int_member(d, term, "dur_ns", "anchor");
+	}
+	if (r->i != st->n - 1)
+		die(EXIT_INPUT, "anchor records out of order (record %zu is number %zu)",
+		    st->n - 1, r->i);
+}
+
+/* Milliseconds with six decimals, exactly, from nanoseconds. */
+static void put_ms(struct buf *b, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	buf_printf(b, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "", mag / 1000000,
+		   mag % 1000000);
+}
+
+static void put_us3(struct buf *b, int64_t ns)
+{
+	char text[NUM_US_BUFSZ];
+
+	num_format_us3(ns, text);
+	buf_addstr(b, text);
+}
+
+/* The guide's args and the report's layer row share these members. */
+static void put_row(struct buf *b, const struct guide *g, int64_t origin_ns)
+{
+	buf_printf(b, "\"pass_index\":%zu,\"layer_id\":%zu,\"anchor_index\":%zu,"
+		   "\"anchor_name\":%s,\"anchor_tid\":%s,\"start_us\":%s,\"end_us\":%s,"
+		   "\"guide_start_us\":%" PRId64 ",\"guide_end_us\":%" PRId64
+		   ",\"start_relative_ms\":", g->pass, g->layer, g->anchor_index,
+		   g->anchor_name, g->anchor_tid, g->start_text, g->end_text,
+		   g->start_us, g->end_us);
+	put_ms(b, g->start_ns - origin_ns);
+	buf_addstr(b, ",\"end_relative_ms\":");
+	put_ms(b, g->end_ns - origin_ns);
+	buf_printf(b, ",\"boundary_kind\":\"%s\"", g->kind);
+}
+
+static void put_quoted(struct buf *b, const char *s)
+{
+	json_escape(b, s, strlen(s));
+}
+
+/* The summary's members needed here. */
+struct summary {
+	struct jdoc d;
+	int64_t num_layers, first_layer, passes, origin_ns;
+	char *pid;
+	int64_t guide_tid;
+};
+
+static int64_t choose_tid(const struct jdoc *d, int used, const char *pid)
+{
+	int64_t pid_value = -1, candidate;
+	int n = jdoc_size(d, used), k, tok;
+
+	(void)jdoc_int64(d, jdoc_find(d, 0, "pid"), &pid_value);
+	(void)pid;
+	/* the smallest free positive tid sorts first in UIs older than
+	 * Perfetto v53, which ignore thread_sort_index */
+	for (candidate = 1; candidate <= MAX_TID; candidate++) {
+		int taken = candidate == pid_value;
+		for (k = 0, tok = used + 1; k < n && !taken; k++, tok = jdoc_next(d, tok)) {
+			int64_t v;
+			if (jdoc_int64(d, tok, &v) == 0 && v == candidate)
+				taken = 1;
+		}
+		if (!taken)
+			return candidate;
+	}
+	die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
+}
+
+static void build_guides(struct state *st, struct summary *sm, struct guide *g)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		const struct anchor_rec *a = &st->a[i];
+		struct guide *x = &g[i];
+		int last = a->layer + 1 == (size_t)sm->num_layers;
+		struct buf end = BUF_INIT;
+
+		memset(x, 0, sizeof *x);
+		x->pass = a->pass;
+		x->layer = (size_t)sm->first_layer + a->layer;
+		x->anchor_index = a->anchor_index;
+		x->anchor_name = a->name;
+		x->anchor_tid = a->tid;
+		x->source_index = a->source_index;
+		x->start_ns = a->ts_ns;
+		x->start_text = a->ts;
+		if (!last) {
+			x->end_ns = st->a[i + 1].ts_ns;
+			x->kind = "next_layer_anchor";
+			buf_addstr(&end, st->a[i + 1].ts);
+		} else if (a->has_terminal) {
+			x->end_ns = a->term_end_ns;
+			x->kind = "terminal_kernel_end";
+			put_us3(&end, a->term_end_ns);
+		} else {
+			x->end_ns = a->ts_ns;
+			x->kind = "anchor_point_only";
+			buf_addstr(&end, a->ts);
+		}
+		x->end_text = end.p;  /* owned by the guide now */
+		x->start_us = num_round_ns_to_us(x->start_ns);
+		x->end_us = num_round_ns_to_us(x->end_ns);
+		if (x->end_us < x->start_us)
+			die(EXIT_INPUT, "guide L%zu would end before it starts", x->layer);
+	}
+	/* A zero-length guide sharing its start with another guide would nest
+	 * under it in Perfetto (depth 1); refuse rather than draw it wrong. */
+	for (i = 0; i + 1 < st->n; i++)
+		if (g[i + 1].start_us == g[i].start_us ||
+		    (g[i].end_us == g[i].start_us && g[i + 1].start_us == g[i].start_us))
+			die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
+			    "(%s and %s); their guides would overlap in Perfetto",
+			    g[i].anchor_index, g[i + 1].anchor_index, g[i].start_text,
+			    g[i + 1].start_text);
+}
+
+static void emit(struct state *st, struct filter *f, const char *tail, size_t tail_len)
+{
+	struct summary sm;
+	struct guide *g;
+	struct buf ev = BUF_INIT, rep = BUF_INIT, track = BUF_INIT;
+	struct jdoc td = JDOC_INIT;
+	int used, sha;
+	size_t i;
+	const char *device;
+	size_t dlen;
+
+	memset(&sm, 0, sizeof sm);
+	if (st->summary.len == 0)
+		die(EXIT_INPUT, "no anchor records in the stream: run tr-select-anchors "
+		    "before tr-guides");
+	if (jdoc_parse(&sm.d, st->summary.p, st->summary.len, NULL) != 0)
+		die(EXIT_INPUT, "malformed anchors record");
+	sm.num_layers = int_member(&sm.d, 0, "num_layers", "anchors");
+	sm.first_layer = int_member(&sm.d, 0, "first_layer", "anchors");
+	sm.passes = int_member(&sm.d, 0, "passes", "anchors");
+	sm.origin_ns = int_member(&sm.d, 0, "trace_origin_ns", "anchors");
+	sm.pid = dup_raw(&sm.d, jdoc_find(&sm.d, 0, "pid"));
+	used = jdoc_find(&sm.d, 0, "used_tids");
+	if (sm.pid == NULL || jdoc_type(&sm.d, used) != JT_ARRAY)
+		die(EXIT_INPUT, "malformed anchors record: no pid or used_tids");
+	if ((int64_t)st->n != sm.num_layers * sm.passes)
+		die(EXIT_INPUT, "%zu anchor records for %" PRId64 " layers x %" PRId64
+		    " passes (a stage dropped some?)", st->n, sm.num_layers, sm.passes);
+	sm.guide_tid = choose_tid(&sm.d, used, sm.pid);
+	device = jdoc_raw(&sm.d, jdoc_find(&sm.d, 0, "device"), &dlen);
+
+	g = xmalloc((st->n + 1) * sizeof *g);
+	build_guides(st, &sm, g);
+
+	buf_printf(&track, "Layer guide (%s) \xe2\x80\x94 anchor intervals", st->phase);
+	buf_printf(&ev, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":%" PRId64
+		   ",\"pid\":%s,\"tid\":%" PRId64 ",\"args\":{\"name\":",
+		   g[0].start_us, sm.pid, sm.guide_tid);
+	put_quoted(&ev, track.p);
+	buf_addstr(&ev, "}}");
+	filter_put(f, ev.p, ev.len);
+	buf_reset(&ev);
+	buf_printf(&ev, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":%" PRId64
+		   ",\"pid\":%s,\"tid\":%" PRId64 ",\"args\":{\"sort_index\":%d}}",
+		   g[0].start_us, sm.pid, sm.guide_tid, GUIDE_SORT_INDEX);
+	filter_put(f, ev.p, ev.len);
+	for (i = 0; i < st->n; i++) {
+		buf_reset(&ev);
+		buf_printf(&ev, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L%zu\","
+			   "\"pid\":%s,\"tid\":%" PRId64 ",\"ts\":%" PRId64 ",\"dur\":%" PRId64
+			   ",\"args\":{", g[i].layer, sm.pid, sm.guide_tid, g[i].start_us,
+			   g[i].end_us - g[i].start_us);
+		put_row(&ev, &g[i], sm.origin_ns);
+		buf_addstr(&ev, ",\"phase\":");
+		put_quoted(&ev, st->phase);
+		buf_addstr(&ev, ",\"evidence\":");
+		put_quoted(&ev, st->evidence);
+		buf_addstr(&ev, ",\"notice\":");
+		put_quoted(&ev, notice);
+		buf_addstr(&ev, "}}");
+		filter_put(f, ev.p, ev.len);
+	}
+
+	/* The report, with the source's identity from the tail. */
+	if (jdoc_parse(&td, tail, tail_len, NULL) != 0)
+		die(EXIT_INPUT, "malformed tail record");
+	sha = jdoc_find(&td, 0, "source_sha256");
+	buf_addstr(&rep, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"body\":{"
+		   "\"schema_version\":1,\"notice\":");
+	put_quoted(&rep, notice);
+	buf_addstr(&rep, ",\"phase\":");
+	put_quoted(&rep, st->phase);
+	buf_addstr(&rep, ",\"evidence\":");
+	put_quoted(&rep, st->evidence);
+	buf_printf(&rep, ",\"pid\":%s,\"device\":%.*s,\"guide_tid\":%" PRId64 ",\"track_name\":",
+		   sm.pid, (int)dlen, device, sm.guide_tid);
+	put_quoted(&rep, track.p);
+	{
+		static const char *const copied[] = { "anchor_regex", "end_anchor_regex",
+			"anchor_offset", "matching_anchor_count", "num_layers", "first_layer",
+			"passes" };
+		size_t k;
+		for (k = 0; k < sizeof copied / sizeof copied[0]; k++) {
+			size_t n;
+			const char *raw = jdoc_raw(&sm.d, jdoc_find(&sm.d, 0, copied[k]), &n);
+			buf_printf(&rep, ",\"%s\":%.*s", copied[k], (int)n, raw);
+		}
+	}
+	buf_printf(&rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
+		   ",\"trace_origin_us\":", st->events, st->n + 2);
+	put_us3(&rep, sm.origin_ns);
+	buf_addstr(&rep, ",\"layers\":[");
+	for (i = 0; i < st->n; i++) {
+		buf_addstr(&rep, i ? ",{" : "{");
+		put_row(&rep, &g[i], sm.origin_ns);
+		buf_addstr(&rep, "}");
+	}
+	buf_addstr(&rep, "],\"source_file\":");
+	put_quoted(&rep, st->source_name ? st->source_name : "");
+	buf_addstr(&rep, ",\"source_sha256\":");
+	if (jdoc_type(&td, sha) == JT_STRING) {
+		size_t n;
+		const char *raw = jdoc_raw(&td, sha, &n);
+		buf_add(&rep, raw, n);
+	} else {
+		buf_addstr(&rep, "null");
+	}
+	buf_printf(&rep, ",\"tool_version\":\"trace-layers %s\"}}", TR_VERSION);
+	filter_put(f, rep.p, rep.len);
+
+	for (i = 0; i < st->n; i++)
+		free(g[i].end_text);
+	free(g);
+	free(sm.pid);
+	jdoc_free(&sm.d);
+	jdoc_free(&td);
+	buf_release(&ev);
+	buf_release(&rep);
+	buf_release(&track);
+}
+
+static void read_head(struct state *st, const char *line, size_t len)
+{
+	struct buf name = BUF_INIT;
+	int src;
+
+	if (jdoc_parse(&st->doc, line, len, NULL) != 0)
+		die(EXIT_INPUT, "malformed head record");
+	src = jdoc_find(&st->doc, 0, "source");
+	if (jdoc_type(&st->doc, src) == JT_STRING && jdoc_unescape(&st->doc, src, &name) == 0)
+		st->source_name = strdup(name.p);
+	buf_release(&name);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "phase", required_argument, NULL, 'p' },
+		{ "evidence", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct state st;
+	struct filter f;
+	const char *line;
+	size_t len, i;
+	int ch, kind;
+
+	diag_init(argv[0]);
+	memset(&st, 0, sizeof st);
+	st.summary = (struct buf)BUF_INIT;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'p': st.phase = optarg; break;
+		case 'e': st.evidence = optarg; break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version_and_exit();
+		default: usage(stderr, EXIT_TROUBLE);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, EXIT_TROUBLE);
+	if (st.phase == NULL || blank(st.phase) || st.evidence == NULL || blank(st.evidence))
+		die(EXIT_TROUBLE, "--phase and --evidence are required and must not be blank "
+		    "(evidence: why L0 is L0, e.g. the model config, source revision, counts)");
+
+	filter_open(&f);
+	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+		switch (kind) {
+		case LINE_HEAD:
+			read_head(&st, line, len);
+			break;
+		case LINE_EVENT:
+			st.events++;
+			break;
+		case LINE_CONTROL:
+			if (stream_is_kind(line, len, "anchors")) {
+				if (st.summary.len != 0)
+					die(EXIT_INPUT, "two anchors records in the stream");
+				if (buf_add(&st.summary, line, len) != 0)
+					die_nomem();
+				continue;
+			}
+			if (stream_is_kind(line, len, "anchor")) {
+				read_anchor(&st, line, len);
+				continue;
+			}
+			break;
+		case LINE_TAIL:
+			emit(&st, &f, line, len);
+			break;
+		}
+		filter_pass(&f, line, len);
+	}
+	filter_close(&f);
+	for (i = 0; i < st.n; i++) {
+		free(st.a[i].ts);
+		free(st.a[i].name);
+		free(st.a[i].tid);
+	}
+	free(st.a);
+	free(st.source_name);
+	buf_release(&st.summary);
+	jdoc_free(&st.doc);
+	return EXIT_OK;
+}

@@ -1,0 +1,649 @@
+/* tr-select-anchors: find the once-per-layer anchor kernels, check that the
+ * selection is unambiguous and complete, and announce it to tr-guides with
+ * control records before the tail.  Every line passes through unchanged.
+ * See tr-select-anchors(1). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "event.h"
+#include "filter.h"
+#include "json.h"
+#include "opt.h"
+#include "regex.h"
+#include "tsnum.h"
+
+static const char usage_text[] =
+	"usage: tr-select-anchors --anchor-regex RE --num-layers N --anchor-offset K\n"
+	"                         [--passes P] [--first-layer F] [--pid PID]\n"
+	"                         [--device D] [--end-anchor-regex RE]\n"
+	"Select the once-per-layer anchor kernels of a trace-layers stream\n"
+	"(tr-stream(5)) and add anchor records before its tail for tr-guides(1).\n"
+	"\n"
+	"  --anchor-regex RE      kernel name pattern (Python re syntax, searched\n"
+	"                         anywhere in the name unless anchored)\n"
+	"  --num-layers N         layers per pass (>= 1)\n"
+	"  --anchor-offset K      index of the verified first layer's anchor among\n"
+	"                         the timestamp-sorted matches (>= 0)\n"
+	"  --passes P             passes to label (default 1)\n"
+	"  --first-layer F        number of the first labelled layer (default 0)\n"
+	"  --pid PID              only kernels of this pid\n"
+	"  --device D             only kernels whose args.device is D\n"
+	"  --end-anchor-regex RE  terminal kernel that ends each layer's work\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: 0 success, 1 input rejected or selection refused,\n"
+	"2 usage or system trouble.\n";
+
+static _Noreturn void usage(FILE *to, int status)
+{
+	fputs(usage_text, to);
+	exit(status);
+}
+
+struct options {
+	const char *anchor_regex, *end_regex, *pid, *device;
+	int64_t num_layers, offset, passes, first_layer;
+};
+
+/* One matching kernel; raw JSON texts are kept for the records. */
+struct match {
+	uint64_t index;        /* position among this stage's input events */
+	int64_t ts_ns, dur_ns;
+	int ts_sub, dur_sub;   /* digits beyond the nanosecond */
+	int ts_ok, dur_ok;     /* JSON numbers present */
+	int is_end;            /* matched the end regex, not the anchor regex */
+	char *pid, *tid, *device, *ts, *dur, *name;  /* raw; device may be NULL */
+};
+
+struct matches {
+	struct match *v;
+	size_t n, cap;
+};
+
+/* (pid, tid) pairs seen, raw text, for choosing an unused guide tid. */
+struct pair_set {
+	char **pid, **tid;
+	size_t n, cap;
+};
+
+static char *dup_text(const char *p, size_t n)
+{
+	char *s = xmalloc(n + 1);
+
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
+		      const char *tid, size_t tlen)
+{
+	size_t i;
+
+	/* Few distinct pairs in any trace; the last one seen repeats most. */
+	for (i = set->n; i > 0; i--)
+		if (strlen(set->pid[i - 1]) == plen && memcmp(set->pid[i - 1], pid, plen) == 0 &&
+		    strlen(set->tid[i - 1]) == tlen && memcmp(set->tid[i - 1], tid, tlen) == 0)
+			return;
+	if (set->n == set->cap) {
+		set->cap = set->cap ? set->cap * 2 : 64;
+		set->pid = xrealloc(set->pid, set->cap * sizeof *set->pid);
+		set->tid = xrealloc(set->tid, set->cap * sizeof *set->tid);
+	}
+	set->pid[set->n] = dup_text(pid, plen);
+	set->tid[set->n] = dup_text(tid, tlen);
+	set->n++;
+}
+
+/* "kernel" (or the 1.8-era "Kernel") among the comma-separated categories. */
+static int cat_has(const char *cat, size_t n, const char *want)
+{
+	size_t w = strlen(want), i = 0;
+
+	while (i <= n) {
+		const char *comma = memchr(cat + i, ',', n - i);
+		size_t end = comma ? (size_t)(comma - cat) : n;
+		if (end - i == w && memcmp(cat + i, want, w) == 0)
+			return 1;
+		if (comma == NULL)
+			break;
+		i = end + 1;
+	}
+	return 0;
+}
+
+static int is_kernel_cat(const struct jdoc *d, int cat, struct buf *tmp)
+{
+	buf_reset(tmp);
+	if (jdoc_type(d, cat) != JT_STRING || jdoc_unescape(d, cat, tmp) != 0)
+		return 0;
+	return cat_has(tmp->p, tmp->len, "kernel") || cat_has(tmp->p, tmp->len, "Kernel");
+}
+
+static char *raw_member(const struct jdoc *d, int obj, const char *key)
+{
+	int v = jdoc_find(d, obj, key);
+	size_t n;
+	const char *p;
+
+	if (v < 0)
+		return NULL;
+	p = jdoc_raw(d, v, &n);
+	return dup_text(p, n);
+}
+
+static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int *ok)
+{
+	size_t n;
+	const char *p;
+
+	*ok = 0;
+	if (jdoc_type(d, v) != JT_PRIMITIVE)
+		return;
+	p = jdoc_text(d, v, &n);
+	*ok = num_us_to_ns(p, n, ns, sub) == NUM_OK;
+}
+
+struct state {
+	struct options opt;
+	struct regex *anchor_re, *end_re;
+	struct matches m;
+	struct pair_set pairs;
+	struct jdoc doc;
+	struct buf name, cat;
+	int64_t origin_ns;
+	int origin_sub, have_origin;
+	uint64_t events;
+};
+
+static void check_kernel(struct state *st, const char *line, size_t len)
+{
+	struct jdoc *d = &st->doc;
+	int ph, cat, name, args, is_anchor, is_end, rc;
+	struct match *m;
+
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		die(EXIT_INPUT, "stdin: event %" PRIu64 ": not a JSON object", st->events);
+	ph = jdoc_find(d, 0, "ph");
+	cat = jdoc_find(d, 0, "cat");
+	if (!jdoc_str_eq(d, ph, "X") || !is_kernel_cat(d, cat, &st->cat))
+		return;
+	name = jdoc_find(d, 0, "name");
+	buf_reset(&st->name);
+	if (jdoc_type(d, name) != JT_STRING || jdoc_unescape(d, name, &st->name) != 0)
+		return;
+	rc = regex_search(st->anchor_re, st->name.p, st->name.len);
+	is_anchor = rc == 1;
+	is_end = 0;
+	if (st->end_re != NULL) {
+		int erc = regex_search(st->end_re, st->name.p, st->name.len);
+		if (erc < 0)
+			rc = erc;
+		is_end = erc == 1;
+	}
+	if (rc < 0)
+		die(EXIT_TROUBLE, "event %" PRIu64 ": regular expression matching failed "
+		    "(resource limit)", st->events);
+	if (!is_anchor && !is_end)
+		return;
+	if (is_anchor && is_end)
+		die(EXIT_INPUT, "event %" PRIu64 ": kernel '%s' matches both --anchor-regex and "
+		    "--end-anchor-regex; make the patterns exclusive", st->events, st->name.p);
+	if (st->m.n == st->m.cap) {
+		st->m.cap = st->m.cap ? st->m.cap * 2 : 256;
+		st->m.v = xrealloc(st->m.v, st->m.cap * sizeof *st->m.v);
+	}
+	m = &st->m.v[st->m.n++];
+	memset(m, 0, sizeof *m);
+	m->index = st->events;
+	m->is_end = is_end;
+	m->pid = raw_member(d, 0, "pid");
+	m->tid = raw_member(d, 0, "tid");
+	m->ts = raw_member(d, 0, "ts");
+	m->dur = raw_member(d, 0, "dur");
+	m->name = raw_member(d, 0, "name");
+	args = jdoc_find(d, 0, "args");
+	m->device = jdoc_type(d, args) == JT_OBJECT ? raw_member(d, args, "device") : NULL;
+	parse_number(d, jdoc_find(d, 0, "ts"), &m->ts_ns, &m->ts_sub, &m->ts_ok);
+	parse_number(d, jdoc_find(d, 0, "dur"), &m->dur_ns, &m->dur_sub, &m->dur_ok);
+	if (m->pid == NULL)
+		m->pid = dup_text("null", 4);
+}
+
+static void refuse_existing_guides(struct state *st, const char *line, size_t len)
+{
+	struct jdoc *d = &st->doc;
+	int cat;
+
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		return;
+	cat = jdoc_find(d, 0, "cat");
+	buf_reset(&st->cat);
+	if (jdoc_type(d, cat) == JT_STRING && jdoc_unescape(d, cat, &st->cat) == 0 &&
+	    cat_has(st->cat.p, st->cat.len, "layer_guide"))
+		die(EXIT_INPUT, "event %" PRIu64 ": the trace already has layer guides (cat "
+		    "layer_guide); start from the original trace", st->events);
+}
+
+/* Every event: the trace origin and the (pid, tid) pairs; kernels: matching. */
+static void see_event(struct state *st, const char *line, size_t len)
+{
+	const char *v, *tid;
+	size_t vlen, tlen;
+
+	if (event_member(line, len, "ts", &v, &vlen) && vlen > 0 && v[0] != '"') {
+		int64_t ns;
+		int sub;
+		if (num_us_to_ns(v, vlen, &ns, &sub) == NUM_OK &&
+		    (!st->have_origin || ns < st->origin_ns ||
+		     (ns == st->origin_ns && !sub && st->origin_sub))) {
+			st->origin_ns = ns;
+			st->origin_sub = sub;
+			st->have_origin = 1;
+		}
+	}
+	if (event_member(line, len, "pid", &v, &vlen) &&
+	    event_member(line, len, "tid", &tid, &tlen))
+		pairs_add(&st->pairs, v, vlen, tid, tlen);
+	if (find_bytes(line, len, "ernel", 5) != NULL)
+		check_kernel(st, line, len);
+	if (find_bytes(line, len, "layer_guide", 11) != NULL)
+		refuse_existing_guides(st, line, len);
+}
+
+/* --pid 0 matches the JSON 0; --pid Spans matches "Spans". */
+static int raw_is(const char *raw, const char *want)
+{
+	size_t n = strlen(want), r = strlen(raw);
+
+	if (strcmp(raw, want) == 0)
+		return 1;
+	return r == n + 2 && raw[0] == '"' && raw[r - 1] == '"' && memcmp(raw + 1, want, n) == 0;
+}
+
+static const char *device_of(const struct match *m)
+{
+	return m->device ? m->device : "(none)";
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct match *x = *(const struct match *const *)a;
+	const struct match *y = *(const struct match *const *)b;
+
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	if (x->ts_sub != y->ts_sub)
+		return x->ts_sub < y->ts_sub ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Strictly later, exactly: equal floors with digits beyond the nanosecond
+ * on both sides cannot be ordered. */
+static int strictly_after(const struct match *later, const struct match *earlier)
+{
+	if (later->ts_ns != earlier->ts_ns)
+		return later->ts_ns > earlier->ts_ns;
+	return later->ts_sub && !earlier->ts_sub;
+}
+
+/* The evidence for a refusal: matches per pid and device (the first 32
+ * groups), with the first timestamps of each in source order. */
+#define MAX_GROUPS 32
+static void show_groups(const struct state *st, int want_end)
+{
+	const struct match *first[MAX_GROUPS];
+	size_t count[MAX_GROUPS], shown[MAX_GROUPS];
+	const char *ts[MAX_GROUPS][3];
+	size_t ngroups = 0, i, g, k;
+
+	for (i = 0; i < st->m.n; i++) {
+		const struct match *m = &st->m.v[i];
+		if (m->is_end != want_end)
+			continue;
+		for (g = 0; g < ngroups; g++)
+			if (strcmp(first[g]->pid, m->pid) == 0 &&
+			    strcmp(device_of(first[g]), device_of(m)) == 0)
+				break;
+		if (g == ngroups) {
+			if (ngroups == MAX_GROUPS)
+				continue;
+			first[g] = m;
+			count[g] = shown[g] = 0;
+			ngroups++;
+		}
+		if (shown[g] < 3)
+			ts[g][shown[g]++] = m->ts ? m->ts : "(none)";
+		count[g]++;
+	}
+	for (g = 0; g < ngroups; g++) {
+		fprintf(stderr, "  pid %s, device %s: %zu matches; first in source order at ts",
+			first[g]->pid, device_of(first[g]), count[g]);
+		for (k = 0; k < shown[g]; k++)
+			fprintf(stderr, " %s", ts[g][k]);
+		fprintf(stderr, "%s\n", count[g] > 3 ? " ..." : "");
+	}
+}
+
+static _Noreturn void refuse(const struct state *st, const char *why, const char *fix)
+{
+	fprintf(stderr, "%s: %s\n", diag_progname(), why);
+	show_groups(st, 0);
+	if (fix != NULL)
+		fprintf(stderr, "%s: %s\n", diag_progname(), fix);
+	exit(EXIT_INPUT);
+}
+
+/* Keep only the kernels of one pid and device, anchors and terminals apart. */
+static void choose_group(struct state *st, const char **pid, const char **device)
+{
+	size_t i;
+	const char *first_pid = NULL, *first_dev = NULL;
+	int several_pids = 0, several_devs = 0;
+	struct buf msg = BUF_INIT;
+
+	for (i = 0; i < st->m.n; i++) {
+		const struct match *m = &st->m.v[i];
+		if (m->is_end || (st->opt.pid && !raw_is(m->pid, st->opt.pid)) ||
+		    (st->opt.device && !raw_is(device_of(m), st->opt.device)))
+			continue;
+		if (first_pid == NULL) {
+			first_pid = m->pid;
+			first_dev = device_of(m);
+		} else if (strcmp(first_pid, m->pid) != 0) {
+			several_pids = 1;
+		} else if (strcmp(first_dev, device_of(m)) != 0) {
+			several_devs = 1;
+		}
+	}
+	if (first_pid == NULL) {
+		buf_printf(&msg, "no X kernel event matches --anchor-regex '%s'%s%s%s%s%s",
+			   st->opt.anchor_regex, st->opt.pid ? " in pid " : "",
+			   st->opt.pid ? st->opt.pid : "", st->opt.device ? " on device " : "",
+			   st->opt.device ? st->opt.device : "",
+			   st->m.n ? "; matches elsewhere:" : "");
+		refuse(st, msg.p, "check the kernel name (tr-survey lists candidates) and "
+		       "--pid/--device");
+	}
+	if (several_pids)
+		refuse(st, "anchor matches fall in several pids:",
+		       "choose one with --pid");
+	if (several_devs)
+		refuse(st, "anchor matches fall on several args.device values of one pid:",
+		       "choose one with --device");
+	*pid = first_pid;
+	*device = first_dev;
+	buf_release(&msg);
+}
+
+static int in_group(const struct match *m, const char *pid, const char *device)
+{
+	return strcmp(m->pid, pid) == 0 && strcmp(device_of(m), device) == 0;
+}
+
+/* Pointers to the group's anchors (or terminals), sorted by time. */
+static struct match **sorted_group(struct state *st, const char *pid, const char *device,
+				   int is_end, size_t *count)
+{
+	struct match **v = xmalloc((st->m.n + 1) * sizeof *v);
+	size_t i, n = 0;
+
+	for (i = 0; i < st->m.n; i++) {
+		struct match *m = &st->m.v[i];
+		if (m->is_end != is_end || !in_group(m, pid, device))
+			continue;
+		if (!m->ts_ok)
+			die(EXIT_INPUT, "event %" PRIu64 ": %s kernel has no numeric ts (%s); "
+			    "the matches cannot be ordered", m->index,
+			    is_end ? "terminal" : "anchor", m->ts ? m->ts : "missing");
+		v[n++] = m;
+	}
+	qsort(v, n, sizeof *v, cmp_ts);
+	*count = n;
+	return v;
+}
+
+static void check_duration(const struct match *m, const char *role)
+{
+	if (!m->dur_ok)
+		die(EXIT_INPUT, "event %" PRIu64 ": selected %s kernel has no numeric dur (%s)",
+		    m->index, role, m->dur ? m->dur : "missing");
+	if (m->dur_ns < 0)
+		die(EXIT_INPUT, "event %" PRIu64 ": selected %s kernel has a negative dur (%s)",
+		    m->index, role, m->dur);
+}
+
+static void put_str_or_null(struct buf *b, const char *raw)
+{
+	buf_addstr(b, raw ? raw : "null");
+}
+
+static void put_match(struct buf *b, const struct match *m)
+{
+	buf_printf(b, "{\"source_index\":%" PRIu64 ",\"pid\":%s,\"tid\":", m->index, m->pid);
+	put_str_or_null(b, m->tid);
+	buf_addstr(b, ",\"device\":");
+	put_str_or_null(b, m->device);
+	buf_printf(b, ",\"ts\":%s,\"dur\":%s,\"ts_ns\":%" PRId64 ",\"dur_ns\":%" PRId64
+		   ",\"name\":%s}", m->ts, m->dur, m->ts_ns, m->dur_ns, m->name);
+}
+
+static void emit_records(struct state *st, struct filter *f)
+{
+	const char *pid, *device;
+	struct match **anchors, **ends = NULL;
+	size_t nanchors, nends = 0, need, i, k;
+	struct buf rec = BUF_INIT;
+	char tmp[NUM_US_BUFSZ];
+
+	choose_group(st, &pid, &device);
+	anchors = sorted_group(st, pid, device, 0, &nanchors);
+	if (st->end_re != NULL)
+		ends = sorted_group(st, pid, device, 1, &nends);
+	need = (size_t)(st->opt.num_layers * st->opt.passes);
+	if ((size_t)st->opt.offset >= nanchors || nanchors - (size_t)st->opt.offset < need) {
+		fprintf(stderr, "%s: truncated selection: %zu kernels match in pid %s, device %s; "
+			"from --anchor-offset %" PRId64 " there are %zu, but --num-layers %" PRId64
+			" x --passes %" PRId64 " needs %zu\n", diag_progname(), nanchors, pid,
+			device, st->opt.offset,
+			(size_t)st->opt.offset >= nanchors ? 0 : nanchors - (size_t)st->opt.offset,
+			st->opt.num_layers, st->opt.passes, need);
+		fprintf(stderr, "  sorted matches at ts:");
+		for (i = 0; i < nanchors && i < 6; i++)
+			fprintf(stderr, " [%zu] %s", i, anchors[i]->ts);
+		fprintf(stderr, "%s\n", nanchors > 6 ? " ..." : "");
+		fprintf(stderr, "%s: lower --anchor-offset, --passes or --num-layers, or profile "
+			"a longer window\n", diag_progname());
+		exit(EXIT_INPUT);
+	}
+	for (i = 0; i < need; i++) {
+		const struct match *a = anchors[(size_t)st->opt.offset + i];
+		check_duration(a, "anchor");
+		if (i > 0 && !strictly_after(a, anchors[(size_t)st->opt.offset + i - 1]))
+			die(EXIT_INPUT, "selected anchors %zu and %zu (events %" PRIu64 " and %"
+			    PRIu64 ") do not have strictly increasing timestamps (%s, %s)",
+			    (size_t)st->opt.offset + i - 1, (size_t)st->opt.offset + i,
+			    anchors[(size_t)st->opt.offset + i - 1]->index, a->index,
+			    anchors[(size_t)st->opt.offset + i - 1]->ts, a->ts);
+	}
+
+	buf_printf(&rec, "{\"@tr\":\"anchors\",\"anchor_regex\":");
+	json_escape(&rec, st->opt.anchor_regex, strlen(st->opt.anchor_regex));
+	buf_addstr(&rec, ",\"end_anchor_regex\":");
+	if (st->opt.end_regex)
+		json_escape(&rec, st->opt.end_regex, strlen(st->opt.end_regex));
+	else
+		buf_addstr(&rec, "null");
+	buf_printf(&rec, ",\"anchor_offset\":%" PRId64 ",\"matching_anchor_count\":%zu"
+		   ",\"num_layers\":%" PRId64 ",\"first_layer\":%" PRId64 ",\"passes\":%" PRId64
+		   ",\"pid\":%s,\"device\":%s", st->opt.offset, nanchors, st->opt.num_layers,
+		   st->opt.first_layer, st->opt.passes, pid,
+		   strcmp(device, "(none)") == 0 ? "null" : device);
+	num_format_us3(st->origin_ns, tmp);
+	buf_printf(&rec, ",\"trace_origin_ns\":%" PRId64 ",\"trace_origin_us\":%s,\"used_tids\":[",
+		   st->origin_ns, tmp);
+	for (i = 0, k = 0; i < st->pairs.n; i++)
+		if (strcmp(st->pairs.pid[i], pid) == 0)
+			buf_printf(&rec, "%s%s", k++ ? "," : "", st->pairs.tid[i]);
+	buf_addstr(&rec, "]}");
+	filter_put(f, rec.p, rec.len);
+
+	for (i = 0; i < need; i++) {
+		size_t at = (size_t)st->opt.offset + i;
+		const struct match *a = anchors[at];
+		const struct match *next = at + 1 < nanchors ? anchors[at + 1] : NULL;
+		const struct match *term = NULL;
+		buf_reset(&rec);
+		buf_printf(&rec, "{\"@tr\":\"anchor\",\"i\":%zu,\"pass\":%zu,\"layer\":%zu,"
+			   "\"anchor_index\":%zu,\"anchor\":", i,
+			   i / (size_t)st->opt.num_layers, i % (size_t)st->opt.num_layers, at);
+		put_match(&rec, a);
+		if (st->end_re != NULL) {
+			size_t count = 0;
+			for (k = 0; k < nends; k++) {
+				const struct match *t = ends[k];
+				if (t->ts_ns >= a->ts_ns && (next == NULL || cmp_ts(&t, &next) < 0)) {
+					count++;
+					term = t;
+				}
+			}
+			if (count != 1)
+				die(EXIT_INPUT, "anchor %zu (event %" PRIu64 ", ts %s): %zu kernels match "
+				    "--end-anchor-regex between it and the %s; exactly one is needed",
+				    at, a->index, a->ts, count,
+				    next ? "next matching anchor" : "end of the trace");
+			check_duration(term, "terminal");
+			if (next != NULL && term->ts_ns + term->dur_ns > next->ts_ns)
+				die(EXIT_INPUT, "terminal kernel (event %" PRIu64 ", ts %s, dur %s) ends "
+				    "after the next anchor starts (event %" PRIu64 ", ts %s)",
+				    term->index, term->ts, term->dur, next->index, next->ts);
+			buf_addstr(&rec, ",\"terminal\":");
+			put_match(&rec, term);
+		}
+		buf_addstr(&rec, "}");
+		filter_put(f, rec.p, rec.len);
+	}
+	buf_release(&rec);
+	free(anchors);
+	free(ends);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "anchor-regex", required_argument, NULL, 'a' },
+		{ "num-layers", required_argument, NULL, 'n' },
+		{ "anchor-offset", required_argument, NULL, 'k' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "first-layer", required_argument, NULL, 'f' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "end-anchor-regex", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch, have_layers = 0, have_offset = 0;
+
+	memset(o, 0, sizeof *o);
+	o->passes = 1;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'a': o->anchor_regex = optarg; break;
+		case 'e': o->end_regex = optarg; break;
+		case 'P': o->pid = optarg; break;
+		case 'D': o->device = optarg; break;
+		case 'n':
+			if (opt_parse_i64(optarg, 1, 1000000, &o->num_layers) != 0)
+				die(EXIT_TROUBLE, "--num-layers: invalid value '%s' (allowed 1-1000000)", optarg);
+			have_layers = 1;
+			break;
+		case 'k':
+			if (opt_parse_i64(optarg, 0, INT32_MAX, &o->offset) != 0)
+				die(EXIT_TROUBLE, "--anchor-offset: invalid value '%s' (allowed 0-%d)",
+				    optarg, INT32_MAX);
+			have_offset = 1;
+			break;
+		case 'p':
+			if (opt_parse_i64(optarg, 1, 1000000, &o->passes) != 0)
+				die(EXIT_TROUBLE, "--passes: invalid value '%s' (allowed 1-1000000)", optarg);
+			break;
+		case 'f':
+			if (opt_parse_i64(optarg, 0, 1000000, &o->first_layer) != 0)
+				die(EXIT_TROUBLE, "--first-layer: invalid value '%s' (allowed 0-1000000)", optarg);
+			break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version_and_exit();
+		default: usage(stderr, EXIT_TROUBLE);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, EXIT_TROUBLE);
+	if (o->anchor_regex == NULL || !have_layers || !have_offset) {
+		warnx_tr("--anchor-regex, --num-layers and --anchor-offset are required");
+		usage(stderr, EXIT_TROUBLE);
+	}
+	if (o->num_layers * o->passes > 10000000)
+		die(EXIT_TROUBLE, "--num-layers x --passes is too large (at most 10000000)");
+}
+
+int main(int argc, char **argv)
+{
+	struct state st;
+	struct filter f;
+	const char *line;
+	size_t len, i;
+	char err[200];
+	int kind;
+
+	diag_init(argv[0]);
+	memset(&st, 0, sizeof st);
+	parse_options(argc, argv, &st.opt);
+	st.name = (struct buf)BUF_INIT;
+	st.cat = (struct buf)BUF_INIT;
+	st.anchor_re = regex_compile(st.opt.anchor_regex, err, sizeof err);
+	if (st.anchor_re == NULL)
+		die(EXIT_TROUBLE, "--anchor-regex: %s", err);
+	if (st.opt.end_regex && (st.end_re = regex_compile(st.opt.end_regex, err, sizeof err)) == NULL)
+		die(EXIT_TROUBLE, "--end-anchor-regex: %s", err);
+
+	filter_open(&f);
+	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+		if (kind == LINE_EVENT) {
+			see_event(&st, line, len);
+			st.events++;
+		} else if (kind == LINE_TAIL) {
+			emit_records(&st, &f);
+		} else if (kind == LINE_CONTROL && stream_is_kind(line, len, "anchors")) {
+			die(EXIT_INPUT, "the stream already carries anchor records "
+			    "(tr-select-anchors twice in one pipeline?)");
+		}
+		filter_pass(&f, line, len);
+	}
+	filter_close(&f);
+
+	for (i = 0; i < st.m.n; i++) {
+		struct match *m = &st.m.v[i];
+		free(m->pid); free(m->tid); free(m->device);
+		free(m->ts); free(m->dur); free(m->name);
+	}
+	for (i = 0; i < st.pairs.n; i++) {
+		free(st.pairs.pid[i]);
+		free(st.pairs.tid[i]);
+	}
+	free(st.pairs.pid);
+	free(st.pairs.tid);
+	free(st.m.v);
+	jdoc_free(&st.doc);
+	buf_release(&st.name);
+	buf_release(&st.cat);
+	regex_free(st.anchor_re);
+	regex_free(st.end_re);
+	return EXIT_OK;
+}

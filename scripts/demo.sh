@@ -1,0 +1,33 @@
+#!/bin/sh
+# make demo: generate a Kineto-shaped trace and run the main job on it.
+# Usage: demo.sh BIN-DIR   (writes into ./demo/, which it replaces)
+set -eu
+BIN=$(cd "${1:-build/bin}" && pwd)
+PATH=$BIN:$PATH
+out=demo
+rm -rf "$out"
+mkdir -p "$out"
+
+echo "== generate: 2 passes of a 4-layer model on 1 GPU, 8 streams"
+tr-gen --layers 4 --passes 2 --streams 8 --concurrency 3 -o "$out/trace.json"
+gzip -c "$out/trace.json" >"$out/trace.json.gz"
+ls -l "$out/trace.json" "$out/trace.json.gz"
+
+echo "== decode | encode (gzip in, plain out)"
+tr-decode "$out/trace.json.gz" | tr-encode -o "$out/roundtrip.json"
+tail_line=$(tr-decode "$out/trace.json.gz" | tail -n 1)
+echo "tail record: $tail_line"
+
+echo "== compare: the events and top-level members of both are identical"
+# the source name, size and digest differ by nature; everything else must not
+normalise() { sed -e 's/"source":"[^"]*",//' -e 's/,"source_bytes":.*$/}/'; }
+tr-decode "$out/trace.json" | normalise >"$out/a.stream"
+tr-decode "$out/roundtrip.json" | normalise >"$out/b.stream"
+if cmp -s "$out/a.stream" "$out/b.stream"; then
+	echo "identical: $(($(wc -l <"$out/a.stream") - 2)) events and the top-level members"
+else
+	echo "demo: round trip differs" >&2
+	exit 1
+fi
+rm -f "$out/a.stream" "$out/b.stream"
+echo "demo output in $out/"
