@@ -3,7 +3,7 @@
 # Usage: demo.sh BIN-DIR   (writes into ./demo/, which it replaces)
 set -eu
 BIN=$(cd "${1:-build/bin}" && pwd)
-PATH=$BIN:$PATH
+PATH=$BIN:$(cd "$(dirname "$0")" && pwd):$PATH
 out=demo
 rm -rf "$out"
 mkdir -p "$out"
@@ -30,4 +30,13 @@ else
 	exit 1
 fi
 rm -f "$out/a.stream" "$out/b.stream"
+
+echo "== layer guides: L0..L3 on each of the 2 passes, anchored on the attention kernel"
+tr-layer-track --trace "$out/trace.json.gz" --output "$out/trace.guides.json.gz" \
+	--anchor-regex '^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,' \
+	--num-layers 4 --anchor-offset 0 --passes 2 \
+	--phase decode --evidence 'tr-gen --layers 4: one flash_fwd_kernel<128,...> per layer'
+echo "guides:"
+tr-decode "$out/trace.guides.json.gz" | grep '"cat":"layer_guide"' |
+	sed 's/.*"name":"\(L[0-9]*\)".*"ts":\([0-9]*\),"dur":\([0-9]*\).*"pass_index":\([0-9]*\).*/  pass \4 \1 ts=\2us dur=\3us/'
 echo "demo output in $out/"
