@@ -1,0 +1,1151 @@
+/* tr-compact: pack each device's GPU activity into at most N synthetic,
+ * non-overlapping display lanes (a compact view), moving flows and GPU
+ * scopes with it, and record every placement so that the source can be
+ * rebuilt exactly.  Kernel names, ts, dur and args.stream never change.
+ * See tr-compact(1).
+ *
+ * Two passes: the first spills the stream to an unlinked temporary file
+ * and keeps a 48-byte record per GPU activity; lanes are assigned between
+ * the passes; the second rewrites the moved events in place. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "event.h"
+#include "filter.h"
+#include "intern.h"
+#include "io.h"
+#include "json.h"
+#include "opt.h"
+#include "tsnum.h"
+
+#define MAX_LANES 10
+#define MAX_OVERLAP 4096  /* counted for the refusal message only */
+#define LANE_TID_BASE ((int64_t)0x7E000000)  /* synthetic lane tids start here */
+#define SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
+#define NO_CORR INT64_MIN
+#define KEY "_compact_gpu_track"
+
+static const char notice[] =
+	"Compact view: GPU activity is drawn on synthetic display lanes that never "
+	"overlap. Lanes are not CUDA streams and this is not a runtime change: kernel "
+	"names, ts, dur and args.stream are as recorded, and args._compact_gpu_track "
+	"holds each moved event's original pid and tid. Use the original trace for "
+	"stream scheduling and synchronisation.";
+
+static const char usage_text[] =
+	"usage: tr-compact [--max-gpu-lanes N] [--pid PID]\n"
+	"Pack each device's GPU activity of a trace-layers stream (tr-stream(5))\n"
+	"into at most N synthetic display lanes, reversibly.\n"
+	"\n"
+	"  --max-gpu-lanes N  lanes per device, 1-10 (default 10)\n"
+	"  --pid PID          compact only this GPU pid\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: 0 success, 1 input rejected or refused, 2 usage or system trouble.\n";
+
+static _Noreturn void usage(FILE *to, int status)
+{
+	fputs(usage_text, to);
+	exit(status);
+}
+
+enum { KIND_ACTIVITY = 0, KIND_SCOPE = 1 };
+enum { F_ZERO = 1, F_KERNEL = 2, F_SCOPE = 4 };
+
+/* One GPU activity (kernel, memcpy, memset) or GPU scope: 48 bytes. */
+struct act {
+	int64_t start_ns;   /* exact ts, floor */
+	int64_t end_ns;     /* exact ts + dur, ceiling */
+	int64_t corr;       /* args.correlation, or NO_CORR */
+	uint32_t index;     /* source index */
+	uint32_t track;     /* original (pid, tid) */
+	uint32_t group;
+	int16_t lo_pad;     /* Perfetto may start this much earlier */
+	int16_t hi_pad;     /* ... and end this much later */
+	uint8_t lane;
+	uint8_t flags;
+};
+
+struct track {
+	char *pid, *tid;     /* raw JSON */
+	uint32_t pid_id;
+	int moved;
+	uint64_t nother;     /* events that cannot be placed */
+	uint64_t first_other;
+	int64_t max_dur;     /* longest activity, for flow lookups */
+};
+
+struct lane_count {
+	uint32_t track;
+	uint64_t count;
+};
+
+struct group {
+	char *pid, *device;  /* raw JSON; device "null" when absent */
+	uint32_t pid_id;
+	int kind;
+	uint64_t nacts, nkernels;
+	unsigned nlanes;
+	int64_t lane_tid[MAX_LANES];
+	int64_t display_pid;   /* scopes: the new pid; activity: -1 (same pid) */
+	struct lane_count *counts[MAX_LANES];
+	size_t ncounts[MAX_LANES];
+};
+
+struct retired {
+	uint32_t index;
+	uint32_t track;
+	char *text;
+};
+
+struct state {
+	int64_t max_lanes;
+	const char *only_pid;
+	struct intern tracks_by_key, pids, groups_by_key;
+	struct track *tracks;
+	size_t ntracks_cap;
+	struct group *groups;
+	size_t ngroups_cap;
+	struct act *acts;
+	size_t nacts, acts_cap;
+	uint32_t *by_track;        /* act indices by (track, corr, start) */
+	struct retired *ret;
+	size_t nret, ret_cap;
+	uint64_t events;
+	int64_t origin_ns;
+	int have_origin;
+	struct jdoc doc;
+	struct buf tmp, line;
+	char *source_name;
+	int layers_report;         /* a .layers.json report passed by */
+	uint64_t relocated, relocated_flows, new_metadata, nretired;
+};
+
+static char *dup_text(const char *p, size_t n)
+{
+	char *s = xmalloc(n + 1);
+
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+static int cat_has(const char *cat, size_t n, const char *want)
+{
+	size_t w = strlen(want), i = 0;
+
+	for (;;) {
+		const char *comma = memchr(cat + i, ',', n - i);
+		size_t end = comma ? (size_t)(comma - cat) : n;
+		if (end - i == w && memcmp(cat + i, want, w) == 0)
+			return 1;
+		if (comma == NULL)
+			return 0;
+		i = end + 1;
+	}
+}
+
+/* --pid 0 matches the JSON 0; --pid Spans matches "Spans". */
+static int raw_is(const char *raw, size_t r, const char *want)
+{
+	size_t n = strlen(want);
+
+	if (r == n && memcmp(raw, want, n) == 0)
+		return 1;
+	return r == n + 2 && raw[0] == '"' && raw[r - 1] == '"' && memcmp(raw + 1, want, n) == 0;
+}
+
+static uint32_t track_of(struct state *st, const char *pid, size_t plen, const char *tid,
+			 size_t tlen)
+{
+	char key[512];
+	int64_t id;
+	struct buf big = BUF_INIT;
+	const char *k = key;
+	size_t klen = plen + 1 + tlen;
+	uint32_t before;
+
+	if (klen <= sizeof key) {
+		memcpy(key, pid, plen);
+		key[plen] = '\001';
+		memcpy(key + plen + 1, tid, tlen);
+	} else {
+		if (buf_add(&big, pid, plen) || buf_addch(&big, '\001') || buf_add(&big, tid, tlen))
+			die_nomem();
+		k = big.p;
+	}
+	before = st->tracks_by_key.n;
+	id = intern_id(&st->tracks_by_key, k, klen);
+	buf_release(&big);
+	if (id < 0)
+		die_nomem();
+	if ((size_t)id >= st->ntracks_cap) {
+		size_t cap = st->ntracks_cap ? st->ntracks_cap * 2 : 64;
+		st->tracks = xrealloc(st->tracks, cap * sizeof *st->tracks);
+		st->ntracks_cap = cap;
+	}
+	if (st->tracks_by_key.n != before) { /* new */
+		struct track *t = &st->tracks[id];
+		int64_t pid_id = intern_id(&st->pids, pid, plen);
+		if (pid_id < 0)
+			die_nomem();
+		memset(t, 0, sizeof *t);
+		t->pid = dup_text(pid, plen);
+		t->tid = dup_text(tid, tlen);
+		t->pid_id = (uint32_t)pid_id;
+	}
+	return (uint32_t)id;
+}
+
+static uint32_t group_of(struct state *st, const struct track *t, const char *dev,
+			 size_t dlen, int kind)
+{
+	struct buf key = BUF_INIT;
+	int64_t id;
+	uint32_t before;
+
+	if (buf_printf(&key, "%d\001%s\001", kind, t->pid) || buf_add(&key, dev, dlen))
+		die_nomem();
+	before = st->groups_by_key.n;
+	id = intern_id(&st->groups_by_key, key.p, key.len);
+	buf_release(&key);
+	if (id < 0)
+		die_nomem();
+	if ((size_t)id >= st->ngroups_cap) {
+		size_t cap = st->ngroups_cap ? st->ngroups_cap * 2 : 16;
+		st->groups = xrealloc(st->groups, cap * sizeof *st->groups);
+		st->ngroups_cap = cap;
+	}
+	if (st->groups_by_key.n != before) {
+		struct group *g = &st->groups[id];
+		memset(g, 0, sizeof *g);
+		g->pid = dup_text(t->pid, strlen(t->pid));
+		g->device = dup_text(dev, dlen);
+		g->pid_id = t->pid_id;
+		g->kind = kind;
+		g->display_pid = -1;
+	}
+	return (uint32_t)id;
+}
+
+static int64_t clamp_pad(int64_t v, uint64_t index)
+{
+	if (v > INT16_MAX)
+		die(EXIT_INPUT, "event %" PRIu64 ": Perfetto's double conversion moves this "
+		    "timestamp by %" PRId64 " ns; rebase the trace's timestamps first", index, v);
+	return v;
+}
+
+/* Exact and Perfetto bounds of an X event; dies on missing or bad numbers. */
+static void bounds(struct state *st, int ts, int dur, struct act *a)
+{
+	const struct jdoc *d = &st->doc;
+	size_t tn, dn;
+	const char *tt, *dt;
+	int64_t ts_ns, dur_ns, pf_ts, pf_dur;
+	int ts_sub, dur_sub;
+
+	if (jdoc_type(d, ts) != JT_PRIMITIVE || jdoc_type(d, dur) != JT_PRIMITIVE)
+		die(EXIT_INPUT, "event %" PRIu64 ": GPU event without a numeric ts and dur",
+		    st->events);
+	tt = jdoc_text(d, ts, &tn);
+	dt = jdoc_text(d, dur, &dn);
+	if (num_us_to_ns(tt, tn, &ts_ns, &ts_sub) != NUM_OK ||
+	    num_us_to_ns(dt, dn, &dur_ns, &dur_sub) != NUM_OK ||
+	    perfetto_us_to_ns(tt, tn, &pf_ts) != NUM_OK ||
+	    perfetto_us_to_ns(dt, dn, &pf_dur) != NUM_OK)
+		die(EXIT_INPUT, "event %" PRIu64 ": ts %.*s or dur %.*s is out of range",
+		    st->events, (int)tn, tt, (int)dn, dt);
+	if (dur_ns < 0 || pf_dur < 0)
+		die(EXIT_INPUT, "event %" PRIu64 ": negative dur %.*s", st->events, (int)dn, dt);
+	a->start_ns = ts_ns;
+	/* ceiling of the exact end: sub-ns digits on either side round up */
+	a->end_ns = ts_ns + dur_ns + (ts_sub || dur_sub);
+	a->lo_pad = (int16_t)clamp_pad(pf_ts < a->start_ns ? a->start_ns - pf_ts : 0, st->events);
+	a->hi_pad = (int16_t)clamp_pad(pf_ts + pf_dur > a->end_ns ? pf_ts + pf_dur - a->end_ns : 0,
+				       st->events);
+	if (dur_ns == 0 || pf_dur == 0)
+		a->flags |= F_ZERO;
+}
+
+static void add_act(struct state *st, uint32_t track, int kind, int is_kernel)
+{
+	struct jdoc *d = &st->doc;
+	int args = jdoc_find(d, 0, "args"), dev = -1, corr = -1;
+	struct act *a;
+	const char *dtext = "null";
+	size_t dlen = 4;
+
+	if (st->events > UINT32_MAX)
+		die(EXIT_INPUT, "more than 2^32 events: too many for tr-compact's records");
+	if (st->nacts == st->acts_cap) {
+		st->acts_cap = st->acts_cap ? st->acts_cap * 2 : 4096;
+		st->acts = xrealloc(st->acts, st->acts_cap * sizeof *st->acts);
+	}
+	a = &st->acts[st->nacts];
+	memset(a, 0, sizeof *a);
+	bounds(st, jdoc_find(d, 0, "ts"), jdoc_find(d, 0, "dur"), a);
+	if (jdoc_type(d, args) == JT_OBJECT) {
+		dev = jdoc_find(d, args, "device");
+		corr = jdoc_find(d, args, "correlation");
+	}
+	if (dev >= 0)
+		dtext = jdoc_raw(d, dev, &dlen);
+	a->corr = NO_CORR;
+	if (corr >= 0 && jdoc_int64(d, corr, &a->corr) != 0)
+		a->corr = NO_CORR;
+	a->index = (uint32_t)st->events;
+	a->track = track;
+	a->group = group_of(st, &st->tracks[track], dtext, dlen, kind);
+	a->flags |= (uint8_t)((is_kernel ? F_KERNEL : 0) | (kind == KIND_SCOPE ? F_SCOPE : 0));
+	st->groups[a->group].nacts++;
+	if (is_kernel)
+		st->groups[a->group].nkernels++;
+	if (a->end_ns - a->start_ns > st->tracks[track].max_dur)
+		st->tracks[track].max_dur = a->end_ns - a->start_ns;
+	st->nacts++;
+}
+
+static void note_other(struct state *st, uint32_t track)
+{
+	struct track *t = &st->tracks[track];
+
+	if (t->nother++ == 0)
+		t->first_other = st->events;
+}
+
+/* Pass one, per event: classify it and keep what the placement needs. */
+static void see_event(struct state *st, const char *line, size_t len)
+{
+	const char *pid, *tid, *ph, *cat, *ts;
+	size_t plen, tlen, phlen, clen, tslen;
+	uint32_t track;
+
+	if (find_bytes(line, len, KEY, sizeof KEY - 1) != NULL)
+		die(EXIT_INPUT, "event %" PRIu64 ": already compacted (%s); start from the "
+		    "original trace", st->events, KEY);
+	if (event_member(line, len, "ts", &ts, &tslen) && ts[0] != '"') {
+		int64_t ns;
+		int sub;
+		if (num_us_to_ns(ts, tslen, &ns, &sub) == NUM_OK &&
+		    (!st->have_origin || ns < st->origin_ns)) {
+			st->origin_ns = ns;
+			st->have_origin = 1;
+		}
+	}
+	if (!event_member(line, len, "pid", &pid, &plen) ||
+	    !event_member(line, len, "tid", &tid, &tlen)) {
+		if (event_member(line, len, "pid", &pid, &plen) && intern_id(&st->pids, pid, plen) < 0)
+			die_nomem();
+		return;
+	}
+	track = track_of(st, pid, plen, tid, tlen);
+	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3) {
+		note_other(st, track);
+		return;
+	}
+	if (ph[1] == 'X' && event_member(line, len, "cat", &cat, &clen) && clen >= 2 &&
+	    cat[0] == '"' && memchr(cat + 1, '\\', clen - 2) == NULL) {
+		const char *c = cat + 1;
+		size_t n = clen - 2;
+		int kernel = cat_has(c, n, "kernel") || cat_has(c, n, "Kernel");
+		int activity = kernel || cat_has(c, n, "gpu_memcpy") || cat_has(c, n, "gpu_memset") ||
+			       cat_has(c, n, "Memcpy") || cat_has(c, n, "Memset");
+		int scope = !activity && cat_has(c, n, "gpu_user_annotation");
+		if ((activity || scope) && (st->only_pid == NULL || raw_is(pid, plen, st->only_pid))) {
+			if (jdoc_parse(&st->doc, line, len, NULL) != 0)
+				die(EXIT_INPUT, "event %" PRIu64 ": not a JSON object", st->events);
+			add_act(st, track, activity ? KIND_ACTIVITY : KIND_SCOPE, kernel);
+			return;
+		}
+	}
+	if (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')
+		return; /* flows follow their kernel; bound in pass two */
+	if (ph[1] == 'M') {
+		const char *name;
+		size_t nlen;
+		if (event_member(line, len, "name", &name, &nlen) &&
+		    ((nlen == 13 && memcmp(name, "\"thread_name\"", 13) == 0) ||
+		     (nlen == 19 && memcmp(name, "\"thread_sort_index\"", 19) == 0))) {
+			struct retired *r;
+			if (st->nret == st->ret_cap) {
+				st->ret_cap = st->ret_cap ? st->ret_cap * 2 : 64;
+				st->ret = xrealloc(st->ret, st->ret_cap * sizeof *st->ret);
+			}
+			r = &st->ret[st->nret++];
+			r->index = (uint32_t)st->events;
+			r->track = track;
+			r->text = dup_text(line, len);
+			return;
+		}
+	}
+	note_other(st, track);
+}
+
+static struct state *sort_state;
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct act *x = &sort_state->acts[*(const uint32_t *)a];
+	const struct act *y = &sort_state->acts[*(const uint32_t *)b];
+	int64_t xs = x->start_ns - x->lo_pad, ys = y->start_ns - y->lo_pad;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_track(const void *a, const void *b)
+{
+	const struct act *x = &sort_state->acts[*(const uint32_t *)a];
+	const struct act *y = &sort_state->acts[*(const uint32_t *)b];
+
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void put_us(struct buf *b, int64_t ns)
+{
+	char text[NUM_US_BUFSZ];
+
+	num_format_us3(ns, text);
+	buf_addstr(b, text);
+}
+
+static void put_ms(struct buf *b, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	buf_printf(b, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "", mag / 1000000, mag % 1000000);
+}
+
+static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsigned peak,
+				   int64_t from, int64_t to)
+{
+	struct buf msg = BUF_INIT;
+
+	buf_printf(&msg, "pid %s, device %s: %s need %u lanes (peak concurrency) but "
+		   "--max-gpu-lanes is %" PRId64 "; it first exceeds %" PRId64 " from ",
+		   g->pid, g->device, g->kind == KIND_SCOPE ? "GPU scopes" : "GPU activity",
+		   peak, st->max_lanes, st->max_lanes);
+	put_us(&msg, from);
+	buf_addstr(&msg, " to ");
+	put_us(&msg, to);
+	buf_addstr(&msg, " us (");
+	put_ms(&msg, from - st->origin_ns);
+	buf_addstr(&msg, " to ");
+	put_ms(&msg, to - st->origin_ns);
+	buf_addstr(&msg, " ms from the trace start); cut a time window around the part "
+		   "you need, or keep the original streams (no compaction)");
+	die(EXIT_INPUT, "%s", msg.p);
+}
+
+/* Greedy interval partitioning in start order, lowest free lane first: the
+ * lane count equals the peak concurrency.  Bounds are the union of the exact
+ * and Perfetto's converted ones.  Touching is fine, except after a
+ * zero-length event: Perfetto sorts a longer slice with the same ts first
+ * and would nest the zero-length one under it. */
+static void assign_lanes(struct state *st, uint32_t *order)
+{
+	size_t i = 0, n = st->nacts;
+
+	sort_state = st;
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort(order, n, sizeof *order, cmp_start);
+	i = 0;
+	while (i < n) {
+		uint32_t gid = st->acts[order[i]].group;
+		struct group *g = &st->groups[gid];
+		int64_t lane_end[MAX_OVERLAP];
+		int lane_zero[MAX_OVERLAP];
+		unsigned nlanes = 0, peak = 0, k;
+		int64_t first_from = 0, first_to = 0;
+		int exceeded = 0;
+
+		for (; i < n && st->acts[order[i]].group == gid; i++) {
+			struct act *a = &st->acts[order[i]];
+			int64_t s = a->start_ns - a->lo_pad, e = a->end_ns + a->hi_pad;
+			int zero = (a->flags & F_ZERO) != 0;
+			for (k = 0; k < nlanes; k++)
+				if (lane_end[k] < s || (lane_end[k] == s && !lane_zero[k]))
+					break;
+			if (k == nlanes) {
+				if (nlanes == MAX_OVERLAP)
+					die(EXIT_INPUT, "pid %s, device %s: more than %d GPU events overlap",
+					    g->pid, g->device, MAX_OVERLAP);
+				nlanes++;
+				if (nlanes > (unsigned)st->max_lanes && !exceeded) {
+					exceeded = 1;
+					first_from = s;
+					first_to = e;
+					for (k = 0; k + 1 < nlanes; k++)
+						if (lane_end[k] < first_to)
+							first_to = lane_end[k];
+					k = nlanes - 1;
+				}
+			}
+			lane_end[k] = e;
+			lane_zero[k] = zero;
+			a->lane = (uint8_t)k;
+			if (nlanes > peak)
+				peak = nlanes;
+		}
+		if (exceeded)
+			refuse_lanes(st, g, peak, first_from, first_to);
+		g->nlanes = nlanes;
+	}
+}
+
+static int pid_used(const struct state *st, int64_t pid)
+{
+	char text[24];
+
+	snprintf(text, sizeof text, "%" PRId64, pid);
+	return intern_find(&st->pids, text, strlen(text)) >= 0;
+}
+
+static int tid_used(const struct state *st, const char *pid, int64_t tid)
+{
+	char text[24];
+	struct buf key = BUF_INIT;
+	int used;
+
+	snprintf(text, sizeof text, "%" PRId64, tid);
+	if (buf_addstr(&key, pid) || buf_addch(&key, '\001') || buf_addstr(&key, text))
+		die_nomem();
+	used = intern_find(&st->tracks_by_key, key.p, key.len) >= 0;
+	buf_release(&key);
+	return used;
+}
+
+/* Synthetic ids: scope processes get new pids, lanes new tids in their
+ * (display) pid, all positive, below 2^31 and unused by any event. */
+static void choose_ids(struct state *st)
+{
+	size_t gi, gj;
+	int64_t next_scope_pid = SCOPE_PID_BASE;
+
+	for (gi = 0; gi < st->groups_by_key.n; gi++) {
+		struct group *g = &st->groups[gi];
+		int64_t tid = LANE_TID_BASE;
+		char pidtext[24];
+		const char *lane_pid = g->pid;
+		unsigned k;
+
+		if (g->kind == KIND_SCOPE) {
+			while (pid_used(st, next_scope_pid))
+				next_scope_pid++;
+			g->display_pid = next_scope_pid++;
+			snprintf(pidtext, sizeof pidtext, "%" PRId64, g->display_pid);
+			lane_pid = pidtext;
+		}
+		for (k = 0; k < g->nlanes; k++) {
+			int clash;
+			do {
+				clash = tid_used(st, lane_pid, tid);
+				/* lanes of other groups in the same pid (other devices) */
+				for (gj = 0; gj < gi && !clash; gj++) {
+					unsigned m;
+					const struct group *h = &st->groups[gj];
+					if (h->kind != g->kind || strcmp(h->pid, g->pid) != 0)
+						continue;
+					for (m = 0; m < h->nlanes; m++)
+						if (h->lane_tid[m] == tid)
+							clash = 1;
+				}
+				if (clash)
+					tid++;
+			} while (clash);
+			if (tid > INT32_MAX)
+				die(EXIT_INPUT, "no free tid below 2^31 in pid %s", lane_pid);
+			g->lane_tid[k] = tid++;
+		}
+	}
+}
+
+static void count_lane(struct group *g, unsigned lane, uint32_t track)
+{
+	size_t i;
+
+	for (i = 0; i < g->ncounts[lane]; i++)
+		if (g->counts[lane][i].track == track) {
+			g->counts[lane][i].count++;
+			return;
+		}
+	g->counts[lane] = xrealloc(g->counts[lane], (g->ncounts[lane] + 1) * sizeof **g->counts);
+	g->counts[lane][g->ncounts[lane]].track = track;
+	g->counts[lane][g->ncounts[lane]].count = 1;
+	g->ncounts[lane]++;
+}
+
+/* Between the passes: lanes, ids, moved tracks and what cannot be placed. */
+static void plan(struct state *st)
+{
+	size_t i;
+
+	st->by_track = xmalloc((st->nacts + 1) * sizeof *st->by_track);
+	assign_lanes(st, st->by_track);
+	choose_ids(st);
+	for (i = 0; i < st->nacts; i++) {
+		struct act *a = &st->acts[i];
+		st->tracks[a->track].moved = 1;
+		count_lane(&st->groups[a->group], a->lane, a->track);
+	}
+	for (i = 0; i < st->tracks_by_key.n; i++) {
+		const struct track *t = &st->tracks[i];
+		if (t->moved && t->nother > 0)
+			die(EXIT_INPUT, "event %" PRIu64 ": on GPU track pid %s tid %s, which is "
+			    "moved to synthetic lanes, but it is neither GPU activity, a GPU "
+			    "scope, a flow nor thread metadata, so it cannot be placed "
+			    "(%" PRIu64 " such events); use --pid to leave this pid alone",
+			    t->first_other, t->pid, t->tid, t->nother);
+	}
+	/* the flow index: by track, correlation, start */
+	for (i = 0; i < st->nacts; i++)
+		st->by_track[i] = (uint32_t)i;
+	sort_state = st;
+	qsort(st->by_track, st->nacts, sizeof *st->by_track, cmp_track);
+}
+
+/* First position in by_track whose act is not below (track, corr). */
+static size_t lower(const struct state *st, uint32_t track, int64_t corr)
+{
+	size_t lo = 0, hi = st->nacts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct act *a = &st->acts[st->by_track[mid]];
+		if (a->track < track || (a->track == track && a->corr < corr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The activity a flow event binds to, or dies naming the flow. */
+static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t index)
+{
+	struct jdoc *d = &st->doc;
+	int ts = jdoc_find(d, 0, "ts"), id = jdoc_find(d, 0, "id");
+	int64_t ts_ns, flow_id = NO_CORR;
+	int sub, corr_known = 0;
+	size_t n, from, to, k, exact = 0, inside = 0;
+	const struct act *hit_exact = NULL, *hit_inside = NULL;
+	const char *text;
+
+	if (jdoc_type(d, ts) != JT_PRIMITIVE)
+		die(EXIT_INPUT, "event %" PRIu64 ": flow on a GPU track without a numeric ts", index);
+	text = jdoc_text(d, ts, &n);
+	if (num_us_to_ns(text, n, &ts_ns, &sub) != NUM_OK)
+		die(EXIT_INPUT, "event %" PRIu64 ": flow ts %.*s out of range", index, (int)n, text);
+	if (id >= 0 && jdoc_int64(d, id, &flow_id) != 0)
+		flow_id = NO_CORR;
+	from = lower(st, track, INT64_MIN);
+	to = lower(st, track + 1, INT64_MIN);
+	for (k = from; k < to; k++)
+		if (st->acts[st->by_track[k]].corr != NO_CORR)
+			corr_known = 1;
+	if (corr_known && flow_id != NO_CORR) {
+		from = lower(st, track, flow_id);
+		to = flow_id == INT64_MAX ? to : lower(st, track, flow_id + 1);
+		if (to > from && st->acts[st->by_track[to - 1]].track != track)
+			to = from;
+	}
+	for (k = from; k < to; k++) {
+		const struct act *a = &st->acts[st->by_track[k]];
+		if (corr_known && flow_id != NO_CORR && a->corr != flow_id)
+			continue;
+		if (a->start_ns == ts_ns && !sub) {
+			exact++;
+			hit_exact = a;
+		} else if (a->start_ns <= ts_ns && ts_ns < a->end_ns) {
+			inside++;
+			hit_inside = a;
+		}
+	}
+	if (exact == 1)
+		return hit_exact;
+	if (exact == 0 && inside == 1)
+		return hit_inside;
+	{
+		size_t idn = 4, tsn;
+		const char *idraw = id >= 0 ? jdoc_raw(d, id, &idn) : "none";
+		const char *tsraw = jdoc_text(d, ts, &tsn);
+		die(EXIT_INPUT, "event %" PRIu64 ": flow (id %.*s, ts %.*s) on pid %s tid %s %s; "
+		    "it cannot follow its kernel to a lane", index, (int)idn, idraw, (int)tsn, tsraw,
+		    st->tracks[track].pid, st->tracks[track].tid,
+		    exact > 1 ? "starts exactly at several GPU events of its correlation" :
+		    inside > 1 ? "lies inside several GPU events of its correlation" :
+		    "matches no GPU event (same correlation, starting at or containing its ts)");
+	}
+}
+
+/* Rewrite pid and tid and add args._compact_gpu_track; every other byte of
+ * the event stays as it was. */
+static void rewrite(struct state *st, const char *line, size_t len, uint64_t index,
+		    const char *new_pid, int64_t new_tid, struct buf *out)
+{
+	struct jdoc *d = &st->doc;
+	int pid = jdoc_find(d, 0, "pid"), tid = jdoc_find(d, 0, "tid"), args = jdoc_find(d, 0, "args");
+	size_t pn, tn, an;
+	const char *praw, *traw, *araw;
+	size_t ps, pe, tsx, te, ins, k;
+	struct buf note = BUF_INIT;
+	int had_args = jdoc_type(d, args) == JT_OBJECT;
+
+	if (pid < 0 || tid < 0)
+		die(EXIT_INPUT, "event %" PRIu64 ": GPU event without pid and tid", index);
+	praw = jdoc_raw(d, pid, &pn);
+	traw = jdoc_raw(d, tid, &tn);
+	ps = (size_t)(praw - line);
+	pe = ps + pn;
+	tsx = (size_t)(traw - line);
+	te = tsx + tn;
+	if (args >= 0 && !had_args)
+		die(EXIT_INPUT, "event %" PRIu64 ": args is not an object", index);
+	buf_printf(&note, "\"" KEY "\":{\"pid\":%.*s,\"tid\":%.*s,\"source_event_index\":%"
+		   PRIu64 ",\"had_args\":%s}", (int)pn, praw, (int)tn, traw, index,
+		   had_args ? "true" : "false");
+	if (had_args) {
+		araw = jdoc_raw(d, args, &an);
+		ins = (size_t)(araw - line) + an - 1; /* before args' '}' */
+	} else {
+		ins = len - 1; /* before the event's '}' */
+	}
+	buf_reset(out);
+	/* three edits in offset order: pid, tid, insertion */
+	{
+		struct { size_t at, end; int what; } e[3] = {
+			{ ps, pe, 0 }, { tsx, te, 1 }, { ins, ins, 2 } };
+		size_t pos = 0;
+		for (k = 0; k < 3; k++) {
+			size_t j;
+			for (j = k + 1; j < 3; j++)
+				if (e[j].at < e[k].at) {
+					struct { size_t at, end; int what; } t = { e[k].at, e[k].end, e[k].what };
+					e[k].at = e[j].at; e[k].end = e[j].end; e[k].what = e[j].what;
+					e[j].at = t.at; e[j].end = t.end; e[j].what = t.what;
+				}
+		}
+		for (k = 0; k < 3; k++) {
+			buf_add(out, line + pos, e[k].at - pos);
+			if (e[k].what == 0) {
+				buf_addstr(out, new_pid);
+			} else if (e[k].what == 1) {
+				buf_printf(out, "%" PRId64, new_tid);
+			} else if (had_args) {
+				buf_addstr(out, an > 2 ? "," : "");
+				buf_add(out, note.p, note.len);
+			} else {
+				buf_addstr(out, len > 2 ? ",\"args\":{" : "\"args\":{");
+				buf_add(out, note.p, note.len);
+				buf_addch(out, '}');
+			}
+			pos = e[k].end;
+		}
+		buf_add(out, line + pos, len - pos);
+	}
+	buf_release(&note);
+}
+
+static const char *display_pid_text(const struct group *g, char *space)
+{
+	if (g->display_pid < 0)
+		return g->pid;
+	snprintf(space, 24, "%" PRId64, g->display_pid);
+	return space;
+}
+
+static void put_json_text(struct buf *b, const char *s)
+{
+	json_escape(b, s, strlen(s));
+}
+
+static void put_metadata(struct state *st, struct filter *f)
+{
+	struct buf ev = BUF_INIT, name = BUF_INIT;
+	size_t gi;
+	unsigned k;
+	char space[24];
+
+	for (gi = 0; gi < st->groups_by_key.n; gi++) {
+		const struct group *g = &st->groups[gi];
+		const char *pid = display_pid_text(g, space);
+		if (g->kind == KIND_SCOPE) {
+			buf_reset(&ev);
+			buf_reset(&name);
+			buf_printf(&name, "GPU scopes (original PID %s)", g->pid);
+			buf_printf(&ev, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%s,\"tid\":0,"
+				   "\"args\":{\"name\":", pid);
+			put_json_text(&ev, name.p);
+			buf_addstr(&ev, "}}");
+			filter_put(f, ev.p, ev.len);
+			st->new_metadata++;
+		}
+		for (k = 0; k < g->nlanes; k++) {
+			buf_reset(&ev);
+			buf_reset(&name);
+			if (g->kind == KIND_SCOPE)
+				buf_printf(&name, "GPU scope lane %u (synthetic; original PID %s)",
+					   k + 1, g->pid);
+			else
+				buf_printf(&name, "GPU lane %u (synthetic; device %s)", k + 1, g->device);
+			buf_printf(&ev, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%s,\"tid\":%"
+				   PRId64 ",\"args\":{\"name\":", pid, g->lane_tid[k]);
+			put_json_text(&ev, name.p);
+			buf_addstr(&ev, "}}");
+			filter_put(f, ev.p, ev.len);
+			buf_reset(&ev);
+			/* after the layer guide (-1000), in lane order */
+			buf_printf(&ev, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%s,\"tid\":%"
+				   PRId64 ",\"args\":{\"sort_index\":%d}}", pid, g->lane_tid[k],
+				   -1000 + (int)k + 1);
+			filter_put(f, ev.p, ev.len);
+			st->new_metadata += 2;
+		}
+	}
+	buf_release(&ev);
+	buf_release(&name);
+}
+
+static void put_report(struct state *st, struct filter *f, const char *tail, size_t tail_len)
+{
+	struct buf r = BUF_INIT;
+	struct jdoc td = JDOC_INIT;
+	size_t gi, i;
+	unsigned k;
+	char space[24];
+	int sha;
+
+	if (st->layers_report)
+		buf_addstr(&r, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
+			   "\"compaction\",\"body\":{");
+	else
+		buf_addstr(&r, "{\"@tr\":\"report\",\"suffix\":\".compact.json\",\"body\":{");
+	buf_addstr(&r, "\"schema_version\":1,\"notice\":");
+	put_json_text(&r, notice);
+	buf_printf(&r, ",\"max_lanes\":%" PRId64 ",\"original_event_count\":%" PRIu64
+		   ",\"output_event_count\":%" PRIu64 ",\"relocated_events\":%" PRIu64
+		   ",\"relocated_flows\":%" PRIu64 ",\"new_metadata_count\":%" PRIu64 ",\"groups\":[",
+		   st->max_lanes, st->events, st->events - st->nretired + st->new_metadata,
+		   st->relocated, st->relocated_flows, st->new_metadata);
+	for (gi = 0; gi < st->groups_by_key.n; gi++) {
+		const struct group *g = &st->groups[gi];
+		int first = 1;
+		buf_printf(&r, "%s{\"pid\":%s,\"display_pid\":%s,\"device\":%s,\"kind\":\"%s\","
+			   "\"original_streams\":[", gi ? "," : "", g->pid, display_pid_text(g, space),
+			   g->device, g->kind == KIND_SCOPE ? "scope" : "activity");
+		/* streams: the tracks with events in this group */
+		for (i = 0; i < st->tracks_by_key.n; i++) {
+			int in = 0;
+			for (k = 0; k < g->nlanes && !in; k++) {
+				size_t c;
+				for (c = 0; c < g->ncounts[k]; c++)
+					if (g->counts[k][c].track == i)
+						in = 1;
+			}
+			if (in) {
+				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
+				first = 0;
+			}
+		}
+		buf_addstr(&r, "],\"original_kernel_streams\":[");
+		first = 1;
+		for (i = 0; i < st->tracks_by_key.n; i++) {
+			size_t a;
+			int has_kernel = 0;
+			for (a = lower(st, (uint32_t)i, INT64_MIN);
+			     a < st->nacts && st->acts[st->by_track[a]].track == i; a++)
+				if (st->acts[st->by_track[a]].group == gi &&
+				    (st->acts[st->by_track[a]].flags & F_KERNEL))
+					has_kernel = 1;
+			if (has_kernel) {
+				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
+				first = 0;
+			}
+		}
+		buf_printf(&r, "],\"kernel_count\":%" PRIu64 ",\"activity_count\":%" PRIu64
+			   ",\"lanes\":%u,\"lane_tids\":[", g->nkernels, g->nacts, g->nlanes);
+		for (k = 0; k < g->nlanes; k++)
+			buf_printf(&r, "%s%" PRId64, k ? "," : "", g->lane_tid[k]);
+		buf_printf(&r, "],\"peak_concurrency\":%u,\"lane_stream_counts\":[", g->nlanes);
+		for (k = 0; k < g->nlanes; k++) {
+			size_t c;
+			buf_printf(&r, "%s{\"lane\":%u,\"tid\":%" PRId64 ",\"streams\":{", k ? "," : "",
+				   k + 1, g->lane_tid[k]);
+			for (c = 0; c < g->ncounts[k]; c++) {
+				const char *tid = st->tracks[g->counts[k][c].track].tid;
+				if (c)
+					buf_addch(&r, ',');
+				if (tid[0] == '"')
+					buf_addstr(&r, tid);
+				else
+					buf_printf(&r, "\"%s\"", tid);
+				buf_printf(&r, ":%" PRIu64, g->counts[k][c].count);
+			}
+			buf_addstr(&r, "}}");
+		}
+		buf_addstr(&r, "]}");
+	}
+	buf_addstr(&r, "],\"retired_track_metadata\":[");
+	for (i = 0, k = 0; i < st->nret; i++) {
+		if (!st->tracks[st->ret[i].track].moved)
+			continue;
+		buf_printf(&r, "%s{\"source_event_index\":%" PRIu32 ",\"event\":%s}", k++ ? "," : "",
+			   st->ret[i].index, st->ret[i].text);
+	}
+	buf_addstr(&r, "],\"source_file\":");
+	put_json_text(&r, st->source_name ? st->source_name : "");
+	buf_addstr(&r, ",\"source_sha256\":");
+	if (jdoc_parse(&td, tail, tail_len, NULL) == 0 &&
+	    jdoc_type(&td, sha = jdoc_find(&td, 0, "source_sha256")) == JT_STRING) {
+		size_t n;
+		const char *raw = jdoc_raw(&td, sha, &n);
+		buf_add(&r, raw, n);
+	} else {
+		buf_addstr(&r, "null");
+	}
+	buf_printf(&r, ",\"tool_version\":\"trace-layers %s\"}}", TR_VERSION);
+	filter_put(f, r.p, r.len);
+	jdoc_free(&td);
+	buf_release(&r);
+}
+
+/* A flow event on a moved track goes to the lane of the GPU event it binds
+ * to; 1 when it was written, 0 when the line is not such a flow. */
+static int move_flow(struct state *st, struct filter *f, const char *line, size_t len,
+		     uint64_t index)
+{
+	const char *ph, *pid, *tid;
+	size_t phlen, plen, tlen;
+	struct buf key = BUF_INIT;
+	int64_t track;
+	const struct act *a;
+	const struct group *g;
+	char space[24];
+
+	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3 ||
+	    (ph[1] != 's' && ph[1] != 't' && ph[1] != 'f') ||
+	    !event_member(line, len, "pid", &pid, &plen) ||
+	    !event_member(line, len, "tid", &tid, &tlen))
+		return 0;
+	if (buf_add(&key, pid, plen) || buf_addch(&key, '\001') || buf_add(&key, tid, tlen))
+		die_nomem();
+	track = intern_find(&st->tracks_by_key, key.p, key.len);
+	buf_release(&key);
+	if (track < 0 || !st->tracks[track].moved)
+		return 0;
+	if (jdoc_parse(&st->doc, line, len, NULL) != 0)
+		die(EXIT_TROUBLE, "temporary file: event %" PRIu64 " changed", index);
+	a = bind_flow(st, (uint32_t)track, index);
+	g = &st->groups[a->group];
+	rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane], &st->line);
+	filter_put(f, st->line.p, st->line.len);
+	st->relocated_flows++;
+	return 1;
+}
+
+/* Pass two: replay the spilled stream, moving and retiring events. */
+static void replay(struct state *st, struct filter *f, int spill)
+{
+	struct stream_in in;
+	const char *line;
+	size_t len, next_act = 0, next_ret = 0;
+	uint64_t index = 0;
+	int kind;
+	char space[24];
+
+	if (lseek(spill, 0, SEEK_SET) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	if (stream_in_init(&in, spill, STREAM_DEFAULT_MAX_LINE) != 0)
+		die_nomem();
+	in.seen_head = 1; /* the head went straight to the output */
+	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
+		if (kind == LINE_ERROR)
+			die(EXIT_TROUBLE, "temporary file: %s", in.err);
+		if (kind == LINE_TAIL) {
+			put_metadata(st, f);
+			put_report(st, f, line, len);
+			filter_pass(f, line, len);
+			continue;
+		}
+		if (kind != LINE_EVENT) {
+			filter_pass(f, line, len);
+			continue;
+		}
+		if (next_ret < st->nret && st->ret[next_ret].index == index) {
+			int moved = st->tracks[st->ret[next_ret].track].moved;
+			next_ret++;
+			if (moved) {
+				st->nretired++;
+				index++;
+				continue; /* retired: kept in the report */
+			}
+		}
+		if (next_act < st->nacts && st->acts[next_act].index == index) {
+			const struct act *a = &st->acts[next_act++];
+			const struct group *g = &st->groups[a->group];
+			if (jdoc_parse(&st->doc, line, len, NULL) != 0)
+				die(EXIT_TROUBLE, "temporary file: event %" PRIu64 " changed", index);
+			rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane],
+				&st->line);
+			filter_put(f, st->line.p, st->line.len);
+			st->relocated++;
+		} else if (!move_flow(st, f, line, len, index)) {
+			filter_pass(f, line, len);
+		}
+		index++;
+	}
+	stream_in_free(&in);
+}
+
+static void read_head(struct state *st, const char *line, size_t len)
+{
+	struct buf name = BUF_INIT;
+	int src;
+
+	if (jdoc_parse(&st->doc, line, len, NULL) != 0)
+		die(EXIT_INPUT, "malformed head record");
+	src = jdoc_find(&st->doc, 0, "source");
+	if (jdoc_type(&st->doc, src) == JT_STRING && jdoc_unescape(&st->doc, src, &name) == 0)
+		st->source_name = dup_text(name.p, name.len);
+	buf_release(&name);
+}
+
+/* An unlinked temporary file in TMPDIR: nothing is left behind, whatever
+ * happens to the process. */
+static int open_spill(void)
+{
+	const char *dir = getenv("TMPDIR");
+	struct buf path = BUF_INIT;
+	int fd;
+
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if (buf_printf(&path, "%s/tr-compact.XXXXXX", dir) != 0)
+		die_nomem();
+	fd = mkstemp(path.p);
+	if (fd < 0)
+		die_errno(EXIT_TROUBLE, "temporary file in %s", dir);
+	unlink(path.p);
+	buf_release(&path);
+	return fd;
+}
+
+static void parse_options(int argc, char **argv, struct state *st)
+{
+	static const struct option longopts[] = {
+		{ "max-gpu-lanes", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	st->max_lanes = MAX_LANES;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			if (opt_parse_i64(optarg, 1, MAX_LANES, &st->max_lanes) != 0)
+				die(EXIT_TROUBLE, "--max-gpu-lanes: invalid value '%s' (allowed 1-%d)",
+				    optarg, MAX_LANES);
+			break;
+		case 'p': st->only_pid = optarg; break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version_and_exit();
+		default: usage(stderr, EXIT_TROUBLE);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, EXIT_TROUBLE);
+}
+
+int main(int argc, char **argv)
+{
+	struct state st;
+	struct filter f;
+	struct writer spill;
+	const char *line;
+	size_t len, i;
+	int kind, spill_fd;
+
+	diag_init(argv[0]);
+	memset(&st, 0, sizeof st);
+	st.tmp = (struct buf)BUF_INIT;
+	st.line = (struct buf)BUF_INIT;
+	parse_options(argc, argv, &st);
+	spill_fd = open_spill();
+	if (writer_init(&spill, spill_fd) != 0)
+		die_nomem();
+
+	filter_open(&f);
+	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+		if (kind == LINE_HEAD) {
+			read_head(&st, line, len);
+			filter_pass(&f, line, len);
+			continue;
+		}
+		if (kind == LINE_EVENT) {
+			see_event(&st, line, len);
+			st.events++;
+		} else if (kind == LINE_CONTROL && stream_is_kind(line, len, "report") &&
+			   find_bytes(line, len, "\"suffix\":\".layers.json\"", 24) != NULL) {
+			st.layers_report = 1;
+		}
+		if (writer_put(&spill, line, len + 1) != 0)
+			die_errno(EXIT_TROUBLE, "temporary file");
+	}
+	if (writer_flush(&spill) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	writer_free(&spill);
+
+	plan(&st);
+	replay(&st, &f, spill_fd);
+	filter_close(&f);
+	close(spill_fd);
+
+	for (i = 0; i < st.tracks_by_key.n; i++) {
+		free(st.tracks[i].pid);
+		free(st.tracks[i].tid);
+	}
+	for (i = 0; i < st.groups_by_key.n; i++) {
+		unsigned k;
+		free(st.groups[i].pid);
+		free(st.groups[i].device);
+		for (k = 0; k < MAX_LANES; k++)
+			free(st.groups[i].counts[k]);
+	}
+	for (i = 0; i < st.nret; i++)
+		free(st.ret[i].text);
+	free(st.ret);
+	free(st.tracks);
+	free(st.groups);
+	free(st.acts);
+	free(st.by_track);
+	free(st.source_name);
+	intern_free(&st.tracks_by_key);
+	intern_free(&st.pids);
+	intern_free(&st.groups_by_key);
+	jdoc_free(&st.doc);
+	buf_release(&st.tmp);
+	buf_release(&st.line);
+	return EXIT_OK;
+}
