@@ -27,7 +27,7 @@ CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact
-SCRIPTS := tr-layer-track
+SCRIPTS := tr-layer-track tr-compact-track
 COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode regex event filter intern
 UNITS   := buf io jsonscan json tsnum stream decode opt outfile
 

@@ -47,6 +47,7 @@ static const char usage_text[] =
 	"\n"
 	"  --max-gpu-lanes N  lanes per device, 1-10 (default 10)\n"
 	"  --pid PID          compact only this GPU pid\n"
+	"  --summary FILE     write a short summary for people to FILE\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or refused, 2 usage or system trouble.\n";
@@ -106,8 +107,19 @@ struct retired {
 	char *text;
 };
 
+struct guide_slice {
+	uint64_t index;
+	char *pid;
+	int64_t start, end;
+	int sub, has_args;
+};
+
 struct state {
 	int64_t max_lanes;
+	const char *summary_path;
+	FILE *summary;
+	struct guide_slice *guides;
+	size_t nguides, guides_cap;
 	const char *only_pid;
 	struct intern tracks_by_key, pids, groups_by_key;
 	struct track *tracks;
@@ -322,6 +334,42 @@ static void note_other(struct state *st, uint32_t track)
 		t->first_other = st->events;
 }
 
+/* An existing layer guide slice: kept as it is, but only if it is one that
+ * tr-guides made beside this GPU activity (checked in plan()). */
+static void see_guide(struct state *st, const char *line, size_t len, const char *pid,
+		      size_t plen)
+{
+	struct jdoc *d = &st->doc;
+	struct guide_slice *g;
+	int args;
+	size_t n;
+	const char *text;
+
+	if (st->nguides == st->guides_cap) {
+		st->guides_cap = st->guides_cap ? st->guides_cap * 2 : 64;
+		st->guides = xrealloc(st->guides, st->guides_cap * sizeof *st->guides);
+	}
+	g = &st->guides[st->nguides++];
+	memset(g, 0, sizeof *g);
+	g->index = st->events;
+	g->pid = dup_text(pid, plen);
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		die(EXIT_INPUT, "event %" PRIu64 ": not a JSON object", st->events);
+	args = jdoc_find(d, 0, "args");
+	g->has_args = jdoc_type(d, args) == JT_OBJECT && jdoc_find(d, args, "layer_id") >= 0 &&
+		      jdoc_find(d, args, "pass_index") >= 0 &&
+		      jdoc_find(d, args, "boundary_kind") >= 0;
+	text = jdoc_type(d, jdoc_find(d, 0, "ts")) == JT_PRIMITIVE ?
+	       jdoc_text(d, jdoc_find(d, 0, "ts"), &n) : NULL;
+	if (text == NULL || num_us_to_ns(text, n, &g->start, &g->sub) != NUM_OK)
+		g->has_args = 0;
+	text = jdoc_type(d, jdoc_find(d, 0, "dur")) == JT_PRIMITIVE ?
+	       jdoc_text(d, jdoc_find(d, 0, "dur"), &n) : NULL;
+	if (text == NULL || num_us_to_ns(text, n, &g->end, &g->sub) != NUM_OK)
+		g->has_args = 0;
+	g->end += g->start;
+}
+
 /* Pass one, per event: classify it and keep what the placement needs. */
 static void see_event(struct state *st, const char *line, size_t len)
 {
@@ -360,6 +408,10 @@ static void see_event(struct state *st, const char *line, size_t len)
 		int activity = kernel || cat_has(c, n, "gpu_memcpy") || cat_has(c, n, "gpu_memset") ||
 			       cat_has(c, n, "Memcpy") || cat_has(c, n, "Memset");
 		int scope = !activity && cat_has(c, n, "gpu_user_annotation");
+		if (cat_has(c, n, "layer_guide")) {
+			see_guide(st, line, len, pid, plen);
+			return;
+		}
 		if ((activity || scope) && (st->only_pid == NULL || raw_is(pid, plen, st->only_pid))) {
 			if (jdoc_parse(&st->doc, line, len, NULL) != 0)
 				die(EXIT_INPUT, "event %" PRIu64 ": not a JSON object", st->events);
@@ -439,7 +491,7 @@ static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsi
 {
 	struct buf msg = BUF_INIT;
 
-	buf_printf(&msg, "pid %s, device %s: %s need %u lanes (peak concurrency) but "
+	buf_printf(&msg, "pid %s, device %s: %s needs %u lanes (peak concurrency) but "
 		   "--max-gpu-lanes is %" PRId64 "; it first exceeds %" PRId64 " from ",
 		   g->pid, g->device, g->kind == KIND_SCOPE ? "GPU scopes" : "GPU activity",
 		   peak, st->max_lanes, st->max_lanes);
@@ -594,6 +646,44 @@ static void count_lane(struct group *g, unsigned lane, uint32_t track)
 	g->ncounts[lane]++;
 }
 
+static int cmp_guide(const void *a, const void *b)
+{
+	const struct guide_slice *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static _Noreturn void bad_guide(const struct guide_slice *g, const char *why)
+{
+	die(EXIT_INPUT, "event %" PRIu64 ": the existing layer guide %s; regenerate the "
+	    "guides from the original trace with tr-layer-track (with --max-gpu-lanes)",
+	    g->index, why);
+}
+
+/* Guides made by tr-guides sit in the GPU's process, carry their args and
+ * never overlap; anything else is not ours to keep beside the lanes. */
+static void check_guides(struct state *st)
+{
+	size_t i, gi;
+
+	for (i = 0; i < st->nguides; i++) {
+		const struct guide_slice *g = &st->guides[i];
+		int beside = 0;
+		if (!g->has_args)
+			bad_guide(g, "lacks the layer_guide args (layer_id, pass_index, "
+				  "boundary_kind) or a numeric ts and dur");
+		for (gi = 0; gi < st->groups_by_key.n; gi++)
+			if (st->groups[gi].kind == KIND_ACTIVITY && strcmp(st->groups[gi].pid, g->pid) == 0)
+				beside = 1;
+		if (!beside && st->nacts > 0)
+			bad_guide(g, "sits in another process than the GPU activity");
+	}
+	qsort(st->guides, st->nguides, sizeof *st->guides, cmp_guide);
+	for (i = 0; i + 1 < st->nguides; i++)
+		if (st->guides[i + 1].start < st->guides[i].end)
+			bad_guide(&st->guides[i + 1], "overlaps another guide slice");
+}
+
 /* Between the passes: lanes, ids, moved tracks and what cannot be placed. */
 static void plan(struct state *st)
 {
@@ -616,6 +706,7 @@ static void plan(struct state *st)
 			    "(%" PRIu64 " such events); use --pid to leave this pid alone",
 			    t->first_other, t->pid, t->tid, t->nother);
 	}
+	check_guides(st);
 	/* the flow index: by track, correlation, start */
 	for (i = 0; i < st->nacts; i++)
 		st->by_track[i] = (uint32_t)i;
@@ -1016,6 +1107,39 @@ static void replay(struct state *st, struct filter *f, int spill)
 	stream_in_free(&in);
 }
 
+static void write_summary(struct state *st)
+{
+	size_t gi, i;
+	FILE *out = st->summary;
+
+	for (gi = 0; gi < st->groups_by_key.n; gi++) {
+		const struct group *g = &st->groups[gi];
+		size_t streams = 0;
+		for (i = 0; i < st->tracks_by_key.n; i++) {
+			unsigned k;
+			size_t c;
+			int in = 0;
+			for (k = 0; k < g->nlanes; k++)
+				for (c = 0; c < g->ncounts[k]; c++)
+					in |= g->counts[k][c].track == i;
+			streams += (size_t)in;
+		}
+		if (g->kind == KIND_SCOPE)
+			fprintf(out, "pid %s GPU scopes: %zu original streams -> %u scope lanes "
+				"in pid %" PRId64 "\n", g->pid, streams, g->nlanes, g->display_pid);
+		else
+			fprintf(out, "pid %s device %s: %zu original streams -> %u synthetic lanes "
+				"(%" PRIu64 " kernels, %" PRIu64 " GPU events)\n", g->pid, g->device,
+				streams, g->nlanes, g->nkernels, g->nacts);
+	}
+	fprintf(out, "moved: %" PRIu64 " events, %" PRIu64 " flows; retired %" PRIu64
+		" thread metadata events (kept in the report)\n", st->relocated,
+		st->relocated_flows, st->nretired);
+	fprintf(out, "notice: %s\n", notice);
+	if (fclose(out) != 0)
+		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
+}
+
 static void read_head(struct state *st, const char *line, size_t len)
 {
 	struct buf name = BUF_INIT;
@@ -1054,6 +1178,7 @@ static void parse_options(int argc, char **argv, struct state *st)
 	static const struct option longopts[] = {
 		{ "max-gpu-lanes", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "summary", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -1069,6 +1194,7 @@ static void parse_options(int argc, char **argv, struct state *st)
 				    optarg, MAX_LANES);
 			break;
 		case 'p': st->only_pid = optarg; break;
+		case 's': st->summary_path = optarg; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
 		default: usage(stderr, EXIT_TROUBLE);
@@ -1092,6 +1218,8 @@ int main(int argc, char **argv)
 	st.tmp = (struct buf)BUF_INIT;
 	st.line = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
+	if (st.summary_path && (st.summary = fopen(st.summary_path, "w")) == NULL)
+		die_errno(EXIT_TROUBLE, "%s", st.summary_path);
 	spill_fd = open_spill();
 	if (writer_init(&spill, spill_fd) != 0)
 		die_nomem();
@@ -1121,6 +1249,11 @@ int main(int argc, char **argv)
 	replay(&st, &f, spill_fd);
 	filter_close(&f);
 	close(spill_fd);
+	if (st.summary != NULL)
+		write_summary(&st);
+	for (i = 0; i < st.nguides; i++)
+		free(st.guides[i].pid);
+	free(st.guides);
 
 	for (i = 0; i < st.tracks_by_key.n; i++) {
 		free(st.tracks[i].pid);

@@ -1,0 +1,47 @@
+# Shared by the tr-layer-track and tr-compact-track commands (sourced, bash).
+# Finds the programs, applies the output safety rules and runs a pipeline in
+# its own process group so that an interrupt reaches every stage.
+
+# Prefer the programs beside the command (installed, or in a build tree).
+tr_find_programs() {
+	local here=$1 d
+	for d in "$here" "$here/../build/bin"; do
+		if [ -x "$d/tr-decode" ]; then PATH="$d:$PATH"; return; fi
+	done
+}
+
+tr_die() { echo "$prog: $*" >&2; exit 2; }
+
+# tr_check_paths SOURCE OUTPUT REPORT...: the source is readable and is never
+# written (not by path, not under another name); nothing exists in the place
+# of the output or a report.
+tr_check_paths() {
+	local trace=$1 output=$2 f
+	shift 2
+	[ -r "$trace" ] && [ -f "$trace" ] || tr_die "$trace: not a readable file"
+	if [ "$(realpath -m -- "$output")" = "$(realpath -m -- "$trace")" ] ||
+	   { [ -e "$output" ] && [ "$output" -ef "$trace" ]; }; then
+		tr_die "$output: the output is the source trace; choose another name"
+	fi
+	for f in "$output" "$@"; do
+		if [ -e "$f" ] || [ -L "$f" ]; then
+			tr_die "$f: exists; refusing to overwrite it"
+		fi
+	done
+}
+
+# tr_run_pipeline 'CMD | CMD | ...': runs it (eval) with pipefail in its own
+# process group; SIGINT/SIGTERM/SIGHUP stop every stage (tr-encode then
+# removes its temporary files).  Returns the pipeline's status.
+tr_run_pipeline() {
+	local group status
+	set -m
+	eval "$1" &
+	group=$(jobs -p %%)
+	trap 'kill -TERM -- -"$group" 2>/dev/null; wait; exit 130' INT TERM HUP
+	wait %%
+	status=$?
+	trap - INT TERM HUP
+	set +m
+	return $status
+}
