@@ -1,0 +1,1027 @@
+/* tr-verify: prove that an output of the trace-layers tools rebuilds its
+ * source exactly and that Perfetto will import every guide and lane flat.
+ * Both traces are decoded by child processes and compared in lock-step.
+ * See tr-verify(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "decode.h"
+#include "diag.h"
+#include "event.h"
+#include "intern.h"
+#include "io.h"
+#include "json.h"
+#include "source.h"
+#include "stream.h"
+#include "tsnum.h"
+
+#define KEY "_compact_gpu_track"
+#define MAX_SHOWN 20
+enum { EXIT_NOT_VERIFIED = 1, EXIT_CANNOT_RUN = 2 };
+
+static const char usage_text[] =
+	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
+	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
+	"pipeline) rebuilds SRC exactly and imports flat in Perfetto.\n"
+	"\n"
+	"  --source SRC   the original trace\n"
+	"  --output OUT   the trace to verify\n"
+	"  --report R     a report to use (default: OUT.layers.json and\n"
+	"                 OUT.compact.json where they exist)\n"
+	"  --json         print the result as a JSON object\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: 0 verified, 1 not verified, 2 could not run.\n";
+
+static _Noreturn void usage(FILE *to, int status)
+{
+	fputs(usage_text, to);
+	exit(status);
+}
+
+/* ---- the two decoders ------------------------------------------------ */
+
+static long read_source(void *ctx, void *dst, size_t n)
+{
+	return source_read(ctx, dst, n);
+}
+
+static int put_fd(void *ctx, const void *data, size_t n)
+{
+	return writer_put(ctx, data, n);
+}
+
+/* Decode path in a child process writing the stream to a pipe; the parent
+ * reads it like any stage's input.  The child reports its own errors. */
+static int spawn_decoder(const char *path, pid_t *child)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) != 0)
+		die_errno(EXIT_CANNOT_RUN, "pipe");
+	pid = fork();
+	if (pid < 0)
+		die_errno(EXIT_CANNOT_RUN, "fork");
+	if (pid == 0) {
+		struct source *src;
+		struct writer out;
+		struct scan scan;
+		struct decode dec;
+		char sha[SOURCE_SHA256_HEX];
+		int rc;
+
+		close(fds[0]);
+		signal(SIGPIPE, SIG_DFL);
+		src = source_open(path);
+		if (src == NULL)
+			die_errno(EXIT_CANNOT_RUN, "%s", path);
+		if (writer_init(&out, fds[1]) != 0 ||
+		    scan_init(&scan, read_source, src, (size_t)64 << 20) != 0)
+			die_nomem();
+		decode_init(&dec, &scan, put_fd, &out, path, "tr-verify");
+		rc = decode_document(&dec);
+		if (rc == DECODE_OK) {
+			rc = source_drain(src) == 0 ? DECODE_OK : DECODE_READ;
+			if (rc == DECODE_OK) {
+				source_sha256_hex(src, sha);
+				rc = decode_put_tail(&dec, source_stored_bytes(src), sha);
+			}
+		}
+		if (rc == DECODE_INPUT)
+			die(EXIT_CANNOT_RUN, "%s: %s", path, dec.err);
+		if (rc == DECODE_READ)
+			die(EXIT_CANNOT_RUN, "%s: %s", path, source_error(src));
+		if (rc != DECODE_OK || writer_flush(&out) != 0)
+			_exit(EXIT_CANNOT_RUN);
+		_exit(EXIT_OK);
+	}
+	close(fds[1]);
+	*child = pid;
+	return fds[0];
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+struct check {
+	const char *name;
+	uint64_t failures;
+	struct buf figures;   /* "N events compared", ... */
+	struct buf shown;     /* the first failures, one per line */
+	unsigned nshown;
+	int ran;
+};
+
+enum { C_IDENTITY, C_PRESERVE, C_REVERSAL, C_RENDER, C_COUNTS, NCHECKS };
+
+static struct check checks[NCHECKS] = {
+	{ "source identity", 0, BUF_INIT, BUF_INIT, 0, 0 },
+	{ "preservation", 0, BUF_INIT, BUF_INIT, 0, 0 },
+	{ "exact reversal", 0, BUF_INIT, BUF_INIT, 0, 0 },
+	{ "render", 0, BUF_INIT, BUF_INIT, 0, 0 },
+	{ "counts", 0, BUF_INIT, BUF_INIT, 0, 0 },
+};
+
+static void failure(int c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void failure(int c, const char *fmt, ...)
+{
+	struct check *k = &checks[c];
+	va_list ap;
+	char line[600];
+
+	k->failures++;
+	if (k->nshown == MAX_SHOWN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (k->nshown++)
+		buf_addch(&k->shown, '\n');
+	buf_addstr(&k->shown, line);
+}
+
+/* ---- reports ----------------------------------------------------------- */
+
+struct retired_ev {
+	uint64_t index;
+	char *text;
+};
+
+struct span {
+	int64_t start, end;  /* Perfetto's nanoseconds */
+	uint64_t index;      /* output event index */
+};
+
+struct lane {
+	struct span *s;
+	size_t n, cap;
+};
+
+struct flow_ref {
+	uint32_t lane;
+	int64_t ts;
+	uint64_t index;
+};
+
+struct state {
+	const char *src_path, *out_path;
+	/* from the reports */
+	int have_layers, have_compact;
+	struct buf sha_claims;        /* report name and claimed sha, per line */
+	char *guide_pid;
+	int64_t guide_tid, num_layers, passes, first_layer, max_lanes;
+	struct intern lane_keys;      /* "pid\001tid" of every synthetic lane */
+	struct lane *lanes;
+	struct intern scope_pids;
+	struct retired_ev *retired;
+	size_t nretired;
+	/* collected from the output */
+	struct span *guides;
+	size_t nguides, guides_cap;
+	struct buf guide_names;       /* names, '\n'-separated */
+	struct flow_ref *flows;
+	size_t nflows, flows_cap;
+	struct intern cats;
+	int64_t *cat_count;           /* source adds, output subtracts */
+	size_t cat_cap;
+	uint64_t compared, undone, restored, added;
+	struct jdoc doc;
+	struct buf tmp;
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	if (f == NULL)
+		die_errno(EXIT_CANNOT_RUN, "%s", path);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		if (buf_add(&b, chunk, n) != 0)
+			die_nomem();
+	if (ferror(f))
+		die_errno(EXIT_CANNOT_RUN, "%s", path);
+	fclose(f);
+	/* reports are written minified by tr-encode, but tolerate a newline */
+	while (b.len > 0 && (b.p[b.len - 1] == '\n' || b.p[b.len - 1] == ' '))
+		b.len--;
+	*len = b.len;
+	return b.p;
+}
+
+static char *raw_dup(const struct jdoc *d, int tok)
+{
+	size_t n;
+	const char *p;
+	char *s;
+
+	if (tok < 0)
+		return NULL;
+	p = jdoc_raw(d, tok, &n);
+	s = xmalloc(n + 1);
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+static int64_t int_of(const struct jdoc *d, int obj, const char *key, const char *path)
+{
+	int64_t v;
+
+	if (jdoc_int64(d, jdoc_find(d, obj, key), &v) != 0)
+		die(EXIT_CANNOT_RUN, "%s: no integer %s", path, key);
+	return v;
+}
+
+static int cmp_retired(const void *a, const void *b)
+{
+	const struct retired_ev *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void load_compaction(struct state *st, const struct jdoc *d, int obj, const char *path)
+{
+	int groups = jdoc_find(d, obj, "groups"), ret = jdoc_find(d, obj, "retired_track_metadata");
+	int k, g, n;
+
+	if (jdoc_type(d, groups) != JT_ARRAY || jdoc_type(d, ret) != JT_ARRAY)
+		die(EXIT_CANNOT_RUN, "%s: a compaction report needs groups and "
+		    "retired_track_metadata", path);
+	st->have_compact = 1;
+	st->max_lanes = int_of(d, obj, "max_lanes", path);
+	n = jdoc_size(d, groups);
+	for (k = 0, g = groups + 1; k < n; k++, g = jdoc_next(d, g)) {
+		int tids = jdoc_find(d, g, "lane_tids"), t, m, kind = jdoc_find(d, g, "kind");
+		char *pid = raw_dup(d, jdoc_find(d, g, "display_pid"));
+		if (pid == NULL || jdoc_type(d, tids) != JT_ARRAY)
+			die(EXIT_CANNOT_RUN, "%s: group without display_pid or lane_tids", path);
+		if (jdoc_size(d, tids) > st->max_lanes)
+			failure(C_RENDER, "report: group pid %s has %d lanes > max_lanes %" PRId64,
+				pid, jdoc_size(d, tids), st->max_lanes);
+		if (jdoc_str_eq(d, kind, "scope") && intern_id(&st->scope_pids, pid, strlen(pid)) < 0)
+			die_nomem();
+		for (m = 0, t = tids + 1; m < jdoc_size(d, tids); m++, t = jdoc_next(d, t)) {
+			size_t tn;
+			const char *tid = jdoc_raw(d, t, &tn);
+			buf_reset(&st->tmp);
+			buf_addstr(&st->tmp, pid);
+			buf_addch(&st->tmp, '\001');
+			buf_add(&st->tmp, tid, tn);
+			if (intern_id(&st->lane_keys, st->tmp.p, st->tmp.len) < 0)
+				die_nomem();
+		}
+		free(pid);
+	}
+	st->lanes = calloc(st->lane_keys.n + 1, sizeof *st->lanes);
+	n = jdoc_size(d, ret);
+	st->retired = xmalloc(((size_t)n + 1) * sizeof *st->retired);
+	for (k = 0, g = ret + 1; k < n; k++, g = jdoc_next(d, g)) {
+		st->retired[k].index = (uint64_t)int_of(d, g, "source_event_index", path);
+		st->retired[k].text = raw_dup(d, jdoc_find(d, g, "event"));
+		if (st->retired[k].text == NULL)
+			die(EXIT_CANNOT_RUN, "%s: retired metadata without its event", path);
+	}
+	st->nretired = (size_t)n;
+	qsort(st->retired, st->nretired, sizeof *st->retired, cmp_retired);
+}
+
+static void claim_sha(struct state *st, const struct jdoc *d, int obj, const char *path)
+{
+	size_t n;
+	int sha = jdoc_find(d, obj, "source_sha256");
+	const char *text;
+
+	if (jdoc_type(d, sha) != JT_STRING) {
+		failure(C_IDENTITY, "%s: no source_sha256", path);
+		return;
+	}
+	text = jdoc_text(d, sha, &n);
+	buf_printf(&st->sha_claims, "%s\t%.*s\n", path, (int)n, text);
+}
+
+static void load_report(struct state *st, const char *path)
+{
+	size_t len;
+	char *text = slurp(path, &len);
+	struct jdoc d = JDOC_INIT;
+	int comp;
+
+	if (jdoc_parse(&d, text, len, NULL) != 0 || jdoc_type(&d, 0) != JT_OBJECT)
+		die(EXIT_CANNOT_RUN, "%s: not a JSON object", path);
+	claim_sha(st, &d, 0, path);
+	if (jdoc_find(&d, 0, "guide_tid") >= 0) {
+		st->have_layers = 1;
+		st->guide_pid = raw_dup(&d, jdoc_find(&d, 0, "pid"));
+		st->guide_tid = int_of(&d, 0, "guide_tid", path);
+		st->num_layers = int_of(&d, 0, "num_layers", path);
+		st->passes = int_of(&d, 0, "passes", path);
+		st->first_layer = int_of(&d, 0, "first_layer", path);
+		comp = jdoc_find(&d, 0, "compaction");
+		if (jdoc_type(&d, comp) == JT_OBJECT)
+			load_compaction(st, &d, comp, path);
+	} else if (jdoc_find(&d, 0, "groups") >= 0) {
+		load_compaction(st, &d, 0, path);
+	} else {
+		die(EXIT_CANNOT_RUN, "%s: neither a layers nor a compaction report", path);
+	}
+	jdoc_free(&d);
+	free(text);
+}
+
+/* ---- per event --------------------------------------------------------- */
+
+static void count_cat(struct state *st, const char *line, size_t len, int64_t delta)
+{
+	const char *cat;
+	size_t n;
+	int64_t id;
+
+	if (!event_member(line, len, "cat", &cat, &n) ||
+	    (n == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0))
+		return;
+	id = intern_id(&st->cats, cat, n);
+	if (id < 0)
+		die_nomem();
+	if ((size_t)id >= st->cat_cap) {
+		size_t cap = st->cat_cap ? st->cat_cap * 2 : 64;
+		st->cat_count = xrealloc(st->cat_count, cap * sizeof *st->cat_count);
+		memset(st->cat_count + st->cat_cap, 0, (cap - st->cat_cap) * sizeof *st->cat_count);
+		st->cat_cap = cap;
+	}
+	st->cat_count[id] += delta;
+}
+
+/* Describe where two event texts first differ. */
+static void describe(struct buf *b, const char *a, size_t alen, const char *o, size_t olen)
+{
+	size_t i = 0, from;
+
+	while (i < alen && i < olen && a[i] == o[i])
+		i++;
+	from = i > 30 ? i - 30 : 0;
+	buf_printf(b, "byte %zu: source ...%.*s... output ...%.*s...", i,
+		   (int)((alen - from) > 70 ? 70 : alen - from), a + from,
+		   (int)((olen - from) > 70 ? 70 : olen - from), o + from);
+}
+
+struct edit {
+	size_t at, end;
+	const char *text;
+	size_t len;
+};
+
+/* Undo a placement: restore pid and tid, remove args._compact_gpu_track
+ * (and args itself when had_args is false).  0, or -1 when the note is not
+ * where tr-compact puts it. */
+static int undo(struct state *st, const char *line, size_t len, struct buf *out,
+		uint64_t *source_index)
+{
+	struct jdoc *d = &st->doc;
+	int args, note, pid, tid, opid, otid, had;
+	size_t pn, tn, opn, otn, an, nn, k;
+	const char *praw, *traw, *opraw, *otraw, *araw, *nraw;
+	struct edit e[3];
+	int64_t idx;
+
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		return -1;
+	args = jdoc_find(d, 0, "args");
+	note = jdoc_find(d, args, KEY);
+	pid = jdoc_find(d, 0, "pid");
+	tid = jdoc_find(d, 0, "tid");
+	if (jdoc_type(d, note) != JT_OBJECT || pid < 0 || tid < 0)
+		return -1;
+	opid = jdoc_find(d, note, "pid");
+	otid = jdoc_find(d, note, "tid");
+	had = jdoc_find(d, note, "had_args");
+	if (opid < 0 || otid < 0 || jdoc_int64(d, jdoc_find(d, note, "source_event_index"), &idx) != 0 ||
+	    idx < 0 || (!jdoc_str_eq(d, had, "true") && jdoc_type(d, had) != JT_PRIMITIVE))
+		return -1;
+	*source_index = (uint64_t)idx;
+	praw = jdoc_raw(d, pid, &pn);
+	traw = jdoc_raw(d, tid, &tn);
+	opraw = jdoc_raw(d, opid, &opn);
+	otraw = jdoc_raw(d, otid, &otn);
+	araw = jdoc_raw(d, args, &an);
+	nraw = jdoc_raw(d, note, &nn);
+	{
+		size_t hl;
+		const char *h = jdoc_raw(d, had, &hl);
+		int had_args = hl == 4 && memcmp(h, "true", 4) == 0;
+		size_t key_at = jdoc_raw_offset(d, note - 1);
+		size_t note_end = (size_t)(nraw - line) + nn;
+		size_t args_end = (size_t)(araw - line) + an;
+		size_t args_key_at = jdoc_raw_offset(d, args - 1);
+		if (!had_args && !(hl == 5 && memcmp(h, "false", 5) == 0))
+			return -1;
+		if (had_args) {
+			/* the note is the last member of args */
+			if (note_end + 1 != args_end)
+				return -1;
+			if (line[key_at - 1] == ',')
+				key_at--;
+			e[2].at = key_at;
+			e[2].end = note_end;
+		} else {
+			/* args holds only the note and is the event's last member */
+			if (jdoc_size(d, args) != 1 || args_end + 1 != len)
+				return -1;
+			if (line[args_key_at - 1] == ',')
+				args_key_at--;
+			e[2].at = args_key_at;
+			e[2].end = args_end;
+		}
+	}
+	e[2].text = "";
+	e[2].len = 0;
+	e[0].at = (size_t)(praw - line);
+	e[0].end = e[0].at + pn;
+	e[0].text = opraw;
+	e[0].len = opn;
+	e[1].at = (size_t)(traw - line);
+	e[1].end = e[1].at + tn;
+	e[1].text = otraw;
+	e[1].len = otn;
+	/* apply in offset order */
+	for (k = 0; k < 3; k++) {
+		size_t j;
+		for (j = k + 1; j < 3; j++)
+			if (e[j].at < e[k].at) {
+				struct edit t = e[k];
+				e[k] = e[j];
+				e[j] = t;
+			}
+	}
+	buf_reset(out);
+	{
+		size_t pos = 0;
+		for (k = 0; k < 3; k++) {
+			if (e[k].at < pos)
+				return -1;
+			buf_add(out, line + pos, e[k].at - pos);
+			buf_add(out, e[k].text, e[k].len);
+			pos = e[k].end;
+		}
+		buf_add(out, line + pos, len - pos);
+	}
+	return 0;
+}
+
+static int64_t lane_of(struct state *st, const char *line, size_t len, int *is_guide)
+{
+	const char *pid, *tid;
+	size_t pn, tn;
+
+	*is_guide = 0;
+	if (!event_member(line, len, "pid", &pid, &pn) || !event_member(line, len, "tid", &tid, &tn))
+		return -1;
+	if (st->have_layers && strlen(st->guide_pid) == pn && memcmp(st->guide_pid, pid, pn) == 0) {
+		int64_t t;
+		if (num_parse_int64(tid, tn, &t) == NUM_OK && t == st->guide_tid) {
+			*is_guide = 1;
+			return -1;
+		}
+	}
+	if (st->lane_keys.n == 0)
+		return -1;
+	buf_reset(&st->tmp);
+	buf_add(&st->tmp, pid, pn);
+	buf_addch(&st->tmp, '\001');
+	buf_add(&st->tmp, tid, tn);
+	return intern_find(&st->lane_keys, st->tmp.p, st->tmp.len);
+}
+
+static int pf_span(const char *line, size_t len, struct span *s)
+{
+	const char *ts, *dur;
+	size_t tn, dn;
+	int64_t t, d;
+
+	if (!event_member(line, len, "ts", &ts, &tn) || !event_member(line, len, "dur", &dur, &dn))
+		return -1;
+	if (ts[0] == '"') { ts++; tn -= 2; }
+	if (dur[0] == '"') { dur++; dn -= 2; }
+	if (perfetto_us_to_ns(ts, tn, &t) != NUM_OK || perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
+		return -1;
+	s->start = t;
+	s->end = t + d;
+	return 0;
+}
+
+static void add_span(struct span **v, size_t *n, size_t *cap, struct span s)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = s;
+}
+
+/* Render bookkeeping for one output event; 1 when it sits on a guide or
+ * lane track (or is metadata the tools add there). */
+static int render_event(struct state *st, const char *line, size_t len, uint64_t oindex)
+{
+	int is_guide;
+	int64_t lane = lane_of(st, line, len, &is_guide);
+	const char *ph, *v;
+	size_t phn, vn;
+	struct span s;
+
+	if (!is_guide && lane < 0)
+		return 0;
+	if (!event_member(line, len, "ph", &ph, &phn) || phn != 3) {
+		failure(C_RENDER, "output event %" PRIu64 ": no ph on a %s track", oindex,
+			is_guide ? "guide" : "lane");
+		return 1;
+	}
+	if (ph[1] == 'M')
+		return 1;
+	if (ph[1] == 'X') {
+		s.index = oindex;
+		if (pf_span(line, len, &s) != 0) {
+			failure(C_RENDER, "output event %" PRIu64 ": X without numeric ts and dur",
+				oindex);
+			return 1;
+		}
+		if (is_guide) {
+			add_span(&st->guides, &st->nguides, &st->guides_cap, s);
+			if (event_member(line, len, "name", &v, &vn)) {
+				buf_add(&st->guide_names, v, vn);
+				buf_addch(&st->guide_names, '\n');
+			}
+		} else {
+			struct lane *l = &st->lanes[lane];
+			add_span(&l->s, &l->n, &l->cap, s);
+		}
+		return 1;
+	}
+	if (!is_guide && (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')) {
+		const char *ts;
+		size_t tn;
+		struct flow_ref *f;
+		if (st->nflows == st->flows_cap) {
+			st->flows_cap = st->flows_cap ? st->flows_cap * 2 : 256;
+			st->flows = xrealloc(st->flows, st->flows_cap * sizeof *st->flows);
+		}
+		f = &st->flows[st->nflows++];
+		f->lane = (uint32_t)lane;
+		f->index = oindex;
+		if (!event_member(line, len, "ts", &ts, &tn) ||
+		    perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
+				      &f->ts) != NUM_OK)
+			f->ts = INT64_MIN;
+		return 1;
+	}
+	failure(C_RENDER, "output event %" PRIu64 ": a '%c' event on a %s track (only X slices, "
+		"flows and metadata import flat there)", oindex, ph[1], is_guide ? "guide" : "lane");
+	return 1;
+}
+
+/* ---- the checks after the streams ------------------------------------ */
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Perfetto sorts longer slices first at equal ts */
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Depth 0 for every slice: the next slice starts at or after the end of the
+ * previous one, and a zero-length slice never shares its ts with another. */
+static void check_flat(struct span *v, size_t n, const char *what, const char *track)
+{
+	size_t i;
+
+	qsort(v, n, sizeof *v, cmp_span);
+	for (i = 1; i < n; i++) {
+		const struct span *a = &v[i - 1], *b = &v[i];
+		if (b->start < a->end || (b->start == a->end && a->start == a->end &&
+					  b->start == b->end))
+			failure(C_RENDER, "output events %" PRIu64 " and %" PRIu64 " overlap on %s "
+				"%s as Perfetto imports them ([%" PRId64 ", %" PRId64 ") and [%" PRId64
+				", %" PRId64 ") ns): the second would not be at depth 0",
+				a->index, b->index, what, track, a->start, a->end, b->start, b->end);
+	}
+}
+
+static void check_render(struct state *st)
+{
+	size_t i, nlanes_used = 0;
+
+	checks[C_RENDER].ran = 1;
+	check_flat(st->guides, st->nguides, "the guide track", "");
+	for (i = 0; i < st->lane_keys.n; i++) {
+		char track[128];
+		snprintf(track, sizeof track, "(pid, tid %s)", st->lane_keys.keys[i]);
+		for (char *c = track; *c; c++)
+			if (*c == '\001')
+				*c = ',';
+		check_flat(st->lanes[i].s, st->lanes[i].n, "lane", track);
+		nlanes_used += st->lanes[i].n > 0;
+	}
+	for (i = 0; i < st->nflows; i++) {
+		const struct flow_ref *f = &st->flows[i];
+		const struct lane *l = &st->lanes[f->lane];
+		size_t lo = 0, hi = l->n;
+		int inside = 0;
+		/* the last slice starting at or before the flow's ts */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (l->s[mid].start <= f->ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && f->ts <= l->s[lo - 1].end)
+			inside = 1;
+		if (!inside)
+			failure(C_RENDER, "output event %" PRIu64 ": flow at %" PRId64 " ns is inside "
+				"no slice of its lane, so Perfetto would not attach it to its kernel",
+				f->index, f->ts);
+	}
+	buf_printf(&checks[C_RENDER].figures, "%zu guides, %zu lanes (at most %" PRId64
+		   " per device), %zu flows on their kernels; depth 0 everywhere",
+		   st->nguides, nlanes_used, st->have_compact ? st->max_lanes : 0, st->nflows);
+}
+
+static void check_counts(struct state *st)
+{
+	size_t i;
+	uint64_t ncats = 0;
+
+	checks[C_COUNTS].ran = 1;
+	for (i = 0; i < st->cats.n; i++) {
+		ncats++;
+		if (st->cat_count[i] != 0)
+			failure(C_COUNTS, "category %s: %" PRId64 " more events in the source than "
+				"in the output", st->cats.keys[i], st->cat_count[i]);
+	}
+	if (st->have_layers) {
+		int64_t want = st->num_layers * st->passes, l;
+		if ((int64_t)st->nguides != want)
+			failure(C_COUNTS, "%zu guides, expected %" PRId64 " (%" PRId64 " layers x %"
+				PRId64 " passes)", st->nguides, want, st->num_layers, st->passes);
+		for (l = 0; l < st->num_layers; l++) {
+			char name[32];
+			int64_t seen = 0;
+			const char *p = st->guide_names.p;
+			snprintf(name, sizeof name, "\"L%" PRId64 "\"\n", st->first_layer + l);
+			while ((p = strstr(p, name)) != NULL) {
+				if (p == st->guide_names.p || p[-1] == '\n')
+					seen++;
+				p++;
+			}
+			if (seen != st->passes)
+				failure(C_COUNTS, "guide L%" PRId64 " appears %" PRId64 " times, expected %"
+					PRId64, st->first_layer + l, seen, st->passes);
+		}
+		buf_printf(&checks[C_COUNTS].figures, "%zu guides = %" PRId64 " layers x %" PRId64
+			   " passes, one guide track; ", st->nguides, st->num_layers, st->passes);
+	}
+	buf_printf(&checks[C_COUNTS].figures, "%" PRIu64 " categories with equal counts", ncats);
+}
+
+static void check_identity(struct state *st, const char *tail, size_t len)
+{
+	struct jdoc d = JDOC_INIT;
+	int sha;
+	size_t n;
+	const char *actual;
+	char *line, *save = NULL;
+	unsigned claims = 0;
+
+	checks[C_IDENTITY].ran = 1;
+	if (jdoc_parse(&d, tail, len, NULL) != 0 ||
+	    jdoc_type(&d, sha = jdoc_find(&d, 0, "source_sha256")) != JT_STRING)
+		die(EXIT_CANNOT_RUN, "%s: no digest from the decoder", st->src_path);
+	actual = jdoc_text(&d, sha, &n);
+	for (line = strtok_r(st->sha_claims.p, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		claims++;
+		if (tab == NULL || strlen(tab + 1) != n || memcmp(tab + 1, actual, n) != 0)
+			failure(C_IDENTITY, "%.*s: source_sha256 %s, but %s has %.*s (%" PRId64
+				" bytes): the source changed or is another file",
+				tab ? (int)(tab - line) : 0, line, tab ? tab + 1 : "?", st->src_path,
+				(int)n, actual, int_of(&d, 0, "source_bytes", st->src_path));
+	}
+	buf_printf(&checks[C_IDENTITY].figures, "sha256 %.*s, %" PRId64 " bytes; %u report%s",
+		   (int)n, actual, int_of(&d, 0, "source_bytes", st->src_path), claims,
+		   claims == 1 ? "" : "s");
+	if (claims == 0)
+		buf_addstr(&checks[C_IDENTITY].figures, " (no report beside the output: it "
+			   "must then equal the source)");
+	jdoc_free(&d);
+}
+
+/* ---- reading both streams -------------------------------------------- */
+
+struct input {
+	struct stream_in in;
+	const char *path;
+	pid_t child;
+	uint64_t events;
+};
+
+/* The next line of a decoded stream: LINE_EVENT, LINE_TAIL, or dies. */
+static int next_line(struct input *x, const char **line, size_t *len)
+{
+	int kind;
+
+	do {
+		kind = stream_next(&x->in, line, len);
+		if (kind == LINE_ERROR || kind == LINE_END)
+			die(EXIT_CANNOT_RUN, "%s: could not be decoded (%s)", x->path,
+			    kind == LINE_END ? "no tail" : x->in.err);
+	} while (kind == LINE_CONTROL);
+	return kind;
+}
+
+static const char *members_raw(struct jdoc *d, const char *line, size_t len, size_t *n)
+{
+	int m;
+
+	if (jdoc_parse(d, line, len, NULL) != 0 || (m = jdoc_find(d, 0, "members")) < 0)
+		die(EXIT_CANNOT_RUN, "malformed stream record");
+	return jdoc_raw(d, m, n);
+}
+
+static void compare_members(struct state *st, const char *a, size_t alen, const char *b,
+			    size_t blen, const char *where)
+{
+	struct jdoc d = JDOC_INIT;
+	size_t an, bn;
+	const char *am = members_raw(&st->doc, a, alen, &an);
+	const char *bm = members_raw(&d, b, blen, &bn);
+	int c = st->have_compact ? C_REVERSAL : C_PRESERVE;
+
+	if (an != bn || memcmp(am, bm, an) != 0) {
+		struct buf diff = BUF_INIT;
+		describe(&diff, am, an, bm, bn);
+		failure(c, "top-level members %s traceEvents differ: %s", where, diff.p);
+		buf_release(&diff);
+	}
+	jdoc_free(&d);
+}
+
+static int is_scope_metadata(struct state *st, const char *line, size_t len)
+{
+	const char *pid, *ph;
+	size_t pn, phn;
+
+	return st->scope_pids.n > 0 && event_member(line, len, "ph", &ph, &phn) && phn == 3 &&
+	       ph[1] == 'M' && event_member(line, len, "pid", &pid, &pn) &&
+	       intern_find(&st->scope_pids, pid, pn) >= 0;
+}
+
+static void compare_events(struct state *st, struct input *src, struct input *out)
+{
+	const char *sl, *ol;
+	size_t slen, olen;
+	int skind, okind, c = st->have_compact ? C_REVERSAL : C_PRESERVE;
+	uint64_t i = 0, o = 0;
+	size_t rnext = 0;
+	struct buf undone = BUF_INIT, diff = BUF_INIT;
+
+	skind = next_line(src, &sl, &slen);
+	okind = next_line(out, &ol, &olen);
+	if (skind != LINE_HEAD || okind != LINE_HEAD)
+		die(EXIT_CANNOT_RUN, "decoder streams without a head");
+	compare_members(st, sl, slen, ol, olen, "before");
+	okind = next_line(out, &ol, &olen);
+	for (;;) {
+		skind = next_line(src, &sl, &slen);
+		if (skind == LINE_TAIL)
+			break;
+		count_cat(st, sl, slen, 1);
+		if (rnext < st->nretired && st->retired[rnext].index == i) {
+			const char *t = st->retired[rnext].text;
+			if (strlen(t) != slen || memcmp(t, sl, slen) != 0) {
+				buf_reset(&diff);
+				describe(&diff, sl, slen, t, strlen(t));
+				failure(C_REVERSAL, "source event %" PRIu64 ": the retired metadata in the "
+					"report differs: %s", i, diff.p);
+			}
+			while (rnext < st->nretired && st->retired[rnext].index == i)
+				rnext++;
+			st->restored++;
+			i++;
+			continue;
+		}
+		if (okind == LINE_TAIL) {
+			failure(c, "source event %" PRIu64 ": the output ends before it (events "
+				"were dropped)", i);
+			i++;
+			continue;
+		}
+		render_event(st, ol, olen, o);
+		count_cat(st, ol, olen, -1);
+		if (st->have_compact && find_bytes(ol, olen, KEY, sizeof KEY - 1) != NULL) {
+			uint64_t at;
+			if (undo(st, ol, olen, &undone, &at) != 0) {
+				failure(C_REVERSAL, "output event %" PRIu64 ": malformed %s note", o, KEY);
+			} else {
+				if (at != i)
+					failure(C_REVERSAL, "output event %" PRIu64 ": records source index %"
+						PRIu64 " but stands at source position %" PRIu64, o, at, i);
+				if (undone.len != slen || memcmp(undone.p, sl, slen) != 0) {
+					buf_reset(&diff);
+					describe(&diff, sl, slen, undone.p, undone.len);
+					failure(C_REVERSAL, "source event %" PRIu64 " (output event %" PRIu64
+						"), after undoing its placement: %s", i, o, diff.p);
+				}
+			}
+			st->undone++;
+		} else if (olen != slen || memcmp(ol, sl, slen) != 0) {
+			buf_reset(&diff);
+			describe(&diff, sl, slen, ol, olen);
+			failure(c, "source event %" PRIu64 " (output event %" PRIu64 "): %s", i, o, diff.p);
+		}
+		st->compared++;
+		i++;
+		o++;
+		okind = next_line(out, &ol, &olen);
+	}
+	/* what follows the source events must be what the tools add */
+	for (; okind != LINE_TAIL; o++, okind = next_line(out, &ol, &olen)) {
+		if (render_event(st, ol, olen, o) || is_scope_metadata(st, ol, olen)) {
+			st->added++;
+			continue;
+		}
+		failure(c, "output event %" PRIu64 ": not in the source and not added by the "
+			"tools (an event moved, duplicated or inserted?)", o);
+		count_cat(st, ol, olen, -1);
+	}
+	if (rnext < st->nretired)
+		failure(C_REVERSAL, "the report retires source event %" PRIu64 ", beyond the "
+			"source's %" PRIu64 " events", st->retired[rnext].index, i);
+	compare_members(st, sl, slen, ol, olen, "after");
+	check_identity(st, sl, slen);
+	checks[c].ran = 1;
+	buf_printf(&checks[c].figures, "%" PRIu64 " events compared", i);
+	if (st->have_compact)
+		buf_printf(&checks[c].figures, ", %" PRIu64 " placements undone, %" PRIu64
+			   " metadata restored", st->undone, st->restored);
+	buf_printf(&checks[c].figures, ", %" PRIu64 " events added by the tools", st->added);
+	buf_release(&undone);
+	buf_release(&diff);
+}
+
+static int finish(struct input *x)
+{
+	int status;
+
+	stream_in_free(&x->in);
+	if (waitpid(x->child, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void print_text(void)
+{
+	int c, ok = 1;
+
+	for (c = 0; c < NCHECKS; c++) {
+		const struct check *k = &checks[c];
+		if (!k->ran)
+			continue;
+		printf("%-16s %s: %s\n", k->name, k->failures ? "FAILED" : "ok", k->figures.p);
+		if (k->failures) {
+			ok = 0;
+			printf("  %s\n", k->shown.p);
+			if (k->failures > k->nshown)
+				printf("  ... %" PRIu64 " failures in all\n", k->failures);
+		}
+	}
+	printf("%s\n", ok ? "verified" : "NOT VERIFIED: do not use this output");
+}
+
+static void print_json(void)
+{
+	struct buf b = BUF_INIT;
+	int c, ok = 1;
+
+	buf_addstr(&b, "{\"checks\":[");
+	for (c = 0; c < NCHECKS; c++) {
+		const struct check *k = &checks[c];
+		const char *p;
+		if (!k->ran)
+			continue;
+		if (b.p[b.len - 1] != '[')
+			buf_addch(&b, ',');
+		buf_addstr(&b, "{\"name\":");
+		json_escape(&b, k->name, strlen(k->name));
+		buf_printf(&b, ",\"ok\":%s,\"figures\":", k->failures ? "false" : "true");
+		json_escape(&b, k->figures.p, k->figures.len);
+		buf_printf(&b, ",\"failures\":%" PRIu64 ",\"first_failures\":[", k->failures);
+		for (p = k->shown.p; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			if (p != k->shown.p)
+				buf_addch(&b, ',');
+			json_escape(&b, p, n);
+			p += n + (nl != NULL);
+		}
+		buf_addstr(&b, "]}");
+		ok &= k->failures == 0;
+	}
+	buf_printf(&b, "],\"verified\":%s}\n", ok ? "true" : "false");
+	fputs(b.p, stdout);
+	buf_release(&b);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "source", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct state st;
+	struct input src, out;
+	const char *reports[8];
+	int nreports = 0, json = 0, ch, c, failed = 0;
+	size_t i;
+
+	diag_init(argv[0]);
+	memset(&st, 0, sizeof st);
+	st.tmp = (struct buf)BUF_INIT;
+	st.sha_claims = (struct buf)BUF_INIT;
+	st.guide_names = (struct buf)BUF_INIT;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 's': st.src_path = optarg; break;
+		case 'o': st.out_path = optarg; break;
+		case 'r':
+			if (nreports == 8)
+				die(EXIT_CANNOT_RUN, "at most 8 --report options");
+			reports[nreports++] = optarg;
+			break;
+		case 'j': json = 1; break;
+		case 'h': usage(stdout, EXIT_OK);
+		case 'V': print_version_and_exit();
+		default: usage(stderr, EXIT_CANNOT_RUN);
+		}
+	}
+	if (optind != argc || st.src_path == NULL || st.out_path == NULL)
+		usage(stderr, EXIT_CANNOT_RUN);
+	if (nreports == 0) {
+		static const char *const suffixes[] = { ".layers.json", ".compact.json" };
+		static struct buf found[2] = { BUF_INIT, BUF_INIT };
+		for (i = 0; i < 2; i++) {
+			struct stat sb;
+			buf_printf(&found[i], "%s%s", st.out_path, suffixes[i]);
+			if (stat(found[i].p, &sb) == 0)
+				reports[nreports++] = found[i].p;
+		}
+	}
+	for (c = 0; c < nreports; c++)
+		load_report(&st, reports[c]);
+	if (st.lanes == NULL)
+		st.lanes = calloc(1, sizeof *st.lanes);
+
+	src.path = st.src_path;
+	out.path = st.out_path;
+	if (stream_in_init(&src.in, spawn_decoder(st.src_path, &src.child), STREAM_DEFAULT_MAX_LINE) ||
+	    stream_in_init(&out.in, spawn_decoder(st.out_path, &out.child), STREAM_DEFAULT_MAX_LINE))
+		die_nomem();
+	compare_events(&st, &src, &out);
+	if (finish(&src) != 0 || finish(&out) != 0)
+		die(EXIT_CANNOT_RUN, "a decoder failed");
+	check_render(&st);
+	check_counts(&st);
+
+	if (json)
+		print_json();
+	else
+		print_text();
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die_write("standard output");
+	for (c = 0; c < NCHECKS; c++)
+		failed |= checks[c].failures != 0;
+	return failed ? EXIT_NOT_VERIFIED : EXIT_OK;
+}
