@@ -45,3 +45,19 @@ tr_run_pipeline() {
 	set +m
 	return $status
 }
+
+# tr_verify TRACE OUTPUT: run tr-verify and report its verdict.  On failure
+# the files stay for inspection, and the command says so and exits 1.
+tr_verify() {
+	local trace=$1 output=$2 result status
+	result=$(tr-verify --source "$trace" --output "$output" 2>&1)
+	status=$?
+	if [ $status -eq 0 ]; then
+		echo "verification: verified (tr-verify: source identity, reversal, render, counts)"
+		return 0
+	fi
+	echo "$result" >&2
+	echo "$prog: verification FAILED (tr-verify exit status $status): do not use this" \
+		"output; it is left for inspection at $output and its report(s)" >&2
+	exit 1
+}
