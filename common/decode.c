@@ -94,11 +94,12 @@ int decode_put_tail(struct decode *d, uint64_t stored_bytes, const char *sha256_
 	return rc;
 }
 
-static int put_event(struct decode *d)
+static int put_event(struct decode *d, uint64_t at)
 {
 	if (stream_is_control(d->event.p, d->event.len)) {
-		snprintf(d->err, sizeof d->err, "event %" PRIu64 ": its first member is \"@tr\", "
-			 "which the stream reserves for control records", d->events);
+		snprintf(d->err, sizeof d->err, "byte %" PRIu64 " (event %" PRIu64 "): its first "
+			 "member is \"@tr\", which the stream reserves for control records",
+			 at, d->events);
 		return DECODE_INPUT;
 	}
 	if (buf_addch(&d->event, '\n') != 0)
@@ -113,8 +114,8 @@ static int put_event(struct decode *d)
  * closing ']' may be missing (the Chrome format allows it, and streaming
  * writers end with a comma).  A trailing comma before ']' is accepted, as
  * Perfetto accepts it. */
-/* An error inside an event (or, with after set, just after one); rc -1 is
- * the end of input.  The context is formatted only here, never per event. */
+/* An error inside an event (or, with after set, just after one); rc is a
+ * scan status.  The context is formatted only here, never per event. */
 static int event_error(struct decode *d, int rc, int after)
 {
 	char ctx[64];
@@ -123,15 +124,23 @@ static int event_error(struct decode *d, int rc, int after)
 		snprintf(ctx, sizeof ctx, " (after event %" PRIu64 ")", d->events - 1);
 	else
 		snprintf(ctx, sizeof ctx, " (event %" PRIu64 ")", d->events);
-	if (rc == -1)
-		rc = scan_fail(d->scan, SCAN_EOF,
-			       "unexpected end of input inside traceEvents (truncated JSON)");
 	return scan_error(d, rc, ctx);
+}
+
+/* scan_peek gave c < 0: -1 is the end of input (not SCAN_SYNTAX, which is
+ * also -1), below -1 a read failure. */
+static int events_end(struct decode *d, int c, int after)
+{
+	if (c == -1)
+		c = scan_fail(d->scan, SCAN_EOF,
+			      "unexpected end of input inside traceEvents (truncated JSON)");
+	return event_error(d, c, after);
 }
 
 static int decode_events(struct decode *d)
 {
 	struct scan *s = d->scan;
+	uint64_t at;
 	int c, rc;
 
 	c = scan_peek(s);
@@ -143,13 +152,14 @@ static int decode_events(struct decode *d)
 		if (c == -1 && d->array_format)
 			return DECODE_OK;
 		if (c < 0)
-			return event_error(d, c, 0);
+			return events_end(d, c, 0);
 		if (c != '{')
 			return event_error(d, scan_fail(s, SCAN_SYNTAX, "event is not a JSON object"), 0);
 		buf_reset(&d->event);
+		at = scan_offset(s);
 		if ((rc = scan_value(s, &d->event)) != SCAN_OK)
 			return event_error(d, rc, 0);
-		if ((rc = put_event(d)) != DECODE_OK)
+		if ((rc = put_event(d, at)) != DECODE_OK)
 			return rc;
 		c = scan_peek(s);
 		if (c == ',') {
@@ -168,7 +178,7 @@ static int decode_events(struct decode *d)
 		if (c == -1 && d->array_format)
 			return DECODE_OK;
 		if (c < 0)
-			return event_error(d, c, 1);
+			return events_end(d, c, 1);
 		return event_error(d, scan_fail(s, SCAN_SYNTAX, "expected ',' or ']' after an event"), 1);
 	}
 }
@@ -216,6 +226,7 @@ static int decode_object(struct decode *d)
 		if ((c = scan_peek(s)) != ':') {
 			rc = c == -1 ? scan_error(d, scan_fail(s, SCAN_EOF,
 				"unexpected end of input (truncated JSON)"), "")
+				: c < -1 ? scan_error(d, c, "")
 				: fail_here(d, "", "expected ':' after a member name");
 			goto out;
 		}
@@ -229,6 +240,7 @@ static int decode_object(struct decode *d)
 			if ((c = scan_peek(s)) != '[') {
 				rc = c == -1 ? scan_error(d, scan_fail(s, SCAN_EOF,
 					"unexpected end of input (truncated JSON)"), "")
+					: c < -1 ? scan_error(d, c, "")
 					: fail_here(d, "", "traceEvents is not an array");
 				goto out;
 			}

@@ -166,8 +166,12 @@ static int next_member(struct source *s)
 			unsigned char first = s->raw[s->raw_pos];
 			if (read_raw(s) != 0)
 				return -1;
-			if (s->raw_len == 0)
+			if (s->raw_len == 0) {
+				/* put the byte back so that the offset names it */
+				s->raw[0] = first;
+				s->raw_len = 1;
 				return gzip_error(s, "trailing garbage after the gzip data");
+			}
 			memmove(s->raw + 1, s->raw, s->raw_len);
 			s->raw[0] = first;
 			s->raw_len += 1;

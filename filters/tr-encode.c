@@ -323,6 +323,11 @@ int main(int argc, char **argv)
 			sink_put(&out, line, len);
 			break;
 		case LINE_CONTROL:
+			/* refuse at once, before the rest of the trace reaches
+			 * standard output complete-looking */
+			if (stream_is_kind(line, len, "report") && report_base == NULL)
+				die(EXIT_TROUBLE, "the stream carries reports: give --report-base "
+				    "when writing to standard output");
 			if (stream_is_kind(line, len, "report"))
 				collect_report(&reports, &doc, line, len, in.r.lineno);
 			/* other kinds are for stages that were not in the pipeline */
@@ -344,12 +349,8 @@ int main(int argc, char **argv)
 		    file.path ? "no output written" : "output incomplete");
 
 	sink_finish(&out);
-	if (reports.n > 0) {
-		if (report_base == NULL)
-			die(EXIT_TROUBLE, "the stream carries reports: give --report-base "
-			    "when writing to standard output");
+	if (reports.n > 0)
 		write_reports(&reports, report_base);
-	}
 	/* Everything is written: put the files in place, the trace first; if a
 	 * report cannot be placed, take back what was placed (all or nothing). */
 	{

@@ -30,13 +30,31 @@ tr_check_paths() {
 	done
 }
 
-# tr_run_pipeline 'CMD | CMD | ...': runs it (eval) with pipefail in its own
-# process group; SIGINT/SIGTERM/SIGHUP stop every stage (tr-encode then
-# removes its temporary files).  Returns the pipeline's status.
+# tr_worst_status STATUS...: the worst of a pipeline's statuses (call it with
+# "${PIPESTATUS[@]}" as the last command of the pipeline's function): a usage
+# error (2) in one stage outranks the refusal (1) that the empty stream then
+# causes downstream, and a stage ended by SIGPIPE (141) only follows another's
+# failure.
+tr_worst_status() {
+	local s worst=0
+	for s; do
+		case $s in
+		0|141) ;;
+		1) [ $worst -ne 0 ] || worst=1 ;;
+		*) worst=2 ;;
+		esac
+	done
+	return $worst
+}
+
+# tr_run_pipeline FUNCTION: runs the function (a pipeline ending with
+# tr_worst_status) in its own process group, so that SIGINT/SIGTERM/SIGHUP
+# stop every stage (tr-encode then removes its temporary files).  Returns
+# the function's status.
 tr_run_pipeline() {
 	local group status
 	set -m
-	eval "$1" &
+	"$1" &
 	group=$(jobs -p %%)
 	trap 'kill -TERM -- -"$group" 2>/dev/null; wait; exit 130' INT TERM HUP
 	wait %%

@@ -5,6 +5,7 @@ content).  Exit 0 when equal, 1 with the first difference, 2 on trouble.
 
 usage: json_equal.py A B
 """
+import gc
 import gzip
 import json
 import sys
@@ -53,6 +54,9 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
+    # The cyclic GC rescans the growing heap while millions of containers are
+    # made and nothing here is cyclic: without it a load is about 3x faster.
+    gc.disable()
     try:
         a, b = load(sys.argv[1]), load(sys.argv[2])
     except (OSError, ValueError) as e:
