@@ -26,7 +26,7 @@ PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lcrypto
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
-PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify
+PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
 SCRIPTS := tr-layer-track tr-compact-track
 COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode regex event filter intern
 UNITS   := buf io jsonscan json tsnum stream decode opt outfile

@@ -31,6 +31,9 @@ const char *diag_progname(void)
 }
 
 static void vmessage(const char *fmt, va_list ap, int errnum)
+	__attribute__((format(printf, 1, 0)));
+
+static void vmessage(const char *fmt, va_list ap, int errnum)
 {
 	fprintf(stderr, "%s: ", progname);
 	vfprintf(stderr, fmt, ap);

@@ -116,10 +116,16 @@ void scan_skip(struct scan *s)
 	s->pos++;
 }
 
+/* The n bytes appended are always the last n consumed, so a value too large
+ * is reported at the first byte over the limit, wherever reads ended. */
 static int out_add_slow(struct scan *s, struct buf *out, const void *p, size_t n)
 {
-	if (out->len + n > s->max_value)
-		return scan_fail(s, SCAN_TOO_BIG, "value too large");
+	if (out->len + n > s->max_value) {
+		size_t room = out->len < s->max_value ? s->max_value - out->len : 0;
+		int rc = scan_fail(s, SCAN_TOO_BIG, "value too large");
+		s->err_offset = scan_offset(s) - n + room;
+		return rc;
+	}
 	if (buf_add(out, p, n) != 0)
 		return scan_fail(s, SCAN_NOMEM, "out of memory");
 	return SCAN_OK;
@@ -212,9 +218,9 @@ int scan_string(struct scan *s, struct buf *out)
 		end = s->buf + s->len;
 		for (q = p; q < end && !string_stop[*q]; q++)
 			;
+		s->pos = (size_t)(q - s->buf);
 		if (q > p && (rc = out_add(s, out, p, (size_t)(q - p))) != SCAN_OK)
 			return rc;
-		s->pos = (size_t)(q - s->buf);
 		if (q == end)
 			continue;
 		if (*q == '"') {

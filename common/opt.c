@@ -8,7 +8,8 @@ int opt_parse_i64(const char *text, int64_t min, int64_t max, int64_t *value)
 	char *end;
 	long long v;
 
-	if (*text == '\0' || *text == ' ' || *text == '+')
+	/* strtoll would skip any leading white space and accept a '+' */
+	if (*text != '-' && (*text < '0' || *text > '9'))
 		return -1;
 	errno = 0;
 	v = strtoll(text, &end, 10);

@@ -62,7 +62,10 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 		snprintf(in->err, sizeof in->err, "read error: %s", strerror(errno));
 		return LINE_ERROR;
 	case READ_TOO_LONG:
-		return fail_at(in, "line longer than the maximum line length");
+		/* the reader has not counted the line it refused */
+		snprintf(in->err, sizeof in->err, "line %" PRIu64 ": line longer than the "
+			 "maximum line length", in->r.lineno + 1);
+		return LINE_ERROR;
 	case READ_PARTIAL:
 		return fail(in, "truncated stream: input ended inside a line");
 	default:

@@ -13,6 +13,7 @@ done
 case " $missing " in *" python3 "*)
 	command -v python3 >/dev/null 2>&1 && missing=$(echo "$missing" | sed 's/ python3//') ;;
 esac
+command -v chromium >/dev/null 2>&1 || { [ "$(id -u)" -eq 0 ] && { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; } </dev/null >/dev/null 2>&1; } || echo "install-deps: note: chromium is not installed (optional: the browser test of t-serve.sh is skipped)" >&2
 [ -z "$missing" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" -ne 0 ]; then

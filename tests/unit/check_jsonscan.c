@@ -1,0 +1,749 @@
+/* Unit tests for common/jsonscan.c.  The scanner reads through a callback
+ * that serves the input whole, one byte at a time, or in random pieces, so
+ * that every refill path (inside strings, escapes, numbers, literals and
+ * whitespace) is taken.  Every case is run in every serving mode. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonscan.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define S(lit) lit, sizeof(lit) - 1
+
+/* ---- the byte source ---- */
+
+enum serve { SERVE_WHOLE, SERVE_ONE, SERVE_RANDOM_SMALL, SERVE_RANDOM_LARGE, NSERVE };
+
+struct feeder {
+	const char *data;
+	size_t len, pos;
+	enum serve mode;
+	uint32_t rng;
+	size_t fail_at;  /* read fails once pos reaches it (SIZE_MAX: never) */
+	unsigned calls;
+};
+
+static uint32_t next_rand(uint32_t *x)
+{
+	/* xorshift32: deterministic across runs */
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static long feed_read(void *ctx, void *dst, size_t n)
+{
+	struct feeder *f = ctx;
+	size_t k = f->len - f->pos;
+
+	f->calls++;
+	if (f->pos >= f->fail_at)
+		return -1;
+	if (f->fail_at - f->pos < k)
+		k = f->fail_at - f->pos;
+	switch (f->mode) {
+	case SERVE_WHOLE: break;
+	case SERVE_ONE: k = k < 1 ? k : 1; break;
+	case SERVE_RANDOM_SMALL: {
+		size_t r = 1 + next_rand(&f->rng) % 5;
+		k = k < r ? k : r;
+		break;
+	}
+	default: {
+		size_t r = 1 + next_rand(&f->rng) % 97;
+		k = k < r ? k : r;
+		break;
+	}
+	}
+	if (k > n)
+		k = n;
+	memcpy(dst, f->data + f->pos, k);
+	f->pos += k;
+	return (long)k;
+}
+
+static void feeder_init(struct feeder *f, const char *data, size_t len, enum serve mode)
+{
+	memset(f, 0, sizeof *f);
+	f->data = data;
+	f->len = len;
+	f->mode = mode;
+	f->rng = 0x9E3779B9u ^ (uint32_t)(len * 2654435761u) ^ (uint32_t)mode;
+	f->fail_at = SIZE_MAX;
+}
+
+/* Scan one value from data with the given serving mode. */
+static int scan_one(const char *data, size_t len, enum serve mode, size_t max_value,
+		    struct buf *out, struct scan *s, struct feeder *f)
+{
+	feeder_init(f, data, len, mode);
+	ck_assert_int_eq(scan_init(s, feed_read, f, max_value), SCAN_OK);
+	return scan_value(s, out);
+}
+
+/* ---- minification keeps everything but insignificant whitespace ---- */
+
+struct minify_case {
+	const char *in;
+	size_t in_len;
+	const char *out;
+	size_t out_len;
+	size_t end;  /* offset after the value */
+};
+
+static const struct minify_case minify_cases[] = {
+	{ S(" { \"a\" : 1 , \"b\" : [ true , false , null ] } "),
+	  S("{\"a\":1,\"b\":[true,false,null]}"), 44 },
+	{ S("[ -0 , 0.5e-10 , 1E+3 , -12.340e0 , 123456789012345678901234567890 , 0 ]"),
+	  S("[-0,0.5e-10,1E+3,-12.340e0,123456789012345678901234567890,0]"), 72 },
+	{ S("\r\n\t[\r\n\t1\r\n\t]\r\n\t"), S("[1]"), 12 },
+	{ S("{ \"x\" : { } , \"y\" : [ ] , \"z\" : [ [ ] , { } ] }"),
+	  S("{\"x\":{},\"y\":[],\"z\":[[],{}]}"), 47 },
+	/* member order and duplicate names are kept */
+	{ S("{\"b\":1 ,\"a\":2, \"b\":3}"), S("{\"b\":1,\"a\":2,\"b\":3}"), 21 },
+	/* escapes are copied, not resolved; whitespace inside strings stays */
+	{ S(" \" a \\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u0041\\uD83D\\uDE00\\uDEAD \" "),
+	  S("\" a \\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u0041\\uD83D\\uDE00\\uDEAD \""), 51 },
+	/* punctuation inside strings is content */
+	{ S("[\"{}[],: \" , \"\"]"), S("[\"{}[],: \",\"\"]"), 16 },
+	/* invalid UTF-8 and DEL pass byte for byte, in names and values */
+	{ S("{ \"\xff\xfe\" : \"\xc3\x28\xed\xa0\x80\x7f\x80\xc0\xaf\" }"),
+	  S("{\"\xff\xfe\":\"\xc3\x28\xed\xa0\x80\x7f\x80\xc0\xaf\"}"), 22 },
+	/* scalars at the top level */
+	{ S("  42  "), S("42"), 4 },
+	{ S("-1.5e-3"), S("-1.5e-3"), 7 },
+	{ S("0"), S("0"), 1 },
+	{ S("-0.0E-0 "), S("-0.0E-0"), 7 },
+	{ S("\"s\""), S("\"s\""), 3 },
+	{ S("true"), S("true"), 4 },
+	{ S("false "), S("false"), 5 },
+	{ S("\nnull\n"), S("null"), 5 },
+	{ S("[true,false,null]"), S("[true,false,null]"), 17 },
+	/* the number text is kept exactly (no normalisation) */
+	{ S("[1.000000000000000000001,1e400,-0e-0,1712195495519689.047]"),
+	  S("[1.000000000000000000001,1e400,-0e-0,1712195495519689.047]"), 58 },
+};
+
+START_TEST(test_minify)
+{
+	const struct minify_case *c = &minify_cases[_i];
+	int mode;
+
+	for (mode = 0; mode < NSERVE; mode++) {
+		struct buf out = BUF_INIT;
+		struct scan s;
+		struct feeder f;
+
+		ck_assert_msg(scan_one(c->in, c->in_len, (enum serve)mode, SIZE_MAX, &out, &s, &f)
+			      == SCAN_OK, "mode %d: %s", mode, s.err);
+		ck_assert_uint_eq(out.len, c->out_len);
+		ck_assert_mem_eq(out.p, c->out, c->out_len);
+		ck_assert_uint_eq(scan_offset(&s), c->end);
+		/* only whitespace is left */
+		ck_assert_int_eq(scan_peek(&s), -1);
+		ck_assert_uint_eq(scan_offset(&s), c->in_len);
+		scan_free(&s);
+		buf_release(&out);
+	}
+}
+END_TEST
+
+/* Every byte a string may hold unescaped passes through unchanged. */
+START_TEST(test_all_string_bytes)
+{
+	enum serve mode = (enum serve)_i;
+	char in[300];
+	size_t n = 0;
+	int c;
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+
+	in[n++] = '"';
+	for (c = 0x20; c <= 0xff; c++)
+		if (c != '"' && c != '\\')
+			in[n++] = (char)c;
+	in[n++] = '"';
+	ck_assert_int_eq(scan_one(in, n, mode, SIZE_MAX, &out, &s, &f), SCAN_OK);
+	ck_assert_uint_eq(out.len, n);
+	ck_assert_mem_eq(out.p, in, n);
+	scan_free(&s);
+	buf_release(&out);
+}
+END_TEST
+
+/* ---- errors: status, offset of the offending byte, and message ---- */
+
+struct error_case {
+	const char *in;
+	size_t in_len;
+	int status;
+	uint64_t offset;
+	const char *msg;
+};
+
+#define E_VALUE "expected a value"
+#define E_ELEM "expected ',' or ']' after an element"
+#define E_MEMBER "expected ',' or '}' after a member"
+#define E_NAME_AFTER "expected a member name after ','"
+#define E_NAME_OR "expected a member name or '}'"
+#define E_COLON "expected ':' after a member name"
+#define E_MISMATCH "mismatched closing bracket"
+#define E_ZERO "invalid number (leading zero)"
+#define E_FRAC "invalid number (no digit after '.')"
+#define E_EXP "invalid number (no digit in exponent)"
+#define E_NUMBER "invalid number"
+#define E_ESCAPE "invalid escape in string"
+#define E_UESC "invalid \\u escape (expected 4 hex digits)"
+#define E_CTRL "control character in string (must be escaped)"
+#define E_LITERAL "invalid literal"
+#define E_EOF "unexpected end of input (truncated JSON)"
+
+static const struct error_case error_cases[] = {
+	/* numbers */
+	{ S("[01]"), SCAN_SYNTAX, 2, E_ZERO },
+	{ S("[00]"), SCAN_SYNTAX, 2, E_ZERO },
+	{ S("[-01]"), SCAN_SYNTAX, 3, E_ZERO },
+	{ S("01"), SCAN_SYNTAX, 1, E_ZERO },
+	{ S("[1.]"), SCAN_SYNTAX, 3, E_FRAC },
+	{ S("[1.e5]"), SCAN_SYNTAX, 3, E_FRAC },
+	{ S("[1e]"), SCAN_SYNTAX, 3, E_EXP },
+	{ S("[1E+]"), SCAN_SYNTAX, 4, E_EXP },
+	{ S("[1e-x]"), SCAN_SYNTAX, 4, E_EXP },
+	{ S("[-]"), SCAN_SYNTAX, 2, E_NUMBER },
+	{ S("[-a]"), SCAN_SYNTAX, 2, E_NUMBER },
+	{ S("[--1]"), SCAN_SYNTAX, 2, E_NUMBER },
+	{ S("[-Infinity]"), SCAN_SYNTAX, 2, E_NUMBER },
+	{ S("[+1]"), SCAN_SYNTAX, 1, E_VALUE },
+	{ S("[.5]"), SCAN_SYNTAX, 1, E_VALUE },
+	{ S("[NaN]"), SCAN_SYNTAX, 1, E_VALUE },
+	{ S("[0x1]"), SCAN_SYNTAX, 2, E_ELEM },
+	{ S("[1.5.2]"), SCAN_SYNTAX, 4, E_ELEM },
+	{ S("[1e5e]"), SCAN_SYNTAX, 4, E_ELEM },
+	/* truncated numbers at the end of input */
+	{ S("1."), SCAN_EOF, 2, E_EOF },
+	{ S("1e"), SCAN_EOF, 2, E_EOF },
+	{ S("1e+"), SCAN_EOF, 3, E_EOF },
+	{ S("-"), SCAN_EOF, 1, E_EOF },
+	{ S("[1."), SCAN_EOF, 3, E_EOF },
+	/* commas and colons */
+	{ S("[1 2]"), SCAN_SYNTAX, 3, E_ELEM },
+	{ S("{\"a\":1 \"b\":2}"), SCAN_SYNTAX, 7, E_MEMBER },
+	{ S("{\"a\":1,}"), SCAN_SYNTAX, 7, E_NAME_AFTER },
+	{ S("{\"a\":1 , }"), SCAN_SYNTAX, 9, E_NAME_AFTER },
+	{ S("[1,]"), SCAN_SYNTAX, 3, E_VALUE },
+	{ S("[1 , ]"), SCAN_SYNTAX, 5, E_VALUE },
+	{ S("[,1]"), SCAN_SYNTAX, 1, E_VALUE },
+	{ S("[1,,2]"), SCAN_SYNTAX, 3, E_VALUE },
+	{ S("{,}"), SCAN_SYNTAX, 1, E_NAME_OR },
+	{ S("{1:2}"), SCAN_SYNTAX, 1, E_NAME_OR },
+	{ S("{\"a\" 1}"), SCAN_SYNTAX, 5, E_COLON },
+	{ S("{\"a\"}"), SCAN_SYNTAX, 4, E_COLON },
+	{ S("{\"a\"::1}"), SCAN_SYNTAX, 5, E_VALUE },
+	{ S("[\"a\" : 1]"), SCAN_SYNTAX, 5, E_ELEM },
+	/* escapes and control characters */
+	{ S("\"\\x\""), SCAN_SYNTAX, 2, E_ESCAPE },
+	{ S("\"ab\\'\""), SCAN_SYNTAX, 4, E_ESCAPE },
+	{ S("\"\\U0041\""), SCAN_SYNTAX, 2, E_ESCAPE },
+	{ S("\"\\u12G4\""), SCAN_SYNTAX, 5, E_UESC },
+	{ S("\"\\u\""), SCAN_SYNTAX, 3, E_UESC },
+	{ S("\"\\u004\""), SCAN_SYNTAX, 6, E_UESC },
+	{ S("\"a\x01" "b\""), SCAN_SYNTAX, 2, E_CTRL },
+	{ S("\"\t\""), SCAN_SYNTAX, 1, E_CTRL },
+	{ S("\"\n\""), SCAN_SYNTAX, 1, E_CTRL },
+	{ S("{\"k\x1f\":1}"), SCAN_SYNTAX, 3, E_CTRL },
+	{ S("[\"a\",\"\x00\"]"), SCAN_SYNTAX, 6, E_CTRL },
+	/* brackets */
+	{ S("[}"), SCAN_SYNTAX, 1, E_VALUE },
+	{ S("{]"), SCAN_SYNTAX, 1, E_NAME_OR },
+	{ S("[1}"), SCAN_SYNTAX, 2, E_MISMATCH },
+	{ S("{\"a\":[1}}"), SCAN_SYNTAX, 7, E_MISMATCH },
+	{ S("{\"a\":1]"), SCAN_SYNTAX, 6, E_MISMATCH },
+	{ S("[[]}"), SCAN_SYNTAX, 3, E_MISMATCH },
+	{ S("[{}]]"), SCAN_OK, 0, "" },  /* one value; the second ']' is the caller's */
+	/* literals */
+	{ S("tru"), SCAN_EOF, 3, E_EOF },
+	{ S("t"), SCAN_EOF, 1, E_EOF },
+	{ S("fals"), SCAN_EOF, 4, E_EOF },
+	{ S("nul"), SCAN_EOF, 3, E_EOF },
+	{ S("trux"), SCAN_SYNTAX, 3, E_LITERAL },
+	{ S("[tru]"), SCAN_SYNTAX, 4, E_LITERAL },
+	{ S("[nul,1]"), SCAN_SYNTAX, 4, E_LITERAL },
+	{ S("[t]"), SCAN_SYNTAX, 2, E_LITERAL },
+	{ S("[nulL]"), SCAN_SYNTAX, 4, E_LITERAL },
+	{ S("[truefalse]"), SCAN_SYNTAX, 5, E_ELEM },
+	{ S("[True]"), SCAN_SYNTAX, 1, E_VALUE },
+	{ S("['a']"), SCAN_SYNTAX, 1, E_VALUE },
+	/* other starts */
+	{ S("x"), SCAN_SYNTAX, 0, E_VALUE },
+	{ S("  ]"), SCAN_SYNTAX, 2, E_VALUE },
+	{ S("\xef\xbb\xbf{}"), SCAN_SYNTAX, 0, E_VALUE },
+	{ S(""), SCAN_EOF, 0, E_EOF },
+	{ S(" \n\t\r "), SCAN_EOF, 5, E_EOF },
+	{ S("\x00"), SCAN_SYNTAX, 0, E_VALUE },
+	/* truncations inside a value */
+	{ S("[1"), SCAN_EOF, 2, E_EOF },
+	{ S("{\"a\""), SCAN_EOF, 4, E_EOF },
+	{ S("{\"a\":"), SCAN_EOF, 5, E_EOF },
+	{ S("\"abc"), SCAN_EOF, 4, E_EOF },
+	{ S("\"\\"), SCAN_EOF, 2, E_EOF },
+	{ S("\"\\u00"), SCAN_EOF, 5, E_EOF },
+};
+
+START_TEST(test_errors)
+{
+	const struct error_case *c = &error_cases[_i];
+	int mode;
+
+	for (mode = 0; mode < NSERVE; mode++) {
+		struct buf out = BUF_INIT;
+		struct scan s;
+		struct feeder f;
+		int rc = scan_one(c->in, c->in_len, (enum serve)mode, SIZE_MAX, &out, &s, &f);
+
+		ck_assert_msg(rc == c->status, "case %d (%s) mode %d: status %d, want %d",
+			      _i, c->in, mode, rc, c->status);
+		if (c->status != SCAN_OK) {
+			ck_assert_msg(s.err_offset == c->offset,
+				      "case %d (%s) mode %d: offset %llu, want %llu", _i,
+				      c->in, mode, (unsigned long long)s.err_offset,
+				      (unsigned long long)c->offset);
+			ck_assert_str_eq(s.err, c->msg);
+		}
+		scan_free(&s);
+		buf_release(&out);
+	}
+}
+END_TEST
+
+/* ---- truncation at every prefix; read errors at every offset ---- */
+
+static const char full_doc[] =
+	"{ \"s\" : \"a\\\"\\u00e9\\n\\uD83D\\uDE00\xff\" , \"n\" : [ -12.5e+3 , 0 , 1E-2 , -0 , "
+	"0.25 , 10 ] , \"l\" : [ true , false , null ] , \"o\" : { \"\" : { } } , "
+	"\"e\" : [ ] , \"d\" : [ [ [ 1 ] ] ] }";
+static const char full_min[] =
+	"{\"s\":\"a\\\"\\u00e9\\n\\uD83D\\uDE00\xff\",\"n\":[-12.5e+3,0,1E-2,-0,0.25,10],"
+	"\"l\":[true,false,null],\"o\":{\"\":{}},\"e\":[],\"d\":[[[1]]]}";
+
+START_TEST(test_every_prefix_is_eof)
+{
+	enum serve mode = (enum serve)_i;
+	size_t len = sizeof full_doc - 1, k;
+
+	for (k = 0; k <= len; k++) {
+		struct buf out = BUF_INIT;
+		struct scan s;
+		struct feeder f;
+		int rc = scan_one(full_doc, k, mode, SIZE_MAX, &out, &s, &f);
+
+		if (k == len) {
+			ck_assert_int_eq(rc, SCAN_OK);
+			ck_assert_str_eq(out.p, full_min);
+		} else {
+			ck_assert_msg(rc == SCAN_EOF, "prefix %zu mode %d: status %d (%s)",
+				      k, mode, rc, s.err);
+			ck_assert_uint_eq(s.err_offset, k);
+			ck_assert_str_eq(s.err, E_EOF);
+		}
+		scan_free(&s);
+		buf_release(&out);
+	}
+}
+END_TEST
+
+START_TEST(test_read_error_everywhere)
+{
+	enum serve mode = (enum serve)_i;
+	size_t len = sizeof full_doc - 1, k;
+
+	for (k = 0; k <= len; k++) {
+		struct buf out = BUF_INIT;
+		struct scan s;
+		struct feeder f;
+		int rc;
+
+		feeder_init(&f, full_doc, len, mode);
+		f.fail_at = k;
+		ck_assert_int_eq(scan_init(&s, feed_read, &f, SIZE_MAX), SCAN_OK);
+		rc = scan_value(&s, &out);
+		if (k == len) {
+			/* the value ends with its last byte: no further read */
+			ck_assert_int_eq(rc, SCAN_OK);
+			ck_assert_str_eq(out.p, full_min);
+		} else {
+			ck_assert_msg(rc == SCAN_READ, "fail at %zu mode %d: status %d (%s)",
+				      k, mode, rc, s.err);
+			ck_assert_str_eq(s.err, "read error");
+			ck_assert_uint_eq(s.err_offset, k);
+		}
+		scan_free(&s);
+		buf_release(&out);
+	}
+}
+END_TEST
+
+START_TEST(test_peek_read_error)
+{
+	struct scan s;
+	struct feeder f;
+
+	feeder_init(&f, "  x", 3, SERVE_ONE);
+	f.fail_at = 2;
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 10), SCAN_OK);
+	ck_assert_int_eq(scan_peek(&s), SCAN_READ);
+	ck_assert_str_eq(s.err, "read error");
+	ck_assert_uint_eq(s.err_offset, 2);
+	scan_free(&s);
+}
+END_TEST
+
+/* ---- the size limit ---- */
+
+START_TEST(test_max_value)
+{
+	enum serve mode = (enum serve)_i;
+	static const char in[] = " { \"key\" : \"0123456789\" , \"n\" : [ 1 , 2 , 3 ] } ";
+	static const char min[] = "{\"key\":\"0123456789\",\"n\":[1,2,3]}";
+	size_t L = sizeof min - 1;
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+
+	/* the limit counts the minified bytes, not the input */
+	ck_assert_int_eq(scan_one(in, sizeof in - 1, mode, L, &out, &s, &f), SCAN_OK);
+	ck_assert_str_eq(out.p, min);
+	scan_free(&s);
+	buf_reset(&out);
+
+	ck_assert_int_eq(scan_one(in, sizeof in - 1, mode, L - 1, &out, &s, &f), SCAN_TOO_BIG);
+	ck_assert_str_eq(s.err, "value too large");
+	ck_assert_uint_le(out.len, L - 1);
+	scan_free(&s);
+
+	/* what out already holds counts */
+	buf_reset(&out);
+	ck_assert_int_eq(buf_addstr(&out, "abc"), 0);
+	ck_assert_int_eq(scan_one(in, sizeof in - 1, mode, L + 3, &out, &s, &f), SCAN_OK);
+	ck_assert_uint_eq(out.len, L + 3);
+	ck_assert_mem_eq(out.p, "abc", 3);
+	ck_assert_str_eq(out.p + 3, min);
+	scan_free(&s);
+	buf_reset(&out);
+	ck_assert_int_eq(buf_addstr(&out, "abc"), 0);
+	ck_assert_int_eq(scan_one(in, sizeof in - 1, mode, L + 2, &out, &s, &f), SCAN_TOO_BIG);
+	ck_assert_uint_le(out.len, L + 2);
+	scan_free(&s);
+	buf_release(&out);
+}
+END_TEST
+
+/* Each kind of value at a limit one byte too small. */
+START_TEST(test_max_value_each_kind)
+{
+	static const char *const vals[] = {
+		"\"abcdef\"", "\"a\\u0041\"", "\"\\n\\t\"", "123456", "-1.5e+10",
+		"true", "false", "null", "[1,2]", "{\"a\":{}}", "[[[[]]]]"
+	};
+	enum serve mode = (enum serve)_i;
+	size_t i;
+
+	for (i = 0; i < COUNT(vals); i++) {
+		size_t L = strlen(vals[i]);
+		struct buf out = BUF_INIT;
+		struct scan s;
+		struct feeder f;
+
+		ck_assert_int_eq(scan_one(vals[i], L, mode, L, &out, &s, &f), SCAN_OK);
+		ck_assert_str_eq(out.p, vals[i]);
+		scan_free(&s);
+		buf_reset(&out);
+		ck_assert_msg(scan_one(vals[i], L, mode, L - 1, &out, &s, &f) == SCAN_TOO_BIG,
+			      "%s at limit %zu", vals[i], L - 1);
+		scan_free(&s);
+		buf_release(&out);
+	}
+}
+END_TEST
+
+/* At every limit below the document's size: SCAN_TOO_BIG, at an offset that
+ * does not depend on how the input was served (so that plain and gzip
+ * input, or different pipe timings, report the same byte). */
+START_TEST(test_max_value_offset_stable)
+{
+	size_t len = sizeof full_doc - 1, L = sizeof full_min - 1, max;
+
+	for (max = 0; max < L; max++) {
+		uint64_t first = 0;
+		int mode;
+
+		for (mode = 0; mode < NSERVE; mode++) {
+			struct buf out = BUF_INIT;
+			struct scan s;
+			struct feeder f;
+
+			ck_assert_int_eq(scan_one(full_doc, len, (enum serve)mode, max, &out, &s, &f),
+					 SCAN_TOO_BIG);
+			ck_assert_uint_le(out.len, max);
+			ck_assert_uint_le(s.err_offset, len);
+			if (mode == 0)
+				first = s.err_offset;
+			ck_assert_msg(s.err_offset == first, "limit %zu mode %d: offset %llu, "
+				      "whole input gave %llu", max, mode,
+				      (unsigned long long)s.err_offset, (unsigned long long)first);
+			scan_free(&s);
+			buf_release(&out);
+		}
+	}
+}
+END_TEST
+
+/* A string run that does not fit: the offset is the first byte over. */
+START_TEST(test_max_value_string_offset)
+{
+	enum serve mode = (enum serve)_i;
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+
+	/* {"name":"  is 9 bytes; 11 more fit; 'b' at offset 20 does not */
+	ck_assert_int_eq(scan_one(S("{\"name\":\"0123456789abcdefghij\"}"), mode, 20,
+				  &out, &s, &f), SCAN_TOO_BIG);
+	ck_assert_uint_eq(s.err_offset, 20);
+	scan_free(&s);
+	buf_release(&out);
+	/* digits likewise: [12345 with a limit of 3 stops at '3' */
+	ck_assert_int_eq(scan_one(S("[12345]"), mode, 3, &out, &s, &f), SCAN_TOO_BIG);
+	ck_assert_uint_eq(s.err_offset, 3);
+	scan_free(&s);
+	buf_release(&out);
+}
+END_TEST
+
+/* ---- nesting depth is limited by memory, not the C stack ---- */
+
+#define DEEP 100000
+
+START_TEST(test_deep_arrays)
+{
+	enum serve mode = (enum serve)_i;
+	size_t n = 2 * DEEP;
+	char *in = malloc(n);
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+
+	ck_assert_ptr_nonnull(in);
+	memset(in, '[', DEEP);
+	memset(in + DEEP, ']', DEEP);
+	ck_assert_int_eq(scan_one(in, n, mode, SIZE_MAX, &out, &s, &f), SCAN_OK);
+	ck_assert_uint_eq(out.len, n);
+	ck_assert_mem_eq(out.p, in, n);
+	ck_assert_uint_eq(s.stack.len, 0);
+	scan_free(&s);
+	buf_reset(&out);
+	/* one bracket short */
+	ck_assert_int_eq(scan_one(in, n - 1, mode, SIZE_MAX, &out, &s, &f), SCAN_EOF);
+	ck_assert_uint_eq(s.err_offset, n - 1);
+	scan_free(&s);
+	buf_release(&out);
+	free(in);
+}
+END_TEST
+
+START_TEST(test_deep_objects)
+{
+	enum serve mode = (enum serve)_i;
+	size_t n = 5 * DEEP + 1 + DEEP, i;
+	char *in = malloc(n);
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+
+	ck_assert_ptr_nonnull(in);
+	for (i = 0; i < DEEP; i++)
+		memcpy(in + 5 * i, "{\"a\":", 5);
+	in[5 * DEEP] = '1';
+	memset(in + 5 * DEEP + 1, '}', DEEP);
+	ck_assert_int_eq(scan_one(in, n, mode, SIZE_MAX, &out, &s, &f), SCAN_OK);
+	ck_assert_uint_eq(out.len, n);
+	ck_assert_mem_eq(out.p, in, n);
+	scan_free(&s);
+	buf_reset(&out);
+	/* a ']' where the innermost '}' belongs */
+	in[5 * DEEP + 1] = ']';
+	ck_assert_int_eq(scan_one(in, n, mode, SIZE_MAX, &out, &s, &f), SCAN_SYNTAX);
+	ck_assert_uint_eq(s.err_offset, 5 * DEEP + 1);
+	ck_assert_str_eq(s.err, E_MISMATCH);
+	scan_free(&s);
+	buf_release(&out);
+	free(in);
+}
+END_TEST
+
+/* ---- several values in a row, scan_string, scan_peek, scan_fail ---- */
+
+START_TEST(test_sequence)
+{
+	enum serve mode = (enum serve)_i;
+	static const char in[] = "1 [2]{\"a\":3}\"x\"\ntrue -4.5 null";
+	static const char *const want[] = {
+		"1", "[2]", "{\"a\":3}", "\"x\"", "true", "-4.5", "null"
+	};
+	static const uint64_t ends[] = { 1, 5, 12, 15, 20, 25, 30 };
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+	size_t i;
+
+	feeder_init(&f, in, sizeof in - 1, mode);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 64), SCAN_OK);
+	for (i = 0; i < COUNT(want); i++) {
+		buf_reset(&out);
+		ck_assert_int_eq(scan_value(&s, &out), SCAN_OK);
+		ck_assert_str_eq(out.p, want[i]);
+		ck_assert_uint_eq(scan_offset(&s), ends[i]);
+	}
+	ck_assert_int_eq(scan_peek(&s), -1);
+	ck_assert_int_eq(scan_value(&s, &out), SCAN_EOF);
+	ck_assert_uint_eq(s.err_offset, sizeof in - 1);
+	scan_free(&s);
+	buf_release(&out);
+}
+END_TEST
+
+START_TEST(test_scan_string)
+{
+	enum serve mode = (enum serve)_i;
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+
+	feeder_init(&f, S("  \"a\\u0062\" 1"), mode);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 64), SCAN_OK);
+	ck_assert_int_eq(scan_string(&s, &out), SCAN_OK);
+	ck_assert_str_eq(out.p, "\"a\\u0062\"");
+	ck_assert_uint_eq(scan_offset(&s), 11);
+	ck_assert_int_eq(scan_string(&s, &out), SCAN_SYNTAX);
+	ck_assert_str_eq(s.err, "expected a string");
+	ck_assert_uint_eq(s.err_offset, 12);
+	scan_free(&s);
+
+	buf_reset(&out);
+	feeder_init(&f, S(" \"ab"), mode);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 64), SCAN_OK);
+	ck_assert_int_eq(scan_string(&s, &out), SCAN_EOF);
+	ck_assert_uint_eq(s.err_offset, 4);
+	scan_free(&s);
+
+	buf_reset(&out);
+	feeder_init(&f, S("   "), mode);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 64), SCAN_OK);
+	ck_assert_int_eq(scan_string(&s, &out), SCAN_EOF);
+	ck_assert_uint_eq(s.err_offset, 3);
+	scan_free(&s);
+
+	/* the limit applies to strings too */
+	buf_reset(&out);
+	feeder_init(&f, S("\"abcdef\""), mode);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 7), SCAN_OK);
+	ck_assert_int_eq(scan_string(&s, &out), SCAN_TOO_BIG);
+	scan_free(&s);
+	buf_release(&out);
+}
+END_TEST
+
+START_TEST(test_peek_skip)
+{
+	enum serve mode = (enum serve)_i;
+	struct scan s;
+	struct feeder f;
+
+	feeder_init(&f, S(" \t\r\n,x  "), mode);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 64), SCAN_OK);
+	ck_assert_uint_eq(scan_offset(&s), 0);
+	ck_assert_int_eq(scan_peek(&s), ',');
+	ck_assert_uint_eq(scan_offset(&s), 4);
+	ck_assert_int_eq(scan_peek(&s), ',');  /* peek does not consume */
+	scan_skip(&s);
+	ck_assert_int_eq(scan_peek(&s), 'x');
+	ck_assert_uint_eq(scan_offset(&s), 5);
+	scan_skip(&s);
+	ck_assert_int_eq(scan_peek(&s), -1);
+	ck_assert_uint_eq(scan_offset(&s), 8);
+	ck_assert_int_eq(scan_peek(&s), -1);
+	/* a byte >= 0x80 peeks as a non-negative value */
+	scan_free(&s);
+	feeder_init(&f, S("\xff"), mode);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 64), SCAN_OK);
+	ck_assert_int_eq(scan_peek(&s), 0xff);
+	scan_free(&s);
+}
+END_TEST
+
+START_TEST(test_scan_fail)
+{
+	struct scan s;
+	struct feeder f;
+
+	feeder_init(&f, S("  abc"), SERVE_WHOLE);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 64), SCAN_OK);
+	ck_assert_int_eq(scan_peek(&s), 'a');
+	ck_assert_int_eq(scan_fail(&s, SCAN_SYNTAX, "my own grammar"), SCAN_SYNTAX);
+	ck_assert_uint_eq(s.err_offset, 2);
+	ck_assert_str_eq(s.err, "my own grammar");
+	scan_free(&s);
+	scan_free(&s);  /* safe twice */
+}
+END_TEST
+
+static Suite *jsonscan_suite(void)
+{
+	Suite *s = suite_create("jsonscan");
+	TCase *values = tcase_create("values");
+	TCase *errors = tcase_create("errors");
+	TCase *limits = tcase_create("limits");
+	TCase *api = tcase_create("api");
+
+	tcase_add_loop_test(values, test_minify, 0, (int)COUNT(minify_cases));
+	tcase_add_loop_test(values, test_all_string_bytes, 0, NSERVE);
+	suite_add_tcase(s, values);
+
+	tcase_set_timeout(errors, 60);
+	tcase_add_loop_test(errors, test_errors, 0, (int)COUNT(error_cases));
+	tcase_add_loop_test(errors, test_every_prefix_is_eof, 0, NSERVE);
+	tcase_add_loop_test(errors, test_read_error_everywhere, 0, NSERVE);
+	tcase_add_test(errors, test_peek_read_error);
+	suite_add_tcase(s, errors);
+
+	tcase_set_timeout(limits, 120);
+	tcase_add_loop_test(limits, test_max_value, 0, NSERVE);
+	tcase_add_loop_test(limits, test_max_value_each_kind, 0, NSERVE);
+	tcase_add_test(limits, test_max_value_offset_stable);
+	tcase_add_loop_test(limits, test_max_value_string_offset, 0, NSERVE);
+	tcase_add_loop_test(limits, test_deep_arrays, 0, NSERVE);
+	tcase_add_loop_test(limits, test_deep_objects, 0, NSERVE);
+	suite_add_tcase(s, limits);
+
+	tcase_add_loop_test(api, test_sequence, 0, NSERVE);
+	tcase_add_loop_test(api, test_scan_string, 0, NSERVE);
+	tcase_add_loop_test(api, test_peek_skip, 0, NSERVE);
+	tcase_add_test(api, test_scan_fail);
+	suite_add_tcase(s, api);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(jsonscan_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

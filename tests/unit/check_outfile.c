@@ -1,0 +1,409 @@
+/* Unit tests for common/outfile.c: the destination appears whole or not at
+ * all, is never replaced (a file, a directory, a symlink, dangling or not),
+ * gets mode 0666 less the umask, and no temporary file is ever left. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "outfile.h"
+
+static char dir[64];
+static char dest[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/check_outfile.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(dest, sizeof dest, "%s/out.json", dir);
+}
+
+/* Entries of dir (but . and ..), and how many hold ".tmp." */
+static int count_entries(int *tmps)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	*tmps = 0;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		n++;
+		if (strstr(e->d_name, ".tmp.") != NULL)
+			(*tmps)++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+
+	if (d != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			if (unlink(path) != 0)
+				rmdir(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write_all(fd, text, strlen(text)), 0);
+	ck_assert_int_eq(close(fd), 0);
+}
+
+static void expect_contents(const char *path, const char *text)
+{
+	char got[256];
+	int fd = open(path, O_RDONLY);
+	long n;
+
+	ck_assert_int_ge(fd, 0);
+	n = read_some(fd, got, sizeof got - 1);
+	ck_assert_int_ge(n, 0);
+	got[n] = '\0';
+	ck_assert_str_eq(got, text);
+	close(fd);
+}
+
+static void expect_no_tmp(void)
+{
+	int tmps;
+
+	count_entries(&tmps);
+	ck_assert_int_eq(tmps, 0);
+}
+
+/* ---- commit ---- */
+
+static const mode_t umasks[] = { 022, 077, 0, 027, 0246 };
+
+START_TEST(test_commit)
+{
+	mode_t mask = umasks[_i], old = umask(mask);
+	struct outfile o;
+	struct stat st;
+	int tmps;
+	char prefix[160];
+
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_ge(o.fd, 0);
+	ck_assert_str_eq(o.path, dest);
+	/* the temporary file is beside the destination, hidden */
+	snprintf(prefix, sizeof prefix, "%s/.out.json.tmp.", dir);
+	ck_assert_int_eq(strncmp(o.tmp, prefix, strlen(prefix)), 0);
+	ck_assert_uint_eq(strlen(o.tmp), strlen(prefix) + 6);
+	ck_assert_int_eq(lstat(o.tmp, &st), 0);
+	ck_assert_int_eq(lstat(dest, &st), -1);  /* not there before commit */
+	ck_assert_int_eq(count_entries(&tmps), 1);
+	ck_assert_int_eq(tmps, 1);
+
+	ck_assert_int_eq(write_all(o.fd, "{\"a\":1}\n", 8), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	umask(old);
+	ck_assert_ptr_null(o.path);
+	ck_assert_ptr_null(o.tmp);
+	ck_assert_int_eq(o.fd, -1);
+
+	expect_contents(dest, "{\"a\":1}\n");
+	ck_assert_int_eq(lstat(dest, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 07777, 0666 & ~mask);
+	ck_assert_int_eq((int)st.st_nlink, 1);
+	ck_assert_int_eq(count_entries(&tmps), 1);
+	ck_assert_int_eq(tmps, 0);
+	outfile_abort(&o);  /* safe after commit */
+	expect_contents(dest, "{\"a\":1}\n");
+}
+END_TEST
+
+START_TEST(test_commit_empty_file)
+{
+	struct outfile o;
+	struct stat st;
+
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	ck_assert_int_eq(stat(dest, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	expect_no_tmp();
+}
+END_TEST
+
+/* A relative path without a directory part: the temporary file goes in the
+ * current directory. */
+START_TEST(test_commit_relative)
+{
+	int here = open(".", O_RDONLY);
+	struct outfile o;
+	char prefix[] = ".rel.txt.tmp.";
+
+	ck_assert_int_ge(here, 0);
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(outfile_open(&o, "rel.txt"), 0);
+	ck_assert_int_eq(strncmp(o.tmp, prefix, strlen(prefix)), 0);
+	ck_assert_int_eq(write_all(o.fd, "x", 1), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	expect_contents("rel.txt", "x");
+	ck_assert_int_eq(fchdir(here), 0);
+	close(here);
+	expect_no_tmp();
+}
+END_TEST
+
+/* The destination appears between open and commit: it is kept, the
+ * temporary file goes. */
+START_TEST(test_commit_race)
+{
+	struct outfile o;
+
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(write_all(o.fd, "new", 3), 0);
+	write_file(dest, "old");
+	errno = 0;
+	ck_assert_int_eq(outfile_commit(&o), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_ptr_null(o.tmp);
+	expect_contents(dest, "old");
+	expect_no_tmp();
+	outfile_abort(&o);
+}
+END_TEST
+
+START_TEST(test_commit_race_symlink)
+{
+	struct outfile o;
+	char target[160];
+	struct stat st;
+
+	snprintf(target, sizeof target, "%s/target", dir);
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(symlink(target, dest), 0);
+	errno = 0;
+	ck_assert_int_eq(outfile_commit(&o), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	/* the link is untouched and nothing was written through it */
+	ck_assert_int_eq(lstat(dest, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(lstat(target, &st), -1);
+	expect_no_tmp();
+}
+END_TEST
+
+/* ---- open refuses ---- */
+
+START_TEST(test_open_existing_file)
+{
+	struct outfile o;
+
+	write_file(dest, "keep");
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, dest), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_ptr_null(o.path);
+	ck_assert_ptr_null(o.tmp);
+	ck_assert_int_eq(o.fd, -1);
+	expect_contents(dest, "keep");
+	expect_no_tmp();
+	outfile_abort(&o);  /* safe after a failed open */
+}
+END_TEST
+
+START_TEST(test_open_dangling_symlink)
+{
+	struct outfile o;
+	char target[160];
+	struct stat st;
+
+	snprintf(target, sizeof target, "%s/nowhere", dir);
+	ck_assert_int_eq(symlink(target, dest), 0);
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, dest), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(lstat(target, &st), -1);  /* not created through the link */
+	expect_no_tmp();
+}
+END_TEST
+
+START_TEST(test_open_symlink_to_file)
+{
+	struct outfile o;
+	char target[160];
+
+	snprintf(target, sizeof target, "%s/real", dir);
+	write_file(target, "real");
+	ck_assert_int_eq(symlink(target, dest), 0);
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, dest), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	expect_contents(target, "real");
+	expect_no_tmp();
+}
+END_TEST
+
+START_TEST(test_open_directory)
+{
+	struct outfile o;
+	char path[160];
+
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, dir), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	snprintf(path, sizeof path, "%s/", dir);
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, path), -1);
+	ck_assert_int_eq(errno, EISDIR);
+	ck_assert_ptr_null(o.tmp);
+	expect_no_tmp();
+}
+END_TEST
+
+START_TEST(test_open_missing_directory)
+{
+	struct outfile o;
+	char path[160];
+
+	snprintf(path, sizeof path, "%s/no/such/out.json", dir);
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, path), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_null(o.path);
+	ck_assert_ptr_null(o.tmp);
+}
+END_TEST
+
+/* ---- abort ---- */
+
+START_TEST(test_abort)
+{
+	struct outfile o;
+	struct stat st;
+	int tmps;
+
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(write_all(o.fd, "partial", 7), 0);
+	outfile_abort(&o);
+	ck_assert_ptr_null(o.tmp);
+	ck_assert_ptr_null(o.path);
+	ck_assert_int_eq(o.fd, -1);
+	ck_assert_int_eq(lstat(dest, &st), -1);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+	outfile_abort(&o);  /* twice */
+	ck_assert_int_eq(count_entries(&tmps), 0);
+}
+END_TEST
+
+START_TEST(test_abort_all)
+{
+	struct outfile a, b;
+	char second[160];
+	int tmps;
+
+	snprintf(second, sizeof second, "%s/second.json", dir);
+	ck_assert_int_eq(outfile_open(&a, dest), 0);
+	ck_assert_int_eq(outfile_open(&b, second), 0);
+	ck_assert_int_eq(count_entries(&tmps), 2);
+	ck_assert_int_eq(tmps, 2);
+	outfile_abort_all();
+	ck_assert_int_eq(count_entries(&tmps), 0);
+	/* the objects are still the caller's to release */
+	outfile_abort(&a);
+	outfile_abort(&b);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+	/* and the registry has room again */
+	ck_assert_int_eq(outfile_open(&a, dest), 0);
+	ck_assert_int_eq(outfile_commit(&a), 0);
+	ck_assert_int_eq(count_entries(&tmps), 1);
+	ck_assert_int_eq(tmps, 0);
+}
+END_TEST
+
+/* SIGTERM while the file is open: the temporary file is removed and the
+ * process dies of the signal.  Run in a child in every fork mode. */
+START_TEST(test_signal_removes_tmp)
+{
+	pid_t pid = fork();
+	int status, tmps;
+	struct stat st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct outfile o;
+		outfile_catch_signals();
+		if (outfile_open(&o, dest) != 0 || write_all(o.fd, "x", 1) != 0)
+			_exit(3);
+		raise(SIGTERM);
+		_exit(4);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status));
+	ck_assert_int_eq(WTERMSIG(status), SIGTERM);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+	ck_assert_int_eq(lstat(dest, &st), -1);
+}
+END_TEST
+
+static Suite *outfile_suite(void)
+{
+	Suite *s = suite_create("outfile");
+	TCase *commit = tcase_create("commit");
+	TCase *refuse = tcase_create("refuse");
+	TCase *abort_ = tcase_create("abort");
+
+	tcase_add_checked_fixture(commit, setup, teardown);
+	tcase_add_loop_test(commit, test_commit, 0, (int)(sizeof umasks / sizeof umasks[0]));
+	tcase_add_test(commit, test_commit_empty_file);
+	tcase_add_test(commit, test_commit_relative);
+	tcase_add_test(commit, test_commit_race);
+	tcase_add_test(commit, test_commit_race_symlink);
+	suite_add_tcase(s, commit);
+
+	tcase_add_checked_fixture(refuse, setup, teardown);
+	tcase_add_test(refuse, test_open_existing_file);
+	tcase_add_test(refuse, test_open_dangling_symlink);
+	tcase_add_test(refuse, test_open_symlink_to_file);
+	tcase_add_test(refuse, test_open_directory);
+	tcase_add_test(refuse, test_open_missing_directory);
+	suite_add_tcase(s, refuse);
+
+	tcase_add_checked_fixture(abort_, setup, teardown);
+	tcase_add_test(abort_, test_abort);
+	tcase_add_test(abort_, test_abort_all);
+	tcase_add_test(abort_, test_signal_removes_tmp);
+	suite_add_tcase(s, abort_);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(outfile_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
