@@ -32,6 +32,8 @@
 #define SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
 #define NO_CORR INT64_MIN
 #define KEY "_compact_gpu_track"
+/* a layers report passed by: fold the compaction report into it */
+#define LAYERS_SUFFIX "\"suffix\":\".layers.json\""
 
 static const char notice[] =
 	"Compact view: GPU activity is drawn on synthetic display lanes that never "
@@ -1235,7 +1237,7 @@ int main(int argc, char **argv)
 			see_event(&st, line, len);
 			st.events++;
 		} else if (kind == LINE_CONTROL && stream_is_kind(line, len, "report") &&
-			   find_bytes(line, len, "\"suffix\":\".layers.json\"", 24) != NULL) {
+			   find_bytes(line, len, LAYERS_SUFFIX, sizeof LAYERS_SUFFIX - 1) != NULL) {
 			st.layers_report = 1;
 		}
 		if (writer_put(&spill, line, len + 1) != 0)

@@ -617,7 +617,7 @@ static void check_flat(struct span *v, size_t n, const char *what, const char *t
 		const struct span *a = &v[i - 1], *b = &v[i];
 		if (b->start < a->end || (b->start == a->end && a->start == a->end &&
 					  b->start == b->end))
-			failure(C_RENDER, "output events %" PRIu64 " and %" PRIu64 " overlap on %s "
+			failure(C_RENDER, "output events %" PRIu64 " and %" PRIu64 " overlap on %s"
 				"%s as Perfetto imports them ([%" PRId64 ", %" PRId64 ") and [%" PRId64
 				", %" PRId64 ") ns): the second would not be at depth 0",
 				a->index, b->index, what, track, a->start, a->end, b->start, b->end);
@@ -632,7 +632,7 @@ static void check_render(struct state *st)
 	check_flat(st->guides, st->nguides, "the guide track", "");
 	for (i = 0; i < st->lane_keys.n; i++) {
 		char track[128];
-		snprintf(track, sizeof track, "(pid, tid %s)", st->lane_keys.keys[i]);
+		snprintf(track, sizeof track, " (pid, tid %s)", st->lane_keys.keys[i]);
 		for (char *c = track; *c; c++)
 			if (*c == '\001')
 				*c = ',';
@@ -794,6 +794,23 @@ static int is_scope_metadata(struct state *st, const char *line, size_t len)
 	       intern_find(&st->scope_pids, pid, pn) >= 0;
 }
 
+/* What the tools add after the source events: metadata (on a guide track, a
+ * synthetic lane or a scope process) and the guide slices; nothing else. */
+static int tool_added(struct state *st, const char *line, size_t len)
+{
+	const char *ph, *cat;
+	size_t phn, catn;
+	int is_guide;
+
+	if (!event_member(line, len, "ph", &ph, &phn) || phn != 3)
+		return 0;
+	if (ph[1] == 'M')
+		return 1;
+	lane_of(st, line, len, &is_guide);
+	return ph[1] == 'X' && is_guide && event_member(line, len, "cat", &cat, &catn) &&
+	       catn == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0;
+}
+
 static void compare_events(struct state *st, struct input *src, struct input *out)
 {
 	const char *sl, *ol;
@@ -838,6 +855,12 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 		count_cat(st, ol, olen, -1);
 		if (st->have_compact && find_bytes(ol, olen, KEY, sizeof KEY - 1) != NULL) {
 			uint64_t at;
+			int is_guide;
+			/* a moved event is drawn on one of the report's lanes, not
+			 * on a track of its own */
+			if (lane_of(st, ol, olen, &is_guide) < 0)
+				failure(C_RENDER, "output event %" PRIu64 ": moved (it has %s) but not "
+					"on a synthetic lane of the report", o, KEY);
 			if (undo(st, ol, olen, &undone, &at) != 0) {
 				failure(C_REVERSAL, "output event %" PRIu64 ": malformed %s note", o, KEY);
 			} else {
@@ -864,7 +887,8 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 	}
 	/* what follows the source events must be what the tools add */
 	for (; okind != LINE_TAIL; o++, okind = next_line(out, &ol, &olen)) {
-		if (render_event(st, ol, olen, o) || is_scope_metadata(st, ol, olen)) {
+		if ((render_event(st, ol, olen, o) || is_scope_metadata(st, ol, olen)) &&
+		    tool_added(st, ol, olen)) {
 			st->added++;
 			continue;
 		}
@@ -907,8 +931,11 @@ static void print_text(void)
 			continue;
 		printf("%-16s %s: %s\n", k->name, k->failures ? "FAILED" : "ok", k->figures.p);
 		if (k->failures) {
+			const char *p, *nl;
 			ok = 0;
-			printf("  %s\n", k->shown.p);
+			for (p = k->shown.p; (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+				printf("  %.*s\n", (int)(nl - p), p);
+			printf("  %s\n", p);
 			if (k->failures > k->nshown)
 				printf("  ... %" PRIu64 " failures in all\n", k->failures);
 		}

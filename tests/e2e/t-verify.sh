@@ -1,0 +1,608 @@
+# t-verify: tr-verify end to end.  It verifies the outputs of every real trace
+# (guides where a once-per-layer anchor is known, compaction for every trace,
+# both in one pipeline) and of generated traces (many streams, two devices,
+# draft passes), plain and gzipped; it catches every mutation injected into a
+# correct output (each naming the failed check and the event index); it
+# exits 2 when it cannot run; tr-compact-track runs it unless --no-verify.
+# Sourced by run.sh (BIN, ROOT, T, TRACES set; helpers from lib.sh).
+
+# The mutation helper prints indices that are split into "$@" on purpose.
+# shellcheck disable=SC2046,SC2086
+cd "$T" || exit 2
+# The interpreter itself: a version manager's shim costs much per start.
+PY=$(python3 -c 'import sys; print(sys.executable)')
+EV='test evidence: model config'
+
+# ------------------------------------------------------------- mutations
+
+# mut.py OP FILE [ARG]: edit FILE (an output, or with srcbyte a source) in
+# place, gzipped again if it was, and print the event index(es) the failure
+# must name.  Numbers keep their text, members their order; the rewrite
+# changes only whitespace besides the mutation (op "none" proves it).
+cat >mut.py <<'EOF'
+import copy, gzip, json, os, re, sys
+from decimal import Decimal
+
+KEY = '_compact_gpu_track'
+class Raw(str): pass       # a number, its text kept
+class Obj(list): pass      # an object: (key, value) pairs in order
+
+def load(path):
+    data = open(path, 'rb').read()
+    gz = data[:2] == b'\x1f\x8b'
+    if gz:
+        data = gzip.decompress(data)
+    return json.loads(data.decode('utf-8'), object_pairs_hook=Obj,
+                      parse_float=Raw, parse_int=Raw), gz
+
+def dump(v, out, top=False):
+    if isinstance(v, Raw):
+        out.append(str(v))
+    elif isinstance(v, Obj):
+        out.append('{')
+        for n, (k, x) in enumerate(v):
+            out.append((',' if n else '') + json.dumps(k, ensure_ascii=False) + ':')
+            dump(x, out, top and k == 'traceEvents')
+        out.append('}')
+    elif isinstance(v, list):
+        out.append('[\n' if top else '[')
+        for n, x in enumerate(v):
+            if n:
+                out.append(',\n' if top else ',')
+            dump(x, out)
+        out.append('\n]' if top else ']')
+    elif isinstance(v, str):
+        out.append(json.dumps(v, ensure_ascii=False))
+    else:
+        out.append({True: 'true', False: 'false', None: 'null'}[v])
+
+def save(path, doc, gz):
+    out = []
+    dump(doc, out, True)
+    data = (''.join(out) + '\n').encode('utf-8')
+    open(path, 'wb').write(gzip.compress(data, mtime=0) if gz else data)
+
+def get(o, k, d=None):
+    if isinstance(o, Obj):
+        for kk, v in o:
+            if kk == k:
+                return v
+    return d
+
+def put(o, k, v):
+    for n, (kk, _) in enumerate(o):
+        if kk == k:
+            o[n] = (k, v)
+            return
+    raise SystemExit('mut: no member %s' % k)
+
+def events(doc): return get(doc, 'traceEvents') if isinstance(doc, Obj) else doc
+def note(e): return get(get(e, 'args'), KEY)
+def cats(e): return set(get(e, 'cat', '').split(','))
+def is_kernel(e): return get(e, 'ph') == 'X' and bool(cats(e) & {'kernel', 'Kernel'})
+def span(e):
+    t = Decimal(get(e, 'ts'))
+    return t, t + Decimal(get(e, 'dur', '0'))
+
+def compaction(path):
+    """(report path, report document, the compaction object in it)"""
+    for suffix in ('.compact.json', '.layers.json'):
+        if os.path.exists(path + suffix):
+            doc, _ = load(path + suffix)
+            c = doc if suffix == '.compact.json' else get(doc, 'compaction')
+            if c is not None:
+                return path + suffix, doc, c
+    raise SystemExit('mut: no compaction report beside %s' % path)
+
+def lanes(path):
+    """[(display pid text, [lane tid texts])] of the activity groups"""
+    _, _, c = compaction(path)
+    return [(str(get(g, 'display_pid')), [str(t) for t in get(g, 'lane_tids')])
+            for g in get(c, 'groups') if get(g, 'kind') == 'activity']
+
+def on(e, pid, tid): return str(get(e, 'pid')) == pid and str(get(e, 'tid')) == tid
+
+op, path = sys.argv[1], sys.argv[2]
+arg = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+
+if op == 'srcbyte':
+    # flip the case of one letter in the name of source event ARG or later,
+    # one byte of the file's JSON text, and say which event it is in
+    dst = sys.argv[4]
+    data = open(path, 'rb').read()
+    gz = data[:2] == b'\x1f\x8b'
+    text = (gzip.decompress(data) if gz else data).decode('utf-8')
+    dec = json.JSONDecoder()
+    i = text.index('[', text.index('"traceEvents"')) + 1
+    k = 0
+    while True:
+        while text[i] in ' \t\r\n,':
+            i += 1
+        e, j = dec.raw_decode(text, i)
+        m = re.search(r'"name"\s*:\s*"[^"a-z\\]*[a-z]', text[i:j])
+        if k >= arg and m and isinstance(e.get('name'), str):
+            at = i + m.end() - 1
+            text = text[:at] + text[at].upper() + text[at + 1:]
+            assert dec.raw_decode(text, i)[0]['name'] != e['name']
+            break
+        i, k = j, k + 1
+    data = text.encode('utf-8')
+    open(dst, 'wb').write(gzip.compress(data, mtime=0) if gz else data)
+    print(k)
+    sys.exit(0)
+
+if op == 'retired':
+    # remove the first retired metadata event from the report
+    rpath, rdoc, c = compaction(path)
+    r = get(c, 'retired_track_metadata')
+    print(get(r.pop(0), 'source_event_index'))
+    save(rpath, rdoc, False)
+    sys.exit(0)
+
+doc, gz = load(path)
+ev = events(doc)
+if op == 'none':
+    pass
+elif op == 'tsdigit':
+    # the last digit of the ts of the ARG-th kernel
+    o, e = [(o, e) for o, e in enumerate(ev) if is_kernel(e)][arg]
+    ts = get(e, 'ts')
+    put(e, 'ts', Raw(ts[:-1] + str((int(ts[-1]) + 1) % 10)))
+    n = note(e)
+    print(get(n, 'source_event_index') if n else o, o)
+elif op == 'drop':
+    del ev[arg]
+    print(arg)
+elif op == 'swap':
+    ev[arg], ev[arg + 1] = ev[arg + 1], ev[arg]
+    print(arg)
+elif op == 'overlap':
+    # a slice of the second lane onto the first lane, where it overlaps
+    pid, tids = [g for g in lanes(path) if len(g[1]) > 1][0]
+    first = [span(e) for e in ev if get(e, 'ph') == 'X' and on(e, pid, tids[0])]
+    for o, e in enumerate(ev):
+        if get(e, 'ph') == 'X' and on(e, pid, tids[1]):
+            a, b = span(e)
+            if any(s < b and a < t for s, t in first):
+                put(e, 'tid', Raw(tids[0]))
+                print(o)
+                break
+    else:
+        raise SystemExit('mut: no overlapping slice')
+elif op == 'flow':
+    # a moved flow onto another lane where no slice contains its ts
+    groups = lanes(path)
+    slices = {}
+    for e in ev:
+        if get(e, 'ph') == 'X':
+            slices.setdefault((str(get(e, 'pid')), str(get(e, 'tid'))), []).append(span(e))
+    done = False
+    for o, e in enumerate(ev):
+        if get(e, 'ph') not in ('s', 't', 'f') or note(e) is None:
+            continue
+        t = Decimal(get(e, 'ts'))
+        for pid, tids in groups:
+            if str(get(e, 'pid')) != pid or str(get(e, 'tid')) not in tids:
+                continue
+            for tid in tids:
+                if tid != str(get(e, 'tid')) and not any(
+                        s - Decimal('0.002') <= t <= u + Decimal('0.002')
+                        for s, u in slices.get((pid, tid), [])):
+                    put(e, 'tid', Raw(tid))
+                    print(o)
+                    done = True
+                    break
+            break
+        if done:
+            break
+    else:
+        raise SystemExit('mut: no flow to move')
+elif op == 'guide':
+    # a guide 1 us longer, into the next guide of its pass
+    g = [(o, e) for o, e in enumerate(ev) if get(e, 'cat') == 'layer_guide']
+    for (o, e), (o2, e2) in zip(g, g[1:]):
+        if int(get(e, 'ts')) + int(get(e, 'dur')) == int(get(e2, 'ts')) and \
+                int(get(e2, 'dur')) > 0:
+            put(e, 'dur', Raw(str(int(get(e, 'dur')) + 1)))
+            print(o, o2)
+            break
+    else:
+        raise SystemExit('mut: no touching guides')
+elif op == 'insert':
+    # a new kernel on the last lane, after everything else
+    pid, tids = lanes(path)[0]
+    end = max(span(e)[1] for e in ev if get(e, 'ph') == 'X')
+    ev.append(Obj([('ph', 'X'), ('cat', 'kernel'), ('name', 'inserted'), ('pid', Raw(pid)),
+                   ('tid', Raw(tids[-1])), ('ts', Raw(str(end + 10))), ('dur', Raw('1'))]))
+    print(len(ev) - 1)
+elif op == 'dupflow':
+    # a moved flow once more at the end
+    ev.append(copy.deepcopy([e for e in ev if get(e, 'ph') == 'f' and note(e) is not None][0]))
+    print(len(ev) - 1)
+elif op == 'offlane':
+    # a moved kernel and its flows onto a new track of their own
+    o, e = [(o, e) for o, e in enumerate(ev) if is_kernel(e) and note(e) is not None][arg]
+    corr = get(get(e, 'args'), 'correlation')
+    moved = [o] + [f for f, x in enumerate(ev) if get(x, 'ph') in ('s', 't', 'f') and
+                   note(x) is not None and get(x, 'id') == corr]
+    for m in moved:
+        put(ev[m], 'tid', Raw('99999'))
+    print(' '.join(map(str, moved)))
+elif op == 'toplevel':
+    put(doc, 'traceName', get(doc, 'traceName') + '.changed')
+else:
+    raise SystemExit('mut: unknown op %s' % op)
+save(path, doc, gz)
+EOF
+
+# ---------------------------------------------------------------- helpers
+
+# cpout OUT COPY: copy an output and its reports.
+cpout() {
+	cp "$1" "$2"
+	for s in .layers.json .compact.json; do
+		[ ! -f "$1$s" ] || cp "$1$s" "$2$s"
+	done
+}
+
+# vrun SRC OUT [ARGS]: run tr-verify; stdout in $T/vout, stderr in $T/verr,
+# the exit status in $RC.
+vrun() {
+	src=$1 out=$2
+	shift 2
+	RC=0
+	tr-verify --source "$src" --output "$out" "$@" >"$T/vout" 2>"$T/verr" || RC=$?
+}
+
+# verified NAME MODE SRC OUT: exit 0, one "ok" line per check that applies
+# (MODE p: preservation, r: exact reversal), in order, then "verified".
+verified() {
+	name=$1 mode=$2
+	shift 2
+	vrun "$@"
+	case $mode in
+	p) middle=preservation ;;
+	*) middle='exact reversal' ;;
+	esac
+	printf '%s ok\n' 'source identity' "$middle" render counts >"$T/vwant"
+	echo verified >>"$T/vwant"
+	sed 's/: .*//' "$T/vout" | tr -s ' ' >"$T/vgot"
+	if [ "$RC" = 0 ] && cmp -s "$T/vwant" "$T/vgot"; then
+		pass "$name"
+	else
+		fail "$name" "exit status $RC" "$(head -c 1200 "$T/vout")" "stderr: $(head -c 400 "$T/verr")"
+	fi
+}
+
+# notverified NAME SRC OUT CHECK PATTERN [ARGS]: exit 1, the last line "NOT
+# VERIFIED...", CHECK is FAILED and one of its failure lines matches PATTERN
+# (extended regex).
+notverified() {
+	name=$1 src=$2 out=$3 check=$4 pattern=$5
+	shift 5
+	vrun "$src" "$out" "$@"
+	awk -v c="$check" '
+		index($0, c) == 1 && $0 ~ / FAILED: / { on = 1; next }
+		on && /^  / { print; next }
+		{ on = 0 }' "$T/vout" >"$T/vfail"
+	if [ "$RC" = 1 ] && tail -n 1 "$T/vout" | grep -q '^NOT VERIFIED' &&
+	   grep -Eq -- "$pattern" "$T/vfail"; then
+		pass "$name"
+	else
+		fail "$name" "exit status $RC; wanted 1, '$check' FAILED with /$pattern/" \
+			"$(head -c 1500 "$T/vout")" "stderr: $(head -c 400 "$T/verr")"
+	fi
+}
+
+# jsonok NAME MODE SRC OUT: --json parses, verified is true and the checks
+# are the four that apply (MODE as for verified), each ok with no failures.
+jsonok() {
+	name=$1 mode=$2
+	shift 2
+	vrun "$@" --json
+	if [ "$RC" = 0 ] && "$PY" - "$mode" "$T/vout" <<'EOF' 2>"$T/oracle"
+import json, sys
+mode, path = sys.argv[1], sys.argv[2]
+r = json.load(open(path))
+names = ['source identity', 'preservation' if mode == 'p' else 'exact reversal', 'render', 'counts']
+assert r['verified'] is True, r
+assert [c['name'] for c in r['checks']] == names, [c['name'] for c in r['checks']]
+for c in r['checks']:
+    assert sorted(c) == ['failures', 'figures', 'first_failures', 'name', 'ok'], c
+    assert c['ok'] is True and c['failures'] == 0 and c['first_failures'] == [], c
+    assert isinstance(c['figures'], str) and c['figures'], c
+EOF
+	then
+		pass "$name"
+	else
+		fail "$name" "exit status $RC" "$(cat "$T/oracle")" "$(head -c 600 "$T/vout")"
+	fi
+}
+
+# folded NAME OUT: a guides-and-compaction pipeline wrote one report,
+# OUT.layers.json, with the compaction report as its member "compaction".
+folded() {
+	if [ ! -e "$2.compact.json" ] && "$PY" -c '
+import json, sys
+sys.exit(not isinstance(json.load(open(sys.argv[1])).get("compaction"), dict))' "$2.layers.json"
+	then
+		pass "$1"
+	else
+		fail "$1" "reports beside $2: $(echo "$2".*.json)" \
+			"(tr-compact(1): the member compaction of OUT.layers.json when the stream carries a layer report)"
+	fi
+}
+
+# guides SRC OUT SELECT-ANCHORS-OPTIONS...: guides only.
+guides() {
+	src=$1 out=$2
+	shift 2
+	tr-decode "$src" | tr-select-anchors "$@" | tr-guides --phase prefill --evidence "$EV" |
+		tr-encode -o "$out"
+}
+# both SRC OUT SELECT-ANCHORS-OPTIONS...: guides then compaction.
+both() {
+	src=$1 out=$2
+	shift 2
+	tr-decode "$src" | tr-select-anchors "$@" | tr-guides --phase prefill --evidence "$EV" |
+		tr-compact | tr-encode -o "$out"
+}
+# compact SRC OUT: compaction only.
+compact() {
+	tr-decode "$1" | tr-compact | tr-encode -o "$2"
+}
+
+# made NAME CMD...: the pipeline that writes an output succeeded.
+made() {
+	name=$1
+	shift
+	if "$@" 2>"$T/err"; then
+		return 0
+	fi
+	fail "$name: written" "$(head -c 600 "$T/err")"
+	return 1
+}
+
+# ------------------------------------------------------- generated traces
+
+# g1: 300 streams, 4 concurrent; g2: two devices; g3: two draft passes
+# before each target pass.  Sources plain (g1, g3) and gzipped (g2).
+TA='Flash_fwd_kernel_traits<128'
+tr-gen --streams 300 --concurrency 4 -o g1.json
+tr-gen --devices 2 -o g2p.json && gzip -n -c g2p.json >g2.json.gz
+tr-gen --draft-passes 2 -o g3.json
+for g in g1.json g2.json.gz g3.json; do
+	b=${g%%.*}
+	sel="--anchor-regex $TA --num-layers 4 --anchor-offset 0 --passes 2"
+	[ "$b" != g2 ] || sel="$sel --pid 1"
+	made "$b guides" guides "$g" "$b.guides.json" $sel &&
+		verified "$b: guides only, verified" p "$g" "$b.guides.json"
+	made "$b compact" compact "$g" "$b.compact.json.gz" &&
+		verified "$b: compaction only (gzipped output), verified" r "$g" "$b.compact.json.gz"
+	made "$b both" both "$g" "$b.both.json" $sel &&
+		verified "$b: guides and compaction in one pipeline, verified" r "$g" "$b.both.json"
+	folded "$b: guides and compaction: one report" "$b.both.json"
+done
+jsonok "g1 --json: guides only" p g1.json g1.guides.json
+jsonok "g2 --json: compaction only" r g2.json.gz g2.compact.json.gz
+jsonok "g3 --json: guides and compaction" r g3.json g3.both.json
+# No report beside the output: it must equal the source.
+made "g1 copy" sh -c 'tr-decode g1.json | tr-encode -o g1.copy.json.gz' &&
+	verified "g1: re-encoded copy without a report, verified" p g1.json g1.copy.json.gz
+# The mutation helper itself changes nothing but whitespace.
+cpout g1.both.json m0.json && "$PY" mut.py none m0.json &&
+	verified "mutation helper: a rewrite without mutation still verifies" r g1.json m0.json
+
+# ------------------------------------------------------------ mutations
+
+# one digit of one kernel ts, without compaction (preservation) ...
+cpout g1.guides.json m1.json && r=$("$PY" mut.py tsdigit m1.json 40) && set -- $r &&
+	notverified "mutation: kernel ts digit, guides only -> preservation" g1.json m1.json \
+		preservation "^  source event $1 \(output event $2\): byte [0-9]+: "
+# ... and with compaction, gzipped (exact reversal)
+cpout g2.compact.json.gz m2.json.gz && r=$("$PY" mut.py tsdigit m2.json.gz 40) && set -- $r &&
+	notverified "mutation: kernel ts digit, compacted (gzipped) -> exact reversal" g2.json.gz m2.json.gz \
+		'exact reversal' "^  source event $1 \(output event $2\), after undoing its placement: "
+cpout g3.both.json m2b.json && r=$("$PY" mut.py tsdigit m2b.json 7) && set -- $r &&
+	notverified "mutation: kernel ts digit, guides and compaction -> exact reversal" g3.json m2b.json \
+		'exact reversal' "^  source event $1 \(output event $2\), after undoing its placement: "
+# one event dropped
+cpout g1.guides.json m3.json && k=$("$PY" mut.py drop m3.json 25) &&
+	notverified "mutation: one event dropped -> preservation" g1.json m3.json \
+		preservation "^  source event $k \(output event $k\): " &&
+	notverified "mutation: one event dropped -> counts" g1.json m3.json \
+		counts "^  category \"[a-z_]+\": 1 more events in the source"
+cpout g2.compact.json.gz m3b.json.gz && k=$("$PY" mut.py drop m3b.json.gz 3) &&
+	notverified "mutation: one event dropped, compacted -> exact reversal" g2.json.gz m3b.json.gz \
+		'exact reversal' "^  source event $k \(output event $k\): "
+# two events swapped
+cpout g1.guides.json m4.json && k=$("$PY" mut.py swap m4.json 30) &&
+	notverified "mutation: two events swapped -> preservation" g1.json m4.json \
+		preservation "^  source event $k \(output event $k\): "
+cpout g3.both.json m4b.json && k=$("$PY" mut.py swap m4b.json 12) &&
+	notverified "mutation: two events swapped, compacted -> exact reversal" g3.json m4b.json \
+		'exact reversal' "^  source event $k \(output event $k\): "
+# a kernel moved onto an occupied lane, where it overlaps (the source is still
+# rebuilt exactly: only render can see it)
+cpout g1.compact.json.gz m5.json.gz && k=$("$PY" mut.py overlap m5.json.gz) &&
+	notverified "mutation: kernel onto an occupied lane -> render" g1.json m5.json.gz \
+		render "^  output events ($k and [0-9]+|[0-9]+ and $k) overlap on lane "
+# a flow endpoint moved to a lane where it is inside no slice
+cpout g1.both.json m6.json && k=$("$PY" mut.py flow m6.json) &&
+	notverified "mutation: flow onto the wrong lane -> render" g1.json m6.json \
+		render "^  output event $k: flow at [0-9]+ ns is inside no slice of its lane"
+# events inserted at the end on a lane: not what the tools add
+cpout g1.compact.json.gz m11.json.gz && k=$("$PY" mut.py insert m11.json.gz) &&
+	notverified "mutation: a kernel added at the end on a lane -> exact reversal" g1.json m11.json.gz \
+		'exact reversal' "^  output event $k: not in the source and not added by the tools"
+cpout g3.both.json m12.json && k=$("$PY" mut.py dupflow m12.json) &&
+	notverified "mutation: a flow duplicated at the end on a lane -> exact reversal" g3.json m12.json \
+		'exact reversal' "^  output event $k: not in the source and not added by the tools"
+# a moved kernel and its flow on a track of their own, off the lanes: every
+# such event is named, one failure line each
+cpout g1.compact.json.gz m13.json.gz && r=$("$PY" mut.py offlane m13.json.gz 20) && set -- $r &&
+	notverified "mutation: moved kernel off the lanes -> render" g1.json m13.json.gz \
+		render "^  output event $1: moved \(it has _compact_gpu_track\) but not on a synthetic lane" &&
+	notverified "mutation: moved kernel off the lanes -> render names its flow too" g1.json m13.json.gz \
+		render "^  output event $2: moved \(it has _compact_gpu_track\) but not on a synthetic lane"
+# a retired metadata event removed from the report (.compact.json, and the
+# compaction report folded into .layers.json)
+cpout g1.compact.json.gz m7.json.gz && k=$("$PY" mut.py retired m7.json.gz) &&
+	notverified "mutation: retired metadata removed from OUT.compact.json -> exact reversal" \
+		g1.json m7.json.gz 'exact reversal' "^  source event $k \(output event [0-9]+\): "
+cpout g3.both.json m7b.json && k=$("$PY" mut.py retired m7b.json) &&
+	notverified "mutation: retired metadata removed from the guides+compaction report -> exact reversal" \
+		g3.json m7b.json 'exact reversal' "^  source event $k \(output event [0-9]+\): "
+# a guide 1 us into the next
+cpout g3.guides.json m8.json && r=$("$PY" mut.py guide m8.json) && set -- $r &&
+	notverified "mutation: guide extended 1 us into the next -> render" g3.json m8.json \
+		render "^  output events $1 and $2 overlap on the guide track"
+cpout g1.both.json m8b.json && r=$("$PY" mut.py guide m8b.json) && set -- $r &&
+	notverified "mutation: guide extended 1 us, compacted -> render" g1.json m8b.json \
+		render "^  output events $1 and $2 overlap on the guide track"
+# the source changed by one byte (plain and gzipped sources)
+k=$("$PY" mut.py srcbyte g1.json 100 s9.json) &&
+	notverified "mutation: source changed by one byte -> source identity" s9.json g1.guides.json \
+		'source identity' "^  .*g1\.guides\.json\.layers\.json: source_sha256 [0-9a-f]{64}, but s9\.json has " &&
+	notverified "mutation: source changed by one byte -> preservation names the event" s9.json g1.guides.json \
+		preservation "^  source event $k \(output event $k\): "
+k=$("$PY" mut.py srcbyte g2.json.gz 100 s9b.json.gz) &&
+	notverified "mutation: gzipped source changed by one byte -> source identity" s9b.json.gz g2.compact.json.gz \
+		'source identity' "^  .*g2\.compact\.json\.gz\.compact\.json: source_sha256 [0-9a-f]{64}, but s9b\.json\.gz has " &&
+	notverified "mutation: gzipped source changed by one byte -> exact reversal names the event" s9b.json.gz \
+		g2.compact.json.gz 'exact reversal' "^  source event $k \(output event [0-9]+\)"
+# a top-level member changed
+cpout g1.guides.json m10.json && "$PY" mut.py toplevel m10.json &&
+	notverified "mutation: traceName changed -> preservation" g1.json m10.json \
+		preservation '^  top-level members after traceEvents differ: '
+cpout g2.compact.json.gz m10b.json.gz && "$PY" mut.py toplevel m10b.json.gz &&
+	notverified "mutation: traceName changed, compacted -> exact reversal" g2.json.gz m10b.json.gz \
+		'exact reversal' '^  top-level members after traceEvents differ: '
+
+# ------------------------------------------------------ could not run (2)
+
+echo 'not json at all' >notjson.json
+echo '{"source_sha256": ' >badreport.json
+expect 2 "could not run: missing source" \
+	"tr-verify --source nosuch.json --output g1.guides.json" "nosuch.json"
+expect 2 "could not run: output is not JSON" \
+	"tr-verify --source g1.json --output notjson.json" "notjson.json"
+expect 2 "could not run: malformed --report" \
+	"tr-verify --source g1.json --output g1.guides.json --report badreport.json" \
+	"badreport.json: not a JSON object"
+expect 2 "could not run: missing --output" "tr-verify --source g1.json" "usage: tr-verify"
+expect 2 "could not run: unknown option" "tr-verify --source g1.json --output g1.json --fast" \
+	"usage: tr-verify"
+
+# --------------------------------------------------------- tr-compact-track
+
+expect 0 "tr-compact-track verifies its output" \
+	"tr-compact-track --trace g1.json --output ct1.json.gz" &&
+	if grep -q '^verification: verified' "$T/out"; then
+		pass "tr-compact-track prints 'verification: verified'"
+	else
+		fail "tr-compact-track prints 'verification: verified'" "$(head -c 600 "$T/out")"
+	fi
+expect 0 "tr-compact-track --no-verify" \
+	"tr-compact-track --trace g3.guides.json --output ct2.json --no-verify" &&
+	if grep -q 'verification' "$T/out"; then
+		fail "tr-compact-track --no-verify skips tr-verify" "$(head -c 600 "$T/out")"
+	else
+		pass "tr-compact-track --no-verify skips tr-verify"
+	fi &&
+	verified "tr-compact-track --no-verify output of a guided trace, verified" r g3.guides.json ct2.json
+
+# ------------------------------------------------------------ real traces
+
+if [ ! -d "$TRACES" ]; then
+	skip "real traces" "$TRACES is absent: tr-verify is not run on real traces"
+	return 0
+fi
+
+# Every trace, compaction only, plain and gzipped outputs alternately.  The
+# traces run in parallel; the results are read in order.
+n=0
+: >real.list
+for f in "$TRACES"/*.json "$TRACES"/*.json.gz; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	b=$(basename "$f")
+	b=${b%.gz}
+	b=real.${b%.json}
+	out=$b.compact.json
+	[ $((n % 2)) = 0 ] || out=$out.gz
+	echo "$f|$b|$out" >>real.list
+	( RC=0
+	  compact "$f" "$out" 2>"$b.err" || RC=$?
+	  echo "$RC" >"$b.rc" ) &
+done
+wait
+while IFS='|' read -r f b out; do
+	if [ "$(cat "$b.rc")" = 0 ]; then
+		verified "$(basename "$f"): compaction only, verified" r "$f" "$out"
+	else
+		fail "$(basename "$f"): compaction only: written" "$(head -c 600 "$b.err")"
+	fi
+done <real.list
+
+# Guides (and guides then compaction) where PROFILE.md names a once-per-layer
+# anchor: FILE|REGEX|LAYERS|OFFSET|PASSES.
+cat >anchors.txt <<'EOF'
+gaunernst_bert-small-uncased__1016001.json.gz|flash_fwd_kernel|4|0|1
+google_owlv2-large-patch14-ensemble__1016001.json.gz|cunn_SoftMaxForward|24|0|5
+sglang_Qwen3-8B_prefilldecode.json.gz|rotary_embedding_kernel|36|0|1
+eager_trace.json.gz|vllm::rotary_embedding_kernel|36|0|1
+graph_execution.json.gz|vllm::rotary_embedding_kernel|24|0|1
+Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|silu_kernel|24|11|1
+trace_100Kpar_4exp_8batch_128seq_1024.json|gatherTopK|10|0|1
+EOF
+while IFS='|' read -r file re layers offset passes; do
+	[ -f "$TRACES/$file" ] || { skip "$file" "not in $TRACES"; continue; }
+	b=real.${file%%.json*}
+	( sel() { "$1" "$TRACES/$file" "$2" --anchor-regex "$re" --num-layers "$layers" \
+		--anchor-offset "$offset" --passes "$passes"; }
+	  RC=0; sel guides "$b.guides.json.gz" 2>"$b.g.err" || RC=$?; echo "$RC" >"$b.g.rc"
+	  RC=0; sel both "$b.both.json" 2>"$b.b.err" || RC=$?; echo "$RC" >"$b.b.rc" ) &
+done <anchors.txt
+wait
+while IFS='|' read -r file re layers offset passes; do
+	[ -f "$TRACES/$file" ] || continue
+	b=real.${file%%.json*}
+	what="$file: $re x $layers x $passes"
+	if [ "$(cat "$b.g.rc")" = 0 ]; then
+		verified "$what: guides only (gzipped output), verified" p "$TRACES/$file" "$b.guides.json.gz"
+	else
+		fail "$what: guides only: written" "$(head -c 600 "$b.g.err")"
+	fi
+	if [ "$(cat "$b.b.rc")" = 0 ]; then
+		verified "$what: guides and compaction, verified" r "$TRACES/$file" "$b.both.json"
+		folded "$what: guides and compaction: one report" "$b.both.json"
+	else
+		fail "$what: guides and compaction: written" "$(head -c 600 "$b.b.err")"
+	fi
+done <anchors.txt
+
+# Mutations on a real (gzipped) source: BERT.
+BERT=$TRACES/gaunernst_bert-small-uncased__1016001.json.gz
+B=real.gaunernst_bert-small-uncased__1016001
+if [ -f "$BERT" ] && [ -f "$B.both.json" ] && [ -f "$B.guides.json.gz" ]; then
+	jsonok "BERT --json: guides and compaction" r "$BERT" "$B.both.json"
+	jsonok "BERT --json: guides only" p "$BERT" "$B.guides.json.gz"
+	cpout "$B.guides.json.gz" r1.json.gz && r=$("$PY" mut.py tsdigit r1.json.gz 30) && set -- $r &&
+		notverified "BERT mutation: kernel ts digit, gzipped guides output -> preservation" \
+			"$BERT" r1.json.gz preservation "^  source event $1 \(output event $2\): "
+	cpout "$B.both.json" r2.json && r=$("$PY" mut.py tsdigit r2.json 30) && set -- $r &&
+		notverified "BERT mutation: kernel ts digit, guides and compaction -> exact reversal" \
+			"$BERT" r2.json 'exact reversal' "^  source event $1 \(output event $2\), after undoing"
+	k=$("$PY" mut.py srcbyte "$BERT" 500 r3.json.gz) &&
+		notverified "BERT mutation: source changed by one byte -> source identity" r3.json.gz \
+			"$B.both.json" 'source identity' "but r3\.json\.gz has " &&
+		notverified "BERT mutation: source changed by one byte -> exact reversal names the event" \
+			r3.json.gz "$B.both.json" 'exact reversal' "^  source event $k \(output event [0-9]+\)"
+	cpout "$B.both.json" r4.json && "$PY" mut.py toplevel r4.json &&
+		notverified "BERT mutation: traceName changed -> exact reversal" "$BERT" r4.json \
+			'exact reversal' '^  top-level members after traceEvents differ: '
+	cpout "$B.both.json" r5.json && k=$("$PY" mut.py retired r5.json) &&
+		notverified "BERT mutation: retired metadata removed from the report -> exact reversal" \
+			"$BERT" r5.json 'exact reversal' "^  source event $k \(output event [0-9]+\): "
+fi
