@@ -24,16 +24,18 @@ void warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define DIAG_MAX_CLEANUPS 4
 void diag_on_exit(void (*cleanup)(void));
 
+/* _Noreturn for the compiler; the attribute too, for cppcheck, which does
+ * not read _Noreturn and would otherwise report false null dereferences. */
 _Noreturn void die(int status, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3), noreturn));
 _Noreturn void die_errno(int status, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3), noreturn));
 /* A failed write: dies silently of SIGPIPE when the reader went away (as if
  * SIGPIPE had not been ignored), else "prog: what: strerror" and
  * EXIT_TROUBLE. */
-_Noreturn void die_write(const char *what);
+_Noreturn void die_write(const char *what) __attribute__((noreturn));
 /* Out of memory is always EXIT_TROUBLE. */
-_Noreturn void die_nomem(void);
+_Noreturn void die_nomem(void) __attribute__((noreturn));
 
 /* Allocation that dies on failure, for program code (never used in
  * library functions that report errors to their caller). */

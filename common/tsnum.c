@@ -290,6 +290,8 @@ static int64_t wrapping_times1000(int64_t v, int *overflowed)
  * values give INT64_MIN. */
 static int64_t x86_double_to_int64(double d, int *overflowed)
 {
+	/* cppcheck misreads hex float literals as integers */
+	/* cppcheck-suppress incorrectLogicOperator */
 	if (d >= -0x1p63 && d < 0x1p63)
 		return (int64_t)d;
 	*overflowed = 1;

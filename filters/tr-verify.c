@@ -977,6 +977,30 @@ static void print_json(void)
 	buf_release(&b);
 }
 
+/* Everything freed, so that valgrind's leak report means something. */
+static void free_state(struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->lane_keys.n; i++)
+		free(st->lanes[i].s);
+	free(st->lanes);
+	for (i = 0; i < st->nretired; i++)
+		free(st->retired[i].text);
+	free(st->retired);
+	free(st->guide_pid);
+	free(st->guides);
+	free(st->flows);
+	free(st->cat_count);
+	intern_free(&st->lane_keys);
+	intern_free(&st->scope_pids);
+	intern_free(&st->cats);
+	jdoc_free(&st->doc);
+	buf_release(&st->tmp);
+	buf_release(&st->sha_claims);
+	buf_release(&st->guide_names);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1048,7 +1072,11 @@ int main(int argc, char **argv)
 		print_text();
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die_write("standard output");
-	for (c = 0; c < NCHECKS; c++)
+	for (c = 0; c < NCHECKS; c++) {
 		failed |= checks[c].failures != 0;
+		buf_release(&checks[c].figures);
+		buf_release(&checks[c].shown);
+	}
+	free_state(&st);
 	return failed ? EXIT_NOT_VERIFIED : EXIT_OK;
 }
