@@ -6,6 +6,7 @@ VERSION := $(shell cat VERSION)
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/trace-layers
 DESTDIR ?=
 
 CC      ?= cc
@@ -116,10 +117,13 @@ FUZZ_TARGETS := fuzz_decode fuzz_stream fuzz_tsnum
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_COMMON  := $(patsubst %,common/%.c,buf io jsonscan json tsnum stream decode event)
+# Small read blocks: 4 MiB buffers per input would make each run slow, and
+# small ones put block boundaries inside every value.
+FUZZ_BLOCKS  := -DSCAN_BLOCK=4096 -DIO_BLOCK=4096
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
+	-fno-omit-frame-pointer $(FUZZ_BLOCKS)
 REPLAY_FLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
+	-fno-omit-frame-pointer $(FUZZ_BLOCKS)
 FUZZ_MAX_LEN_fuzz_decode := 16384
 FUZZ_MAX_LEN_fuzz_stream := 16384
 FUZZ_MAX_LEN_fuzz_tsnum  := 1024
@@ -146,7 +150,7 @@ fuzz-run-%: build-fuzz/%
 		-dict=tests/fuzz/$*.dict -artifact_prefix=build-fuzz/crashes/$*/ \
 		build-fuzz/corpus/$* $(wildcard tests/fuzz/regressions/$*) \
 		>build-fuzz/$*.log 2>&1 || rc=$$?; \
-	grep -E '^#[0-9]+ +DONE|^stat::number_of_executed_units|ERROR|property failed|runtime error' \
+	grep -E '^#[0-9]+ +DONE|^Done [0-9]+ runs|^stat::number_of_executed_units|ERROR|property failed|runtime error' \
 		build-fuzz/$*.log || true; \
 	if [ $$rc -ne 0 ]; then echo "$*: crash saved in build-fuzz/crashes/$*/"; exit 1; fi
 
@@ -158,15 +162,19 @@ fuzz-replay: $(FUZZ_TARGETS:%=build-fuzz/replay/%)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
 	install -m 0755 $(BINS) $(SCRIPTS:%=scripts/%) $(DESTDIR)$(BINDIR)/
+	install -m 0644 scripts/tr-common.sh $(DESTDIR)$(DATADIR)/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
-	if ls man/*.7 >/dev/null 2>&1; then install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/; fi
+	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
 
 uninstall:
 	cd $(DESTDIR)$(BINDIR) && rm -f $(PROGS) $(SCRIPTS)
-	cd $(DESTDIR)$(MANDIR) && rm -f $(PROGS:%=man1/%.1) $(SCRIPTS:%=man1/%.1) man5/tr-stream.5
+	rm -f $(DESTDIR)$(DATADIR)/tr-common.sh
+	-rmdir $(DESTDIR)$(DATADIR)
+	cd $(DESTDIR)$(MANDIR) && rm -f $(PROGS:%=man1/%.1) $(SCRIPTS:%=man1/%.1) \
+		man5/tr-stream.5 man7/tr-layer-track.7
 
 clean:
 	rm -rf build build-asan build-fuzz
