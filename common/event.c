@@ -77,6 +77,43 @@ int event_member(const char *line, size_t len, const char *key,
 	return 0;
 }
 
+int event_members(const char *line, size_t len, const char *const *keys, int nkeys,
+		  struct member *out)
+{
+	size_t klen[16], i = 1;
+	int k, found = 0;
+
+	if (nkeys > 16)
+		nkeys = 16;
+	for (k = 0; k < nkeys; k++) {
+		klen[k] = strlen(keys[k]);
+		out[k].p = NULL;
+		out[k].len = 0;
+	}
+	if (len < 2 || line[0] != '{')
+		return 0;
+	while (i < len && line[i] == '"' && found < nkeys) {
+		size_t kend = skip_string(line, len, i), vstart, vend, n;
+		if (kend >= len || line[kend] != ':')
+			return found;
+		vstart = kend + 1;
+		vend = skip_value(line, len, vstart);
+		n = kend - i - 2;
+		for (k = 0; k < nkeys; k++)
+			if (out[k].p == NULL && n == klen[k] && memcmp(line + i + 1, keys[k], n) == 0 &&
+			    vend > vstart) {
+				out[k].p = line + vstart;
+				out[k].len = vend - vstart;
+				found++;
+				break;
+			}
+		if (vend >= len || line[vend] != ',')
+			return found;
+		i = vend + 1;
+	}
+	return found;
+}
+
 const char *find_bytes(const char *hay, size_t n, const char *needle, size_t m)
 {
 	return memmem(hay, n, needle, m);

@@ -15,6 +15,18 @@
 int event_member(const char *line, size_t len, const char *key,
 		 const char **value, size_t *vlen);
 
+/* A member's raw value text; len 0 when the member is absent. */
+struct member {
+	const char *p;
+	size_t len;
+};
+
+/* Several members in one walk over the line: out[i] for keys[i] (at most
+ * 16 keys).  Stops early once every key was found.  Returns how many were
+ * found.  Each key is compared with raw name bytes, as in event_member. */
+int event_members(const char *line, size_t len, const char *const *keys, int nkeys,
+		  struct member *out);
+
 /* memmem(3), which needs _GNU_SOURCE: wrapped so that only event.c asks
  * for it. */
 const char *find_bytes(const char *hay, size_t n, const char *needle, size_t m);

@@ -118,14 +118,6 @@ static int cat_has(const char *cat, size_t n, const char *want)
 	return 0;
 }
 
-static int is_kernel_cat(const struct jdoc *d, int cat, struct buf *tmp)
-{
-	buf_reset(tmp);
-	if (jdoc_type(d, cat) != JT_STRING || jdoc_unescape(d, cat, tmp) != 0)
-		return 0;
-	return cat_has(tmp->p, tmp->len, "kernel") || cat_has(tmp->p, tmp->len, "Kernel");
-}
-
 static char *raw_member(const struct jdoc *d, int obj, const char *key)
 {
 	int v = jdoc_find(d, obj, key);
@@ -162,27 +154,28 @@ struct state {
 	uint64_t events;
 };
 
-static void check_kernel(struct state *st, const char *line, size_t len)
+/* A kernel event: match its name (unescaped only when it has escapes, which
+ * kernel names rarely do) and parse the whole event only for a match. */
+static void check_kernel(struct state *st, const char *line, size_t len, struct member name)
 {
 	struct jdoc *d = &st->doc;
-	int ph, cat, name, args, is_anchor, is_end, rc;
+	const char *subject = name.p + 1;
+	size_t slen = name.len - 2;
+	int args, is_anchor, is_end, rc;
 	struct match *m;
 
-	if (jdoc_parse(d, line, len, NULL) != 0)
-		die(EXIT_INPUT, "stdin: event %" PRIu64 ": not a JSON object", st->events);
-	ph = jdoc_find(d, 0, "ph");
-	cat = jdoc_find(d, 0, "cat");
-	if (!jdoc_str_eq(d, ph, "X") || !is_kernel_cat(d, cat, &st->cat))
-		return;
-	name = jdoc_find(d, 0, "name");
-	buf_reset(&st->name);
-	if (jdoc_type(d, name) != JT_STRING || jdoc_unescape(d, name, &st->name) != 0)
-		return;
-	rc = regex_search(st->anchor_re, st->name.p, st->name.len);
+	if (memchr(subject, '\\', slen) != NULL) {
+		buf_reset(&st->name);
+		if (json_unescape(subject, slen, &st->name) != 0)
+			return;
+		subject = st->name.p;
+		slen = st->name.len;
+	}
+	rc = regex_search(st->anchor_re, subject, slen);
 	is_anchor = rc == 1;
 	is_end = 0;
 	if (st->end_re != NULL) {
-		int erc = regex_search(st->end_re, st->name.p, st->name.len);
+		int erc = regex_search(st->end_re, subject, slen);
 		if (erc < 0)
 			rc = erc;
 		is_end = erc == 1;
@@ -193,8 +186,10 @@ static void check_kernel(struct state *st, const char *line, size_t len)
 	if (!is_anchor && !is_end)
 		return;
 	if (is_anchor && is_end)
-		die(EXIT_INPUT, "event %" PRIu64 ": kernel '%s' matches both --anchor-regex and "
-		    "--end-anchor-regex; make the patterns exclusive", st->events, st->name.p);
+		die(EXIT_INPUT, "event %" PRIu64 ": kernel '%.*s' matches both --anchor-regex and "
+		    "--end-anchor-regex; make the patterns exclusive", st->events, (int)slen, subject);
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		die(EXIT_INPUT, "stdin: event %" PRIu64 ": not a JSON object", st->events);
 	if (st->m.n == st->m.cap) {
 		st->m.cap = st->m.cap ? st->m.cap * 2 : 256;
 		st->m.v = xrealloc(st->m.v, st->m.cap * sizeof *st->m.v);
@@ -216,31 +211,37 @@ static void check_kernel(struct state *st, const char *line, size_t len)
 		m->pid = dup_text("null", 4);
 }
 
-static void refuse_existing_guides(struct state *st, const char *line, size_t len)
+/* The categories of an event, unescaped if they need it; NULL when the
+ * event has no string cat. */
+static const char *categories(struct state *st, struct member cat, size_t *n)
 {
-	struct jdoc *d = &st->doc;
-	int cat;
-
-	if (jdoc_parse(d, line, len, NULL) != 0)
-		return;
-	cat = jdoc_find(d, 0, "cat");
+	if (cat.len < 2 || cat.p[0] != '"')
+		return NULL;
+	if (memchr(cat.p, '\\', cat.len) == NULL) {
+		*n = cat.len - 2;
+		return cat.p + 1;
+	}
 	buf_reset(&st->cat);
-	if (jdoc_type(d, cat) == JT_STRING && jdoc_unescape(d, cat, &st->cat) == 0 &&
-	    cat_has(st->cat.p, st->cat.len, "layer_guide"))
-		die(EXIT_INPUT, "event %" PRIu64 ": the trace already has layer guides (cat "
-		    "layer_guide); start from the original trace", st->events);
+	if (json_unescape(cat.p + 1, cat.len - 2, &st->cat) != 0)
+		return NULL;
+	*n = st->cat.len;
+	return st->cat.p;
 }
 
-/* Every event: the trace origin and the (pid, tid) pairs; kernels: matching. */
+/* Every event: the trace origin and the (pid, tid) pairs; kernels: matching.
+ * One walk over the line's leading members; the rest is never parsed. */
 static void see_event(struct state *st, const char *line, size_t len)
 {
-	const char *v, *tid;
-	size_t vlen, tlen;
+	static const char *const keys[] = { "ts", "pid", "tid", "ph", "cat", "name" };
+	struct member m[6];
+	const char *cats;
+	size_t ncats;
 
-	if (event_member(line, len, "ts", &v, &vlen) && vlen > 0 && v[0] != '"') {
+	event_members(line, len, keys, 6, m);
+	if (m[0].len > 0 && m[0].p[0] != '"') {
 		int64_t ns;
 		int sub;
-		if (num_us_to_ns(v, vlen, &ns, &sub) == NUM_OK &&
+		if (num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
 		    (!st->have_origin || ns < st->origin_ns ||
 		     (ns == st->origin_ns && !sub && st->origin_sub))) {
 			st->origin_ns = ns;
@@ -248,13 +249,18 @@ static void see_event(struct state *st, const char *line, size_t len)
 			st->have_origin = 1;
 		}
 	}
-	if (event_member(line, len, "pid", &v, &vlen) &&
-	    event_member(line, len, "tid", &tid, &tlen))
-		pairs_add(&st->pairs, v, vlen, tid, tlen);
-	if (find_bytes(line, len, "ernel", 5) != NULL)
-		check_kernel(st, line, len);
-	if (find_bytes(line, len, "layer_guide", 11) != NULL)
-		refuse_existing_guides(st, line, len);
+	if (m[1].len > 0 && m[2].len > 0)
+		pairs_add(&st->pairs, m[1].p, m[1].len, m[2].p, m[2].len);
+	cats = categories(st, m[4], &ncats);
+	if (cats == NULL)
+		return;
+	if (cat_has(cats, ncats, "layer_guide"))
+		die(EXIT_INPUT, "event %" PRIu64 ": the trace already has layer guides (cat "
+		    "layer_guide); start from the original trace", st->events);
+	if (m[3].len == 3 && memcmp(m[3].p, "\"X\"", 3) == 0 &&
+	    (cat_has(cats, ncats, "kernel") || cat_has(cats, ncats, "Kernel")) &&
+	    m[5].len >= 2 && m[5].p[0] == '"')
+		check_kernel(st, line, len, m[5]);
 }
 
 /* --pid 0 matches the JSON 0; --pid Spans matches "Spans". */
