@@ -29,7 +29,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
 SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode regex event filter intern
+COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode decodefile regex event filter intern
 UNITS   := buf io jsonscan json tsnum stream decode opt outfile
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
@@ -137,6 +137,9 @@ build-fuzz/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_CO
 	@mkdir -p build-fuzz/replay
 	$(CC) $(REPLAY_FLAGS) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
 		$< tests/fuzz/replay_main.c $(FUZZ_COMMON) $(PKG_LIBS)
+
+# the binaries are intermediate files of fuzz-run-%: keep them
+.SECONDARY: $(FUZZ_TARGETS:%=build-fuzz/%)
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
 

@@ -9,12 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "decode.h"
+#include "decodefile.h"
 #include "diag.h"
-#include "io.h"
-#include "jsonscan.h"
 #include "opt.h"
-#include "source.h"
 
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
 /* jsmn's offsets are ints: no stream line may reach 2 GiB. */
@@ -38,16 +35,6 @@ static _Noreturn void usage(FILE *to, int status)
 	exit(status);
 }
 
-static long read_source(void *ctx, void *dst, size_t n)
-{
-	return source_read(ctx, dst, n);
-}
-
-static int put_stdout(void *ctx, const void *data, size_t n)
-{
-	return writer_put(ctx, data, n);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -58,12 +45,8 @@ int main(int argc, char **argv)
 	};
 	uint64_t max_event = DEFAULT_MAX_EVENT;
 	const char *path = "-", *name;
-	struct source *src;
-	struct writer out;
-	struct scan scan;
-	struct decode dec;
-	char sha[SOURCE_SHA256_HEX];
-	int ch, rc;
+	struct decode_result result;
+	int ch;
 
 	diag_init(argv[0]);
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -87,44 +70,22 @@ int main(int argc, char **argv)
 		path = argv[optind];
 	name = strcmp(path, "-") == 0 ? "stdin" : path;
 
-	src = source_open(path);
-	if (src == NULL)
-		die_errno(EXIT_TROUBLE, "%s", name);
-	if (writer_init(&out, STDOUT_FILENO) != 0 ||
-	    scan_init(&scan, read_source, src, (size_t)max_event) != 0)
-		die_nomem();
-	decode_init(&dec, &scan, put_stdout, &out, path, "tr-decode");
-
-	rc = decode_document(&dec);
-	if (rc == DECODE_OK) {
-		if (source_drain(src) != 0)
-			rc = DECODE_READ;
-		else {
-			source_sha256_hex(src, sha);
-			rc = decode_put_tail(&dec, source_stored_bytes(src), sha);
-		}
-	}
-	switch (rc) {
+	decode_file(path, STDOUT_FILENO, (size_t)max_event, "tr-decode", &result);
+	switch (result.status) {
 	case DECODE_OK:
 		break;
+	case DECODE_OPEN:
+		die_errno(EXIT_TROUBLE, "%s", name);
 	case DECODE_INPUT:
-		die(EXIT_INPUT, "%s: %s", name, dec.err);
+		die(EXIT_INPUT, "%s: %s", name, result.msg);
 	case DECODE_READ:
-		/* gzip damage is the input's fault; an I/O error is trouble */
-		die(source_is_gzip(src) && strncmp(source_error(src), "byte ", 5) == 0
-		    ? EXIT_INPUT : EXIT_TROUBLE, "%s: %s", name, source_error(src));
+		die(result.input_fault ? EXIT_INPUT : EXIT_TROUBLE, "%s: %s", name, result.msg);
 	case DECODE_WRITE:
 		die_write("standard output");
 	default:
 		die_nomem();
 	}
-	if (writer_flush(&out) != 0)
-		die_write("standard output");
 	if (close(STDOUT_FILENO) != 0)
 		die_write("standard output");
-	decode_free(&dec);
-	scan_free(&scan);
-	writer_free(&out);
-	source_close(src);
 	return EXIT_OK;
 }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "decode.h"
+#include "decodefile.h"
 #include "diag.h"
 #include "event.h"
 #include "intern.h"
@@ -52,16 +52,6 @@ static _Noreturn void usage(FILE *to, int status)
 
 /* ---- the two decoders ------------------------------------------------ */
 
-static long read_source(void *ctx, void *dst, size_t n)
-{
-	return source_read(ctx, dst, n);
-}
-
-static int put_fd(void *ctx, const void *data, size_t n)
-{
-	return writer_put(ctx, data, n);
-}
-
 /* Decode path in a child process writing the stream to a pipe; the parent
  * reads it like any stage's input.  The child reports its own errors. */
 static int spawn_decoder(const char *path, pid_t *child)
@@ -75,37 +65,16 @@ static int spawn_decoder(const char *path, pid_t *child)
 	if (pid < 0)
 		die_errno(EXIT_CANNOT_RUN, "fork");
 	if (pid == 0) {
-		struct source *src;
-		struct writer out;
-		struct scan scan;
-		struct decode dec;
-		char sha[SOURCE_SHA256_HEX];
-		int rc;
+		struct decode_result result;
 
 		close(fds[0]);
 		signal(SIGPIPE, SIG_DFL);
-		src = source_open(path);
-		if (src == NULL)
+		decode_file(path, fds[1], (size_t)64 << 20, "tr-verify", &result);
+		if (result.status == DECODE_OPEN)
 			die_errno(EXIT_CANNOT_RUN, "%s", path);
-		if (writer_init(&out, fds[1]) != 0 ||
-		    scan_init(&scan, read_source, src, (size_t)64 << 20) != 0)
-			die_nomem();
-		decode_init(&dec, &scan, put_fd, &out, path, "tr-verify");
-		rc = decode_document(&dec);
-		if (rc == DECODE_OK) {
-			rc = source_drain(src) == 0 ? DECODE_OK : DECODE_READ;
-			if (rc == DECODE_OK) {
-				source_sha256_hex(src, sha);
-				rc = decode_put_tail(&dec, source_stored_bytes(src), sha);
-			}
-		}
-		if (rc == DECODE_INPUT)
-			die(EXIT_CANNOT_RUN, "%s: %s", path, dec.err);
-		if (rc == DECODE_READ)
-			die(EXIT_CANNOT_RUN, "%s: %s", path, source_error(src));
-		if (rc != DECODE_OK || writer_flush(&out) != 0)
-			_exit(EXIT_CANNOT_RUN);
-		_exit(EXIT_OK);
+		if (result.status == DECODE_INPUT || result.status == DECODE_READ)
+			die(EXIT_CANNOT_RUN, "%s: %s", path, result.msg);
+		_exit(result.status == DECODE_OK ? EXIT_OK : EXIT_CANNOT_RUN);
 	}
 	close(fds[1]);
 	*child = pid;

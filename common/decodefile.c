@@ -1,0 +1,74 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decodefile.h"
+#include "io.h"
+#include "jsonscan.h"
+#include "source.h"
+
+static long read_source(void *ctx, void *dst, size_t n)
+{
+	return source_read(ctx, dst, n);
+}
+
+static int put_writer(void *ctx, const void *data, size_t n)
+{
+	return writer_put(ctx, data, n);
+}
+
+void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
+		 struct decode_result *result)
+{
+	struct source *src;
+	struct writer out;
+	struct scan scan;
+	struct decode dec;
+	char sha[SOURCE_SHA256_HEX];
+	int rc, saved;
+
+	memset(result, 0, sizeof *result);
+	src = source_open(path);
+	if (src == NULL) {
+		result->status = DECODE_OPEN;
+		return;
+	}
+	if (writer_init(&out, out_fd) != 0) {
+		source_close(src);
+		result->status = DECODE_NOMEM;
+		return;
+	}
+	if (scan_init(&scan, read_source, src, max_event) != 0) {
+		writer_free(&out);
+		source_close(src);
+		result->status = DECODE_NOMEM;
+		return;
+	}
+	decode_init(&dec, &scan, put_writer, &out, path, tool);
+	rc = decode_document(&dec);
+	if (rc == DECODE_OK) {
+		if (source_drain(src) != 0) {
+			rc = DECODE_READ;
+		} else {
+			source_sha256_hex(src, sha);
+			rc = decode_put_tail(&dec, source_stored_bytes(src), sha);
+		}
+	}
+	if (rc == DECODE_OK && writer_flush(&out) != 0)
+		rc = DECODE_WRITE;
+	saved = errno;
+	if (rc == DECODE_INPUT)
+		snprintf(result->msg, sizeof result->msg, "%s", dec.err);
+	if (rc == DECODE_READ) {
+		snprintf(result->msg, sizeof result->msg, "%s", source_error(src));
+		/* gzip damage is the input's fault; an I/O error is trouble */
+		result->input_fault = source_is_gzip(src) &&
+				      strncmp(source_error(src), "byte ", 5) == 0;
+	}
+	result->status = rc;
+	decode_free(&dec);
+	scan_free(&scan);
+	writer_free(&out);
+	source_close(src);
+	errno = saved;
+}

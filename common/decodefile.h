@@ -1,0 +1,23 @@
+/* decodefile: decode one stored trace (a path, or "-" for standard input)
+ * into the event stream on a file descriptor, with the tail's size and
+ * SHA-256 of the stored bytes.  tr-decode is this plus option parsing;
+ * tr-verify runs it in child processes. */
+#ifndef TR_DECODEFILE_H
+#define TR_DECODEFILE_H
+
+#include <stddef.h>
+
+#include "decode.h"
+
+enum { DECODE_OPEN = 5 };  /* the path could not be opened; errno is set */
+
+struct decode_result {
+	int status;        /* DECODE_OK, DECODE_INPUT, DECODE_READ, ... */
+	int input_fault;   /* with DECODE_READ: damaged gzip (1) or an I/O error (0) */
+	char msg[300];     /* what went wrong, for DECODE_INPUT and DECODE_READ */
+};
+
+void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
+		 struct decode_result *result);
+
+#endif
