@@ -132,6 +132,15 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+char *xmemdup(const void *p, size_t n)
+{
+	char *s = xmalloc(n + 1);
+
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
 void print_version_and_exit(void)
 {
 	printf("%s %s\n", progname, TR_VERSION);

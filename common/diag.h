@@ -41,6 +41,8 @@ _Noreturn void die_nomem(void) __attribute__((noreturn));
  * library functions that report errors to their caller). */
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+/* A NUL-terminated copy of n bytes. */
+char *xmemdup(const void *p, size_t n);
 
 /* Print "prog VERSION" to stdout and exit 0 (the --version option). */
 _Noreturn void print_version_and_exit(void);

@@ -114,6 +114,30 @@ int event_members(const char *line, size_t len, const char *const *keys, int nke
 	return found;
 }
 
+int category_has(const char *cats, size_t n, const char *want)
+{
+	size_t w = strlen(want), i = 0;
+
+	for (;;) {
+		const char *comma = memchr(cats + i, ',', n - i);
+		size_t end = comma ? (size_t)(comma - cats) : n;
+		if (end - i == w && memcmp(cats + i, want, w) == 0)
+			return 1;
+		if (comma == NULL)
+			return 0;
+		i = end + 1;
+	}
+}
+
+int raw_matches_arg(const char *raw, size_t n, const char *arg)
+{
+	size_t a = strlen(arg);
+
+	if (n == a && memcmp(raw, arg, a) == 0)
+		return 1;
+	return n == a + 2 && raw[0] == '"' && raw[n - 1] == '"' && memcmp(raw + 1, arg, a) == 0;
+}
+
 const char *find_bytes(const char *hay, size_t n, const char *needle, size_t m)
 {
 	return memmem(hay, n, needle, m);

@@ -447,3 +447,12 @@ int64_t num_round_ns_to_us(int64_t ns)
 
 	return ns < 0 ? -(int64_t)us : (int64_t)us;
 }
+
+size_t num_format_ms6(int64_t ns, char *out)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	int n = snprintf(out, NUM_US_BUFSZ, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "",
+			 mag / 1000000, mag % 1000000);
+
+	return n > 0 ? (size_t)n : 0;
+}

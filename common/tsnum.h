@@ -60,6 +60,10 @@ int perfetto_us_to_ns(const char *text, size_t len, int64_t *ns);
 #define NUM_US_BUFSZ 32
 size_t num_format_us3(int64_t ns, char *out);
 
+/* Format nanoseconds as milliseconds with exactly six decimals ("-0.000001",
+ * "12.345678"); NUL-terminates and returns the length written. */
+size_t num_format_ms6(int64_t ns, char *out);
+
 /* Round ns to the nearest whole microsecond, ties away from zero ("-1500 ns"
  * -> -2), and return the microseconds. */
 int64_t num_round_ns_to_us(int64_t ns);

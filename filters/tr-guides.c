@@ -83,15 +83,11 @@ static char *dup_raw(const struct jdoc *d, int tok)
 {
 	size_t n;
 	const char *p;
-	char *s;
 
 	if (tok < 0)
 		return NULL;
 	p = jdoc_raw(d, tok, &n);
-	s = xmalloc(n + 1);
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
+	return xmemdup(p, n);
 }
 
 static int64_t int_member(const struct jdoc *d, int obj, const char *key, const char *what)
@@ -146,10 +142,10 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 /* Milliseconds with six decimals, exactly, from nanoseconds. */
 static void put_ms(struct buf *b, int64_t ns)
 {
-	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	char text[NUM_US_BUFSZ];
 
-	buf_printf(b, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "", mag / 1000000,
-		   mag % 1000000);
+	num_format_ms6(ns, text);
+	buf_addstr(b, text);
 }
 
 static void put_us3(struct buf *b, int64_t ns)

@@ -72,15 +72,6 @@ struct pair_set {
 	size_t n, cap;
 };
 
-static char *dup_text(const char *p, size_t n)
-{
-	char *s = xmalloc(n + 1);
-
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
-}
-
 static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
 		      const char *tid, size_t tlen)
 {
@@ -96,26 +87,9 @@ static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
 		set->pid = xrealloc(set->pid, set->cap * sizeof *set->pid);
 		set->tid = xrealloc(set->tid, set->cap * sizeof *set->tid);
 	}
-	set->pid[set->n] = dup_text(pid, plen);
-	set->tid[set->n] = dup_text(tid, tlen);
+	set->pid[set->n] = xmemdup(pid, plen);
+	set->tid[set->n] = xmemdup(tid, tlen);
 	set->n++;
-}
-
-/* "kernel" (or the 1.8-era "Kernel") among the comma-separated categories. */
-static int cat_has(const char *cat, size_t n, const char *want)
-{
-	size_t w = strlen(want), i = 0;
-
-	while (i <= n) {
-		const char *comma = memchr(cat + i, ',', n - i);
-		size_t end = comma ? (size_t)(comma - cat) : n;
-		if (end - i == w && memcmp(cat + i, want, w) == 0)
-			return 1;
-		if (comma == NULL)
-			break;
-		i = end + 1;
-	}
-	return 0;
 }
 
 static char *raw_member(const struct jdoc *d, int obj, const char *key)
@@ -127,7 +101,7 @@ static char *raw_member(const struct jdoc *d, int obj, const char *key)
 	if (v < 0)
 		return NULL;
 	p = jdoc_raw(d, v, &n);
-	return dup_text(p, n);
+	return xmemdup(p, n);
 }
 
 static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int *ok)
@@ -208,7 +182,7 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 	parse_number(d, jdoc_find(d, 0, "ts"), &m->ts_ns, &m->ts_sub, &m->ts_ok);
 	parse_number(d, jdoc_find(d, 0, "dur"), &m->dur_ns, &m->dur_sub, &m->dur_ok);
 	if (m->pid == NULL)
-		m->pid = dup_text("null", 4);
+		m->pid = xmemdup("null", 4);
 }
 
 /* The categories of an event, unescaped if they need it; NULL when the
@@ -254,23 +228,13 @@ static void see_event(struct state *st, const char *line, size_t len)
 	cats = categories(st, m[4], &ncats);
 	if (cats == NULL)
 		return;
-	if (cat_has(cats, ncats, "layer_guide"))
+	if (category_has(cats, ncats, "layer_guide"))
 		die(EXIT_INPUT, "event %" PRIu64 ": the trace already has layer guides (cat "
 		    "layer_guide); start from the original trace", st->events);
 	if (m[3].len == 3 && memcmp(m[3].p, "\"X\"", 3) == 0 &&
-	    (cat_has(cats, ncats, "kernel") || cat_has(cats, ncats, "Kernel")) &&
+	    (category_has(cats, ncats, "kernel") || category_has(cats, ncats, "Kernel")) &&
 	    m[5].len >= 2 && m[5].p[0] == '"')
 		check_kernel(st, line, len, m[5]);
-}
-
-/* --pid 0 matches the JSON 0; --pid Spans matches "Spans". */
-static int raw_is(const char *raw, const char *want)
-{
-	size_t n = strlen(want), r = strlen(raw);
-
-	if (strcmp(raw, want) == 0)
-		return 1;
-	return r == n + 2 && raw[0] == '"' && raw[r - 1] == '"' && memcmp(raw + 1, want, n) == 0;
 }
 
 static const char *device_of(const struct match *m)
@@ -346,6 +310,15 @@ static _Noreturn void refuse(const struct state *st, const char *why, const char
 	exit(EXIT_INPUT);
 }
 
+/* The match is in the --pid and on the --device the user asked for. */
+static int wanted(const struct state *st, const struct match *m)
+{
+	const char *dev = device_of(m);
+
+	return (st->opt.pid == NULL || raw_matches_arg(m->pid, strlen(m->pid), st->opt.pid)) &&
+	       (st->opt.device == NULL || raw_matches_arg(dev, strlen(dev), st->opt.device));
+}
+
 /* Keep only the kernels of one pid and device, anchors and terminals apart. */
 static void choose_group(struct state *st, const char **pid, const char **device)
 {
@@ -356,8 +329,7 @@ static void choose_group(struct state *st, const char **pid, const char **device
 
 	for (i = 0; i < st->m.n; i++) {
 		const struct match *m = &st->m.v[i];
-		if (m->is_end || (st->opt.pid && !raw_is(m->pid, st->opt.pid)) ||
-		    (st->opt.device && !raw_is(device_of(m), st->opt.device)))
+		if (m->is_end || !wanted(st, m))
 			continue;
 		if (first_pid == NULL) {
 			first_pid = m->pid;

@@ -72,15 +72,6 @@ struct state {
 	uint64_t events;
 };
 
-static char *dup_text(const char *p, size_t n)
-{
-	char *s = xmalloc(n + 1);
-
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
-}
-
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
  * template arguments fall into one family. */
 static char *family_of(const char *name)
@@ -102,31 +93,7 @@ static char *family_of(const char *name)
 		if (depth == 0)
 			buf_addch(&b, *p);
 	}
-	return b.p[0] ? b.p : dup_text("", 0);
-}
-
-static int cat_has(const char *cat, size_t n, const char *want)
-{
-	size_t w = strlen(want), i = 0;
-
-	for (;;) {
-		const char *comma = memchr(cat + i, ',', n - i);
-		size_t end = comma ? (size_t)(comma - cat) : n;
-		if (end - i == w && memcmp(cat + i, want, w) == 0)
-			return 1;
-		if (comma == NULL)
-			return 0;
-		i = end + 1;
-	}
-}
-
-static int raw_is(const char *raw, size_t r, const char *want)
-{
-	size_t n = strlen(want);
-
-	if (r == n && memcmp(raw, want, n) == 0)
-		return 1;
-	return r == n + 2 && raw[0] == '"' && raw[r - 1] == '"' && memcmp(raw + 1, want, n) == 0;
+	return b.p[0] ? b.p : xmemdup("", 0);
 }
 
 static void see_kernel(struct state *st, const char *line, size_t len)
@@ -146,7 +113,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	if (jdoc_type(d, cat) != JT_STRING)
 		return;
 	p = jdoc_text(d, cat, &n);
-	if (!cat_has(p, n, "kernel") && !cat_has(p, n, "Kernel"))
+	if (!category_has(p, n, "kernel") && !category_has(p, n, "Kernel"))
 		return;
 	name = jdoc_find(d, 0, "name");
 	ts = jdoc_find(d, 0, "ts");
@@ -155,13 +122,13 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	    jdoc_type(d, ts) != JT_PRIMITIVE)
 		return;
 	pid = jdoc_raw(d, jdoc_find(d, 0, "pid"), &pn);
-	if (st->pid && !raw_is(pid, pn, st->pid))
+	if (st->pid && !raw_matches_arg(pid, pn, st->pid))
 		return;
 	args = jdoc_find(d, 0, "args");
 	dev = jdoc_type(d, args) == JT_OBJECT ? jdoc_find(d, args, "device") : -1;
 	if (dev >= 0)
 		dtext = jdoc_raw(d, dev, &dn);
-	if (st->device && !raw_is(dtext, dn, st->device))
+	if (st->device && !raw_matches_arg(dtext, dn, st->device))
 		return;
 	p = jdoc_text(d, ts, &n);
 	if (num_us_to_ns(p, n, &ts_ns, &sub) != NUM_OK)
@@ -189,7 +156,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 		const char *nm = memchr(st->tmp.p, '\001', st->tmp.len);
 		nm = memchr(nm + 1, '\001', st->tmp.len - (size_t)(nm + 1 - st->tmp.p));
 		s->group = (uint32_t)gid;
-		s->name = dup_text(nm + 1, st->tmp.len - (size_t)(nm + 1 - st->tmp.p));
+		s->name = xmemdup(nm + 1, st->tmp.len - (size_t)(nm + 1 - st->tmp.p));
 		s->family = family_of(s->name);
 	}
 	if (s->n == s->cap) {
@@ -204,7 +171,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 				break;
 		if (k == s->nstreams && s->nstreams < 255) {
 			if (k < 4)
-				s->streams[k] = dup_text(ttext, tn);
+				s->streams[k] = xmemdup(ttext, tn);
 			s->nstreams++;
 		}
 	}

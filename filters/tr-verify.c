@@ -196,15 +196,11 @@ static char *raw_dup(const struct jdoc *d, int tok)
 {
 	size_t n;
 	const char *p;
-	char *s;
 
 	if (tok < 0)
 		return NULL;
 	p = jdoc_raw(d, tok, &n);
-	s = xmalloc(n + 1);
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
+	return xmemdup(p, n);
 }
 
 static int64_t int_of(const struct jdoc *d, int obj, const char *key, const char *path)
