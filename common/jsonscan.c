@@ -406,13 +406,17 @@ enum want {
 
 static int push(struct scan *s, char kind)
 {
+	if (s->stack.len >= SCAN_MAX_DEPTH)
+		return scan_fail(s, SCAN_SYNTAX, "nested deeper than " SCAN_MAX_DEPTH_TEXT
+				 " levels (refused: later stages tokenize with jsmn, whose cost "
+				 "grows with the square of the depth)");
 	if (buf_addch(&s->stack, kind) != 0)
 		return scan_fail(s, SCAN_NOMEM, "out of memory");
 	return SCAN_OK;
 }
 
-/* One value, iteratively (nesting depth is bounded by memory, not by the C
- * stack): a small pushdown automaton over the non-whitespace bytes. */
+/* One value, iteratively (no recursion on the C stack): a small pushdown
+ * automaton over the non-whitespace bytes. */
 int scan_value(struct scan *s, struct buf *out)
 {
 	enum want want = WANT_VALUE;
@@ -432,9 +436,10 @@ int scan_value(struct scan *s, struct buf *out)
 			/* fall through */
 		case WANT_VALUE:
 			if (c == '{' || c == '[') {
+				if ((rc = push(s, byte)) != SCAN_OK)
+					return rc; /* at the bracket that goes too deep */
 				s->pos++;
-				if ((rc = push(s, byte)) != SCAN_OK ||
-				    (rc = out_add(s, out, &byte, 1)) != SCAN_OK)
+				if ((rc = out_add(s, out, &byte, 1)) != SCAN_OK)
 					return rc;
 				want = c == '{' ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
 				continue;

@@ -14,6 +14,11 @@
 /* Returns bytes read into dst, 0 at the end of input, -1 on error. */
 typedef long (*scan_read_fn)(void *ctx, void *dst, size_t n);
 
+/* Deepest nesting accepted.  Real traces nest fewer than ten levels;
+ * Python's json module stops near a thousand too. */
+#define SCAN_MAX_DEPTH 1000
+#define SCAN_MAX_DEPTH_TEXT "1000"
+
 enum scan_status {
 	SCAN_OK = 0,
 	SCAN_SYNTAX = -1,  /* not JSON; the message says what was expected */

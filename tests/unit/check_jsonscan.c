@@ -524,9 +524,9 @@ START_TEST(test_max_value_string_offset)
 }
 END_TEST
 
-/* ---- nesting depth is limited by memory, not the C stack ---- */
+/* ---- nesting: iterative up to SCAN_MAX_DEPTH, refused beyond ---- */
 
-#define DEEP 100000
+#define DEEP SCAN_MAX_DEPTH
 
 START_TEST(test_deep_arrays)
 {
@@ -549,6 +549,29 @@ START_TEST(test_deep_arrays)
 	/* one bracket short */
 	ck_assert_int_eq(scan_one(in, n - 1, mode, SIZE_MAX, &out, &s, &f), SCAN_EOF);
 	ck_assert_uint_eq(s.err_offset, n - 1);
+	scan_free(&s);
+	buf_release(&out);
+	free(in);
+}
+END_TEST
+
+/* One level deeper than SCAN_MAX_DEPTH is refused at the opening bracket
+ * that goes too deep, wherever the reads end. */
+START_TEST(test_too_deep)
+{
+	enum serve mode = (enum serve)_i;
+	size_t n = 2 * (DEEP + 1);
+	char *in = malloc(n);
+	struct buf out = BUF_INIT;
+	struct scan s;
+	struct feeder f;
+
+	ck_assert_ptr_nonnull(in);
+	memset(in, '[', DEEP + 1);
+	memset(in + DEEP + 1, ']', DEEP + 1);
+	ck_assert_int_eq(scan_one(in, n, mode, SIZE_MAX, &out, &s, &f), SCAN_SYNTAX);
+	ck_assert_uint_eq(s.err_offset, DEEP);
+	ck_assert_ptr_nonnull(strstr(s.err, "nested deeper than 1000 levels"));
 	scan_free(&s);
 	buf_release(&out);
 	free(in);
@@ -726,6 +749,7 @@ static Suite *jsonscan_suite(void)
 	tcase_add_test(limits, test_max_value_offset_stable);
 	tcase_add_loop_test(limits, test_max_value_string_offset, 0, NSERVE);
 	tcase_add_loop_test(limits, test_deep_arrays, 0, NSERVE);
+	tcase_add_loop_test(limits, test_too_deep, 0, NSERVE);
 	tcase_add_loop_test(limits, test_deep_objects, 0, NSERVE);
 	suite_add_tcase(s, limits);
 
