@@ -124,6 +124,7 @@ struct state {
 	size_t nguides, guides_cap;
 	const char *only_pid;
 	struct intern tracks_by_key, pids, groups_by_key;
+	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
 	struct track *tracks;
 	size_t ntracks_cap;
 	struct group *groups;
@@ -410,6 +411,8 @@ static void see_event(struct state *st, const char *line, size_t len)
 		int activity = kernel || cat_has(c, n, "gpu_memcpy") || cat_has(c, n, "gpu_memset") ||
 			       cat_has(c, n, "Memcpy") || cat_has(c, n, "Memset");
 		int scope = !activity && cat_has(c, n, "gpu_user_annotation");
+		if (activity && intern_id(&st->gpu_pids, pid, plen) < 0)
+			die_nomem();
 		if (cat_has(c, n, "layer_guide")) {
 			see_guide(st, line, len, pid, plen);
 			return;
@@ -666,21 +669,20 @@ static _Noreturn void bad_guide(const struct guide_slice *g, const char *why)
  * never overlap; anything else is not ours to keep beside the lanes. */
 static void check_guides(struct state *st)
 {
-	size_t i, gi;
+	size_t i;
 
 	for (i = 0; i < st->nguides; i++) {
 		const struct guide_slice *g = &st->guides[i];
-		int beside = 0;
+		/* beside a GPU's activity, compacted or left alone by --pid */
+		int beside = intern_find(&st->gpu_pids, g->pid, strlen(g->pid)) >= 0;
 		if (!g->has_args)
 			bad_guide(g, "lacks the layer_guide args (layer_id, pass_index, "
 				  "boundary_kind) or a numeric ts and dur");
-		for (gi = 0; gi < st->groups_by_key.n; gi++)
-			if (st->groups[gi].kind == KIND_ACTIVITY && strcmp(st->groups[gi].pid, g->pid) == 0)
-				beside = 1;
-		if (!beside && st->nacts > 0)
+		if (!beside && st->gpu_pids.n > 0)
 			bad_guide(g, "sits in another process than the GPU activity");
 	}
-	qsort(st->guides, st->nguides, sizeof *st->guides, cmp_guide);
+	if (st->nguides > 1) /* guides is NULL when there are none */
+		qsort(st->guides, st->nguides, sizeof *st->guides, cmp_guide);
 	for (i = 0; i + 1 < st->nguides; i++)
 		if (st->guides[i + 1].start < st->guides[i].end)
 			bad_guide(&st->guides[i + 1], "overlaps another guide slice");
@@ -1279,6 +1281,7 @@ int main(int argc, char **argv)
 	intern_free(&st.tracks_by_key);
 	intern_free(&st.pids);
 	intern_free(&st.groups_by_key);
+	intern_free(&st.gpu_pids);
 	jdoc_free(&st.doc);
 	buf_release(&st.tmp);
 	buf_release(&st.line);
