@@ -144,40 +144,6 @@ struct state {
 	uint64_t relocated, relocated_flows, new_metadata, nretired;
 };
 
-static char *dup_text(const char *p, size_t n)
-{
-	char *s = xmalloc(n + 1);
-
-	memcpy(s, p, n);
-	s[n] = '\0';
-	return s;
-}
-
-static int cat_has(const char *cat, size_t n, const char *want)
-{
-	size_t w = strlen(want), i = 0;
-
-	for (;;) {
-		const char *comma = memchr(cat + i, ',', n - i);
-		size_t end = comma ? (size_t)(comma - cat) : n;
-		if (end - i == w && memcmp(cat + i, want, w) == 0)
-			return 1;
-		if (comma == NULL)
-			return 0;
-		i = end + 1;
-	}
-}
-
-/* --pid 0 matches the JSON 0; --pid Spans matches "Spans". */
-static int raw_is(const char *raw, size_t r, const char *want)
-{
-	size_t n = strlen(want);
-
-	if (r == n && memcmp(raw, want, n) == 0)
-		return 1;
-	return r == n + 2 && raw[0] == '"' && raw[r - 1] == '"' && memcmp(raw + 1, want, n) == 0;
-}
-
 static uint32_t track_of(struct state *st, const char *pid, size_t plen, const char *tid,
 			 size_t tlen)
 {
@@ -213,8 +179,8 @@ static uint32_t track_of(struct state *st, const char *pid, size_t plen, const c
 		if (pid_id < 0)
 			die_nomem();
 		memset(t, 0, sizeof *t);
-		t->pid = dup_text(pid, plen);
-		t->tid = dup_text(tid, tlen);
+		t->pid = xmemdup(pid, plen);
+		t->tid = xmemdup(tid, tlen);
 		t->pid_id = (uint32_t)pid_id;
 	}
 	return (uint32_t)id;
@@ -242,8 +208,8 @@ static uint32_t group_of(struct state *st, const struct track *t, const char *de
 	if (st->groups_by_key.n != before) {
 		struct group *g = &st->groups[id];
 		memset(g, 0, sizeof *g);
-		g->pid = dup_text(t->pid, strlen(t->pid));
-		g->device = dup_text(dev, dlen);
+		g->pid = xmemdup(t->pid, strlen(t->pid));
+		g->device = xmemdup(dev, dlen);
 		g->pid_id = t->pid_id;
 		g->kind = kind;
 		g->display_pid = -1;
@@ -355,7 +321,7 @@ static void see_guide(struct state *st, const char *line, size_t len, const char
 	g = &st->guides[st->nguides++];
 	memset(g, 0, sizeof *g);
 	g->index = st->events;
-	g->pid = dup_text(pid, plen);
+	g->pid = xmemdup(pid, plen);
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		die(EXIT_INPUT, "event %" PRIu64 ": not a JSON object", st->events);
 	args = jdoc_find(d, 0, "args");
@@ -376,48 +342,58 @@ static void see_guide(struct state *st, const char *line, size_t len, const char
 /* Pass one, per event: classify it and keep what the placement needs. */
 static void see_event(struct state *st, const char *line, size_t len)
 {
-	const char *pid, *tid, *ph, *cat, *ts;
-	size_t plen, tlen, phlen, clen, tslen;
+	static const char *const keys[] = { "ts", "pid", "tid", "ph", "cat", "name" };
+	struct member m[6];
+	const char *pid, *ph, *name;
+	size_t plen, nlen;
 	uint32_t track;
 
 	if (find_bytes(line, len, KEY, sizeof KEY - 1) != NULL)
 		die(EXIT_INPUT, "event %" PRIu64 ": already compacted (%s); start from the "
 		    "original trace", st->events, KEY);
-	if (event_member(line, len, "ts", &ts, &tslen) && ts[0] != '"') {
+	/* one walk over the leading members; args is never looked at here */
+	event_members(line, len, keys, 6, m);
+	if (m[0].len > 0 && m[0].p[0] != '"') {
 		int64_t ns;
 		int sub;
-		if (num_us_to_ns(ts, tslen, &ns, &sub) == NUM_OK &&
+		if (num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
 		    (!st->have_origin || ns < st->origin_ns)) {
 			st->origin_ns = ns;
 			st->have_origin = 1;
 		}
 	}
-	if (!event_member(line, len, "pid", &pid, &plen) ||
-	    !event_member(line, len, "tid", &tid, &tlen)) {
-		if (event_member(line, len, "pid", &pid, &plen) && intern_id(&st->pids, pid, plen) < 0)
+	pid = m[1].p;
+	plen = m[1].len;
+	if (plen == 0)
+		return;
+	if (m[2].len == 0) {
+		if (intern_id(&st->pids, pid, plen) < 0)
 			die_nomem();
 		return;
 	}
-	track = track_of(st, pid, plen, tid, tlen);
-	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3) {
+	track = track_of(st, pid, plen, m[2].p, m[2].len);
+	ph = m[3].p;
+	if (m[3].len != 3) {
 		note_other(st, track);
 		return;
 	}
-	if (ph[1] == 'X' && event_member(line, len, "cat", &cat, &clen) && clen >= 2 &&
-	    cat[0] == '"' && memchr(cat + 1, '\\', clen - 2) == NULL) {
-		const char *c = cat + 1;
-		size_t n = clen - 2;
-		int kernel = cat_has(c, n, "kernel") || cat_has(c, n, "Kernel");
-		int activity = kernel || cat_has(c, n, "gpu_memcpy") || cat_has(c, n, "gpu_memset") ||
-			       cat_has(c, n, "Memcpy") || cat_has(c, n, "Memset");
-		int scope = !activity && cat_has(c, n, "gpu_user_annotation");
+	if (ph[1] == 'X' && m[4].len >= 2 && m[4].p[0] == '"' &&
+	    memchr(m[4].p + 1, '\\', m[4].len - 2) == NULL) {
+		const char *c = m[4].p + 1;
+		size_t n = m[4].len - 2;
+		int kernel = category_has(c, n, "kernel") || category_has(c, n, "Kernel");
+		int activity = kernel || category_has(c, n, "gpu_memcpy") ||
+			       category_has(c, n, "gpu_memset") || category_has(c, n, "Memcpy") ||
+			       category_has(c, n, "Memset");
+		int scope = !activity && category_has(c, n, "gpu_user_annotation");
 		if (activity && intern_id(&st->gpu_pids, pid, plen) < 0)
 			die_nomem();
-		if (cat_has(c, n, "layer_guide")) {
+		if (category_has(c, n, "layer_guide")) {
 			see_guide(st, line, len, pid, plen);
 			return;
 		}
-		if ((activity || scope) && (st->only_pid == NULL || raw_is(pid, plen, st->only_pid))) {
+		if ((activity || scope) &&
+		    (st->only_pid == NULL || raw_matches_arg(pid, plen, st->only_pid))) {
 			if (jdoc_parse(&st->doc, line, len, NULL) != 0)
 				die(EXIT_INPUT, "event %" PRIu64 ": not a JSON object", st->events);
 			add_act(st, track, activity ? KIND_ACTIVITY : KIND_SCOPE, kernel);
@@ -426,23 +402,21 @@ static void see_event(struct state *st, const char *line, size_t len)
 	}
 	if (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')
 		return; /* flows follow their kernel; bound in pass two */
-	if (ph[1] == 'M') {
-		const char *name;
-		size_t nlen;
-		if (event_member(line, len, "name", &name, &nlen) &&
-		    ((nlen == 13 && memcmp(name, "\"thread_name\"", 13) == 0) ||
-		     (nlen == 19 && memcmp(name, "\"thread_sort_index\"", 19) == 0))) {
-			struct retired *r;
-			if (st->nret == st->ret_cap) {
-				st->ret_cap = st->ret_cap ? st->ret_cap * 2 : 64;
-				st->ret = xrealloc(st->ret, st->ret_cap * sizeof *st->ret);
-			}
-			r = &st->ret[st->nret++];
-			r->index = (uint32_t)st->events;
-			r->track = track;
-			r->text = dup_text(line, len);
-			return;
+	name = m[5].p;
+	nlen = m[5].len;
+	if (ph[1] == 'M' &&
+	    ((nlen == 13 && memcmp(name, "\"thread_name\"", 13) == 0) ||
+	     (nlen == 19 && memcmp(name, "\"thread_sort_index\"", 19) == 0))) {
+		struct retired *r;
+		if (st->nret == st->ret_cap) {
+			st->ret_cap = st->ret_cap ? st->ret_cap * 2 : 64;
+			st->ret = xrealloc(st->ret, st->ret_cap * sizeof *st->ret);
 		}
+		r = &st->ret[st->nret++];
+		r->index = (uint32_t)st->events;
+		r->track = track;
+		r->text = xmemdup(line, len);
+		return;
 	}
 	note_other(st, track);
 }
@@ -486,9 +460,10 @@ static void put_us(struct buf *b, int64_t ns)
 
 static void put_ms(struct buf *b, int64_t ns)
 {
-	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	char text[NUM_US_BUFSZ];
 
-	buf_printf(b, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "", mag / 1000000, mag % 1000000);
+	num_format_ms6(ns, text);
+	buf_addstr(b, text);
 }
 
 static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsigned peak,
@@ -1028,20 +1003,19 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 static int move_flow(struct state *st, struct filter *f, const char *line, size_t len,
 		     uint64_t index)
 {
-	const char *ph, *pid, *tid;
-	size_t phlen, plen, tlen;
+	static const char *const keys[] = { "ph", "pid", "tid" };
+	struct member m[3];
 	struct buf key = BUF_INIT;
 	int64_t track;
 	const struct act *a;
 	const struct group *g;
 	char space[24];
 
-	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3 ||
-	    (ph[1] != 's' && ph[1] != 't' && ph[1] != 'f') ||
-	    !event_member(line, len, "pid", &pid, &plen) ||
-	    !event_member(line, len, "tid", &tid, &tlen))
+	if (event_members(line, len, keys, 3, m) != 3 || m[0].len != 3 ||
+	    (m[0].p[1] != 's' && m[0].p[1] != 't' && m[0].p[1] != 'f'))
 		return 0;
-	if (buf_add(&key, pid, plen) || buf_addch(&key, '\001') || buf_add(&key, tid, tlen))
+	if (buf_add(&key, m[1].p, m[1].len) || buf_addch(&key, '\001') ||
+	    buf_add(&key, m[2].p, m[2].len))
 		die_nomem();
 	track = intern_find(&st->tracks_by_key, key.p, key.len);
 	buf_release(&key);
@@ -1153,7 +1127,7 @@ static void read_head(struct state *st, const char *line, size_t len)
 		die(EXIT_INPUT, "malformed head record");
 	src = jdoc_find(&st->doc, 0, "source");
 	if (jdoc_type(&st->doc, src) == JT_STRING && jdoc_unescape(&st->doc, src, &name) == 0)
-		st->source_name = dup_text(name.p, name.len);
+		st->source_name = xmemdup(name.p, name.len);
 	buf_release(&name);
 }
 
