@@ -8,13 +8,22 @@
  * names run to kilobytes, so jump from quote to quote with memchr. */
 static size_t skip_string(const char *line, size_t len, size_t i)
 {
-	for (i++; i < len;) {
+	size_t stop = i + 17 < len ? i + 17 : len;
+
+	/* most member names and values are short: look at them directly */
+	for (i++; i < stop; i++) {
+		if (line[i] == '\\')
+			break;
+		if (line[i] == '"')
+			return i + 1;
+	}
+	while (i < len) {
 		const char *q = memchr(line + i, '"', len - i);
 		size_t at, backslashes = 0;
 		if (q == NULL)
 			return len;
 		at = (size_t)(q - line);
-		while (at - backslashes > i && line[at - backslashes - 1] == '\\')
+		while (line[at - backslashes - 1] == '\\')
 			backslashes++;
 		if (backslashes % 2 == 0)
 			return at + 1;

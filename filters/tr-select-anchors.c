@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "event.h"
 #include "filter.h"
+#include "intern.h"
 #include "json.h"
 #include "opt.h"
 #include "regex.h"
@@ -68,6 +69,7 @@ struct matches {
 
 /* (pid, tid) pairs seen, raw text, for choosing an unused guide tid. */
 struct pair_set {
+	struct intern seen;  /* "pid\001tid" */
 	char **pid, **tid;
 	size_t n, cap;
 };
@@ -75,13 +77,19 @@ struct pair_set {
 static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
 		      const char *tid, size_t tlen)
 {
-	size_t i;
+	char key[256];
+	uint32_t before = set->seen.n;
 
-	/* Few distinct pairs in any trace; the last one seen repeats most. */
-	for (i = set->n; i > 0; i--)
-		if (strlen(set->pid[i - 1]) == plen && memcmp(set->pid[i - 1], pid, plen) == 0 &&
-		    strlen(set->tid[i - 1]) == tlen && memcmp(set->tid[i - 1], tid, tlen) == 0)
-			return;
+	/* pids and tids are short; a longer pair is never a guide's neighbour */
+	if (plen + 1 + tlen > sizeof key)
+		return;
+	memcpy(key, pid, plen);
+	key[plen] = '\001';
+	memcpy(key + plen + 1, tid, tlen);
+	if (intern_id(&set->seen, key, plen + 1 + tlen) < 0)
+		die_nomem();
+	if (set->seen.n == before)
+		return;
 	if (set->n == set->cap) {
 		set->cap = set->cap ? set->cap * 2 : 64;
 		set->pid = xrealloc(set->pid, set->cap * sizeof *set->pid);
@@ -617,6 +625,7 @@ int main(int argc, char **argv)
 	}
 	free(st.pairs.pid);
 	free(st.pairs.tid);
+	intern_free(&st.pairs.seen);
 	free(st.m.v);
 	jdoc_free(&st.doc);
 	buf_release(&st.name);
