@@ -59,22 +59,48 @@ $TIME -f %M -o s1.rss tr-decode "$big.gz" |
 	$TIME -f %M -o s2.rss tr-select-anchors --anchor-regex "$anchor" --num-layers 32 \
 		--anchor-offset 0 --passes "$passes" |
 	$TIME -f %M -o s3.rss tr-guides --phase bench --evidence 'tr-gen --layers 32' |
-	$TIME -f %M -o s4.rss tr-encode -o lt.json.gz
+	$TIME -f %M -o s4.rss tr-encode -o lt.json
 t1=$(now)
 lt=$(secs "$t0" "$t1")
-row "layer guides, gz in and out (4 stages)" "$lt" \
+row "layer guides, gz in, plain out (4 stages)" "$lt" \
 	"$(rss s1.rss)/$(rss s2.rss)/$(rss s3.rss)/$(rss s4.rss)" \
 	"$(printf '%.2fx gzip -dc' "$(echo "$lt / $gz" | bc -l)")"
-rm -f lt.json.gz lt.json.gz.layers.json
+rm -f lt.json lt.json.layers.json
 t0=$(now)
 tr-layer-track --trace "$big.gz" --output lt.json --anchor-regex "$anchor" \
 	--num-layers 32 --anchor-offset 0 --passes "$passes" --phase bench \
-	--evidence 'tr-gen --layers 32' >/dev/null
+	--evidence 'tr-gen --layers 32' --no-verify >/dev/null
 t1=$(now)
 lt=$(secs "$t0" "$t1")
-row "tr-layer-track, gz in, plain out" "$lt" "" \
+row "tr-layer-track --no-verify, gz in, plain out" "$lt" "" \
 	"$(printf '%.2fx gzip -dc' "$(echo "$lt / $gz" | bc -l)")"
+
+t0=$(now)
+$TIME -f %M -o v.rss tr-verify --source "$big.gz" --output lt.json >/dev/null
+t1=$(now)
+v=$(secs "$t0" "$t1")
+t0=$(now); gzip -dc "$big.gz" >/dev/null; cat lt.json >/dev/null; t1=$(now)
+both=$(secs "$t0" "$t1")
+row "tr-verify (gz source, plain output)" "$v" "$(rss v.rss)" \
+	"$(printf '%.2fx gzip -dc + cat of both' "$(echo "$v / $both" | bc -l)")"
 rm -f lt.json lt.json.layers.json
+
+t0=$(now)
+$TIME -f %M -o c1.rss tr-decode "$big.gz" |
+	$TIME -f %M -o c2.rss tr-select-anchors --anchor-regex "$anchor" --num-layers 32 \
+		--anchor-offset 0 --passes "$passes" |
+	$TIME -f %M -o c3.rss tr-guides --phase bench --evidence 'tr-gen --layers 32' |
+	$TIME -f %M -o c4.rss tr-compact --max-gpu-lanes 10 |
+	$TIME -f %M -o c5.rss tr-encode -o lc.json
+t1=$(now)
+lc=$(secs "$t0" "$t1")
+kernels=$(grep -o '"activity_count":[0-9]*' lc.json.layers.json | cut -d: -f2 | paste -sd+ | bc)
+row "guides + tr-compact --max-gpu-lanes 10" "$lc" \
+	"$(rss c1.rss)/$(rss c2.rss)/$(rss c3.rss)/$(rss c4.rss)/$(rss c5.rss)" \
+	"$(printf '%.2fx gzip -dc' "$(echo "$lc / $gz" | bc -l)")"
+echo "  (tr-compact: $kernels GPU events; 32 MiB + 48 B each would be" \
+	"$(echo "32 + $kernels * 48 / 1048576" | bc) MiB)"
+rm -f lc.json lc.json.layers.json
 
 $TIME -f %M -o small.rss tr-decode "$small" >/dev/null
 echo
