@@ -7,7 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IO_BLOCK (4u << 20)      /* bytes per read(2) / write(2) */
+/* bytes per read(2) / write(2); the fuzz build makes it small */
+#ifndef IO_BLOCK
+#define IO_BLOCK (4u << 20)
+#endif
 #define IO_PIPE_SIZE (1 << 20)   /* requested pipe capacity */
 
 /* Ask for a 1 MiB pipe buffer when fd is a pipe; silently keeps the old size

@@ -64,7 +64,7 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 	case READ_TOO_LONG:
 		/* the reader has not counted the line it refused */
 		snprintf(in->err, sizeof in->err, "line %" PRIu64 ": line longer than the "
-			 "maximum line length", in->r.lineno + 1);
+			 "maximum line length (%zu bytes)", in->r.lineno + 1, in->r.max_line);
 		return LINE_ERROR;
 	case READ_PARTIAL:
 		return fail(in, "truncated stream: input ended inside a line");

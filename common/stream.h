@@ -13,7 +13,10 @@
 
 #define STREAM_CONTROL_PREFIX "{\"@tr\":"
 #define STREAM_PREFIX_LEN 7
-#define STREAM_DEFAULT_MAX_LINE ((size_t)64 << 20)
+/* Every stage reads what tr-decode can write: events up to its largest
+ * --max-event-bytes (1 GiB), and a little more for the records around
+ * them.  The reader's buffer grows only as long lines need it. */
+#define STREAM_DEFAULT_MAX_LINE (((size_t)1 << 30) + ((size_t)1 << 20))
 
 /* 1 when the line is a control record. */
 int stream_is_control(const char *line, size_t len);

@@ -14,7 +14,7 @@
 #include "opt.h"
 
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
-/* jsmn's offsets are ints: no stream line may reach 2 GiB. */
+/* json.c's token offsets are ints: no stream line may reach 2 GiB. */
 #define LIMIT_MAX_EVENT ((uint64_t)1 << 30)
 
 static const char usage_text[] =

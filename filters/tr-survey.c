@@ -44,6 +44,7 @@ static _Noreturn void usage(FILE *to, int status)
 struct name_stats {
 	uint32_t group;        /* (pid, device) */
 	char *name;            /* unescaped */
+	size_t name_len;       /* bytes (a \u0000 in the name included) */
 	char *family;          /* the name with template arguments removed */
 	int64_t *ts;           /* occurrence starts, ns */
 	size_t n, cap;
@@ -156,7 +157,8 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 		const char *nm = memchr(st->tmp.p, '\001', st->tmp.len);
 		nm = memchr(nm + 1, '\001', st->tmp.len - (size_t)(nm + 1 - st->tmp.p));
 		s->group = (uint32_t)gid;
-		s->name = xmemdup(nm + 1, st->tmp.len - (size_t)(nm + 1 - st->tmp.p));
+		s->name_len = st->tmp.len - (size_t)(nm + 1 - st->tmp.p);
+		s->name = xmemdup(nm + 1, s->name_len);
 		s->family = family_of(s->name);
 	}
 	if (s->n == s->cap) {
@@ -343,16 +345,80 @@ static void shell_quote(struct buf *b, const char *s)
 	buf_addch(b, '\'');
 }
 
-/* A regex matching exactly this name: metacharacters escaped, anchored. */
-static void exact_regex(struct buf *b, const char *name)
+/* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates), or 0 when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *p, size_t n)
 {
-	buf_addch(b, '^');
-	for (; *name; name++) {
-		if (strchr("\\^$.|?*+()[]{}", *name))
-			buf_addch(b, '\\');
-		buf_addch(b, *name);
+	size_t len, k;
+	unsigned char lo = 0x80, hi = 0xBF;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		len = 2;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		len = 3;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		len = 4;
+	else
+		return 0;
+	if (p[0] == 0xE0)
+		lo = 0xA0;
+	else if (p[0] == 0xED)
+		hi = 0x9F;
+	else if (p[0] == 0xF0)
+		lo = 0x90;
+	else if (p[0] == 0xF4)
+		hi = 0x8F;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (k = 2; k < len; k++)
+		if (p[k] < 0x80 || p[k] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* A regex matching exactly this name: metacharacters escaped, a NUL as
+ * \x00, anchored.  No pattern matches bytes that are not UTF-8 (a lone
+ * surrogate included; see regex.h), so for such a name the regex covers
+ * its longest valid run, anchored where the run touches an end of the
+ * name.  Returns 1 when the regex is exact. */
+static int exact_regex(struct buf *b, const char *name, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t i = 0, run = 0, best = 0, best_len = 0, len;
+	int exact = 1;
+
+	while (i < n) {
+		if ((len = utf8_len(p + i, n - i)) == 0) {
+			exact = 0;
+			run = ++i;
+			continue;
+		}
+		i += len;
+		if (i - run > best_len) {
+			best = run;
+			best_len = i - run;
+		}
 	}
-	buf_addch(b, '$');
+	if (exact) {
+		best = 0;
+		best_len = n;
+	}
+	if (best == 0)
+		buf_addch(b, '^');
+	for (i = best; i < best + best_len; i++) {
+		if (name[i] == '\0') {
+			buf_addstr(b, "\\x00");
+			continue;
+		}
+		if (strchr("\\^$.|?*+()[]{}", name[i]))
+			buf_addch(b, '\\');
+		buf_addch(b, name[i]);
+	}
+	if (best + best_len == n)
+		buf_addch(b, '$');
+	return exact;
 }
 
 static void report_group(struct state *st, uint32_t g, struct buf *out, int first_group)
@@ -435,7 +501,10 @@ static void report_group(struct state *st, uint32_t g, struct buf *out, int firs
 		}
 	}
 	if (top != NULL) {
-		exact_regex(&rx, top->name);
+		if (!exact_regex(&rx, top->name, top->name_len))
+			buf_printf(&warn, "the name holds bytes that are not UTF-8, which no regex "
+				   "matches; the command's regex covers its longest valid part, so "
+				   "check that it matches this kernel only: %s\n", top->name);
 		buf_addstr(&cmd, "tr-layer-track --trace TRACE --output OUT --anchor-regex ");
 		shell_quote(&cmd, rx.p);
 		buf_printf(&cmd, " --num-layers %" PRId64 " --anchor-offset %zu --passes %zu "

@@ -232,7 +232,7 @@ START_TEST(test_next_too_long)
 	ck_assert_int_eq(stream_next(&in, &line, &len), LINE_HEAD);
 	ck_assert_int_eq(stream_next(&in, &line, &len), LINE_EVENT);
 	ck_assert_int_eq(stream_next(&in, &line, &len), LINE_ERROR);
-	ck_assert_str_eq(in.err, "line 3: line longer than the maximum line length");
+	ck_assert_str_eq(in.err, "line 3: line longer than the maximum line length (60 bytes)");
 	stream_in_free(&in);
 	close(fd);
 }
@@ -247,7 +247,7 @@ START_TEST(test_next_first_line_too_long)
 
 	ck_assert_int_eq(stream_in_init(&in, fd, 10), 0);
 	ck_assert_int_eq(stream_next(&in, &line, &len), LINE_ERROR);
-	ck_assert_str_eq(in.err, "line 1: line longer than the maximum line length");
+	ck_assert_str_eq(in.err, "line 1: line longer than the maximum line length (10 bytes)");
 	stream_in_free(&in);
 	close(fd);
 }
