@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "outfile.h"
 
 /* Fixed identities of the generated process. */
 enum {
@@ -690,13 +691,9 @@ struct out {
 	int compact, ts_int;
 };
 
-static const char *partial_output;   /* -o file to remove if we die */
-
-static void remove_partial_output(void)
-{
-	if (partial_output != NULL)
-		unlink(partial_output);
-}
+/* The -o file: written beside its destination and put in place only when
+ * complete (common/outfile), so that a failure or a signal leaves nothing. */
+static struct outfile output_file = { NULL, NULL, -1 };
 
 static _Noreturn void output_failed(const struct out *o)
 {
@@ -1588,15 +1585,15 @@ static FILE *open_output(const struct config *cfg)
 	FILE *fp = stdout;
 
 	if (cfg->output != NULL && strcmp(cfg->output, "-") != 0) {
+		int fd;
 		/* Never overwrite: a generated trace is often a big file. */
-		int fd = open(cfg->output, O_WRONLY | O_CREAT | O_EXCL, 0666);
-
-		if (fd < 0)
+		diag_on_exit(outfile_abort_all);
+		outfile_catch_signals();
+		if (outfile_open(&output_file, cfg->output) != 0)
 			die_errno(EXIT_TROUBLE, "%s", cfg->output);
-		partial_output = cfg->output;
-		diag_on_exit(remove_partial_output);
-		fp = fdopen(fd, "w");
-		if (fp == NULL)
+		/* stdio gets its own descriptor; outfile_commit closes the other */
+		fd = dup(output_file.fd);
+		if (fd < 0 || (fp = fdopen(fd, "w")) == NULL)
 			die_errno(EXIT_TROUBLE, "%s", cfg->output);
 	}
 	if (setvbuf(fp, NULL, _IOFBF, 1 << 20) != 0)
@@ -1611,7 +1608,8 @@ static void close_output(struct out *o)
 		output_failed(o);
 	if (fclose(o->fp) != 0)
 		output_failed(o);
-	partial_output = NULL;
+	if (output_file.path != NULL && outfile_commit(&output_file) != 0)
+		die_errno(EXIT_TROUBLE, "%s", o->name);
 }
 
 static char *build_ranks(unsigned devices)
