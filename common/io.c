@@ -73,6 +73,23 @@ void reader_free(struct reader *r)
 	r->buf = NULL;
 }
 
+void reader_trim(struct reader *r)
+{
+	size_t unread = r->end - r->start;
+	char *p;
+
+	if (r->cap <= IO_BLOCK || unread > IO_BLOCK)
+		return;
+	memmove(r->buf, r->buf + r->start, unread);
+	r->start = 0;
+	r->end = unread;
+	p = realloc(r->buf, IO_BLOCK);
+	if (p != NULL) {
+		r->buf = p;
+		r->cap = IO_BLOCK;
+	}
+}
+
 /* Move the unread bytes to the front and read more after them, growing the
  * buffer when a single line fills it. */
 static int reader_fill(struct reader *r)

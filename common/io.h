@@ -41,6 +41,9 @@ int reader_init(struct reader *r, int fd, size_t max_line);
 /* The line stays valid until the next call. */
 int reader_line(struct reader *r, const char **line, size_t *len);
 void reader_free(struct reader *r);
+/* Give back what one long line made the buffer grow to, keeping the unread
+ * bytes (for a stage that holds a reader across a long computation). */
+void reader_trim(struct reader *r);
 
 struct writer {
 	int fd;

@@ -27,6 +27,10 @@
 #include "tsnum.h"
 
 #define MAX_LANES 10
+/* Records live in blocks, not one array grown by realloc: growing would
+ * briefly hold the old and the new array, twice the memory. */
+#define ACT_BLOCK ((size_t)1 << 16)
+#define ACT(st, i) (&(st)->blocks[(size_t)(i) / ACT_BLOCK][(size_t)(i) % ACT_BLOCK])
 #define MAX_OVERLAP 4096  /* counted for the refusal message only */
 #define LANE_TID_BASE ((int64_t)0x7E000000)  /* synthetic lane tids start here */
 #define SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
@@ -84,6 +88,7 @@ struct track {
 	uint64_t nother;     /* events that cannot be placed */
 	uint64_t first_other;
 	int64_t max_dur;     /* longest activity, for flow lookups */
+	int has_corr;        /* some activity here carries args.correlation */
 };
 
 struct lane_count {
@@ -129,8 +134,8 @@ struct state {
 	size_t ntracks_cap;
 	struct group *groups;
 	size_t ngroups_cap;
-	struct act *acts;
-	size_t nacts, acts_cap;
+	struct act **blocks;       /* the records, ACT_BLOCK per block */
+	size_t nacts, nblocks;
 	uint32_t *by_track;        /* act indices by (track, corr, start) */
 	struct retired *ret;
 	size_t nret, ret_cap;
@@ -267,11 +272,11 @@ static void add_act(struct state *st, uint32_t track, int kind, int is_kernel)
 
 	if (st->events > UINT32_MAX)
 		die(EXIT_INPUT, "more than 2^32 events: too many for tr-compact's records");
-	if (st->nacts == st->acts_cap) {
-		st->acts_cap = st->acts_cap ? st->acts_cap * 2 : 4096;
-		st->acts = xrealloc(st->acts, st->acts_cap * sizeof *st->acts);
+	if (st->nacts == st->nblocks * ACT_BLOCK) {
+		st->blocks = xrealloc(st->blocks, (st->nblocks + 1) * sizeof *st->blocks);
+		st->blocks[st->nblocks++] = xmalloc(ACT_BLOCK * sizeof **st->blocks);
 	}
-	a = &st->acts[st->nacts];
+	a = ACT(st, st->nacts);
 	memset(a, 0, sizeof *a);
 	bounds(st, jdoc_find(d, 0, "ts"), jdoc_find(d, 0, "dur"), a);
 	if (jdoc_type(d, args) == JT_OBJECT) {
@@ -285,6 +290,8 @@ static void add_act(struct state *st, uint32_t track, int kind, int is_kernel)
 		a->corr = NO_CORR;
 	a->index = (uint32_t)st->events;
 	a->track = track;
+	if (a->corr != NO_CORR)
+		st->tracks[track].has_corr = 1;
 	a->group = group_of(st, &st->tracks[track], dtext, dlen, kind);
 	a->flags |= (uint8_t)((is_kernel ? F_KERNEL : 0) | (kind == KIND_SCOPE ? F_SCOPE : 0));
 	st->groups[a->group].nacts++;
@@ -425,8 +432,8 @@ static struct state *sort_state;
 
 static int cmp_start(const void *a, const void *b)
 {
-	const struct act *x = &sort_state->acts[*(const uint32_t *)a];
-	const struct act *y = &sort_state->acts[*(const uint32_t *)b];
+	const struct act *x = ACT(sort_state, *(const uint32_t *)a);
+	const struct act *y = ACT(sort_state, *(const uint32_t *)b);
 	int64_t xs = x->start_ns - x->lo_pad, ys = y->start_ns - y->lo_pad;
 
 	if (x->group != y->group)
@@ -438,8 +445,8 @@ static int cmp_start(const void *a, const void *b)
 
 static int cmp_track(const void *a, const void *b)
 {
-	const struct act *x = &sort_state->acts[*(const uint32_t *)a];
-	const struct act *y = &sort_state->acts[*(const uint32_t *)b];
+	const struct act *x = ACT(sort_state, *(const uint32_t *)a);
+	const struct act *y = ACT(sort_state, *(const uint32_t *)b);
 
 	if (x->track != y->track)
 		return x->track < y->track ? -1 : 1;
@@ -502,7 +509,7 @@ static void assign_lanes(struct state *st, uint32_t *order)
 	qsort(order, n, sizeof *order, cmp_start);
 	i = 0;
 	while (i < n) {
-		uint32_t gid = st->acts[order[i]].group;
+		uint32_t gid = ACT(st, order[i])->group;
 		struct group *g = &st->groups[gid];
 		int64_t lane_end[MAX_OVERLAP];
 		int lane_zero[MAX_OVERLAP];
@@ -510,8 +517,8 @@ static void assign_lanes(struct state *st, uint32_t *order)
 		int64_t first_from = 0, first_to = 0;
 		int exceeded = 0;
 
-		for (; i < n && st->acts[order[i]].group == gid; i++) {
-			struct act *a = &st->acts[order[i]];
+		for (; i < n && ACT(st, order[i])->group == gid; i++) {
+			struct act *a = ACT(st, order[i]);
 			int64_t s = a->start_ns - a->lo_pad, e = a->end_ns + a->hi_pad;
 			int zero = (a->flags & F_ZERO) != 0;
 			for (k = 0; k < nlanes; k++)
@@ -672,7 +679,7 @@ static void plan(struct state *st)
 	assign_lanes(st, st->by_track);
 	choose_ids(st);
 	for (i = 0; i < st->nacts; i++) {
-		struct act *a = &st->acts[i];
+		struct act *a = ACT(st, i);
 		st->tracks[a->track].moved = 1;
 		count_lane(&st->groups[a->group], a->lane, a->track);
 	}
@@ -700,7 +707,7 @@ static size_t lower(const struct state *st, uint32_t track, int64_t corr)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct act *a = &st->acts[st->by_track[mid]];
+		const struct act *a = ACT(st, st->by_track[mid]);
 		if (a->track < track || (a->track == track && a->corr < corr))
 			lo = mid + 1;
 		else
@@ -729,17 +736,15 @@ static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t in
 		flow_id = NO_CORR;
 	from = lower(st, track, INT64_MIN);
 	to = lower(st, track + 1, INT64_MIN);
-	for (k = from; k < to; k++)
-		if (st->acts[st->by_track[k]].corr != NO_CORR)
-			corr_known = 1;
+	corr_known = st->tracks[track].has_corr;
 	if (corr_known && flow_id != NO_CORR) {
 		from = lower(st, track, flow_id);
 		to = flow_id == INT64_MAX ? to : lower(st, track, flow_id + 1);
-		if (to > from && st->acts[st->by_track[to - 1]].track != track)
+		if (to > from && ACT(st, st->by_track[to - 1])->track != track)
 			to = from;
 	}
 	for (k = from; k < to; k++) {
-		const struct act *a = &st->acts[st->by_track[k]];
+		const struct act *a = ACT(st, st->by_track[k]);
 		if (corr_known && flow_id != NO_CORR && a->corr != flow_id)
 			continue;
 		if (a->start_ns == ts_ns && !sub) {
@@ -942,9 +947,9 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 			size_t a;
 			int has_kernel = 0;
 			for (a = lower(st, (uint32_t)i, INT64_MIN);
-			     a < st->nacts && st->acts[st->by_track[a]].track == i; a++)
-				if (st->acts[st->by_track[a]].group == gi &&
-				    (st->acts[st->by_track[a]].flags & F_KERNEL))
+			     a < st->nacts && ACT(st, st->by_track[a])->track == i; a++)
+				if (ACT(st, st->by_track[a])->group == gi &&
+				    (ACT(st, st->by_track[a])->flags & F_KERNEL))
 					has_kernel = 1;
 			if (has_kernel) {
 				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
@@ -1068,9 +1073,10 @@ static void replay(struct state *st, struct filter *f, int spill)
 				continue; /* retired: kept in the report */
 			}
 		}
-		if (next_act < st->nacts && st->acts[next_act].index == index) {
-			const struct act *a = &st->acts[next_act++];
+		if (next_act < st->nacts && ACT(st, next_act)->index == index) {
+			const struct act *a = ACT(st, next_act);
 			const struct group *g = &st->groups[a->group];
+			next_act++;
 			if (jdoc_parse(&st->doc, line, len, NULL) != 0)
 				die(EXIT_TROUBLE, "temporary file: event %" PRIu64 " changed", index);
 			rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane],
@@ -1222,6 +1228,7 @@ int main(int argc, char **argv)
 	if (writer_flush(&spill) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
 	writer_free(&spill);
+	reader_trim(&f.in.r); /* a long report line must not stay held twice */
 
 	plan(&st);
 	replay(&st, &f, spill_fd);
@@ -1249,7 +1256,9 @@ int main(int argc, char **argv)
 	free(st.ret);
 	free(st.tracks);
 	free(st.groups);
-	free(st.acts);
+	for (i = 0; i < st.nblocks; i++)
+		free(st.blocks[i]);
+	free(st.blocks);
 	free(st.by_track);
 	free(st.source_name);
 	intern_free(&st.tracks_by_key);
