@@ -39,4 +39,9 @@ tr-layer-track --trace "$out/trace.json.gz" --output "$out/trace.guides.json.gz"
 echo "guides:"
 tr-decode "$out/trace.guides.json.gz" | grep '"cat":"layer_guide"' |
 	sed 's/.*"name":"\(L[0-9]*\)".*"ts":\([0-9]*\),"dur":\([0-9]*\).*"pass_index":\([0-9]*\).*/  pass \4 \1 ts=\2us dur=\3us/'
-echo "demo output in $out/"
+echo "== compact view: the 8 stream rows packed into at most 4 synthetic lanes, verified"
+tr-compact-track --trace "$out/trace.guides.json.gz" --output "$out/trace.view.json.gz" \
+	--max-gpu-lanes 4
+echo "== a survey of the anchors, the step before choosing one (top 2)"
+tr-decode "$out/trace.json.gz" | tr-survey --num-layers 4 --top 2 | cut -c1-110
+echo "demo output in $out/ (view one with: tr-serve $out/trace.view.json.gz)"
