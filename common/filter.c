@@ -32,6 +32,17 @@ void filter_put(struct filter *f, const char *line, size_t len)
 		die_write("standard output");
 }
 
+char *raw_copy(const struct jdoc *d, int tok)
+{
+	size_t n;
+	const char *p;
+
+	if (tok < 0)
+		return NULL;
+	p = jdoc_raw(d, tok, &n);
+	return xmemdup(p, n);
+}
+
 void filter_close(struct filter *f)
 {
 	if (writer_flush(&f->out) != 0 || close(STDOUT_FILENO) != 0)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "io.h"
+#include "json.h"
 #include "stream.h"
 
 struct filter {
@@ -23,6 +24,9 @@ int filter_next(struct filter *f, const char **line, size_t *len);
 void filter_pass(struct filter *f, const char *line, size_t len);
 /* Write a line (a newline is added). */
 void filter_put(struct filter *f, const char *line, size_t len);
+/* A NUL-terminated copy of token tok's raw text, or NULL when tok < 0
+ * (a member that is absent); dies when memory runs out. */
+char *raw_copy(const struct jdoc *d, int tok);
 /* Flush and close standard output; dies on a write error. */
 void filter_close(struct filter *f);
 

@@ -456,3 +456,17 @@ size_t num_format_ms6(int64_t ns, char *out)
 
 	return n > 0 ? (size_t)n : 0;
 }
+
+int num_append_us3(struct buf *b, int64_t ns)
+{
+	char text[NUM_US_BUFSZ];
+
+	return buf_add(b, text, num_format_us3(ns, text));
+}
+
+int num_append_ms6(struct buf *b, int64_t ns)
+{
+	char text[NUM_US_BUFSZ];
+
+	return buf_add(b, text, num_format_ms6(ns, text));
+}

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
 /* Result of parsing a JSON number text. */
 enum num_status { NUM_OK = 0, NUM_SYNTAX = -1, NUM_RANGE = -2 };
 
@@ -63,6 +65,10 @@ size_t num_format_us3(int64_t ns, char *out);
 /* Format nanoseconds as milliseconds with exactly six decimals ("-0.000001",
  * "12.345678"); NUL-terminates and returns the length written. */
 size_t num_format_ms6(int64_t ns, char *out);
+
+/* Append num_format_us3 / num_format_ms6 text to b; 0 or -1 (memory). */
+int num_append_us3(struct buf *b, int64_t ns);
+int num_append_ms6(struct buf *b, int64_t ns);
 
 /* Round ns to the nearest whole microsecond, ties away from zero ("-1500 ns"
  * -> -2), and return the microseconds. */

@@ -457,22 +457,6 @@ static int cmp_track(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void put_us(struct buf *b, int64_t ns)
-{
-	char text[NUM_US_BUFSZ];
-
-	num_format_us3(ns, text);
-	buf_addstr(b, text);
-}
-
-static void put_ms(struct buf *b, int64_t ns)
-{
-	char text[NUM_US_BUFSZ];
-
-	num_format_ms6(ns, text);
-	buf_addstr(b, text);
-}
-
 static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsigned peak,
 				   int64_t from, int64_t to)
 {
@@ -482,13 +466,13 @@ static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsi
 		   "--max-gpu-lanes is %" PRId64 "; it first exceeds %" PRId64 " from ",
 		   g->pid, g->device, g->kind == KIND_SCOPE ? "GPU scopes" : "GPU activity",
 		   peak, st->max_lanes, st->max_lanes);
-	put_us(&msg, from);
+	num_append_us3(&msg, from);
 	buf_addstr(&msg, " to ");
-	put_us(&msg, to);
+	num_append_us3(&msg, to);
 	buf_addstr(&msg, " us (");
-	put_ms(&msg, from - st->origin_ns);
+	num_append_ms6(&msg, from - st->origin_ns);
 	buf_addstr(&msg, " to ");
-	put_ms(&msg, to - st->origin_ns);
+	num_append_ms6(&msg, to - st->origin_ns);
 	buf_addstr(&msg, " ms from the trace start); cut a time window around the part "
 		   "you need, or keep the original streams (no compaction)");
 	die(EXIT_INPUT, "%s", msg.p);

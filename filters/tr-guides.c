@@ -79,17 +79,6 @@ static int blank(const char *s)
 	return 1;
 }
 
-static char *dup_raw(const struct jdoc *d, int tok)
-{
-	size_t n;
-	const char *p;
-
-	if (tok < 0)
-		return NULL;
-	p = jdoc_raw(d, tok, &n);
-	return xmemdup(p, n);
-}
-
 static int64_t int_member(const struct jdoc *d, int obj, const char *key, const char *what)
 {
 	int64_t v;
@@ -123,9 +112,9 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 	r->source_index = (uint64_t)int_member(d, anchor, "source_index", "anchor");
 	r->ts_ns = int_member(d, anchor, "ts_ns", "anchor");
 	r->dur_ns = int_member(d, anchor, "dur_ns", "anchor");
-	r->ts = dup_raw(d, jdoc_find(d, anchor, "ts"));
-	r->name = dup_raw(d, jdoc_find(d, anchor, "name"));
-	r->tid = dup_raw(d, jdoc_find(d, anchor, "tid"));
+	r->ts = raw_copy(d, jdoc_find(d, anchor, "ts"));
+	r->name = raw_copy(d, jdoc_find(d, anchor, "name"));
+	r->tid = raw_copy(d, jdoc_find(d, anchor, "tid"));
 	if (r->ts == NULL || r->name == NULL || r->tid == NULL)
 		die(EXIT_INPUT, "malformed anchor record: ts, name and tid are needed");
 	term = jdoc_find(d, 0, "terminal");
@@ -139,23 +128,6 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 		    st->n - 1, r->i);
 }
 
-/* Milliseconds with six decimals, exactly, from nanoseconds. */
-static void put_ms(struct buf *b, int64_t ns)
-{
-	char text[NUM_US_BUFSZ];
-
-	num_format_ms6(ns, text);
-	buf_addstr(b, text);
-}
-
-static void put_us3(struct buf *b, int64_t ns)
-{
-	char text[NUM_US_BUFSZ];
-
-	num_format_us3(ns, text);
-	buf_addstr(b, text);
-}
-
 /* The guide's args and the report's layer row share these members. */
 static void put_row(struct buf *b, const struct guide *g, int64_t origin_ns)
 {
@@ -165,9 +137,9 @@ static void put_row(struct buf *b, const struct guide *g, int64_t origin_ns)
 		   ",\"start_relative_ms\":", g->pass, g->layer, g->anchor_index,
 		   g->anchor_name, g->anchor_tid, g->start_text, g->end_text,
 		   g->start_us, g->end_us);
-	put_ms(b, g->start_ns - origin_ns);
+	num_append_ms6(b, g->start_ns - origin_ns);
 	buf_addstr(b, ",\"end_relative_ms\":");
-	put_ms(b, g->end_ns - origin_ns);
+	num_append_ms6(b, g->end_ns - origin_ns);
 	buf_printf(b, ",\"boundary_kind\":\"%s\"", g->kind);
 }
 
@@ -232,7 +204,7 @@ static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 		} else if (a->has_terminal) {
 			x->end_ns = a->term_end_ns;
 			x->kind = "terminal_kernel_end";
-			put_us3(&end, a->term_end_ns);
+			num_append_us3(&end, a->term_end_ns);
 		} else {
 			x->end_ns = a->ts_ns;
 			x->kind = "anchor_point_only";
@@ -276,7 +248,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	sm.first_layer = int_member(&sm.d, 0, "first_layer", "anchors");
 	sm.passes = int_member(&sm.d, 0, "passes", "anchors");
 	sm.origin_ns = int_member(&sm.d, 0, "trace_origin_ns", "anchors");
-	sm.pid = dup_raw(&sm.d, jdoc_find(&sm.d, 0, "pid"));
+	sm.pid = raw_copy(&sm.d, jdoc_find(&sm.d, 0, "pid"));
 	used = jdoc_find(&sm.d, 0, "used_tids");
 	if (sm.pid == NULL || jdoc_type(&sm.d, used) != JT_ARRAY)
 		die(EXIT_INPUT, "malformed anchors record: no pid or used_tids");
@@ -345,7 +317,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	}
 	buf_printf(&rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
 		   ",\"trace_origin_us\":", st->events, st->n + 2);
-	put_us3(&rep, sm.origin_ns);
+	num_append_us3(&rep, sm.origin_ns);
 	buf_addstr(&rep, ",\"layers\":[");
 	for (i = 0; i < st->n; i++) {
 		buf_addstr(&rep, i ? ",{" : "{");

@@ -19,6 +19,7 @@
 #include "decodefile.h"
 #include "diag.h"
 #include "event.h"
+#include "filter.h"
 #include "intern.h"
 #include "io.h"
 #include "json.h"
@@ -192,17 +193,6 @@ static char *slurp(const char *path, size_t *len)
 	return b.p;
 }
 
-static char *raw_dup(const struct jdoc *d, int tok)
-{
-	size_t n;
-	const char *p;
-
-	if (tok < 0)
-		return NULL;
-	p = jdoc_raw(d, tok, &n);
-	return xmemdup(p, n);
-}
-
 static int64_t int_of(const struct jdoc *d, int obj, const char *key, const char *path)
 {
 	int64_t v;
@@ -232,7 +222,7 @@ static void load_compaction(struct state *st, const struct jdoc *d, int obj, con
 	n = jdoc_size(d, groups);
 	for (k = 0, g = groups + 1; k < n; k++, g = jdoc_next(d, g)) {
 		int tids = jdoc_find(d, g, "lane_tids"), t, m, kind = jdoc_find(d, g, "kind");
-		char *pid = raw_dup(d, jdoc_find(d, g, "display_pid"));
+		char *pid = raw_copy(d, jdoc_find(d, g, "display_pid"));
 		if (pid == NULL || jdoc_type(d, tids) != JT_ARRAY)
 			die(EXIT_CANNOT_RUN, "%s: group without display_pid or lane_tids", path);
 		if (jdoc_size(d, tids) > st->max_lanes)
@@ -257,7 +247,7 @@ static void load_compaction(struct state *st, const struct jdoc *d, int obj, con
 	st->retired = xmalloc(((size_t)n + 1) * sizeof *st->retired);
 	for (k = 0, g = ret + 1; k < n; k++, g = jdoc_next(d, g)) {
 		st->retired[k].index = (uint64_t)int_of(d, g, "source_event_index", path);
-		st->retired[k].text = raw_dup(d, jdoc_find(d, g, "event"));
+		st->retired[k].text = raw_copy(d, jdoc_find(d, g, "event"));
 		if (st->retired[k].text == NULL)
 			die(EXIT_CANNOT_RUN, "%s: retired metadata without its event", path);
 	}
@@ -291,7 +281,7 @@ static void load_report(struct state *st, const char *path)
 	claim_sha(st, &d, 0, path);
 	if (jdoc_find(&d, 0, "guide_tid") >= 0) {
 		st->have_layers = 1;
-		st->guide_pid = raw_dup(&d, jdoc_find(&d, 0, "pid"));
+		st->guide_pid = raw_copy(&d, jdoc_find(&d, 0, "pid"));
 		st->guide_tid = int_of(&d, 0, "guide_tid", path);
 		st->num_layers = int_of(&d, 0, "num_layers", path);
 		st->passes = int_of(&d, 0, "passes", path);

@@ -5,20 +5,6 @@
 
 cd "$T" || exit 2
 VERSION=$(cat "$ROOT/VERSION")
-# The oracles are python; call the interpreter itself, not a version manager's
-# shim in PATH (pyenv's costs 0.4 s a call).  json_equal (lib.sh) uses this too.
-PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PYTHON=
-python3() { command "${PYTHON:-python3}" "$@"; }
-
-# stderr_is NAME LINE: stderr of the last run is exactly that one line.
-stderr_is() {
-	printf '%s\n' "$2" >"$T/want.err"
-	if cmp -s "$T/want.err" "$T/err"; then
-		pass "$1"
-	else
-		fail "$1" "stderr: $(head -c 400 "$T/err")" "wanted: $2"
-	fi
-}
 
 # stderr_like NAME ERE: stderr of the last run is one line matching ERE.
 stderr_like() {

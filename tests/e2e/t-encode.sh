@@ -5,19 +5,6 @@
 
 cd "$T" || exit 2
 VERSION=$(cat "$ROOT/VERSION")
-# Call the python interpreter itself, not a version manager's slow shim.
-PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PYTHON=
-python3() { command "${PYTHON:-python3}" "$@"; }
-
-# stderr_is NAME LINE: stderr of the last run is exactly that one line.
-stderr_is() {
-	printf '%s\n' "$2" >"$T/want.err"
-	if cmp -s "$T/want.err" "$T/err"; then
-		pass "$1"
-	else
-		fail "$1" "stderr: $(head -c 400 "$T/err")" "wanted: $2"
-	fi
-}
 
 # refused NAME STATUS CMD MESSAGE PATH...: CMD exits STATUS with the one
 # stderr line MESSAGE, the PATHs do not exist and no temporary file is left.

@@ -11,16 +11,6 @@
 
 cd "$T" || exit 2
 
-# stderr_is NAME LINE: stderr of the last run is exactly that one line.
-stderr_is() {
-	printf '%s\n' "$2" >"$T/want.err"
-	if cmp -s "$T/want.err" "$T/err"; then
-		pass "$1"
-	else
-		fail "$1" "stderr: $(head -c 400 "$T/err")" "wanted: $2"
-	fi
-}
-
 # refused STATUS NAME CMD LINE: CMD exits with STATUS and stderr is LINE.
 refused() {
 	expect "$1" "$2: exit $1" "$3" && stderr_is "$2: message" "$4"
