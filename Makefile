@@ -10,7 +10,7 @@ DATADIR ?= $(PREFIX)/share/trace-layers
 DESTDIR ?=
 
 CC      ?= cc
-CFLAGS  ?= -O2 -g
+CFLAGS  ?= -O3 -g
 WERROR  ?= -Werror
 # Warnings are forced on so that a user CFLAGS cannot drop them.
 override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
