@@ -82,12 +82,15 @@ static void sink_finish(struct sink *s)
 }
 
 /* Report files: one per suffix.  A record without "member" gives the body
- * of the file; records with "member" add a member to that body. */
+ * of the file; records with "member" add a member to that body.  The body
+ * goes to the temporary file as soon as it arrives (reports grow with the
+ * number of layers; holding them would cost their size several times). */
 struct report {
 	char *suffix;
-	struct buf body;     /* the base object, or empty */
-	struct buf members;  /* "name":value,... to add */
-	struct outfile file;
+	struct outfile file;  /* open once the body arrived */
+	int has_body;
+	int need_comma;       /* the object written so far has a member */
+	struct buf members;   /* "name":value,... that came before the body */
 };
 
 struct reports {
@@ -111,7 +114,6 @@ static struct report *report_for(struct reports *rs, const char *suffix, size_t 
 	r->suffix = xmalloc(len + 1);
 	memcpy(r->suffix, suffix, len);
 	r->suffix[len] = '\0';
-	r->body = (struct buf)BUF_INIT;
 	r->members = (struct buf)BUF_INIT;
 	r->file.fd = -1;
 	return r;
@@ -130,8 +132,43 @@ static int suffix_ok(const char *s, size_t n)
 	return 1;
 }
 
+static void report_write(struct report *r, const char *text, size_t n)
+{
+	if (write_all(r->file.fd, text, n) != 0)
+		die_errno(EXIT_TROUBLE, "%s", r->file.path);
+}
+
+/* Open the report's temporary file and write its object up to, not
+ * including, the closing brace: the body (or "{"), then pending members. */
+static void report_start(struct report *r, const char *base, const char *body, size_t blen)
+{
+	struct buf path = BUF_INIT;
+
+	if (buf_addstr(&path, base) != 0 || buf_addstr(&path, r->suffix) != 0)
+		die_nomem();
+	if (outfile_open(&r->file, path.p) != 0) {
+		if (errno == EEXIST)
+			die(EXIT_TROUBLE, "%s: report exists; refusing to overwrite it", path.p);
+		die_errno(EXIT_TROUBLE, "%s", path.p);
+	}
+	buf_release(&path);
+	if (body != NULL) {
+		report_write(r, body, blen - 1);
+		r->need_comma = blen > 2;
+	} else {
+		report_write(r, "{", 1);
+	}
+	if (r->members.len) {
+		if (r->need_comma)
+			report_write(r, ",", 1);
+		report_write(r, r->members.p, r->members.len);
+		r->need_comma = 1;
+		buf_release(&r->members);
+	}
+}
+
 static void collect_report(struct reports *rs, struct jdoc *d, const char *line,
-			   size_t len, uint64_t lineno)
+			   size_t len, uint64_t lineno, const char *base)
 {
 	int suffix, member, body;
 	size_t slen, blen, mlen;
@@ -154,53 +191,40 @@ static void collect_report(struct reports *rs, struct jdoc *d, const char *line,
 	r = report_for(rs, stext, slen);
 	btext = jdoc_raw(d, body, &blen);
 	if (member < 0) {
-		if (r->body.len != 0)
+		if (r->has_body)
 			die(EXIT_INPUT, "line %llu: a second report body for %s",
 			    (unsigned long long)lineno, r->suffix);
-		if (buf_add(&r->body, btext, blen) != 0)
-			die_nomem();
+		r->has_body = 1;
+		report_start(r, base, btext, blen);
 		return;
 	}
 	mtext = jdoc_raw(d, member, &mlen);
+	if (r->has_body) {
+		if (r->need_comma)
+			report_write(r, ",", 1);
+		report_write(r, mtext, mlen);
+		report_write(r, ":", 1);
+		report_write(r, btext, blen);
+		r->need_comma = 1;
+		return;
+	}
 	if ((r->members.len && buf_addch(&r->members, ',') != 0) ||
 	    buf_add(&r->members, mtext, mlen) != 0 || buf_addch(&r->members, ':') != 0 ||
 	    buf_add(&r->members, btext, blen) != 0)
 		die_nomem();
 }
 
-/* Write each report to a temporary file beside its destination. */
-static void write_reports(struct reports *rs, const char *base)
+/* Close every report's object; one that got only members starts now. */
+static void finish_reports(struct reports *rs, const char *base)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < rs->n; i++) {
 		struct report *r = &rs->list[i];
-		buf_reset(&path);
-		buf_reset(&text);
-		if (buf_addstr(&path, base) != 0 || buf_addstr(&path, r->suffix) != 0)
-			die_nomem();
-		if (outfile_open(&r->file, path.p) != 0)
-			die_errno(EXIT_TROUBLE, "%s", path.p);
-		if (r->body.len == 0) {
-			if (buf_addch(&text, '{') != 0)
-				die_nomem();
-		} else if (buf_add(&text, r->body.p, r->body.len - 1) != 0) {
-			die_nomem();
-		}
-		if (r->members.len) {
-			if (r->body.len > 2 && buf_addch(&text, ',') != 0)
-				die_nomem();
-			if (buf_add(&text, r->members.p, r->members.len) != 0)
-				die_nomem();
-		}
-		if (buf_addstr(&text, "}\n") != 0)
-			die_nomem();
-		if (write_all(r->file.fd, text.p, text.len) != 0)
-			die_errno(EXIT_TROUBLE, "%s", path.p);
+		if (!r->has_body)
+			report_start(r, base, NULL, 0);
+		report_write(r, "}\n", 2);
 	}
-	buf_release(&path);
-	buf_release(&text);
 }
 
 /* Write "name":value pairs of a members object as top-level members. */
@@ -329,7 +353,7 @@ int main(int argc, char **argv)
 				die(EXIT_TROUBLE, "the stream carries reports: give --report-base "
 				    "when writing to standard output");
 			if (stream_is_kind(line, len, "report"))
-				collect_report(&reports, &doc, line, len, in.r.lineno);
+				collect_report(&reports, &doc, line, len, in.r.lineno, report_base);
 			/* other kinds are for stages that were not in the pipeline */
 			break;
 		case LINE_TAIL: {
@@ -350,7 +374,7 @@ int main(int argc, char **argv)
 
 	sink_finish(&out);
 	if (reports.n > 0)
-		write_reports(&reports, report_base);
+		finish_reports(&reports, report_base);
 	/* Everything is written: put the files in place, the trace first; if a
 	 * report cannot be placed, take back what was placed (all or nothing). */
 	{
@@ -383,7 +407,6 @@ int main(int argc, char **argv)
 		die_write("standard output");
 	for (i = 0; i < reports.n; i++) {
 		free(reports.list[i].suffix);
-		buf_release(&reports.list[i].body);
 		buf_release(&reports.list[i].members);
 	}
 	free(reports.list);

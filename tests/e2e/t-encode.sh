@@ -152,11 +152,11 @@ expect 0 "reports with a .gz trace" "tr-encode -o gzr.json.gz <r1.stream" &&
 echo old >busy.json.test.json
 cp busy.json.test.json busy.orig
 refused "existing report file" 2 "tr-encode -o busy.json <r1.stream" \
-	"tr-encode: busy.json.test.json: File exists" busy.json
+	"tr-encode: busy.json.test.json: report exists; refusing to overwrite it" busy.json
 same "existing report file: unchanged" busy.orig busy.json.test.json
 echo old >busy2.json.e.json
 refused "second report file exists" 2 "tr-encode -o busy2.json <r5.stream" \
-	"tr-encode: busy2.json.e.json: File exists" busy2.json busy2.json.test.json
+	"tr-encode: busy2.json.e.json: report exists; refusing to overwrite it" busy2.json busy2.json.test.json
 
 report "$R1" "$R1" <fx.stream >dup.stream
 refused "two bodies for one report" 1 "tr-encode -o dup.json <dup.stream" \
