@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "event.h"
 #include "io.h"
 #include "json.h"
 #include "opt.h"
@@ -167,50 +168,44 @@ static void report_start(struct report *r, const char *base, const char *body, s
 	}
 }
 
-static void collect_report(struct reports *rs, struct jdoc *d, const char *line,
-			   size_t len, uint64_t lineno, const char *base)
+/* A report record's members are found with one walk over the line, not by
+ * tokenizing it: a layers report has tokens for every layer's row. */
+static void collect_report(struct reports *rs, const char *line, size_t len,
+			   uint64_t lineno, const char *base)
 {
-	int suffix, member, body;
-	size_t slen, blen, mlen;
-	const char *stext, *btext, *mtext;
+	static const char *const keys[] = { "suffix", "member", "body" };
+	struct member m[3];
 	struct report *r;
 
-	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
-		die(EXIT_INPUT, "line %llu: malformed report record", (unsigned long long)lineno);
-	suffix = jdoc_find(d, 0, "suffix");
-	body = jdoc_find(d, 0, "body");
-	member = jdoc_find(d, 0, "member");
-	if (jdoc_type(d, suffix) != JT_STRING || jdoc_type(d, body) != JT_OBJECT ||
-	    (member >= 0 && jdoc_type(d, member) != JT_STRING))
+	event_members(line, len, keys, 3, m);
+	if (m[0].len < 2 || m[0].p[0] != '"' || m[2].len < 2 || m[2].p[0] != '{' ||
+	    (m[1].p != NULL && (m[1].len < 2 || m[1].p[0] != '"')))
 		die(EXIT_INPUT, "line %llu: a report record needs a string \"suffix\" and an "
 		    "object \"body\"", (unsigned long long)lineno);
-	stext = jdoc_text(d, suffix, &slen);
-	if (!suffix_ok(stext, slen))
+	if (!suffix_ok(m[0].p + 1, m[0].len - 2))
 		die(EXIT_INPUT, "line %llu: report suffix must look like .name.json "
 		    "(lowercase letters, digits, '.', '-', '_')", (unsigned long long)lineno);
-	r = report_for(rs, stext, slen);
-	btext = jdoc_raw(d, body, &blen);
-	if (member < 0) {
+	r = report_for(rs, m[0].p + 1, m[0].len - 2);
+	if (m[1].p == NULL) {
 		if (r->has_body)
 			die(EXIT_INPUT, "line %llu: a second report body for %s",
 			    (unsigned long long)lineno, r->suffix);
 		r->has_body = 1;
-		report_start(r, base, btext, blen);
+		report_start(r, base, m[2].p, m[2].len);
 		return;
 	}
-	mtext = jdoc_raw(d, member, &mlen);
 	if (r->has_body) {
 		if (r->need_comma)
 			report_write(r, ",", 1);
-		report_write(r, mtext, mlen);
+		report_write(r, m[1].p, m[1].len);
 		report_write(r, ":", 1);
-		report_write(r, btext, blen);
+		report_write(r, m[2].p, m[2].len);
 		r->need_comma = 1;
 		return;
 	}
 	if ((r->members.len && buf_addch(&r->members, ',') != 0) ||
-	    buf_add(&r->members, mtext, mlen) != 0 || buf_addch(&r->members, ':') != 0 ||
-	    buf_add(&r->members, btext, blen) != 0)
+	    buf_add(&r->members, m[1].p, m[1].len) != 0 || buf_addch(&r->members, ':') != 0 ||
+	    buf_add(&r->members, m[2].p, m[2].len) != 0)
 		die_nomem();
 }
 
@@ -353,7 +348,7 @@ int main(int argc, char **argv)
 				die(EXIT_TROUBLE, "the stream carries reports: give --report-base "
 				    "when writing to standard output");
 			if (stream_is_kind(line, len, "report"))
-				collect_report(&reports, &doc, line, len, in.r.lineno, report_base);
+				collect_report(&reports, line, len, in.r.lineno, report_base);
 			/* other kinds are for stages that were not in the pipeline */
 			break;
 		case LINE_TAIL: {
