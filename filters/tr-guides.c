@@ -323,6 +323,13 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 		buf_addstr(&rep, i ? ",{" : "{");
 		put_row(&rep, &g[i], sm.origin_ns);
 		buf_addstr(&rep, "}");
+		/* the record is one line, but it need not be held whole: it
+		 * grows with the layers (tens of MB for tens of thousands) */
+		if (rep.len > (1u << 20)) {
+			if (writer_put(&f->out, rep.p, rep.len) != 0)
+				die_write("standard output");
+			buf_reset(&rep);
+		}
 	}
 	buf_addstr(&rep, "],\"source_file\":");
 	put_quoted(&rep, st->source_name ? st->source_name : "");
