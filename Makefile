@@ -13,7 +13,7 @@ CC      ?= cc
 CFLAGS  ?= -O3 -g
 WERROR  ?= -Werror
 # Warnings are forced on so that a user CFLAGS cannot drop them.
-override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
+override CFLAGS += -pthread -std=c11 -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes \
 	-Wmissing-prototypes -Wformat=2 -Wvla $(WERROR)
 override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64 -Icommon \
 	-DTR_VERSION='"$(VERSION)"'

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,21 @@
 
 #define RAW_BLOCK (1u << 20)
 
+/* SHA-256 of a plain trace costs a quarter of decoding it, so a second
+ * thread hashes each raw block while the caller decodes it.  Two raw
+ * buffers alternate; a buffer is reused only once it has been hashed. */
+struct hasher {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int on;
+	int stop;
+	int pending;         /* buffer index waiting to be hashed, or -1 */
+	size_t pending_len;
+	int done[2];         /* buffer i holds no bytes still to be hashed */
+	int failed;
+};
+
 struct source {
 	int fd;
 	int owns_fd;
@@ -20,6 +36,9 @@ struct source {
 	int raw_eof;
 	int member_done;     /* the current gzip member ended (Z_STREAM_END) */
 	int finished;        /* sha256 finalised */
+	unsigned char *bufs[2];
+	int cur;             /* raw == bufs[cur] */
+	struct hasher h;
 	unsigned char *raw;  /* stored bytes not yet consumed */
 	size_t raw_pos, raw_len;
 	uint64_t stored;     /* stored bytes read (and hashed) so far */
@@ -30,17 +49,123 @@ struct source {
 	char error[160];
 };
 
+static void *hash_blocks(void *arg)
+{
+	struct source *s = arg;
+	struct hasher *h = &s->h;
+
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		int i, ok;
+		size_t n;
+		while (h->pending < 0 && !h->stop)
+			pthread_cond_wait(&h->cv, &h->mu);
+		if (h->pending < 0)
+			break;
+		i = h->pending;
+		n = h->pending_len;
+		h->pending = -1;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		ok = EVP_DigestUpdate(s->sha, s->bufs[i], n) == 1;
+		pthread_mutex_lock(&h->mu);
+		if (!ok)
+			h->failed = 1;
+		h->done[i] = 1;
+		pthread_cond_broadcast(&h->cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+static void hasher_start(struct source *s)
+{
+	struct hasher *h = &s->h;
+
+	h->pending = -1;
+	h->done[0] = h->done[1] = 1;
+	if (pthread_mutex_init(&h->mu, NULL) != 0)
+		return;
+	if (pthread_cond_init(&h->cv, NULL) != 0) {
+		pthread_mutex_destroy(&h->mu);
+		return;
+	}
+	if (pthread_create(&h->thread, NULL, hash_blocks, s) != 0) {
+		pthread_cond_destroy(&h->cv);
+		pthread_mutex_destroy(&h->mu);
+		return; /* hash in this thread instead */
+	}
+	h->on = 1;
+}
+
+/* Wait until buffer i holds nothing still to be hashed. */
+static void hasher_wait(struct source *s, int i)
+{
+	struct hasher *h = &s->h;
+
+	if (!h->on)
+		return;
+	pthread_mutex_lock(&h->mu);
+	while (!h->done[i])
+		pthread_cond_wait(&h->cv, &h->mu);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static int hasher_submit(struct source *s, int i, size_t n)
+{
+	struct hasher *h = &s->h;
+	int failed;
+
+	if (!h->on)
+		return EVP_DigestUpdate(s->sha, s->bufs[i], n) == 1 ? 0 : -1;
+	pthread_mutex_lock(&h->mu);
+	while (h->pending >= 0)
+		pthread_cond_wait(&h->cv, &h->mu);
+	h->done[i] = 0;
+	h->pending = i;
+	h->pending_len = n;
+	failed = h->failed;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return failed ? -1 : 0;
+}
+
+/* Hash everything submitted and end the thread; -1 if hashing failed. */
+static int hasher_stop(struct source *s)
+{
+	struct hasher *h = &s->h;
+
+	if (!h->on)
+		return 0;
+	pthread_mutex_lock(&h->mu);
+	h->stop = 1;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->thread, NULL);
+	pthread_cond_destroy(&h->cv);
+	pthread_mutex_destroy(&h->mu);
+	h->on = 0;
+	return h->failed ? -1 : 0;
+}
+
+/* Read the next stored block into the other buffer (once it is hashed) and
+ * hand it to the hasher. */
 static int read_raw(struct source *s)
 {
-	long got = read_some(s->fd, s->raw, RAW_BLOCK);
+	int next = s->h.on ? 1 - s->cur : s->cur;
+	long got;
 
+	hasher_wait(s, next);
+	got = read_some(s->fd, s->bufs[next], RAW_BLOCK);
 	if (got < 0) {
 		snprintf(s->error, sizeof s->error, "%s", strerror(errno));
 		return -1;
 	}
+	s->cur = next;
+	s->raw = s->bufs[next];
 	if (got == 0) {
 		s->raw_eof = 1;
-	} else if (EVP_DigestUpdate(s->sha, s->raw, (size_t)got) != 1) {
+	} else if (hasher_submit(s, next, (size_t)got) != 0) {
 		snprintf(s->error, sizeof s->error, "SHA-256 update failed");
 		return -1;
 	}
@@ -63,9 +188,12 @@ struct source *source_open(const char *path)
 		s->fd = open(path, O_RDONLY);
 		s->owns_fd = 1;
 	}
-	s->raw = malloc(RAW_BLOCK + 1);  /* +1: next_member may prepend a byte */
+	/* +1: next_member may prepend a byte */
+	s->bufs[0] = malloc(RAW_BLOCK + 1);
+	s->bufs[1] = malloc(RAW_BLOCK + 1);
+	s->raw = s->bufs[0];
 	s->sha = EVP_MD_CTX_new();
-	if (s->fd < 0 || s->raw == NULL || s->sha == NULL ||
+	if (s->fd < 0 || s->bufs[0] == NULL || s->bufs[1] == NULL || s->sha == NULL ||
 	    EVP_DigestInit_ex(s->sha, EVP_sha256(), NULL) != 1) {
 		int saved = s->fd < 0 ? errno : ENOMEM;
 		if (s->fd < 0)
@@ -98,6 +226,8 @@ struct source *source_open(const char *path)
 		s->raw_len += (size_t)got;
 	}
 	s->gzip = s->raw_len >= 2 && s->raw[0] == 0x1f && s->raw[1] == 0x8b;
+	if (!s->raw_eof)
+		hasher_start(s);
 	return s;
 }
 
@@ -166,6 +296,8 @@ static int next_member(struct source *s)
 			unsigned char first = s->raw[s->raw_pos];
 			if (read_raw(s) != 0)
 				return -1;
+			/* the block is rewritten below: let it be hashed first */
+			hasher_wait(s, s->cur);
 			if (s->raw_len == 0) {
 				/* put the byte back so that the offset names it */
 				s->raw[0] = first;
@@ -244,6 +376,10 @@ int source_drain(struct source *s)
 		if (read_raw(s) != 0)
 			return -1;
 	s->raw_pos = s->raw_len;
+	if (hasher_stop(s) != 0) {
+		snprintf(s->error, sizeof s->error, "SHA-256 update failed");
+		return -1;
+	}
 	return 0;
 }
 
@@ -254,6 +390,7 @@ void source_sha256_hex(struct source *s, char hex[SOURCE_SHA256_HEX])
 	int i;
 
 	if (!s->finished) {
+		(void)hasher_stop(s);
 		EVP_DigestFinal_ex(s->sha, s->digest, &len);
 		s->finished = 1;
 	}
@@ -268,11 +405,13 @@ void source_close(struct source *s)
 {
 	if (s == NULL)
 		return;
+	(void)hasher_stop(s);
 	if (s->z_ready)
 		inflateEnd(&s->z);
 	if (s->owns_fd && s->fd >= 0)
 		close(s->fd);
 	EVP_MD_CTX_free(s->sha);
-	free(s->raw);
+	free(s->bufs[0]);
+	free(s->bufs[1]);
 	free(s);
 }
