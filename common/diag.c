@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 
@@ -139,6 +140,20 @@ char *xmemdup(const void *p, size_t n)
 	memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
+}
+
+void warn_bad_option(int ch, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (ch == ':')
+		warnx_tr("option '%s' requires an argument", arg);
+	else if (strncmp(arg, "--", 2) == 0 && optopt != 0)
+		warnx_tr("option '%s' takes no argument", arg);
+	else if (strncmp(arg, "--", 2) == 0 || optopt == 0)
+		warnx_tr("unknown option '%s'", arg);
+	else
+		warnx_tr("unknown option '-%c'", optopt);
 }
 
 void print_version_and_exit(void)

@@ -43,6 +43,21 @@ char *raw_copy(const struct jdoc *d, int tok)
 	return xmemdup(p, n);
 }
 
+char *head_source_name(struct jdoc *d, const char *line, size_t len)
+{
+	struct buf name = BUF_INIT;
+	char *copy = NULL;
+	int src;
+
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		die(EXIT_INPUT, "malformed head record");
+	src = jdoc_find(d, 0, "source");
+	if (jdoc_type(d, src) == JT_STRING && jdoc_unescape(d, src, &name) == 0)
+		copy = xmemdup(name.p, name.len);
+	buf_release(&name);
+	return copy;
+}
+
 void filter_close(struct filter *f)
 {
 	if (writer_flush(&f->out) != 0 || close(STDOUT_FILENO) != 0)

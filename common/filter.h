@@ -27,6 +27,9 @@ void filter_put(struct filter *f, const char *line, size_t len);
 /* A NUL-terminated copy of token tok's raw text, or NULL when tok < 0
  * (a member that is absent); dies when memory runs out. */
 char *raw_copy(const struct jdoc *d, int tok);
+/* The source name a head record carries (unescaped, malloc'd), or NULL
+ * when it has none; dies on a malformed head.  d is scratch space. */
+char *head_source_name(struct jdoc *d, const char *line, size_t len);
 /* Flush and close standard output; dies on a write error. */
 void filter_close(struct filter *f);
 

@@ -1108,19 +1108,6 @@ static void write_summary(struct state *st)
 		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
 }
 
-static void read_head(struct state *st, const char *line, size_t len)
-{
-	struct buf name = BUF_INIT;
-	int src;
-
-	if (jdoc_parse(&st->doc, line, len, NULL) != 0)
-		die(EXIT_INPUT, "malformed head record");
-	src = jdoc_find(&st->doc, 0, "source");
-	if (jdoc_type(&st->doc, src) == JT_STRING && jdoc_unescape(&st->doc, src, &name) == 0)
-		st->source_name = xmemdup(name.p, name.len);
-	buf_release(&name);
-}
-
 /* An unlinked temporary file in TMPDIR: nothing is left behind, whatever
  * happens to the process. */
 static int open_spill(void)
@@ -1195,7 +1182,7 @@ int main(int argc, char **argv)
 	filter_open(&f);
 	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
 		if (kind == LINE_HEAD) {
-			read_head(&st, line, len);
+			st.source_name = head_source_name(&st.doc, line, len);
 			filter_pass(&f, line, len);
 			continue;
 		}

@@ -355,19 +355,6 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	buf_release(&track);
 }
 
-static void read_head(struct state *st, const char *line, size_t len)
-{
-	struct buf name = BUF_INIT;
-	int src;
-
-	if (jdoc_parse(&st->doc, line, len, NULL) != 0)
-		die(EXIT_INPUT, "malformed head record");
-	src = jdoc_find(&st->doc, 0, "source");
-	if (jdoc_type(&st->doc, src) == JT_STRING && jdoc_unescape(&st->doc, src, &name) == 0)
-		st->source_name = strdup(name.p);
-	buf_release(&name);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -405,7 +392,7 @@ int main(int argc, char **argv)
 	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
 		switch (kind) {
 		case LINE_HEAD:
-			read_head(&st, line, len);
+			st.source_name = head_source_name(&st.doc, line, len);
 			break;
 		case LINE_EVENT:
 			st.events++;

@@ -176,20 +176,9 @@ static _Noreturn void usage(FILE *to, int status)
 	exit(status);
 }
 
-/* getopt's own messages would name argv[0]; ours name the program like
- * every other diagnostic. */
 static _Noreturn void bad_option(int ch, char **argv)
 {
-	const char *arg = argv[optind - 1];
-
-	if (ch == ':')
-		warnx_tr("option '%s' requires an argument", arg);
-	else if (strncmp(arg, "--", 2) == 0 && optopt != 0)
-		warnx_tr("option '%s' takes no argument", arg);
-	else if (strncmp(arg, "--", 2) == 0 || optopt == 0)
-		warnx_tr("unknown option '%s'", arg);
-	else
-		warnx_tr("unknown option '-%c'", optopt);
+	warn_bad_option(ch, argv);
 	usage(stderr, EXIT_TROUBLE);
 }
 
