@@ -10,20 +10,24 @@
 
 #include "io.h"
 
-void io_grow_pipe(int fd)
+size_t io_grow_pipe(int fd)
 {
-#ifdef F_SETPIPE_SZ
 	struct stat st;
+	size_t size = 0;
 
 	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
 		int saved = errno;
-		if (fcntl(fd, F_GETPIPE_SZ) < IO_PIPE_SIZE)
-			(void)fcntl(fd, F_SETPIPE_SZ, IO_PIPE_SIZE);
+#ifdef F_SETPIPE_SZ
+		int now = fcntl(fd, F_GETPIPE_SZ);
+		if (now < IO_PIPE_SIZE && fcntl(fd, F_SETPIPE_SZ, IO_PIPE_SIZE) >= 0)
+			now = fcntl(fd, F_GETPIPE_SZ);
+		size = now > 0 ? (size_t)now : 65536;
+#else
+		size = 65536;
+#endif
 		errno = saved;
 	}
-#else
-	(void)fd;
-#endif
+	return size;
 }
 
 long read_some(int fd, void *data, size_t n)
@@ -153,13 +157,21 @@ int reader_line(struct reader *r, const char **line, size_t *len)
 
 int writer_init(struct writer *w, int fd)
 {
+	size_t pipe_size = io_grow_pipe(fd);
+
 	memset(w, 0, sizeof *w);
 	w->fd = fd;
+	/* Into a pipe, write half its capacity at a time: the reader can take
+	 * one half while the next is being made.  A write as large as the pipe
+	 * stalls the writer until the reader has drained nearly all of it, and
+	 * the stages of a pipeline then take turns instead of running side by
+	 * side (1.5x the wall time of a five-stage pipeline, measured). */
 	w->cap = IO_BLOCK;
+	if (pipe_size > 0 && pipe_size / 2 < w->cap)
+		w->cap = pipe_size / 2 > 4096 ? pipe_size / 2 : 4096;
 	w->buf = malloc(w->cap);
 	if (w->buf == NULL)
 		return -1;
-	io_grow_pipe(fd);
 	return 0;
 }
 

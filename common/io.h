@@ -14,8 +14,9 @@
 #define IO_PIPE_SIZE (1 << 20)   /* requested pipe capacity */
 
 /* Ask for a 1 MiB pipe buffer when fd is a pipe; silently keeps the old size
- * where the system refuses (unprivileged limit). */
-void io_grow_pipe(int fd);
+ * where the system refuses (unprivileged limit).  Returns the pipe's
+ * capacity in bytes, or 0 when fd is not a pipe. */
+size_t io_grow_pipe(int fd);
 
 struct reader {
 	int fd;
@@ -48,7 +49,7 @@ void reader_trim(struct reader *r);
 struct writer {
 	int fd;
 	char *buf;
-	size_t len, cap;
+	size_t len, cap;   /* cap: flushed when full; half the pipe on a pipe */
 	uint64_t written;  /* bytes handed to write(2) so far */
 };
 

@@ -6,7 +6,12 @@
  *
  * Two passes: the first spills the stream to an unlinked temporary file
  * and keeps a 48-byte record per GPU activity; lanes are assigned between
- * the passes; the second rewrites the moved events in place. */
+ * the passes; the second rewrites the moved events in place and copies every
+ * other line as it is.
+ *
+ * Members are found by one walk over the line's top level (event.h) when
+ * the line holds no backslash: then raw key bytes are the keys.  A line with
+ * escapes goes through the tokenizer, which compares unescaped keys. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -143,34 +148,40 @@ struct state {
 	int64_t origin_ns;
 	int have_origin;
 	struct jdoc doc;
-	struct buf tmp, line;
+	struct buf tmp, line, key;
 	char *source_name;
 	int layers_report;         /* a .layers.json report passed by */
 	uint64_t relocated, relocated_flows, new_metadata, nretired;
 };
 
+/* The intern key of a (pid, tid): raw pid, \001, raw tid, in st->key. */
+static void track_key(struct state *st, const char *pid, size_t plen, const char *tid,
+		      size_t tlen)
+{
+	buf_reset(&st->key);
+	if (buf_add(&st->key, pid, plen) || buf_addch(&st->key, '\001') ||
+	    buf_add(&st->key, tid, tlen))
+		die_nomem();
+}
+
+/* The id of a (pid, tid) that pass one saw, or -1. */
+static int64_t find_track(struct state *st, struct member pid, struct member tid)
+{
+	if (pid.len == 0 || tid.len == 0)
+		return -1;
+	track_key(st, pid.p, pid.len, tid.p, tid.len);
+	return intern_find(&st->tracks_by_key, st->key.p, st->key.len);
+}
+
 static uint32_t track_of(struct state *st, const char *pid, size_t plen, const char *tid,
 			 size_t tlen)
 {
-	char key[512];
 	int64_t id;
-	struct buf big = BUF_INIT;
-	const char *k = key;
-	size_t klen = plen + 1 + tlen;
 	uint32_t before;
 
-	if (klen <= sizeof key) {
-		memcpy(key, pid, plen);
-		key[plen] = '\001';
-		memcpy(key + plen + 1, tid, tlen);
-	} else {
-		if (buf_add(&big, pid, plen) || buf_addch(&big, '\001') || buf_add(&big, tid, tlen))
-			die_nomem();
-		k = big.p;
-	}
+	track_key(st, pid, plen, tid, tlen);
 	before = st->tracks_by_key.n;
-	id = intern_id(&st->tracks_by_key, k, klen);
-	buf_release(&big);
+	id = intern_id(&st->tracks_by_key, st->key.p, st->key.len);
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->ntracks_cap) {
@@ -230,20 +241,47 @@ static int64_t clamp_pad(int64_t v, uint64_t index)
 	return v;
 }
 
-/* Exact and Perfetto bounds of an X event; dies on missing or bad numbers. */
-static void bounds(struct state *st, int ts, int dur, struct act *a)
+/* A raw member value that is a number or a literal (not a string, object
+ * or array, not absent). */
+static int is_primitive(struct member m)
 {
-	const struct jdoc *d = &st->doc;
-	size_t tn, dn;
-	const char *tt, *dt;
+	return m.len > 0 && m.p[0] != '"' && m.p[0] != '{' && m.p[0] != '[';
+}
+
+/* Top-level members keys[0..n) of an event line (or of an args object), as
+ * raw value text; len 0 when absent.  Dies on a line that is not JSON. */
+static void members_of(struct state *st, const char *line, size_t len,
+		       const char *const *keys, int n, struct member *out)
+{
+	struct jdoc *d = &st->doc;
+	int k;
+
+	if (memchr(line, '\\', len) == NULL) {
+		event_members(line, len, keys, n, out);
+		return;
+	}
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		die(EXIT_INPUT, "event %" PRIu64 ": not a JSON object", st->events);
+	for (k = 0; k < n; k++) {
+		int tok = jdoc_find(d, 0, keys[k]);
+		out[k].p = NULL;
+		out[k].len = 0;
+		if (tok >= 0)
+			out[k].p = jdoc_raw(d, tok, &out[k].len);
+	}
+}
+
+/* Exact and Perfetto bounds of an X event; dies on missing or bad numbers. */
+static void bounds(struct state *st, struct member ts, struct member dur, struct act *a)
+{
+	size_t tn = ts.len, dn = dur.len;
+	const char *tt = ts.p, *dt = dur.p;
 	int64_t ts_ns, dur_ns, pf_ts, pf_dur;
 	int ts_sub, dur_sub;
 
-	if (jdoc_type(d, ts) != JT_PRIMITIVE || jdoc_type(d, dur) != JT_PRIMITIVE)
+	if (!is_primitive(ts) || !is_primitive(dur))
 		die(EXIT_INPUT, "event %" PRIu64 ": GPU event without a numeric ts and dur",
 		    st->events);
-	tt = jdoc_text(d, ts, &tn);
-	dt = jdoc_text(d, dur, &dn);
 	if (num_us_to_ns(tt, tn, &ts_ns, &ts_sub) != NUM_OK ||
 	    num_us_to_ns(dt, dn, &dur_ns, &dur_sub) != NUM_OK ||
 	    perfetto_us_to_ns(tt, tn, &pf_ts) != NUM_OK ||
@@ -262,10 +300,12 @@ static void bounds(struct state *st, int ts, int dur, struct act *a)
 		a->flags |= F_ZERO;
 }
 
-static void add_act(struct state *st, uint32_t track, int kind, int is_kernel)
+static void add_act(struct state *st, const char *line, size_t len, uint32_t track,
+		    int kind, int is_kernel)
 {
-	struct jdoc *d = &st->doc;
-	int args = jdoc_find(d, 0, "args"), dev = -1, corr = -1;
+	static const char *const keys[] = { "ts", "dur", "args" };
+	static const char *const arg_keys[] = { "device", "correlation" };
+	struct member m[3], am[2] = { { NULL, 0 }, { NULL, 0 } };
 	struct act *a;
 	const char *dtext = "null";
 	size_t dlen = 4;
@@ -278,15 +318,16 @@ static void add_act(struct state *st, uint32_t track, int kind, int is_kernel)
 	}
 	a = ACT(st, st->nacts);
 	memset(a, 0, sizeof *a);
-	bounds(st, jdoc_find(d, 0, "ts"), jdoc_find(d, 0, "dur"), a);
-	if (jdoc_type(d, args) == JT_OBJECT) {
-		dev = jdoc_find(d, args, "device");
-		corr = jdoc_find(d, args, "correlation");
+	members_of(st, line, len, keys, 3, m);
+	bounds(st, m[0], m[1], a);
+	if (m[2].len > 0 && m[2].p[0] == '{')
+		members_of(st, m[2].p, m[2].len, arg_keys, 2, am);
+	if (am[0].len > 0) {
+		dtext = am[0].p;
+		dlen = am[0].len;
 	}
-	if (dev >= 0)
-		dtext = jdoc_raw(d, dev, &dlen);
 	a->corr = NO_CORR;
-	if (corr >= 0 && jdoc_int64(d, corr, &a->corr) != 0)
+	if (is_primitive(am[1]) && num_parse_int64(am[1].p, am[1].len, &a->corr) != NUM_OK)
 		a->corr = NO_CORR;
 	a->index = (uint32_t)st->events;
 	a->track = track;
@@ -401,9 +442,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 		}
 		if ((activity || scope) &&
 		    (st->only_pid == NULL || raw_matches_arg(pid, plen, st->only_pid))) {
-			if (jdoc_parse(&st->doc, line, len, NULL) != 0)
-				die(EXIT_INPUT, "event %" PRIu64 ": not a JSON object", st->events);
-			add_act(st, track, activity ? KIND_ACTIVITY : KIND_SCOPE, kernel);
+			add_act(st, line, len, track, activity ? KIND_ACTIVITY : KIND_SCOPE, kernel);
 			return;
 		}
 	}
@@ -701,22 +740,20 @@ static size_t lower(const struct state *st, uint32_t track, int64_t corr)
 }
 
 /* The activity a flow event binds to, or dies naming the flow. */
-static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t index)
+static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t index,
+				   struct member ts, struct member id)
 {
-	struct jdoc *d = &st->doc;
-	int ts = jdoc_find(d, 0, "ts"), id = jdoc_find(d, 0, "id");
 	int64_t ts_ns, flow_id = NO_CORR;
 	int sub, corr_known = 0;
-	size_t n, from, to, k, exact = 0, inside = 0;
+	size_t from, to, k, exact = 0, inside = 0;
 	const struct act *hit_exact = NULL, *hit_inside = NULL;
-	const char *text;
 
-	if (jdoc_type(d, ts) != JT_PRIMITIVE)
+	if (!is_primitive(ts))
 		die(EXIT_INPUT, "event %" PRIu64 ": flow on a GPU track without a numeric ts", index);
-	text = jdoc_text(d, ts, &n);
-	if (num_us_to_ns(text, n, &ts_ns, &sub) != NUM_OK)
-		die(EXIT_INPUT, "event %" PRIu64 ": flow ts %.*s out of range", index, (int)n, text);
-	if (id >= 0 && jdoc_int64(d, id, &flow_id) != 0)
+	if (num_us_to_ns(ts.p, ts.len, &ts_ns, &sub) != NUM_OK)
+		die(EXIT_INPUT, "event %" PRIu64 ": flow ts %.*s out of range", index, (int)ts.len,
+		    ts.p);
+	if (!is_primitive(id) || num_parse_int64(id.p, id.len, &flow_id) != NUM_OK)
 		flow_id = NO_CORR;
 	from = lower(st, track, INT64_MIN);
 	to = lower(st, track + 1, INT64_MIN);
@@ -744,11 +781,10 @@ static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t in
 	if (exact == 0 && inside == 1)
 		return hit_inside;
 	{
-		size_t idn = 4, tsn;
-		const char *idraw = id >= 0 ? jdoc_raw(d, id, &idn) : "none";
-		const char *tsraw = jdoc_text(d, ts, &tsn);
+		size_t idn = id.len ? id.len : 4;
+		const char *idraw = id.len ? id.p : "none";
 		die(EXIT_INPUT, "event %" PRIu64 ": flow (id %.*s, ts %.*s) on pid %s tid %s %s; "
-		    "it cannot follow its kernel to a lane", index, (int)idn, idraw, (int)tsn, tsraw,
+		    "it cannot follow its kernel to a lane", index, (int)idn, idraw, (int)ts.len, ts.p,
 		    st->tracks[track].pid, st->tracks[track].tid,
 		    exact > 1 ? "starts exactly at several GPU events of its correlation" :
 		    inside > 1 ? "lies inside several GPU events of its correlation" :
@@ -757,71 +793,61 @@ static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t in
 }
 
 /* Rewrite pid and tid and add args._compact_gpu_track; every other byte of
- * the event stays as it was. */
+ * the event stays as it was.  out is overwritten. */
 static void rewrite(struct state *st, const char *line, size_t len, uint64_t index,
 		    const char *new_pid, int64_t new_tid, struct buf *out)
 {
-	struct jdoc *d = &st->doc;
-	int pid = jdoc_find(d, 0, "pid"), tid = jdoc_find(d, 0, "tid"), args = jdoc_find(d, 0, "args");
-	size_t pn, tn, an;
-	const char *praw, *traw, *araw;
-	size_t ps, pe, tsx, te, ins, k;
-	struct buf note = BUF_INIT;
-	int had_args = jdoc_type(d, args) == JT_OBJECT;
+	static const char *const keys[] = { "pid", "tid", "args" };
+	struct member m[3];
+	struct { size_t at, end; int what; } e[3], t;
+	size_t pos = 0, k, j;
+	int had_args, fail = 0;
 
-	if (pid < 0 || tid < 0)
+	members_of(st, line, len, keys, 3, m);
+	if (m[0].len == 0 || m[1].len == 0)
 		die(EXIT_INPUT, "event %" PRIu64 ": GPU event without pid and tid", index);
-	praw = jdoc_raw(d, pid, &pn);
-	traw = jdoc_raw(d, tid, &tn);
-	ps = (size_t)(praw - line);
-	pe = ps + pn;
-	tsx = (size_t)(traw - line);
-	te = tsx + tn;
-	if (args >= 0 && !had_args)
+	had_args = m[2].len > 0;
+	if (had_args && m[2].p[0] != '{')
 		die(EXIT_INPUT, "event %" PRIu64 ": args is not an object", index);
-	buf_printf(&note, "\"" KEY "\":{\"pid\":%.*s,\"tid\":%.*s,\"source_event_index\":%"
-		   PRIu64 ",\"had_args\":%s}", (int)pn, praw, (int)tn, traw, index,
-		   had_args ? "true" : "false");
-	if (had_args) {
-		araw = jdoc_raw(d, args, &an);
-		ins = (size_t)(araw - line) + an - 1; /* before args' '}' */
-	} else {
-		ins = len - 1; /* before the event's '}' */
-	}
-	buf_reset(out);
-	/* three edits in offset order: pid, tid, insertion */
-	{
-		struct { size_t at, end; int what; } e[3] = {
-			{ ps, pe, 0 }, { tsx, te, 1 }, { ins, ins, 2 } };
-		size_t pos = 0;
-		for (k = 0; k < 3; k++) {
-			size_t j;
-			for (j = k + 1; j < 3; j++)
-				if (e[j].at < e[k].at) {
-					struct { size_t at, end; int what; } t = { e[k].at, e[k].end, e[k].what };
-					e[k].at = e[j].at; e[k].end = e[j].end; e[k].what = e[j].what;
-					e[j].at = t.at; e[j].end = t.end; e[j].what = t.what;
-				}
-		}
-		for (k = 0; k < 3; k++) {
-			buf_add(out, line + pos, e[k].at - pos);
-			if (e[k].what == 0) {
-				buf_addstr(out, new_pid);
-			} else if (e[k].what == 1) {
-				buf_printf(out, "%" PRId64, new_tid);
-			} else if (had_args) {
-				buf_addstr(out, an > 2 ? "," : "");
-				buf_add(out, note.p, note.len);
-			} else {
-				buf_addstr(out, len > 2 ? ",\"args\":{" : "\"args\":{");
-				buf_add(out, note.p, note.len);
-				buf_addch(out, '}');
+	/* three edits in offset order: pid, tid, the insertion before the '}'
+	 * of args (or of the event) */
+	e[0].at = (size_t)(m[0].p - line), e[0].end = e[0].at + m[0].len, e[0].what = 0;
+	e[1].at = (size_t)(m[1].p - line), e[1].end = e[1].at + m[1].len, e[1].what = 1;
+	e[2].at = e[2].end = had_args ? (size_t)(m[2].p - line) + m[2].len - 1 : len - 1;
+	e[2].what = 2;
+	for (k = 0; k < 3; k++)
+		for (j = k + 1; j < 3; j++)
+			if (e[j].at < e[k].at) {
+				t = e[k];
+				e[k] = e[j];
+				e[j] = t;
 			}
-			pos = e[k].end;
+	buf_reset(out);
+	for (k = 0; k < 3; k++) {
+		fail |= buf_add(out, line + pos, e[k].at - pos);
+		if (e[k].what == 0) {
+			fail |= buf_addstr(out, new_pid);
+		} else if (e[k].what == 1) {
+			fail |= buf_add_i64(out, new_tid);
+		} else {
+			if (had_args)
+				fail |= buf_addstr(out, m[2].len > 2 ? "," : "");
+			else
+				fail |= buf_addstr(out, len > 2 ? ",\"args\":{" : "\"args\":{");
+			fail |= buf_addstr(out, "\"" KEY "\":{\"pid\":");
+			fail |= buf_add(out, m[0].p, m[0].len);
+			fail |= buf_addstr(out, ",\"tid\":");
+			fail |= buf_add(out, m[1].p, m[1].len);
+			fail |= buf_addstr(out, ",\"source_event_index\":");
+			fail |= buf_add_i64(out, (long long)index);
+			fail |= buf_addstr(out, had_args ? ",\"had_args\":true}" :
+					   ",\"had_args\":false}}");
 		}
-		buf_add(out, line + pos, len - pos);
+		pos = e[k].end;
 	}
-	buf_release(&note);
+	fail |= buf_add(out, line + pos, len - pos);
+	if (fail)
+		die_nomem();
 }
 
 static const char *display_pid_text(const struct group *g, char *space)
@@ -988,33 +1014,31 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 }
 
 /* A flow event on a moved track goes to the lane of the GPU event it binds
- * to; 1 when it was written, 0 when the line is not such a flow. */
+ * to; 1 when it was written, 0 when the line is not such a flow.  Most
+ * events are told apart by ph alone, which Kineto writes first. */
 static int move_flow(struct state *st, struct filter *f, const char *line, size_t len,
 		     uint64_t index)
 {
-	static const char *const keys[] = { "ph", "pid", "tid" };
-	struct member m[3];
-	struct buf key = BUF_INIT;
+	static const char *const keys[] = { "pid", "tid", "ts", "id" };
+	struct member m[4];
+	const char *ph;
+	size_t phlen;
 	int64_t track;
 	const struct act *a;
 	const struct group *g;
 	char space[24];
 
-	if (event_members(line, len, keys, 3, m) != 3 || m[0].len != 3 ||
-	    (m[0].p[1] != 's' && m[0].p[1] != 't' && m[0].p[1] != 'f'))
+	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3 ||
+	    (ph[1] != 's' && ph[1] != 't' && ph[1] != 'f'))
 		return 0;
-	if (buf_add(&key, m[1].p, m[1].len) || buf_addch(&key, '\001') ||
-	    buf_add(&key, m[2].p, m[2].len))
-		die_nomem();
-	track = intern_find(&st->tracks_by_key, key.p, key.len);
-	buf_release(&key);
+	members_of(st, line, len, keys, 4, m);
+	track = find_track(st, m[0], m[1]);
 	if (track < 0 || !st->tracks[track].moved)
 		return 0;
-	if (jdoc_parse(&st->doc, line, len, NULL) != 0)
-		die(EXIT_TROUBLE, "temporary file: event %" PRIu64 " changed", index);
-	a = bind_flow(st, (uint32_t)track, index);
+	a = bind_flow(st, (uint32_t)track, index, m[2], m[3]);
 	g = &st->groups[a->group];
-	rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane], &st->line);
+	rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane],
+		&st->line);
 	filter_put(f, st->line.p, st->line.len);
 	st->relocated_flows++;
 	return 1;
@@ -1061,8 +1085,6 @@ static void replay(struct state *st, struct filter *f, int spill)
 			const struct act *a = ACT(st, next_act);
 			const struct group *g = &st->groups[a->group];
 			next_act++;
-			if (jdoc_parse(&st->doc, line, len, NULL) != 0)
-				die(EXIT_TROUBLE, "temporary file: event %" PRIu64 " changed", index);
 			rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane],
 				&st->line);
 			filter_put(f, st->line.p, st->line.len);
@@ -1172,6 +1194,7 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	st.tmp = (struct buf)BUF_INIT;
 	st.line = (struct buf)BUF_INIT;
+	st.key = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
 	if (st.summary_path && (st.summary = fopen(st.summary_path, "w")) == NULL)
 		die_errno(EXIT_TROUBLE, "%s", st.summary_path);
@@ -1239,5 +1262,6 @@ int main(int argc, char **argv)
 	jdoc_free(&st.doc);
 	buf_release(&st.tmp);
 	buf_release(&st.line);
+	buf_release(&st.key);
 	return EXIT_OK;
 }

@@ -1,6 +1,7 @@
 /* Unit tests for common/buf.c: the strbuf invariants (p never NULL,
  * p[len] == '\0'), growth, formatting, and the overflow check. */
 #include <check.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,28 @@ START_TEST(test_printf_on_empty)
 }
 END_TEST
 
+/* buf_add_i64 against snprintf, the oracle, at the edges of long long */
+START_TEST(test_add_i64)
+{
+	static const long long values[] = { 0, 1, -1, 9, 10, -10, 99, 100, 2147483647LL,
+		-2147483648LL, 2113929216LL, 1234567890123LL, LLONG_MAX, LLONG_MIN,
+		LLONG_MIN + 1 };
+	struct buf b = BUF_INIT, want = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof values / sizeof values[0]; i++) {
+		ck_assert_int_eq(buf_add_i64(&b, values[i]), 0);
+		ck_assert_int_eq(buf_addch(&b, ','), 0);
+		ck_assert_int_eq(buf_printf(&want, "%lld,", values[i]), 0);
+	}
+	ck_assert_str_eq(b.p, want.p);
+	ck_assert_uint_eq(b.len, want.len);
+	check_invariants(&b);
+	buf_release(&b);
+	buf_release(&want);
+}
+END_TEST
+
 START_TEST(test_release_then_reuse)
 {
 	struct buf b = BUF_INIT;
@@ -222,6 +245,7 @@ static Suite *buf_suite(void)
 	tcase_add_test(tc, test_setlen_and_reset);
 	tcase_add_test(tc, test_printf);
 	tcase_add_test(tc, test_printf_on_empty);
+	tcase_add_test(tc, test_add_i64);
 	tcase_add_test(tc, test_release_then_reuse);
 	suite_add_tcase(s, tc);
 	return s;

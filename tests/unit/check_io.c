@@ -2,6 +2,7 @@
  * pipe fed by a thread in uneven pieces (lines across 4 MiB block
  * boundaries, lines longer than a block, max_line, a last line without
  * '\n', empty input, read errors) and the buffered writer. */
+#define _GNU_SOURCE  /* F_GETPIPE_SZ */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -465,6 +467,36 @@ START_TEST(test_writer_fill_exactly)
 }
 END_TEST
 
+/* Into a pipe the writer hands over half the pipe's capacity at a time, so
+ * that the next stage can read while this one fills the other half. */
+START_TEST(test_writer_pipe_half)
+{
+	int fds[2], queued = -1;
+	size_t half;
+	struct writer w;
+	char *data;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(writer_init(&w, fds[1]), 0);
+	half = (size_t)fcntl(fds[1], F_GETPIPE_SZ) / 2;
+	ck_assert_uint_ge(half, 4096);
+	ck_assert_uint_eq(w.cap, half);
+	data = malloc(half + 1);
+	ck_assert_ptr_nonnull(data);
+	memset(data, 'p', half + 1);
+	ck_assert_int_eq(writer_put(&w, data, half), 0);
+	ck_assert_uint_eq(w.written, 0);             /* half the pipe: still held */
+	ck_assert_int_eq(writer_put(&w, "q", 1), 0);
+	ck_assert_uint_eq(w.written, half);          /* one half handed over */
+	ck_assert_int_eq(ioctl(fds[0], FIONREAD, &queued), 0);
+	ck_assert_int_eq(queued, (int)half);
+	writer_free(&w);
+	free(data);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
 START_TEST(test_writer_error)
 {
 	int fd = open("/dev/null", O_RDONLY);
@@ -554,6 +586,7 @@ static Suite *io_suite(void)
 
 	tcase_add_test(writer, test_writer_small_and_large);
 	tcase_add_test(writer, test_writer_fill_exactly);
+	tcase_add_test(writer, test_writer_pipe_half);
 	tcase_add_test(writer, test_writer_error);
 	tcase_add_test(writer, test_write_all_epipe);
 	tcase_add_test(writer, test_read_some);
