@@ -415,6 +415,218 @@ static int push(struct scan *s, char kind)
 	return SCAN_OK;
 }
 
+/* Append [from, to) to out within max_value; -1 when it does not fit or
+ * memory runs out (the fast path then leaves the value to the slow one). */
+static inline int fast_copy(const struct scan *s, struct buf *out, const unsigned char *from,
+			    const unsigned char *to)
+{
+	size_t n = (size_t)(to - from);
+
+	if (out->len + n > s->max_value)
+		return -1;
+	if (out->len + n < out->cap) { /* the terminating NUL is set at the end */
+		memcpy(out->p + out->len, from, n);
+		out->len += n;
+		return 0;
+	}
+	return buf_add(out, from, n);
+}
+
+/* Just past a valid escape starting at q[0] == '\\', or NULL when it is
+ * invalid or runs past end. */
+static const unsigned char *fast_escape(const unsigned char *q, const unsigned char *end)
+{
+	int i;
+
+	if (end - q < 2)
+		return NULL;
+	switch (q[1]) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+		return q + 2;
+	case 'u':
+		if (end - q < 6)
+			return NULL;
+		for (i = 2; i < 6; i++)
+			if (!is_hex(q[i]))
+				return NULL;
+		return q + 6;
+	default:
+		return NULL;
+	}
+}
+
+/* Just past a valid number starting at p, or NULL when it is invalid or
+ * may continue past end (the slow path then decides). */
+static const unsigned char *fast_number(const unsigned char *p, const unsigned char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p == end)
+		return NULL;
+	if (*p == '0') {
+		p++;
+	} else if (is_digit(*p)) {
+		while (p < end && is_digit(*p))
+			p++;
+	} else {
+		return NULL;
+	}
+	if (p < end && *p == '.') {
+		const unsigned char *digits = ++p;
+		while (p < end && is_digit(*p))
+			p++;
+		if (p == digits)
+			return NULL;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		const unsigned char *digits;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		digits = p;
+		while (p < end && is_digit(*p))
+			p++;
+		if (p == digits)
+			return NULL;
+	}
+	/* a digit here is a leading-zero error; the end may hide more digits */
+	if (p == end || is_digit(*p))
+		return NULL;
+	return p;
+}
+
+#define FAST_MAX_DEPTH 64  /* one bit per level in a uint64_t */
+
+/* scan_value's common case, on the bytes already in the block: the same
+ * automaton, run with a pointer instead of a byte at a time, copying runs
+ * between whitespace in one piece.  It accepts only what scan_value
+ * accepts and appends the same bytes.  Returns 1 when it scanned the value;
+ * 0 when it met anything else (an error, the end of the block, deep
+ * nesting, the size limit), having consumed and appended nothing: the slow
+ * path then scans the value again and explains any error exactly. */
+static int scan_value_fast(struct scan *s, struct buf *out)
+{
+	const unsigned char *p = s->buf + s->pos, *end = s->buf + s->len, *run;
+	size_t out0 = out->len;
+	uint64_t objects = 0; /* bit d set: level d + 1 is an object */
+	unsigned depth = 0;
+	enum want want = WANT_VALUE;
+
+	if (s->slow_only || s->stack.len + FAST_MAX_DEPTH >= SCAN_MAX_DEPTH)
+		return 0;
+	while (p < end && is_space(*p))
+		p++;
+	run = p;
+	for (;;) {
+		int c;
+		if (p == end)
+			goto give_up;
+		c = *p;
+		if (is_space(c)) {
+			if (fast_copy(s, out, run, p) != 0)
+				goto give_up;
+			while (p < end && is_space(*p))
+				p++;
+			run = p;
+			continue;
+		}
+		switch (want) {
+		case WANT_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* fall through */
+		case WANT_VALUE:
+			if (c == '{' || c == '[') {
+				if (depth == FAST_MAX_DEPTH)
+					goto give_up;
+				if (c == '{')
+					objects |= (uint64_t)1 << depth;
+				else
+					objects &= ~((uint64_t)1 << depth);
+				depth++;
+				p++;
+				want = c == '{' ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
+				continue;
+			}
+			if (c == '"') {
+				goto string;
+			} else if (c == '-' || is_digit(c)) {
+				if ((p = fast_number(p, end)) == NULL)
+					goto give_up;
+			} else {
+				static const char *const words[] = { "true", "false", "null" };
+				size_t i, n = 0;
+				for (i = 0; i < 3 && n == 0; i++)
+					if (words[i][0] == c)
+						n = strlen(words[i]);
+				if (n == 0 || (size_t)(end - p) < n ||
+				    memcmp(p, words[i - 1], n) != 0)
+					goto give_up;
+				p += n;
+			}
+			goto after_value;
+		case WANT_KEY_OR_CLOSE:
+			if (c == '}')
+				goto close;
+			/* fall through */
+		case WANT_KEY:
+			if (c != '"')
+				goto give_up;
+			goto string;
+		case WANT_COLON:
+			if (c != ':')
+				goto give_up;
+			p++;
+			want = WANT_VALUE;
+			continue;
+		case WANT_COMMA_OR_CLOSE:
+			if (c == ',') {
+				p++;
+				want = objects >> (depth - 1) & 1 ? WANT_KEY : WANT_VALUE;
+				continue;
+			}
+			if (c == '}' || c == ']')
+				goto close;
+			goto give_up;
+		}
+string:
+		for (p++;;) {
+			const unsigned char *q = string_run_end(p, end);
+			if (q == end)
+				goto give_up;
+			if (*q == '"') {
+				p = q + 1;
+				break;
+			}
+			if (*q != '\\' || (p = fast_escape(q, end)) == NULL)
+				goto give_up;
+		}
+		if (want == WANT_KEY || want == WANT_KEY_OR_CLOSE) {
+			want = WANT_COLON;
+			continue;
+		}
+		goto after_value;
+close:
+		if ((c == '}') != (int)(objects >> (depth - 1) & 1))
+			goto give_up;
+		p++;
+		depth--;
+after_value:
+		if (depth == 0)
+			break;
+		want = WANT_COMMA_OR_CLOSE;
+	}
+	if (fast_copy(s, out, run, p) != 0)
+		goto give_up;
+	if (out->cap > 0)
+		out->p[out->len] = '\0';
+	s->pos = (size_t)(p - s->buf);
+	return 1;
+give_up:
+	buf_setlen(out, out0);
+	return 0;
+}
+
 /* One value, iteratively (no recursion on the C stack): a small pushdown
  * automaton over the non-whitespace bytes. */
 int scan_value(struct scan *s, struct buf *out)
@@ -422,6 +634,9 @@ int scan_value(struct scan *s, struct buf *out)
 	enum want want = WANT_VALUE;
 	size_t depth0 = s->stack.len;
 	int rc;
+
+	if (scan_value_fast(s, out))
+		return SCAN_OK;
 
 	for (;;) {
 		int c = peek(s);

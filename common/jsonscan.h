@@ -39,6 +39,7 @@ struct scan {
 	struct buf stack;    /* open containers, '{' or '[' */
 	uint64_t err_offset; /* input offset of the offending byte */
 	char err[128];
+	int slow_only;       /* tests: 1 turns the one-block fast path off */
 };
 
 int scan_init(struct scan *s, scan_read_fn read, void *ctx, size_t max_value);

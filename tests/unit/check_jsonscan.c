@@ -724,6 +724,83 @@ START_TEST(test_scan_fail)
 }
 END_TEST
 
+/* ---- the one-block fast path against the byte-at-a-time path ----
+ * Inputs served whole take the fast path; the same inputs with slow_only
+ * set take the automaton that reads a byte at a time.  Over thousands of
+ * mutations of a Kineto-like event (valid and not) both must give the same
+ * status, bytes, end offset, error offset and message. */
+static const char fast_seed[] =
+	"  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void k<\\\"a\\\\\\u00e9>\",\n"
+	"    \"pid\": 0, \"tid\": 7, \"ts\": 1712195495519689.047, \"dur\": -0.5e-3,\n"
+	"    \"args\": {\"a\": [true, false, null, [], {}, [1, [2, {\"b\": 0}]]],\r\n"
+	"\t\"c\": 1E+30, \"d\": \"\\/\\b\\f\\n\\r\\t\"}\n  }  ";
+
+static void scan_both(const char *data, size_t len, size_t max_value)
+{
+	struct scan fast, slow;
+	struct feeder ff, fs;
+	struct buf fo = BUF_INIT, so = BUF_INIT;
+	int frc, src;
+
+	feeder_init(&ff, data, len, SERVE_WHOLE);
+	feeder_init(&fs, data, len, SERVE_WHOLE);
+	ck_assert_int_eq(scan_init(&fast, feed_read, &ff, max_value), SCAN_OK);
+	ck_assert_int_eq(scan_init(&slow, feed_read, &fs, max_value), SCAN_OK);
+	slow.slow_only = 1;
+	/* as tr-decode does: the peek fills the block the fast path works on */
+	ck_assert_int_eq(scan_peek(&fast), scan_peek(&slow));
+	frc = scan_value(&fast, &fo);
+	src = scan_value(&slow, &so);
+	ck_assert_int_eq(frc, src);
+	ck_assert_uint_eq(fo.len, so.len);
+	ck_assert_mem_eq(fo.p, so.p, fo.len);
+	ck_assert_int_eq(fo.p[fo.len], '\0');
+	if (frc == SCAN_OK) {
+		ck_assert_uint_eq(scan_offset(&fast), scan_offset(&slow));
+	} else {
+		ck_assert_uint_eq(fast.err_offset, slow.err_offset);
+		ck_assert_str_eq(fast.err, slow.err);
+	}
+	scan_free(&fast);
+	scan_free(&slow);
+	buf_release(&fo);
+	buf_release(&so);
+}
+
+START_TEST(test_fast_path_agrees)
+{
+	static const char alphabet[] = "{}[]\":,\\ \n\t-+.0123456789eEtruefalsnu\x01\x7f\xff/bx";
+	char data[sizeof fast_seed + 8];
+	uint32_t rng = 0x2545F491u;
+	size_t n = sizeof fast_seed - 1, i, k;
+
+	scan_both(fast_seed, n, 1 << 20);
+	for (i = 0; i < n; i++) /* every cut: the value ends inside every token */
+		scan_both(fast_seed, i, 1 << 20);
+	for (i = 0; i < 60; i++) /* every size limit around the value's length */
+		scan_both(fast_seed, n, 200 + i * 3);
+	for (i = 0; i < 20000; i++) {
+		size_t edits = 1 + next_rand(&rng) % 3, len = n;
+		memcpy(data, fast_seed, n);
+		for (k = 0; k < edits; k++) {
+			size_t at = next_rand(&rng) % len;
+			char c = alphabet[next_rand(&rng) % (sizeof alphabet - 1)];
+			switch (next_rand(&rng) % 3) {
+			case 0: data[at] = c; break;                              /* replace */
+			case 1: memmove(data + at, data + at + 1, len - at - 1); len--; break;
+			default:
+				if (len < sizeof data) {                          /* insert */
+					memmove(data + at + 1, data + at, len - at);
+					data[at] = c;
+					len++;
+				}
+			}
+		}
+		scan_both(data, len, 1 << 20);
+	}
+}
+END_TEST
+
 static Suite *jsonscan_suite(void)
 {
 	Suite *s = suite_create("jsonscan");
@@ -734,6 +811,7 @@ static Suite *jsonscan_suite(void)
 
 	tcase_add_loop_test(values, test_minify, 0, (int)COUNT(minify_cases));
 	tcase_add_loop_test(values, test_all_string_bytes, 0, NSERVE);
+	tcase_add_test(values, test_fast_path_agrees);
 	suite_add_tcase(s, values);
 
 	tcase_set_timeout(errors, 60);
