@@ -12,7 +12,10 @@
  * Members are found by one walk over the line's top level (event.h) when
  * the line holds no backslash: then raw key bytes are the keys.  A line with
  * escapes goes through the tokenizer, which compares unescaped keys. */
+/* fallocate(2) and FALLOC_FL_PUNCH_HOLE are Linux-specific */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -99,6 +102,7 @@ struct track {
 struct lane_count {
 	uint32_t track;
 	uint64_t count;
+	uint64_t kernels;
 };
 
 struct group {
@@ -142,13 +146,18 @@ struct state {
 	struct act **blocks;       /* the records, ACT_BLOCK per block */
 	size_t nacts, nblocks;
 	uint32_t *by_track;        /* act indices by (track, corr, start) */
+	size_t *track_first;       /* by_track[track_first[t]] is track t's first */
+	struct intern lane_keys;   /* (group, track, lane) seen by count_lane */
+	size_t *lane_slot;         /* its entry in the group's counts[lane] */
+	size_t lane_slot_cap;
 	struct retired *ret;
 	size_t nret, ret_cap;
 	uint64_t events;
-	int64_t origin_ns;
-	int have_origin;
+	int spill_fd;
 	struct jdoc doc;
 	struct buf tmp, line, key;
+	struct buf last_track_key;  /* key of the last track_of, and its id */
+	uint32_t last_track;
 	char *source_name;
 	int layers_report;         /* a .layers.json report passed by */
 	uint64_t relocated, relocated_flows, new_metadata, nretired;
@@ -179,6 +188,11 @@ static uint32_t track_of(struct state *st, const char *pid, size_t plen, const c
 	int64_t id;
 	uint32_t before;
 
+	/* events come in runs on one thread: skip the hashing for a repeat */
+	if (st->last_track_key.len == plen + 1 + tlen && st->last_track_key.len > 0 &&
+	    memcmp(st->last_track_key.p, pid, plen) == 0 &&
+	    memcmp(st->last_track_key.p + plen + 1, tid, tlen) == 0)
+		return st->last_track;
 	track_key(st, pid, plen, tid, tlen);
 	before = st->tracks_by_key.n;
 	id = intern_id(&st->tracks_by_key, st->key.p, st->key.len);
@@ -199,6 +213,10 @@ static uint32_t track_of(struct state *st, const char *pid, size_t plen, const c
 		t->tid = xmemdup(tid, tlen);
 		t->pid_id = (uint32_t)pid_id;
 	}
+	buf_reset(&st->last_track_key);
+	if (buf_add(&st->last_track_key, st->key.p, st->key.len) != 0)
+		die_nomem();
+	st->last_track = (uint32_t)id;
 	return (uint32_t)id;
 }
 
@@ -390,8 +408,8 @@ static void see_guide(struct state *st, const char *line, size_t len, const char
 /* Pass one, per event: classify it and keep what the placement needs. */
 static void see_event(struct state *st, const char *line, size_t len)
 {
-	static const char *const keys[] = { "ts", "pid", "tid", "ph", "cat", "name" };
-	struct member m[6];
+	static const char *const keys[] = { "pid", "tid", "ph", "cat", "name" };
+	struct member m[5];
 	const char *pid, *ph, *name;
 	size_t plen, nlen;
 	uint32_t track;
@@ -400,35 +418,26 @@ static void see_event(struct state *st, const char *line, size_t len)
 		die(EXIT_INPUT, "event %" PRIu64 ": already compacted (%s); start from the "
 		    "original trace", st->events, KEY);
 	/* one walk over the leading members; args is never looked at here */
-	event_members(line, len, keys, 6, m);
-	if (m[0].len > 0 && m[0].p[0] != '"') {
-		int64_t ns;
-		int sub;
-		if (num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
-		    (!st->have_origin || ns < st->origin_ns)) {
-			st->origin_ns = ns;
-			st->have_origin = 1;
-		}
-	}
-	pid = m[1].p;
-	plen = m[1].len;
+	event_members(line, len, keys, 5, m);
+	pid = m[0].p;
+	plen = m[0].len;
 	if (plen == 0)
 		return;
-	if (m[2].len == 0) {
+	if (m[1].len == 0) {
 		if (intern_id(&st->pids, pid, plen) < 0)
 			die_nomem();
 		return;
 	}
-	track = track_of(st, pid, plen, m[2].p, m[2].len);
-	ph = m[3].p;
-	if (m[3].len != 3) {
+	track = track_of(st, pid, plen, m[1].p, m[1].len);
+	ph = m[2].p;
+	if (m[2].len != 3) {
 		note_other(st, track);
 		return;
 	}
-	if (ph[1] == 'X' && m[4].len >= 2 && m[4].p[0] == '"' &&
-	    memchr(m[4].p + 1, '\\', m[4].len - 2) == NULL) {
-		const char *c = m[4].p + 1;
-		size_t n = m[4].len - 2;
+	if (ph[1] == 'X' && m[3].len >= 2 && m[3].p[0] == '"' &&
+	    memchr(m[3].p + 1, '\\', m[3].len - 2) == NULL) {
+		const char *c = m[3].p + 1;
+		size_t n = m[3].len - 2;
 		int kernel = category_has(c, n, "kernel") || category_has(c, n, "Kernel");
 		int activity = kernel || category_has(c, n, "gpu_memcpy") ||
 			       category_has(c, n, "gpu_memset") || category_has(c, n, "Memcpy") ||
@@ -448,8 +457,8 @@ static void see_event(struct state *st, const char *line, size_t len)
 	}
 	if (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')
 		return; /* flows follow their kernel; bound in pass two */
-	name = m[5].p;
-	nlen = m[5].len;
+	name = m[4].p;
+	nlen = m[4].len;
 	if (ph[1] == 'M' &&
 	    ((nlen == 13 && memcmp(name, "\"thread_name\"", 13) == 0) ||
 	     (nlen == 19 && memcmp(name, "\"thread_sort_index\"", 19) == 0))) {
@@ -496,10 +505,37 @@ static int cmp_track(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* The smallest exact ts of any event (floor), for the relative times of a
+ * refusal: read back from the spill, since only a refusal needs it. */
+static int64_t trace_origin(struct state *st)
+{
+	struct stream_in in;
+	const char *line, *ts;
+	size_t len, tslen;
+	int kind, have = 0;
+	int64_t origin = 0, ns;
+	int sub;
+
+	if (lseek(st->spill_fd, 0, SEEK_SET) != 0 ||
+	    stream_in_init(&in, st->spill_fd, STREAM_DEFAULT_MAX_LINE) != 0)
+		return 0;
+	in.seen_head = 1; /* the head went straight to the output */
+	while ((kind = stream_next(&in, &line, &len)) != LINE_END && kind != LINE_ERROR)
+		if (kind == LINE_EVENT && event_member(line, len, "ts", &ts, &tslen) &&
+		    ts[0] != '"' && num_us_to_ns(ts, tslen, &ns, &sub) == NUM_OK &&
+		    (!have || ns < origin)) {
+			origin = ns;
+			have = 1;
+		}
+	stream_in_free(&in);
+	return origin;
+}
+
 static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsigned peak,
 				   int64_t from, int64_t to)
 {
 	struct buf msg = BUF_INIT;
+	int64_t origin = trace_origin(st);
 
 	buf_printf(&msg, "pid %s, device %s: %s needs %u lanes (peak concurrency) but "
 		   "--max-gpu-lanes is %" PRId64 "; it first exceeds %" PRId64 " from ",
@@ -509,9 +545,9 @@ static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsi
 	buf_addstr(&msg, " to ");
 	num_append_us3(&msg, to);
 	buf_addstr(&msg, " us (");
-	num_append_ms6(&msg, from - st->origin_ns);
+	num_append_ms6(&msg, from - origin);
 	buf_addstr(&msg, " to ");
-	num_append_ms6(&msg, to - st->origin_ns);
+	num_append_ms6(&msg, to - origin);
 	buf_addstr(&msg, " ms from the trace start); cut a time window around the part "
 		   "you need, or keep the original streams (no compaction)");
 	die(EXIT_INPUT, "%s", msg.p);
@@ -641,19 +677,53 @@ static void choose_ids(struct state *st)
 	}
 }
 
-static void count_lane(struct group *g, unsigned lane, uint32_t track)
+/* Count an act in its group's per-lane, per-stream tally (entries in the
+ * order of first appearance). */
+static void count_lane(struct state *st, const struct act *a)
 {
-	size_t i;
+	struct group *g = &st->groups[a->group];
+	unsigned char key[9];
+	uint32_t before = st->lane_keys.n;
+	int64_t id;
+	struct lane_count *c;
 
-	for (i = 0; i < g->ncounts[lane]; i++)
-		if (g->counts[lane][i].track == track) {
-			g->counts[lane][i].count++;
-			return;
+	memcpy(key, &a->group, 4);
+	memcpy(key + 4, &a->track, 4);
+	key[8] = a->lane;
+	id = intern_id(&st->lane_keys, (const char *)key, sizeof key);
+	if (id < 0)
+		die_nomem();
+	if (st->lane_keys.n != before) {
+		if ((size_t)id >= st->lane_slot_cap) {
+			st->lane_slot_cap = st->lane_slot_cap ? st->lane_slot_cap * 2 : 64;
+			st->lane_slot = xrealloc(st->lane_slot, st->lane_slot_cap * sizeof *st->lane_slot);
 		}
-	g->counts[lane] = xrealloc(g->counts[lane], (g->ncounts[lane] + 1) * sizeof **g->counts);
-	g->counts[lane][g->ncounts[lane]].track = track;
-	g->counts[lane][g->ncounts[lane]].count = 1;
-	g->ncounts[lane]++;
+		g->counts[a->lane] = xrealloc(g->counts[a->lane],
+					      (g->ncounts[a->lane] + 1) * sizeof **g->counts);
+		c = &g->counts[a->lane][g->ncounts[a->lane]];
+		memset(c, 0, sizeof *c);
+		c->track = a->track;
+		st->lane_slot[id] = g->ncounts[a->lane]++;
+	}
+	c = &g->counts[a->lane][st->lane_slot[id]];
+	c->count++;
+	if (a->flags & F_KERNEL)
+		c->kernels++;
+}
+
+/* Per track of a group: 1 when it has events in the group, 2 when kernels
+ * too (malloc'd, one byte per track). */
+static unsigned char *group_tracks(const struct state *st, const struct group *g)
+{
+	unsigned char *in = xmalloc(st->tracks_by_key.n + 1);
+	unsigned k;
+	size_t c;
+
+	memset(in, 0, st->tracks_by_key.n + 1);
+	for (k = 0; k < g->nlanes; k++)
+		for (c = 0; c < g->ncounts[k]; c++)
+			in[g->counts[k][c].track] |= (unsigned char)(g->counts[k][c].kernels ? 3 : 1);
+	return in;
 }
 
 static int cmp_guide(const void *a, const void *b)
@@ -696,7 +766,7 @@ static void check_guides(struct state *st)
 /* Between the passes: lanes, ids, moved tracks and what cannot be placed. */
 static void plan(struct state *st)
 {
-	size_t i;
+	size_t i, k;
 
 	st->by_track = xmalloc((st->nacts + 1) * sizeof *st->by_track);
 	assign_lanes(st, st->by_track);
@@ -704,7 +774,7 @@ static void plan(struct state *st)
 	for (i = 0; i < st->nacts; i++) {
 		struct act *a = ACT(st, i);
 		st->tracks[a->track].moved = 1;
-		count_lane(&st->groups[a->group], a->lane, a->track);
+		count_lane(st, a);
 	}
 	for (i = 0; i < st->tracks_by_key.n; i++) {
 		const struct track *t = &st->tracks[i];
@@ -721,12 +791,18 @@ static void plan(struct state *st)
 		st->by_track[i] = (uint32_t)i;
 	sort_state = st;
 	qsort(st->by_track, st->nacts, sizeof *st->by_track, cmp_track);
+	st->track_first = xmalloc((st->tracks_by_key.n + 1) * sizeof *st->track_first);
+	for (i = 0, k = 0; k <= st->tracks_by_key.n; k++) {
+		while (i < st->nacts && ACT(st, st->by_track[i])->track < k)
+			i++;
+		st->track_first[k] = i;
+	}
 }
 
 /* First position in by_track whose act is not below (track, corr). */
 static size_t lower(const struct state *st, uint32_t track, int64_t corr)
 {
-	size_t lo = 0, hi = st->nacts;
+	size_t lo = st->track_first[track], hi = st->track_first[track + 1];
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -755,14 +831,12 @@ static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t in
 		    ts.p);
 	if (!is_primitive(id) || num_parse_int64(id.p, id.len, &flow_id) != NUM_OK)
 		flow_id = NO_CORR;
-	from = lower(st, track, INT64_MIN);
-	to = lower(st, track + 1, INT64_MIN);
+	from = st->track_first[track];
+	to = st->track_first[track + 1];
 	corr_known = st->tracks[track].has_corr;
 	if (corr_known && flow_id != NO_CORR) {
 		from = lower(st, track, flow_id);
 		to = flow_id == INT64_MAX ? to : lower(st, track, flow_id + 1);
-		if (to > from && ACT(st, st->by_track[to - 1])->track != track)
-			to = from;
 	}
 	for (k = from; k < to; k++) {
 		const struct act *a = ACT(st, st->by_track[k]);
@@ -934,19 +1008,13 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
 		int first = 1;
+		unsigned char *in = group_tracks(st, g);
 		buf_printf(&r, "%s{\"pid\":%s,\"display_pid\":%s,\"device\":%s,\"kind\":\"%s\","
 			   "\"original_streams\":[", gi ? "," : "", g->pid, display_pid_text(g, space),
 			   g->device, g->kind == KIND_SCOPE ? "scope" : "activity");
 		/* streams: the tracks with events in this group */
 		for (i = 0; i < st->tracks_by_key.n; i++) {
-			int in = 0;
-			for (k = 0; k < g->nlanes && !in; k++) {
-				size_t c;
-				for (c = 0; c < g->ncounts[k]; c++)
-					if (g->counts[k][c].track == i)
-						in = 1;
-			}
-			if (in) {
+			if (in[i]) {
 				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
 				first = 0;
 			}
@@ -954,14 +1022,7 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 		buf_addstr(&r, "],\"original_kernel_streams\":[");
 		first = 1;
 		for (i = 0; i < st->tracks_by_key.n; i++) {
-			size_t a;
-			int has_kernel = 0;
-			for (a = lower(st, (uint32_t)i, INT64_MIN);
-			     a < st->nacts && ACT(st, st->by_track[a])->track == i; a++)
-				if (ACT(st, st->by_track[a])->group == gi &&
-				    (ACT(st, st->by_track[a])->flags & F_KERNEL))
-					has_kernel = 1;
-			if (has_kernel) {
+			if (in[i] & 2) {
 				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
 				first = 0;
 			}
@@ -988,6 +1049,7 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 			buf_addstr(&r, "}}");
 		}
 		buf_addstr(&r, "]}");
+		free(in);
 	}
 	buf_addstr(&r, "],\"retired_track_metadata\":[");
 	for (i = 0, k = 0; i < st->nret; i++) {
@@ -1044,13 +1106,32 @@ static int move_flow(struct state *st, struct filter *f, const char *line, size_
 	return 1;
 }
 
+#define RELEASE_STEP ((uint64_t)16 << 20)
+
+/* Give back the spill's pages below offset upto (whole 16 MiB steps) once
+ * pass two has read them: the page cache then holds a window of the spill,
+ * not all of it, and the pages go straight to the output's writer rather
+ * than being written to disk.  Where the file system cannot punch holes
+ * the spill simply stays until it is closed. */
+static void release_spill(int fd, uint64_t upto, uint64_t *released)
+{
+	upto -= upto % RELEASE_STEP;
+	if (upto <= *released)
+		return;
+#ifdef FALLOC_FL_PUNCH_HOLE
+	(void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)*released,
+			(off_t)(upto - *released));
+#endif
+	*released = upto;
+}
+
 /* Pass two: replay the spilled stream, moving and retiring events. */
 static void replay(struct state *st, struct filter *f, int spill)
 {
 	struct stream_in in;
 	const char *line;
 	size_t len, next_act = 0, next_ret = 0;
-	uint64_t index = 0;
+	uint64_t index = 0, released = 0;
 	int kind;
 	char space[24];
 
@@ -1062,6 +1143,8 @@ static void replay(struct state *st, struct filter *f, int spill)
 	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
 		if (kind == LINE_ERROR)
 			die(EXIT_TROUBLE, "temporary file: %s", in.err);
+		/* everything before the line just read is in the reader's buffer */
+		release_spill(spill, in.r.offset - len - 1, &released);
 		if (kind == LINE_TAIL) {
 			put_metadata(st, f);
 			put_report(st, f, line, len);
@@ -1105,15 +1188,10 @@ static void write_summary(struct state *st)
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
 		size_t streams = 0;
-		for (i = 0; i < st->tracks_by_key.n; i++) {
-			unsigned k;
-			size_t c;
-			int in = 0;
-			for (k = 0; k < g->nlanes; k++)
-				for (c = 0; c < g->ncounts[k]; c++)
-					in |= g->counts[k][c].track == i;
-			streams += (size_t)in;
-		}
+		unsigned char *in = group_tracks(st, g);
+		for (i = 0; i < st->tracks_by_key.n; i++)
+			streams += in[i] != 0;
+		free(in);
 		if (g->kind == KIND_SCOPE)
 			fprintf(out, "pid %s GPU scopes: %zu original streams -> %u scope lanes "
 				"in pid %" PRId64 "\n", g->pid, streams, g->nlanes, g->display_pid);
@@ -1195,10 +1273,12 @@ int main(int argc, char **argv)
 	st.tmp = (struct buf)BUF_INIT;
 	st.line = (struct buf)BUF_INIT;
 	st.key = (struct buf)BUF_INIT;
+	st.last_track_key = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
 	if (st.summary_path && (st.summary = fopen(st.summary_path, "w")) == NULL)
 		die_errno(EXIT_TROUBLE, "%s", st.summary_path);
 	spill_fd = open_spill();
+	st.spill_fd = spill_fd;
 	if (writer_init(&spill, spill_fd) != 0)
 		die_nomem();
 
@@ -1254,6 +1334,9 @@ int main(int argc, char **argv)
 		free(st.blocks[i]);
 	free(st.blocks);
 	free(st.by_track);
+	free(st.track_first);
+	free(st.lane_slot);
+	intern_free(&st.lane_keys);
 	free(st.source_name);
 	intern_free(&st.tracks_by_key);
 	intern_free(&st.pids);
@@ -1263,5 +1346,6 @@ int main(int argc, char **argv)
 	buf_release(&st.tmp);
 	buf_release(&st.line);
 	buf_release(&st.key);
+	buf_release(&st.last_track_key);
 	return EXIT_OK;
 }
