@@ -83,15 +83,19 @@ static void sink_finish(struct sink *s)
 }
 
 /* Report files: one per suffix.  A record without "member" gives the body
- * of the file; records with "member" add a member to that body.  The body
- * goes to the temporary file as soon as it arrives (reports grow with the
- * number of layers; holding them would cost their size several times). */
+ * of the file; records with "member" add a member to that body, and records
+ * with "member" and "items" append to an array member, so that no stage has
+ * to hold a report that grows with the layers as one line.  Everything goes
+ * to the temporary file as soon as it arrives. */
 struct report {
 	char *suffix;
 	struct outfile file;  /* open once the body arrived */
 	int has_body;
 	int need_comma;       /* the object written so far has a member */
 	struct buf members;   /* "name":value,... that came before the body */
+	char *open_array;     /* the array member items are appended to, or NULL */
+	int array_has_items;
+	struct buf arrays;    /* "name"\n of every array member closed so far */
 };
 
 struct reports {
@@ -116,6 +120,7 @@ static struct report *report_for(struct reports *rs, const char *suffix, size_t 
 	memcpy(r->suffix, suffix, len);
 	r->suffix[len] = '\0';
 	r->members = (struct buf)BUF_INIT;
+	r->arrays = (struct buf)BUF_INIT;
 	r->file.fd = -1;
 	return r;
 }
@@ -168,24 +173,85 @@ static void report_start(struct report *r, const char *base, const char *body, s
 	}
 }
 
+/* Close the array member that items were appended to, if one is open. */
+static void close_array(struct report *r)
+{
+	if (r->open_array == NULL)
+		return;
+	report_write(r, "]", 1);
+	if (buf_addstr(&r->arrays, r->open_array) != 0 || buf_addch(&r->arrays, '\n') != 0)
+		die_nomem();
+	free(r->open_array);
+	r->open_array = NULL;
+}
+
+/* Items [a,b,...] appended to array member name (raw, with quotes): the
+ * first record opens the member, later ones continue it. */
+static void append_items(struct report *r, const struct member *name,
+			 const struct member *items, uint64_t lineno)
+{
+	const char *inner = items->p + 1;
+	size_t n = items->len - 2;
+
+	if (!r->has_body)
+		die(EXIT_INPUT, "line %llu: report items for %s before its body",
+		    (unsigned long long)lineno, r->suffix);
+	if (r->open_array == NULL || strlen(r->open_array) != name->len ||
+	    memcmp(r->open_array, name->p, name->len) != 0) {
+		const char *at = r->arrays.p;
+		close_array(r);
+		/* "name"\n in the list of closed arrays: a member given twice */
+		while ((at = find_bytes(at, r->arrays.len - (size_t)(at - r->arrays.p),
+					name->p, name->len)) != NULL) {
+			if ((at == r->arrays.p || at[-1] == '\n') && at[name->len] == '\n')
+				die(EXIT_INPUT, "line %llu: report items for member %.*s of %s "
+				    "after another member came between", (unsigned long long)lineno,
+				    (int)name->len, name->p, r->suffix);
+			at++;
+		}
+		if (r->need_comma)
+			report_write(r, ",", 1);
+		report_write(r, name->p, name->len);
+		report_write(r, ":[", 2);
+		r->need_comma = 1;
+		r->open_array = xmemdup(name->p, name->len);
+		r->array_has_items = 0;
+	}
+	if (n == 0)
+		return;
+	if (r->array_has_items)
+		report_write(r, ",", 1);
+	report_write(r, inner, n);
+	r->array_has_items = 1;
+}
+
 /* A report record's members are found with one walk over the line, not by
  * tokenizing it: a layers report has tokens for every layer's row. */
 static void collect_report(struct reports *rs, const char *line, size_t len,
 			   uint64_t lineno, const char *base)
 {
-	static const char *const keys[] = { "suffix", "member", "body" };
-	struct member m[3];
+	static const char *const keys[] = { "suffix", "member", "body", "items" };
+	struct member m[4];
 	struct report *r;
 
-	event_members(line, len, keys, 3, m);
-	if (m[0].len < 2 || m[0].p[0] != '"' || m[2].len < 2 || m[2].p[0] != '{' ||
-	    (m[1].p != NULL && (m[1].len < 2 || m[1].p[0] != '"')))
+	event_members(line, len, keys, 4, m);
+	/* a body is an object; a member's value ("body") anything; items an array */
+	if (m[0].len < 2 || m[0].p[0] != '"' ||
+	    (m[1].p != NULL && (m[1].len < 2 || m[1].p[0] != '"')) ||
+	    (m[3].p == NULL ? m[2].len < 1 || (m[1].p == NULL && m[2].p[0] != '{')
+			    : m[2].p != NULL || m[1].p == NULL || m[3].len < 2 || m[3].p[0] != '['))
 		die(EXIT_INPUT, "line %llu: a report record needs a string \"suffix\" and an "
-		    "object \"body\"", (unsigned long long)lineno);
+		    "object \"body\", or a \"member\" and its value (\"body\") or an array "
+		    "\"items\"", (unsigned long long)lineno);
 	if (!suffix_ok(m[0].p + 1, m[0].len - 2))
 		die(EXIT_INPUT, "line %llu: report suffix must look like .name.json "
 		    "(lowercase letters, digits, '.', '-', '_')", (unsigned long long)lineno);
 	r = report_for(rs, m[0].p + 1, m[0].len - 2);
+	if (m[3].p != NULL) {
+		append_items(r, &m[1], &m[3], lineno);
+		return;
+	}
+	close_array(r);
 	if (m[1].p == NULL) {
 		if (r->has_body)
 			die(EXIT_INPUT, "line %llu: a second report body for %s",
@@ -218,6 +284,7 @@ static void finish_reports(struct reports *rs, const char *base)
 		struct report *r = &rs->list[i];
 		if (!r->has_body)
 			report_start(r, base, NULL, 0);
+		close_array(r);
 		report_write(r, "}\n", 2);
 	}
 }
@@ -402,7 +469,9 @@ int main(int argc, char **argv)
 		die_write("standard output");
 	for (i = 0; i < reports.n; i++) {
 		free(reports.list[i].suffix);
+		free(reports.list[i].open_array);
 		buf_release(&reports.list[i].members);
+		buf_release(&reports.list[i].arrays);
 	}
 	free(reports.list);
 	jdoc_free(&doc);

@@ -16,6 +16,8 @@
 
 #define GUIDE_SORT_INDEX (-1000)
 #define MAX_TID ((int64_t)INT32_MAX)
+#define LAYER_ROWS 500  /* guide rows per report record: about 200 KB */
+#define REPORT_MEMBER "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
 
 static const char notice[] =
 	"Layer guides are anchor-to-anchor navigation aids: each slice runs from one "
@@ -318,22 +320,32 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	buf_printf(&rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
 		   ",\"trace_origin_us\":", st->events, st->n + 2);
 	num_append_us3(&rep, sm.origin_ns);
-	buf_addstr(&rep, ",\"layers\":[");
+	buf_addstr(&rep, "}}");
+	filter_put(f, rep.p, rep.len);
+	/* The rows follow in records of LAYER_ROWS each, appended to the body's
+	 * "layers" member by tr-encode: the report grows with the layers (tens
+	 * of MB for tens of thousands), and no stage should hold it as a line.
+	 * The members after "layers" come as records of their own. */
 	for (i = 0; i < st->n; i++) {
-		buf_addstr(&rep, i ? ",{" : "{");
+		if (i % LAYER_ROWS == 0) {
+			buf_reset(&rep);
+			buf_addstr(&rep, REPORT_MEMBER "\"layers\",\"items\":[");
+		}
+		buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
 		put_row(&rep, &g[i], sm.origin_ns);
 		buf_addstr(&rep, "}");
-		/* the record is one line, but it need not be held whole: it
-		 * grows with the layers (tens of MB for tens of thousands) */
-		if (rep.len > (1u << 20)) {
-			if (writer_put(&f->out, rep.p, rep.len) != 0)
-				die_write("standard output");
-			buf_reset(&rep);
+		if (i % LAYER_ROWS == LAYER_ROWS - 1 || i + 1 == st->n) {
+			buf_addstr(&rep, "]}");
+			filter_put(f, rep.p, rep.len);
 		}
 	}
-	buf_addstr(&rep, "],\"source_file\":");
+	buf_reset(&rep);
+	buf_addstr(&rep, REPORT_MEMBER "\"source_file\",\"body\":");
 	put_quoted(&rep, st->source_name ? st->source_name : "");
-	buf_addstr(&rep, ",\"source_sha256\":");
+	buf_addstr(&rep, "}");
+	filter_put(f, rep.p, rep.len);
+	buf_reset(&rep);
+	buf_addstr(&rep, REPORT_MEMBER "\"source_sha256\",\"body\":");
 	if (jdoc_type(&td, sha) == JT_STRING) {
 		size_t n;
 		const char *raw = jdoc_raw(&td, sha, &n);
@@ -341,7 +353,11 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	} else {
 		buf_addstr(&rep, "null");
 	}
-	buf_printf(&rep, ",\"tool_version\":\"trace-layers %s\"}}", TR_VERSION);
+	buf_addstr(&rep, "}");
+	filter_put(f, rep.p, rep.len);
+	buf_reset(&rep);
+	buf_printf(&rep, REPORT_MEMBER "\"tool_version\",\"body\":\"trace-layers %s\"}",
+		   TR_VERSION);
 	filter_put(f, rep.p, rep.len);
 
 	for (i = 0; i < st->n; i++)

@@ -167,7 +167,32 @@ refused "bad report suffix" 1 "tr-encode -o sfx.json <sfx.stream" \
 	sfx.json ../x.json
 report '{"@tr":"report","suffix":".x.json","body":[1]}' <fx.stream >nobody.stream
 refused "report body not an object" 1 "tr-encode -o nobody.json <nobody.stream" \
-	'tr-encode: line 7: a report record needs a string "suffix" and an object "body"' nobody.json nobody.json.x.json
+	'tr-encode: line 7: a report record needs a string "suffix" and an object "body", or a "member" and its value ("body") or an array "items"' nobody.json nobody.json.x.json
+
+# items records append to an array member, in pieces: no stage holds a long report line
+I1='{"@tr":"report","suffix":".test.json","member":"rows","items":[{"i":0},{"i":1}]}'
+I2='{"@tr":"report","suffix":".test.json","member":"rows","items":[]}'
+I3='{"@tr":"report","suffix":".test.json","member":"rows","items":[{"i":2}]}'
+V1='{"@tr":"report","suffix":".test.json","member":"s","body":"x\u00e9"}'
+report "$R1" "$I1" "$I2" "$I3" "$V1" "$R2" <fx.stream >it.stream
+expect 0 "report items" "tr-encode -o it.json <it.stream" &&
+	printf '{"a":1,"rows":[{"i":0},{"i":1},{"i":2}],"s":"x\\u00e9","m":{"b":[2,"x"]}}\n' >want.json &&
+	same "report items: appended in order, then the next members" want.json it.json.test.json &&
+	json_equal "report items: valid JSON" want.json it.json.test.json
+report "$R1" "$I2" <fx.stream >it2.stream
+expect 0 "report items: only empty pieces" "tr-encode -o it2.json <it2.stream" &&
+	printf '{"a":1,"rows":[]}\n' >want.json && same "report items: an empty array" want.json it2.json.test.json
+report "$R1" "$I1" "$V1" "$I3" <fx.stream >it3.stream
+refused "report items after another member" 1 "tr-encode -o it3.json <it3.stream" \
+	'tr-encode: line 10: report items for member "rows" of .test.json after another member came between' \
+	it3.json it3.json.test.json
+report "$I1" "$R1" <fx.stream >it4.stream
+refused "report items before the body" 1 "tr-encode -o it4.json <it4.stream" \
+	'tr-encode: line 7: report items for .test.json before its body' it4.json it4.json.test.json
+report "$R1" '{"@tr":"report","suffix":".test.json","member":"rows","items":{"i":0}}' <fx.stream >it5.stream
+refused "report items not an array" 1 "tr-encode -o it5.json <it5.stream" \
+	'tr-encode: line 8: a report record needs a string "suffix" and an object "body", or a "member" and its value ("body") or an array "items"' \
+	it5.json it5.json.test.json
 
 expect 2 "reports to stdout need --report-base" "tr-encode -o - <r1.stream" \
 	"tr-encode: the stream carries reports: give --report-base when writing to standard output"
