@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tsnum.h"
 
@@ -469,4 +470,43 @@ int num_append_ms6(struct buf *b, int64_t ns)
 	char text[NUM_US_BUFSZ];
 
 	return buf_add(b, text, num_format_ms6(ns, text));
+}
+
+/* Length of the integer part of a plain decimal, or 0 when text is not
+ * plain (sign, exponent, no digits, a second '.', an empty fraction). */
+static size_t plain_int_len(const char *t, size_t n)
+{
+	size_t i = 0, dot = n;
+
+	if (n == 0 || t[0] < '0' || t[0] > '9')
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (t[i] == '.' && dot == n && i + 1 < n)
+			dot = i;
+		else if (t[i] < '0' || t[i] > '9')
+			return 0;
+	}
+	return dot;
+}
+
+int num_text_not_below(const char *a, size_t an, const char *b, size_t bn)
+{
+	size_t ai = plain_int_len(a, an), bi = plain_int_len(b, bn), i, af, bf;
+	int c;
+
+	if (ai == 0 || bi == 0)
+		return 0;
+	/* JSON allows no leading zeros: a longer integer part is larger */
+	if (ai != bi)
+		return ai > bi;
+	if ((c = memcmp(a, b, ai)) != 0)
+		return c > 0;
+	af = ai < an ? an - ai - 1 : 0;  /* fraction digits after the '.' */
+	bf = bi < bn ? bn - bi - 1 : 0;
+	for (i = 0; i < af || i < bf; i++) {
+		char x = i < af ? a[ai + 1 + i] : '0', y = i < bf ? b[bi + 1 + i] : '0';
+		if (x != y)
+			return x > y;
+	}
+	return 1;
 }

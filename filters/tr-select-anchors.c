@@ -59,7 +59,9 @@ struct match {
 	int ts_sub, dur_sub;   /* digits beyond the nanosecond */
 	int ts_ok, dur_ok;     /* JSON numbers present */
 	int is_end;            /* matched the end regex, not the anchor regex */
-	char *pid, *tid, *device, *ts, *dur, *name;  /* raw; device may be NULL */
+	char *ts, *dur;        /* raw, this match's own */
+	/* raw, shared: the same few texts repeat over thousands of anchors */
+	const char *pid, *tid, *device, *name;  /* device may be NULL */
 };
 
 struct matches {
@@ -70,6 +72,8 @@ struct matches {
 /* (pid, tid) pairs seen, raw text, for choosing an unused guide tid. */
 struct pair_set {
 	struct intern seen;  /* "pid\001tid" */
+	char last[256];      /* the key added last, and its length */
+	size_t last_len;
 	char **pid, **tid;
 	size_t n, cap;
 };
@@ -77,15 +81,21 @@ struct pair_set {
 static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
 		      const char *tid, size_t tlen)
 {
-	char key[256];
+	char key[sizeof set->last];
 	uint32_t before = set->seen.n;
 
 	/* pids and tids are short; a longer pair is never a guide's neighbour */
 	if (plen + 1 + tlen > sizeof key)
 		return;
+	/* events come in runs on one thread: a repeat needs no hashing */
+	if (set->last_len == plen + 1 + tlen && memcmp(set->last, pid, plen) == 0 &&
+	    memcmp(set->last + plen + 1, tid, tlen) == 0)
+		return;
 	memcpy(key, pid, plen);
 	key[plen] = '\001';
 	memcpy(key + plen + 1, tid, tlen);
+	memcpy(set->last, key, plen + 1 + tlen);
+	set->last_len = plen + 1 + tlen;
 	if (intern_id(&set->seen, key, plen + 1 + tlen) < 0)
 		die_nomem();
 	if (set->seen.n == before)
@@ -98,6 +108,24 @@ static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
 	set->pid[set->n] = xmemdup(pid, plen);
 	set->tid[set->n] = xmemdup(tid, tlen);
 	set->n++;
+}
+
+/* The raw text of member key of obj, kept once in texts however often it
+ * repeats; NULL when absent. */
+static const char *shared_member(struct intern *texts, const struct jdoc *d, int obj,
+				 const char *key)
+{
+	int v = jdoc_find(d, obj, key);
+	size_t n;
+	const char *p;
+	int64_t id;
+
+	if (v < 0)
+		return NULL;
+	p = jdoc_raw(d, v, &n);
+	if ((id = intern_id(texts, p, n)) < 0)
+		die_nomem();
+	return texts->keys[id];
 }
 
 static char *raw_member(const struct jdoc *d, int obj, const char *key)
@@ -133,6 +161,8 @@ struct state {
 	struct buf name, cat;
 	int64_t origin_ns;
 	int origin_sub, have_origin;
+	struct buf origin_text;  /* the ts text the origin came from */
+	struct intern texts;     /* pid, tid, device and name texts of matches */
 	uint64_t events;
 };
 
@@ -180,17 +210,18 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 	memset(m, 0, sizeof *m);
 	m->index = st->events;
 	m->is_end = is_end;
-	m->pid = raw_member(d, 0, "pid");
-	m->tid = raw_member(d, 0, "tid");
+	m->pid = shared_member(&st->texts, d, 0, "pid");
+	m->tid = shared_member(&st->texts, d, 0, "tid");
 	m->ts = raw_member(d, 0, "ts");
 	m->dur = raw_member(d, 0, "dur");
-	m->name = raw_member(d, 0, "name");
+	m->name = shared_member(&st->texts, d, 0, "name");
 	args = jdoc_find(d, 0, "args");
-	m->device = jdoc_type(d, args) == JT_OBJECT ? raw_member(d, args, "device") : NULL;
+	m->device = jdoc_type(d, args) == JT_OBJECT ? shared_member(&st->texts, d, args, "device")
+						    : NULL;
 	parse_number(d, jdoc_find(d, 0, "ts"), &m->ts_ns, &m->ts_sub, &m->ts_ok);
 	parse_number(d, jdoc_find(d, 0, "dur"), &m->dur_ns, &m->dur_sub, &m->dur_ok);
 	if (m->pid == NULL)
-		m->pid = xmemdup("null", 4);
+		m->pid = "null";
 }
 
 /* The categories of an event, unescaped if they need it; NULL when the
@@ -220,7 +251,10 @@ static void see_event(struct state *st, const char *line, size_t len)
 	size_t ncats;
 
 	event_members(line, len, keys, 6, m);
-	if (m[0].len > 0 && m[0].p[0] != '"') {
+	/* most ts texts are plainly not below the origin's: no conversion */
+	if (m[0].len > 0 && m[0].p[0] != '"' &&
+	    !(st->have_origin && num_text_not_below(m[0].p, m[0].len, st->origin_text.p,
+						    st->origin_text.len))) {
 		int64_t ns;
 		int sub;
 		if (num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
@@ -229,6 +263,9 @@ static void see_event(struct state *st, const char *line, size_t len)
 			st->origin_ns = ns;
 			st->origin_sub = sub;
 			st->have_origin = 1;
+			buf_reset(&st->origin_text);
+			if (buf_add(&st->origin_text, m[0].p, m[0].len) != 0)
+				die_nomem();
 		}
 	}
 	if (m[1].len > 0 && m[2].len > 0)
@@ -593,6 +630,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &st.opt);
 	st.name = (struct buf)BUF_INIT;
 	st.cat = (struct buf)BUF_INIT;
+	st.origin_text = (struct buf)BUF_INIT;
 	st.anchor_re = regex_compile(st.opt.anchor_regex, err, sizeof err);
 	if (st.anchor_re == NULL)
 		die(EXIT_TROUBLE, "--anchor-regex: %s", err);
@@ -616,8 +654,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < st.m.n; i++) {
 		struct match *m = &st.m.v[i];
-		free(m->pid); free(m->tid); free(m->device);
-		free(m->ts); free(m->dur); free(m->name);
+		free(m->ts);
+		free(m->dur);
 	}
 	for (i = 0; i < st.pairs.n; i++) {
 		free(st.pairs.pid[i]);
@@ -630,6 +668,8 @@ int main(int argc, char **argv)
 	jdoc_free(&st.doc);
 	buf_release(&st.name);
 	buf_release(&st.cat);
+	buf_release(&st.origin_text);
+	intern_free(&st.texts);
 	regex_free(st.anchor_re);
 	regex_free(st.end_re);
 	return EXIT_OK;

@@ -10,6 +10,7 @@
 #include "tsnum.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define S(lit) lit, sizeof(lit) - 1
 
 /* ---- num_us_to_ns: exact values ---- */
 
@@ -699,6 +700,60 @@ START_TEST(test_round_ns_to_us)
 }
 END_TEST
 
+/* num_text_not_below against integer comparison: values v/10^k written
+ * with their fraction padded by trailing zeros, and texts that are not
+ * plain (never "not below"). */
+static size_t plain_text(char *out, unsigned v, unsigned frac_digits, unsigned pad)
+{
+	unsigned scale = 1, k;
+	size_t n;
+
+	for (k = 0; k < frac_digits; k++)
+		scale *= 10;
+	n = (size_t)sprintf(out, "%u", v / scale);
+	if (frac_digits + pad > 0) {
+		n += (size_t)sprintf(out + n, ".%0*u", (int)frac_digits, v % scale);
+		if (frac_digits == 0)
+			n--;  /* "%0*u" with width 0 still writes a digit */
+		for (k = 0; k < pad; k++)
+			out[n++] = '0';
+		out[n] = '\0';
+	}
+	return n;
+}
+
+START_TEST(test_text_not_below)
+{
+	static const char *const not_plain[] = { "-1", "1e3", "1E3", "", ".5", "1.", "1.2.3",
+		"+1", "x", "1.5e-3", "0x10" };
+	unsigned a, b, pa, pb;
+	char ta[32], tb[32];
+	size_t i;
+
+	for (a = 0; a < 1200; a += 7)
+		for (b = 0; b < 1200; b += 11)
+			for (pa = 0; pa < 3; pa++)
+				for (pb = 0; pb < 3; pb++) {
+					/* a/1000 with 3 fraction digits, b/100 with 2 */
+					size_t na = plain_text(ta, a, 3, pa), nb = plain_text(tb, b, 2, pb);
+					ck_assert_int_eq(num_text_not_below(ta, na, tb, nb),
+							 a >= b * 10);
+					ck_assert_int_eq(num_text_not_below(tb, nb, ta, na),
+							 b * 10 >= a);
+				}
+	/* integer texts, and integer against fraction */
+	ck_assert_int_eq(num_text_not_below(S("10"), S("9.999")), 1);
+	ck_assert_int_eq(num_text_not_below(S("9.999"), S("10")), 0);
+	ck_assert_int_eq(num_text_not_below(S("0"), S("0.000")), 1);
+	ck_assert_int_eq(num_text_not_below(S("1712195495519689.047"),
+					    S("1712195495519689.0470001")), 0);
+	for (i = 0; i < sizeof not_plain / sizeof not_plain[0]; i++) {
+		ck_assert_int_eq(num_text_not_below(not_plain[i], strlen(not_plain[i]), S("0")), 0);
+		ck_assert_int_eq(num_text_not_below(S("99"), not_plain[i], strlen(not_plain[i])), 0);
+	}
+}
+END_TEST
+
 static Suite *tsnum_suite(void)
 {
 	Suite *s = suite_create("tsnum");
@@ -711,6 +766,7 @@ static Suite *tsnum_suite(void)
 	tcase_add_loop_test(exact, test_exact_table, 0, (int)COUNT(exact_cases));
 	tcase_add_test(exact, test_exact_matches_reference);
 	tcase_add_test(exact, test_length_bounds);
+	tcase_add_test(exact, test_text_not_below);
 	suite_add_tcase(s, exact);
 
 	tcase_add_loop_test(syntax, test_exact_syntax, 0,
