@@ -106,7 +106,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@sh scripts/bench.sh $(B)/bin
+	@bash scripts/bench.sh $(B)/bin
 
 # libFuzzer targets (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` builds them with
 # clang into build-fuzz/ and runs each for N seconds on a scratch copy of its
@@ -119,7 +119,7 @@ FUZZ_CC      ?= clang
 FUZZ_COMMON  := $(patsubst %,common/%.c,buf io jsonscan json tsnum stream decode event)
 # Small read blocks: 4 MiB buffers per input would make each run slow, and
 # small ones put block boundaries inside every value.
-FUZZ_BLOCKS  := -DSCAN_BLOCK=4096 -DIO_BLOCK=4096
+FUZZ_BLOCKS  := -DSCAN_BLOCK=4096 -DIO_BLOCK=4096 -DIO_WRITE_BLOCK=4096
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer $(FUZZ_BLOCKS)
 REPLAY_FLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \

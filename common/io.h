@@ -12,6 +12,9 @@
 #define IO_BLOCK (4u << 20)
 #endif
 #define IO_PIPE_SIZE (1 << 20)   /* requested pipe capacity */
+#ifndef IO_WRITE_BLOCK
+#define IO_WRITE_BLOCK (512u << 10)  /* bytes per write(2) at most, buffered */
+#endif
 
 /* Ask for a 1 MiB pipe buffer when fd is a pipe; silently keeps the old size
  * where the system refuses (unprivileged limit).  Returns the pipe's

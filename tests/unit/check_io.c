@@ -401,7 +401,7 @@ static char *slurp(int fd, size_t *n)
 START_TEST(test_writer_small_and_large)
 {
 	int fd = temp_fd();
-	size_t big = IO_BLOCK + IO_BLOCK / 2, n, i;
+	size_t big = IO_WRITE_BLOCK + IO_WRITE_BLOCK / 2, n, i;
 	char *data = malloc(big), *got;
 	struct writer w;
 
@@ -435,32 +435,32 @@ END_TEST
 START_TEST(test_writer_fill_exactly)
 {
 	int fd = temp_fd();
-	size_t half = IO_BLOCK / 2, n;
-	char *a = malloc(IO_BLOCK), *got;
+	size_t half = IO_WRITE_BLOCK / 2, n;
+	char *a = malloc(IO_WRITE_BLOCK), *got;
 	struct writer w;
 
 	ck_assert_ptr_nonnull(a);
-	memset(a, 'A', IO_BLOCK);
+	memset(a, 'A', IO_WRITE_BLOCK);
 	ck_assert_int_eq(writer_init(&w, fd), 0);
 	ck_assert_int_eq(writer_put(&w, a, half), 0);
 	ck_assert_int_eq(writer_put(&w, a, half), 0);
-	ck_assert_uint_eq(w.len, IO_BLOCK);
+	ck_assert_uint_eq(w.len, IO_WRITE_BLOCK);
 	ck_assert_uint_eq(w.written, 0);
 	ck_assert_int_eq(writer_put(&w, "B", 1), 0);
-	ck_assert_uint_eq(w.written, IO_BLOCK);
+	ck_assert_uint_eq(w.written, IO_WRITE_BLOCK);
 	ck_assert_uint_eq(w.len, 1);
-	ck_assert_int_eq(writer_put(&w, a, IO_BLOCK - 1), 0);  /* fits exactly */
-	ck_assert_uint_eq(w.len, IO_BLOCK);
+	ck_assert_int_eq(writer_put(&w, a, IO_WRITE_BLOCK - 1), 0);  /* fits exactly */
+	ck_assert_uint_eq(w.len, IO_WRITE_BLOCK);
 	ck_assert_int_eq(writer_flush(&w), 0);
-	ck_assert_uint_eq(w.written, 2 * IO_BLOCK);
+	ck_assert_uint_eq(w.written, 2 * IO_WRITE_BLOCK);
 	writer_free(&w);
 
 	got = slurp(fd, &n);
-	ck_assert_uint_eq(n, 2 * IO_BLOCK);
+	ck_assert_uint_eq(n, 2 * IO_WRITE_BLOCK);
 	ck_assert_mem_eq(got, a, half);
 	ck_assert_mem_eq(got + half, a, half);
-	ck_assert_int_eq(got[IO_BLOCK], 'B');
-	ck_assert_mem_eq(got + IO_BLOCK + 1, a, IO_BLOCK - 1);
+	ck_assert_int_eq(got[IO_WRITE_BLOCK], 'B');
+	ck_assert_mem_eq(got + IO_WRITE_BLOCK + 1, a, IO_WRITE_BLOCK - 1);
 	free(got);
 	free(a);
 	close(fd);
@@ -501,7 +501,7 @@ START_TEST(test_writer_error)
 {
 	int fd = open("/dev/null", O_RDONLY);
 	struct writer w;
-	char *big = calloc(1, IO_BLOCK + 1);
+	char *big = calloc(1, IO_WRITE_BLOCK + 1);
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_ptr_nonnull(big);
@@ -513,7 +513,7 @@ START_TEST(test_writer_error)
 	ck_assert_uint_eq(w.written, 0);
 	w.len = 0;
 	errno = 0;
-	ck_assert_int_eq(writer_put(&w, big, IO_BLOCK + 1), -1);
+	ck_assert_int_eq(writer_put(&w, big, IO_WRITE_BLOCK + 1), -1);
 	ck_assert_int_eq(errno, EBADF);
 	ck_assert_uint_eq(w.written, 0);
 	writer_free(&w);
