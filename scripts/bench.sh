@@ -25,6 +25,8 @@ bytes=$(stat -c %s "$big")
 anchors=$(tr-decode "$big.gz" | grep -c '"name":"void flash_fwd_kernel<Flash_fwd_kernel_traits<128,' || true)
 passes=$((anchors / 32))
 
+# "sync; t0=$(now)": each measurement starts with the previous one's dirty
+# pages written out, so that no command pays for another's writeback.
 now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc -l; }
 rate() { echo "scale=0; $bytes / $1 / 1000000" | bc -l; }
@@ -36,17 +38,17 @@ echo "       ($gen_opts; $passes passes)"
 echo
 printf '%-44s %10s %12s %13s\n' "command" "wall" "plain rate" "peak RSS"
 
-t0=$(now); $TIME -f %M -o gz.rss gzip -dc "$big.gz" >/dev/null; t1=$(now)
+sync; t0=$(now); $TIME -f %M -o gz.rss gzip -dc "$big.gz" >/dev/null; t1=$(now)
 gz=$(secs "$t0" "$t1"); row "gzip -dc big.json.gz" "$gz" "$(rss gz.rss)"
 
-t0=$(now); $TIME -f %M -o dec.rss tr-decode "$big.gz" >/dev/null; t1=$(now)
+sync; t0=$(now); $TIME -f %M -o dec.rss tr-decode "$big.gz" >/dev/null; t1=$(now)
 dec=$(secs "$t0" "$t1")
 row "tr-decode big.json.gz" "$dec" "$(rss dec.rss)" "$(printf '%.2fx gzip -dc' "$(echo "$dec / $gz" | bc -l)")"
 
-t0=$(now); $TIME -f %M -o decp.rss tr-decode "$big" >/dev/null; t1=$(now)
+sync; t0=$(now); $TIME -f %M -o decp.rss tr-decode "$big" >/dev/null; t1=$(now)
 row "tr-decode big.json" "$(secs "$t0" "$t1")" "$(rss decp.rss)"
 
-t0=$(now)
+sync; t0=$(now)
 $TIME -f %M -o d.rss tr-decode "$big" | $TIME -f %M -o e.rss tr-encode -o out.json
 t1=$(now)
 row "tr-decode big.json | tr-encode -o out.json" "$(secs "$t0" "$t1")" \
@@ -54,7 +56,7 @@ row "tr-decode big.json | tr-encode -o out.json" "$(secs "$t0" "$t1")" \
 rm -f out.json
 
 anchor='^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,'
-t0=$(now)
+sync; t0=$(now)
 $TIME -f %M -o s1.rss tr-decode "$big.gz" |
 	$TIME -f %M -o s2.rss tr-select-anchors --anchor-regex "$anchor" --num-layers 32 \
 		--anchor-offset 0 --passes "$passes" |
@@ -66,7 +68,7 @@ row "layer guides, gz in, plain out (4 stages)" "$lt" \
 	"$(rss s1.rss)/$(rss s2.rss)/$(rss s3.rss)/$(rss s4.rss)" \
 	"$(printf '%.2fx gzip -dc' "$(echo "$lt / $gz" | bc -l)")"
 rm -f lt.json lt.json.layers.json
-t0=$(now)
+sync; t0=$(now)
 tr-layer-track --trace "$big.gz" --output lt.json --anchor-regex "$anchor" \
 	--num-layers 32 --anchor-offset 0 --passes "$passes" --phase bench \
 	--evidence 'tr-gen --layers 32' --no-verify >/dev/null
@@ -75,17 +77,17 @@ lt=$(secs "$t0" "$t1")
 row "tr-layer-track --no-verify, gz in, plain out" "$lt" "" \
 	"$(printf '%.2fx gzip -dc (target 1.5x)' "$(echo "$lt / $gz" | bc -l)")"
 
-t0=$(now)
+sync; t0=$(now)
 $TIME -f %M -o v.rss tr-verify --source "$big.gz" --output lt.json >/dev/null
 t1=$(now)
 v=$(secs "$t0" "$t1")
-t0=$(now); gzip -dc "$big.gz" >/dev/null; cat lt.json >/dev/null; t1=$(now)
+sync; t0=$(now); gzip -dc "$big.gz" >/dev/null; cat lt.json >/dev/null; t1=$(now)
 both=$(secs "$t0" "$t1")
 row "tr-verify (gz source, plain output)" "$v" "$(rss v.rss)" \
 	"$(printf '%.2fx gzip -dc + cat of both' "$(echo "$v / $both" | bc -l)")"
 rm -f lt.json lt.json.layers.json
 
-t0=$(now)
+sync; t0=$(now)
 $TIME -f %M -o c1.rss tr-decode "$big.gz" |
 	$TIME -f %M -o c2.rss tr-select-anchors --anchor-regex "$anchor" --num-layers 32 \
 		--anchor-offset 0 --passes "$passes" |
@@ -101,7 +103,7 @@ row "guides + tr-compact --max-gpu-lanes 10" "$lc" \
 echo "  (tr-compact: $kernels GPU events; target 32 MiB + 48 B each =" \
 	"$(echo "32 + $kernels * 48 / 1048576" | bc) MiB)"
 rm -f lc.json lc.json.layers.json
-t0=$(now)
+sync; t0=$(now)
 tr-layer-track --trace "$big.gz" --output lc.json --anchor-regex "$anchor" \
 	--num-layers 32 --anchor-offset 0 --passes "$passes" --phase bench \
 	--evidence 'tr-gen --layers 32' --max-gpu-lanes 10 --no-verify >/dev/null
@@ -117,9 +119,9 @@ echo "tr-decode peak RSS: $(rss small.rss) MiB on 100 MB, $(rss decp.rss) MiB on
 
 if [ "$peers" = 1 ]; then
 	echo
-	t0=$(now); $TIME -f %M -o jq.rss jq -c '.traceEvents[]' "$big" >/dev/null; t1=$(now)
+	sync; t0=$(now); $TIME -f %M -o jq.rss jq -c '.traceEvents[]' "$big" >/dev/null; t1=$(now)
 	row "jq -c '.traceEvents[]' big.json" "$(secs "$t0" "$t1")" "$(rss jq.rss)"
-	t0=$(now)
+	sync; t0=$(now)
 	$TIME -f %M -o py.rss python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$big"
 	t1=$(now)
 	row "python3 json.load(big.json)" "$(secs "$t0" "$t1")" "$(rss py.rss)"
