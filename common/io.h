@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* bytes per read(2) / write(2); the fuzz build makes it small */
+/* bytes per read(2) (writes: IO_WRITE_BLOCK); the fuzz build makes both small */
 #ifndef IO_BLOCK
 #define IO_BLOCK (4u << 20)
 #endif
