@@ -54,7 +54,7 @@ $(LIB): $(COMMON_OBJS)
 $(BINS): $(B)/bin/%: $(B)/filters/%.o $(LIB) | $(B)/bin
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/check_%: tests/unit/check_%.c $(LIB) | $(B)/tests
+$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(LIB) | $(B)/tests
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
 		-o $@ $< $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
@@ -128,12 +128,12 @@ FUZZ_MAX_LEN_fuzz_decode := 16384
 FUZZ_MAX_LEN_fuzz_stream := 16384
 FUZZ_MAX_LEN_fuzz_tsnum  := 1024
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) common/*.h
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) common/*.h tests/*.h
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
 		$< $(FUZZ_COMMON) $(PKG_LIBS)
 
-build-fuzz/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_COMMON) common/*.h
+build-fuzz/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_COMMON) common/*.h tests/*.h
 	@mkdir -p build-fuzz/replay
 	$(CC) $(REPLAY_FLAGS) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
 		$< tests/fuzz/replay_main.c $(FUZZ_COMMON) $(PKG_LIBS)
