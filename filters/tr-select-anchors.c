@@ -128,18 +128,6 @@ static const char *shared_member(struct intern *texts, const struct jdoc *d, int
 	return texts->keys[id];
 }
 
-static char *raw_member(const struct jdoc *d, int obj, const char *key)
-{
-	int v = jdoc_find(d, obj, key);
-	size_t n;
-	const char *p;
-
-	if (v < 0)
-		return NULL;
-	p = jdoc_raw(d, v, &n);
-	return xmemdup(p, n);
-}
-
 static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int *ok)
 {
 	size_t n;
@@ -212,8 +200,8 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 	m->is_end = is_end;
 	m->pid = shared_member(&st->texts, d, 0, "pid");
 	m->tid = shared_member(&st->texts, d, 0, "tid");
-	m->ts = raw_member(d, 0, "ts");
-	m->dur = raw_member(d, 0, "dur");
+	m->ts = raw_copy(d, jdoc_find(d, 0, "ts"));
+	m->dur = raw_copy(d, jdoc_find(d, 0, "dur"));
 	m->name = shared_member(&st->texts, d, 0, "name");
 	args = jdoc_find(d, 0, "args");
 	m->device = jdoc_type(d, args) == JT_OBJECT ? shared_member(&st->texts, d, args, "device")
