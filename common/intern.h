@@ -10,7 +10,7 @@
 struct intern {
 	uint32_t *slots;   /* id + 1, or 0 for empty */
 	size_t nslots;
-	char **keys;
+	char **keys;       /* keys[id]: a NUL-terminated copy of the key */
 	size_t *lens;
 	uint32_t n, cap;
 };

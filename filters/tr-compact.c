@@ -866,18 +866,21 @@ static const struct act *bind_flow(struct state *st, uint32_t track, uint64_t in
 	}
 }
 
+/* The members pass two reads of a moved event: PLACE_MEMBERS of them for a
+ * GPU event, all of them for a flow, in one walk either way. */
+static const char *const place_keys[] = { "pid", "tid", "args", "ts", "id" };
+#define PLACE_MEMBERS 3
+
 /* Rewrite pid and tid and add args._compact_gpu_track; every other byte of
- * the event stays as it was.  out is overwritten. */
-static void rewrite(struct state *st, const char *line, size_t len, uint64_t index,
+ * the event stays as it was.  m holds the line's pid, tid and args (as
+ * members_of found them for place_keys).  out is overwritten. */
+static void rewrite(const char *line, size_t len, const struct member *m, uint64_t index,
 		    const char *new_pid, int64_t new_tid, struct buf *out)
 {
-	static const char *const keys[] = { "pid", "tid", "args" };
-	struct member m[3];
 	struct { size_t at, end; int what; } e[3], t;
 	size_t pos = 0, k, j;
 	int had_args, fail = 0;
 
-	members_of(st, line, len, keys, 3, m);
 	if (m[0].len == 0 || m[1].len == 0)
 		die(EXIT_INPUT, "event %" PRIu64 ": GPU event without pid and tid", index);
 	had_args = m[2].len > 0;
@@ -1081,8 +1084,7 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 static int move_flow(struct state *st, struct filter *f, const char *line, size_t len,
 		     uint64_t index)
 {
-	static const char *const keys[] = { "pid", "tid", "ts", "id" };
-	struct member m[4];
+	struct member m[5];
 	const char *ph;
 	size_t phlen;
 	int64_t track;
@@ -1093,13 +1095,13 @@ static int move_flow(struct state *st, struct filter *f, const char *line, size_
 	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3 ||
 	    (ph[1] != 's' && ph[1] != 't' && ph[1] != 'f'))
 		return 0;
-	members_of(st, line, len, keys, 4, m);
+	members_of(st, line, len, place_keys, 5, m);
 	track = find_track(st, m[0], m[1]);
 	if (track < 0 || !st->tracks[track].moved)
 		return 0;
-	a = bind_flow(st, (uint32_t)track, index, m[2], m[3]);
+	a = bind_flow(st, (uint32_t)track, index, m[3], m[4]);
 	g = &st->groups[a->group];
-	rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane],
+	rewrite(line, len, m, index, display_pid_text(g, space), g->lane_tid[a->lane],
 		&st->line);
 	filter_put(f, st->line.p, st->line.len);
 	st->relocated_flows++;
@@ -1167,8 +1169,10 @@ static void replay(struct state *st, struct filter *f, int spill)
 		if (next_act < st->nacts && ACT(st, next_act)->index == index) {
 			const struct act *a = ACT(st, next_act);
 			const struct group *g = &st->groups[a->group];
+			struct member m[PLACE_MEMBERS];
 			next_act++;
-			rewrite(st, line, len, index, display_pid_text(g, space), g->lane_tid[a->lane],
+			members_of(st, line, len, place_keys, PLACE_MEMBERS, m);
+			rewrite(line, len, m, index, display_pid_text(g, space), g->lane_tid[a->lane],
 				&st->line);
 			filter_put(f, st->line.p, st->line.len);
 			st->relocated++;

@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "event.h"
+#include "intern.h"
 #include "io.h"
 #include "json.h"
 #include "opt.h"
@@ -95,7 +96,7 @@ struct report {
 	struct buf members;   /* "name":value,... that came before the body */
 	char *open_array;     /* the array member items are appended to, or NULL */
 	int array_has_items;
-	struct buf arrays;    /* "name"\n of every array member closed so far */
+	struct intern closed; /* array members closed so far (raw names) */
 };
 
 struct reports {
@@ -120,7 +121,6 @@ static struct report *report_for(struct reports *rs, const char *suffix, size_t 
 	memcpy(r->suffix, suffix, len);
 	r->suffix[len] = '\0';
 	r->members = (struct buf)BUF_INIT;
-	r->arrays = (struct buf)BUF_INIT;
 	r->file.fd = -1;
 	return r;
 }
@@ -179,7 +179,7 @@ static void close_array(struct report *r)
 	if (r->open_array == NULL)
 		return;
 	report_write(r, "]", 1);
-	if (buf_addstr(&r->arrays, r->open_array) != 0 || buf_addch(&r->arrays, '\n') != 0)
+	if (intern_id(&r->closed, r->open_array, strlen(r->open_array)) < 0)
 		die_nomem();
 	free(r->open_array);
 	r->open_array = NULL;
@@ -198,17 +198,11 @@ static void append_items(struct report *r, const struct member *name,
 		    (unsigned long long)lineno, r->suffix);
 	if (r->open_array == NULL || strlen(r->open_array) != name->len ||
 	    memcmp(r->open_array, name->p, name->len) != 0) {
-		const char *at = r->arrays.p;
 		close_array(r);
-		/* "name"\n in the list of closed arrays: a member given twice */
-		while ((at = find_bytes(at, r->arrays.len - (size_t)(at - r->arrays.p),
-					name->p, name->len)) != NULL) {
-			if ((at == r->arrays.p || at[-1] == '\n') && at[name->len] == '\n')
-				die(EXIT_INPUT, "line %llu: report items for member %.*s of %s "
-				    "after another member came between", (unsigned long long)lineno,
-				    (int)name->len, name->p, r->suffix);
-			at++;
-		}
+		if (intern_find(&r->closed, name->p, name->len) >= 0) /* it would be given twice */
+			die(EXIT_INPUT, "line %llu: report items for member %.*s of %s "
+			    "after another member came between", (unsigned long long)lineno,
+			    (int)name->len, name->p, r->suffix);
 		if (r->need_comma)
 			report_write(r, ",", 1);
 		report_write(r, name->p, name->len);
@@ -471,7 +465,7 @@ int main(int argc, char **argv)
 		free(reports.list[i].suffix);
 		free(reports.list[i].open_array);
 		buf_release(&reports.list[i].members);
-		buf_release(&reports.list[i].arrays);
+		intern_free(&reports.list[i].closed);
 	}
 	free(reports.list);
 	jdoc_free(&doc);
