@@ -72,7 +72,13 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno
 asan-unit:
 	$(MAKE) --no-print-directory B=build-asan CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' unit
 
-e2e: all
+# Preloaded by the fault tests into tr-encode to interrupt it between placing
+# two outputs (tests/e2e/interrupt_placement.c).
+PRELOADS := $(B)/tests/interrupt_placement.so
+$(B)/tests/%.so: tests/e2e/%.c | $(B)/tests
+	$(CC) -std=c11 -Wall -Wextra -Werror -g -O1 -fPIC -shared -o $@ $< -ldl
+
+e2e: all $(PRELOADS)
 	@sh tests/e2e/run.sh $(B)/bin
 
 lint-man:
