@@ -1656,12 +1656,14 @@ int main(int argc, char **argv)
 	for (d = 0; d < cfg.devices; d++)
 		device_init(&g.devs[d], &cfg, (uint16_t)d);
 
+	/* The output first: an existing one is refused before a counting run
+	 * over the whole --target-bytes. */
+	memset(&o, 0, sizeof o);
+	o.fp = open_output(&cfg);
 	iterations = cfg.passes;
 	if (cfg.target_bytes > 0)
 		iterations = count_iterations(&g, header_size(&cfg));
 
-	memset(&o, 0, sizeof o);
-	o.fp = open_output(&cfg);
 	o.name = o.fp != stdout ? cfg.output : "standard output";
 	o.buf = xmalloc(OUT_FLUSH_AT + EVENT_ROOM);
 	o.compact = cfg.compact;

@@ -46,6 +46,10 @@ expect 2 "tr-encode -o a directory: refused" "tr-encode -o '$T/adir' <'$T/t.stre
 expect 2 "tr-layer-track --output a directory: refused" \
 	"tr-layer-track --trace '$T/t.json' --output '$T/adir' --anchor-regex flash \
 	 --num-layers 4 --anchor-offset 0 --phase p --evidence e" "exists; refusing to overwrite it"
+# The output is checked before the counting run of --target-bytes (which
+# would take hours for 1000G: the timeout is the guard).
+expect 2 "tr-gen --target-bytes 1000G -o an existing file: refused first" \
+	"timeout 120 tr-gen --target-bytes 1000G -o '$T/t.json'" "t.json: File exists"
 expect 2 "tr-compact-track: output equal to the source through a .. path" \
 	"cd '$T/adir' && tr-compact-track --trace ../t.json --output ../adir/../t.json" \
 	"the output is the source trace"
