@@ -839,8 +839,8 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 		} else if (s->twice_by_count) {
 			buf_addstr(&warn, "twice per layer (");
 			put_twice_arith(&warn, s->n, N);
-			buf_printf(&warn, "; passes of %zu are not separated by larger gaps, passes "
-				   "of %zu are): %s\n", N, 2 * N, s->name);
+			buf_printf(&warn, "; its gaps fit passes of %zu, not passes of %zu): %s\n",
+				   2 * N, N, s->name);
 		}
 	}
 	for (i = 0; i < listed; i++) {
@@ -974,8 +974,12 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 		buf_addch(out, '}');
 	} else {
 		buf_printf(out, "== pid %.*s, device %s: %zu kernel names\n", pidlen, key, sep + 1, n);
-		buf_printf(out, "anchor candidates (%zu or more occurrences, cut into passes of %zu):\n",
-			   N, N);
+		if (N == 1)
+			buf_addstr(out, "anchor candidates (--num-layers 1: each occurrence is a pass "
+				   "of its own):\n");
+		else
+			buf_printf(out, "anchor candidates (%zu or more occurrences, cut into passes "
+				   "of %zu):\n", N, N);
 		for (shown = 0; shown < listed; shown++) {
 			const struct name_stats *s = &st->names[order[shown]];
 			buf_printf(out, "  %zu. %zu x (%.2f per layer), %zu pass%s of %zu, %s, spacing cv "

@@ -311,8 +311,8 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw):
             warn.append('twice per layer (2 between consecutive occurrences of candidate 1; %s): %s'
                         % (arith2(s.n, N), s.name))
         elif s.twice_count:
-            warn.append('twice per layer (%s; passes of %d are not separated by larger gaps, '
-                        'passes of %d are): %s' % (arith2(s.n, N), N, 2 * N, s.name))
+            warn.append('twice per layer (%s; its gaps fit passes of %d, not passes of %d): %s'
+                        % (arith2(s.n, N), 2 * N, N, s.name))
     for s in listed:
         if s.n % N:
             parts = []

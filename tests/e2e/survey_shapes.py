@@ -140,6 +140,18 @@ def odd(args):
     t.write(args.out)
 
 
+def norms(args):
+    """Only a norm kernel, twice in each of args.layers layers of one pass:
+    the gaps alternate short (inside a layer) and long."""
+    t = Trace()
+    ts = BASE_NS
+    for i in range(args.layers):
+        t.kernel(NORM, ts, 4_000)
+        t.kernel(NORM, ts + 30_000, 4_000)
+        ts += 100_000 + (i % 2) * 1_000
+    t.write(args.out)
+
+
 def pids(args):
     """args.count pids with one kernel each (a scaling case)."""
     t = Trace()
@@ -150,7 +162,7 @@ def pids(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('shape', choices=['decode', 'hetero', 'per_step', 'elsewhere', 'odd', 'pids'])
+    ap.add_argument('shape', choices=['decode', 'hetero', 'per_step', 'elsewhere', 'odd', 'norms', 'pids'])
     ap.add_argument('out')
     ap.add_argument('--steps', type=int, default=9)
     ap.add_argument('--layers', type=int, default=80)
