@@ -437,7 +437,7 @@ static void analyse(struct state *st, struct name_stats *s)
 	 * target warning: one family in runs of two different lengths. */
 	if (n >= 2) {
 		int64_t *gaps = xmalloc((n - 1) * sizeof *gaps), median, limit;
-		size_t lens[64], counts[64], nlens = 0, start = 0, a = 0, k;
+		size_t lens[64] = { 0 }, counts[64] = { 0 }, nlens = 0, start = 0, a = 0, k;
 
 		for (i = 0; i + 1 < n; i++)
 			gaps[i] = gap(s->occ, i);
