@@ -672,6 +672,31 @@ static void put_per_step(struct state *st, const struct name_stats *s, struct bu
 	free(count);
 }
 
+/* ProfilerStep starts against the passes: a step that starts inside a
+ * whole pass (between its occurrences N - 1 and N, counted from the offset)
+ * contradicts the split; one that starts at a pass boundary agrees.  With
+ * fewer than two steps there is nothing to compare. */
+static void steps_vs_passes(const struct state *st, const struct name_stats *s, size_t N,
+			    size_t *on, size_t *inside)
+{
+	size_t j, i = 0, first = s->sp.offset, last = s->sp.offset + s->sp.passes * N;
+
+	*on = *inside = 0;
+	if (st->nsteps < 2)
+		return;
+	for (j = 0; j < st->nsteps; j++) {
+		while (i < s->n && s->occ[i].ts < st->steps[j].start)
+			i++;
+		/* i occurrences lie before step j */
+		if (i < first || i > last)
+			continue;
+		if ((i - first) % N == 0)
+			(*on)++;
+		else
+			(*inside)++;
+	}
+}
+
 static const char *split_word(enum split_kind k)
 {
 	switch (k) {
@@ -709,10 +734,10 @@ static size_t passes_inside(const struct name_stats *s, const struct name_stats 
 /* Why a listed candidate is weaker evidence than an ideal anchor (a clean
  * split, regular spacing, an ally, one stream, whole passes only); one
  * reason per line in b. */
-static void reasons(const struct name_stats *s, const struct name_stats *top, size_t ncand,
-		    size_t N, struct buf *b)
+static void reasons(const struct state *st, const struct name_stats *s,
+		    const struct name_stats *top, size_t ncand, size_t N, struct buf *b)
 {
-	size_t k;
+	size_t k, on;
 
 	if (s->sp.kind == SPLIT_AMBIGUOUS)
 		buf_printf(b, "its passes are not separated by gaps larger than those inside them\n");
@@ -728,6 +753,10 @@ static void reasons(const struct name_stats *s, const struct name_stats *top, si
 	    (k = passes_inside(s, top, N)) > 1)
 		buf_printf(b, "%zu of its passes lie inside one pass of candidate 1 (several per "
 			   "layer?)\n", k);
+	steps_vs_passes(st, s, N, &on, &k);
+	if (k > 0)
+		buf_printf(b, "%zu ProfilerStep start%s inside its passes\n", k,
+			   k == 1 ? " falls" : "s fall");
 	if (s->n % N != 0)
 		buf_printf(b, "partial passes (%zu is not a multiple of %zu)\n", s->n, N);
 	if (s->nstreams > 1)
@@ -865,9 +894,19 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 			if (s->clean_partner)
 				buf_printf(&warn, ", as candidate %zu (one-to-one, split cleanly) shows",
 					   s->clean_partner);
-			else
-				buf_addstr(&warn, st->nsteps >= 2 ? "; compare them with the ProfilerStep "
-					   "counts" : "; check them against the time spans");
+			else if (st->nsteps < 2)
+				buf_addstr(&warn, "; check them against the time spans");
+			else {
+				size_t on, in;
+				steps_vs_passes(st, s, N, &on, &in);
+				if (in == 0 && on > 0)
+					buf_printf(&warn, "; %zu ProfilerStep start%s at pass boundaries, "
+						   "none inside a pass", on, on == 1 ? " falls" : "s fall");
+				else
+					buf_printf(&warn, "; %zu ProfilerStep start%s inside passes, "
+						   "compare them with the counts", in,
+						   in == 1 ? " falls" : "s fall");
+			}
 			buf_printf(&warn, ": %s\n", s->name);
 		}
 		if (s->nstreams > 1)
@@ -948,7 +987,7 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 				buf_addstr(out, "null");
 			buf_addstr(out, ",\"weaker\":[");
 			buf_reset(&why);
-			reasons(s, top, ncand, N, &why);
+			reasons(st, s, top, ncand, N, &why);
 			for (const char *p = why.p; *p;) {
 				const char *nl = strchr(p, '\n');
 				if (p != why.p)
@@ -1002,7 +1041,7 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 				buf_addch(out, '\n');
 			}
 			buf_reset(&why);
-			reasons(s, top, ncand, N, &why);
+			reasons(st, s, top, ncand, N, &why);
 			if (why.len) {
 				const char *p = why.p;
 				buf_addstr(out, "     weaker evidence: ");

@@ -237,7 +237,24 @@ def passes_inside(s, t, N):
     return best
 
 
-def reasons(s, top, ncand, N):
+def steps_vs_passes(s, N, steps):
+    """(ProfilerStep starts at pass boundaries, starts inside whole passes)."""
+    if len(steps) < 2:
+        return 0, 0
+    ts = [t for t, _ in s.occ]
+    first, last = s.sp['offset'], s.sp['offset'] + s.sp['passes'] * N
+    on = inside = 0
+    for start, _ in steps:
+        i = bisect.bisect_left(ts, start)
+        if first <= i <= last:
+            if (i - first) % N == 0:
+                on += 1
+            else:
+                inside += 1
+    return on, inside
+
+
+def reasons(s, top, ncand, N, steps):
     r = []
     if s.sp['kind'] == 'ambiguous':
         r.append('its passes are not separated by gaps larger than those inside them')
@@ -253,6 +270,9 @@ def reasons(s, top, ncand, N):
         k = passes_inside(s, top, N)
         if k > 1:
             r.append('%d of its passes lie inside one pass of candidate 1 (several per layer?)' % k)
+    k = steps_vs_passes(s, N, steps)[1]
+    if k:
+        r.append('%d ProfilerStep start%s inside its passes' % (k, ' falls' if k == 1 else 's fall'))
     if s.n % N:
         r.append('partial passes (%d is not a multiple of %d)' % (s.n, N))
     if s.nstreams > 1:
@@ -328,10 +348,16 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw):
                      ms6(s.sp['max_inside']), ms6(s.sp['min_between']), s.sp['passes'], N))
             if s.partner:
                 w += ', as candidate %d (one-to-one, split cleanly) shows' % s.partner
-            elif len(steps) >= 2:
-                w += '; compare them with the ProfilerStep counts'
-            else:
+            elif len(steps) < 2:
                 w += '; check them against the time spans'
+            else:
+                on, inside = steps_vs_passes(s, N, steps)
+                if inside == 0 and on > 0:
+                    w += '; %d ProfilerStep start%s at pass boundaries, none inside a pass' % (
+                        on, ' falls' if on == 1 else 's fall')
+                else:
+                    w += '; %d ProfilerStep start%s inside passes, compare them with the counts' % (
+                        inside, ' falls' if inside == 1 else 's fall')
             warn.append(w + ': ' + s.name)
         if s.nstreams > 1:
             warn.append('runs on %d streams: %s' % (s.nstreams, s.name))
@@ -365,7 +391,7 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw):
             'confirms': s.confirms, 'confirmed_by': s.confirmed_by,
             'pass_spans_ms': spans(s, N, origin),
             'per_step': per_step(s, steps) if len(steps) >= 2 else None,
-            'weaker': reasons(s, top, len(cands), N)})
+            'weaker': reasons(s, top, len(cands), N, steps)})
     return {'pid': jv(pid_raw), 'device': jv(dev_raw), 'candidates': out,
             'more_candidates': len(cands) - len(listed), 'warnings': warn, 'command': command}
 

@@ -127,6 +127,18 @@ assert top['per_step'] == {'before_first': 30, 'counts': [80] * 9}, top['per_ste
 assert '750 is not a multiple of 80 (750 = 9 x 80 + 30: a partial first pass of 30): $ANCHOR' in g['warnings'], warnings
 "
 
+# the stall again, with ProfilerStep markers: they agree with the passes
+python3 "$SHAPES" decode "$T/d9am.json" --steps 9 --layers 80 --jitter-step 4 --jitter-us 3000 --markers
+survey "an ambiguous split that the ProfilerStep markers confirm" "$T/d9am.json" 80 "
+assert top['name'] == '$ANCHOR' and top['passes'] == 9 and top['split'] == 'ambiguous', top
+assert 'passes ambiguous: a gap inside a pass (3.101678 ms) is not smaller than the smallest gap between passes (2.100457 ms); 9 passes of exactly 80 assumed; 9 ProfilerStep starts fall at pass boundaries, none inside a pass: $ANCHOR' in g['warnings'], warnings
+"
+# a wrong layer count: the markers contradict every pass
+survey "--num-layers 60 on 80-layer steps: the ProfilerStep starts fall inside passes" "$T/d9h.json" 60 "
+assert top['split'] == 'ambiguous' and '9 ProfilerStep starts fall inside its passes' in top['weaker'], top
+assert any(w.startswith('passes ambiguous') and '; 9 ProfilerStep starts fall inside passes, compare them with the counts: $ANCHOR' in w for w in g['warnings']), warnings
+"
+
 # heterogeneous layers: encoder layers 40 us apart, decoder 150 us apart
 python3 "$SHAPES" hetero "$T/het.json" --layers 10
 survey "heterogeneous layers: the once-per-layer kernel is listed, with why it ranks lower" "$T/het.json" 10 "
