@@ -220,7 +220,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 		s->family = family_of(s->name);
 	}
 	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
+		s->cap = s->cap ? s->cap * 2 : 4;
 		s->occ = xrealloc(s->occ, s->cap * sizeof *s->occ);
 	}
 	s->occ[s->n].ts = ts_ns;
@@ -1193,6 +1193,10 @@ int main(int argc, char **argv)
 			members[m++] = i;
 		}
 		report_group(&st, g, members, m, &out, g == 0);
+		/* one group at a time: the report is not kept whole */
+		if (fwrite(out.p, 1, out.len, stdout) != out.len)
+			die_write("standard output");
+		buf_reset(&out);
 	}
 	if (st.json)
 		buf_addstr(&out, "],\"kernels_elsewhere\":[");
