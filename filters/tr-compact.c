@@ -633,19 +633,34 @@ static int tid_used(const struct state *st, const char *pid, int64_t tid)
 }
 
 /* Synthetic ids: scope processes get new pids, lanes new tids in their
- * (display) pid, all positive, below 2^31 and unused by any event. */
+ * (display) pid, all positive, below 2^31 and unused by any event.
+ * Groups of one kind and one original pid (its devices) take their lanes in
+ * turn from one cursor: each takes the first free tids after the previous
+ * one's, so no group rescans the others' lanes (linear in groups). */
 static void choose_ids(struct state *st)
 {
-	size_t gi, gj;
+	size_t gi;
 	int64_t next_scope_pid = SCOPE_PID_BASE;
+	struct intern cursor_keys = { 0 };
+	int64_t *cursor = xmalloc((st->groups_by_key.n + 1) * sizeof *cursor);
+	struct buf key = BUF_INIT;
 
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		struct group *g = &st->groups[gi];
-		int64_t tid = LANE_TID_BASE;
 		char pidtext[24];
 		const char *lane_pid = g->pid;
+		uint32_t before = cursor_keys.n;
+		int64_t c;
 		unsigned k;
 
+		buf_reset(&key);
+		if (buf_printf(&key, "%d\001%s", g->kind, g->pid) != 0)
+			die_nomem();
+		c = intern_id(&cursor_keys, key.p, key.len);
+		if (c < 0)
+			die_nomem();
+		if (cursor_keys.n != before)
+			cursor[c] = LANE_TID_BASE;
 		if (g->kind == KIND_SCOPE) {
 			while (pid_used(st, next_scope_pid))
 				next_scope_pid++;
@@ -654,27 +669,18 @@ static void choose_ids(struct state *st)
 			lane_pid = pidtext;
 		}
 		for (k = 0; k < g->nlanes; k++) {
-			int clash;
-			do {
-				clash = tid_used(st, lane_pid, tid);
-				/* lanes of other groups in the same pid (other devices) */
-				for (gj = 0; gj < gi && !clash; gj++) {
-					unsigned m;
-					const struct group *h = &st->groups[gj];
-					if (h->kind != g->kind || strcmp(h->pid, g->pid) != 0)
-						continue;
-					for (m = 0; m < h->nlanes; m++)
-						if (h->lane_tid[m] == tid)
-							clash = 1;
-				}
-				if (clash)
-					tid++;
-			} while (clash);
+			int64_t tid = cursor[c];
+			while (tid <= INT32_MAX && tid_used(st, lane_pid, tid))
+				tid++;
 			if (tid > INT32_MAX)
 				die(EXIT_INPUT, "no free tid below 2^31 in pid %s", lane_pid);
-			g->lane_tid[k] = tid++;
+			g->lane_tid[k] = tid;
+			cursor[c] = tid + 1;
 		}
 	}
+	buf_release(&key);
+	intern_free(&cursor_keys);
+	free(cursor);
 }
 
 /* Count an act in its group's per-lane, per-stream tally (entries in the
@@ -711,19 +717,45 @@ static void count_lane(struct state *st, const struct act *a)
 		c->kernels++;
 }
 
-/* Per track of a group: 1 when it has events in the group, 2 when kernels
- * too (malloc'd, one byte per track). */
-static unsigned char *group_tracks(const struct state *st, const struct group *g)
-{
-	unsigned char *in = xmalloc(st->tracks_by_key.n + 1);
-	unsigned k;
-	size_t c;
+struct group_stream {
+	uint32_t track;
+	int kernels;          /* some of its events in the group are kernels */
+};
 
-	memset(in, 0, st->tracks_by_key.n + 1);
+static int cmp_group_stream(const void *a, const void *b)
+{
+	const struct group_stream *x = a, *y = b;
+
+	return x->track < y->track ? -1 : x->track > y->track;
+}
+
+/* The tracks (streams) with events in a group, in track order, each once:
+ * read from the group's per-lane tallies, so the cost is the group's own
+ * size, not the number of tracks in the trace (malloc'd; *n set). */
+static struct group_stream *group_streams(const struct group *g, size_t *n)
+{
+	struct group_stream *s;
+	size_t total = 0, i, j;
+	unsigned k;
+
 	for (k = 0; k < g->nlanes; k++)
-		for (c = 0; c < g->ncounts[k]; c++)
-			in[g->counts[k][c].track] |= (unsigned char)(g->counts[k][c].kernels ? 3 : 1);
-	return in;
+		total += g->ncounts[k];
+	s = xmalloc((total + 1) * sizeof *s);
+	for (k = 0, i = 0; k < g->nlanes; k++)
+		for (j = 0; j < g->ncounts[k]; j++, i++) {
+			s[i].track = g->counts[k][j].track;
+			s[i].kernels = g->counts[k][j].kernels > 0;
+		}
+	if (total > 1)
+		qsort(s, total, sizeof *s, cmp_group_stream);
+	for (i = 0, j = 0; i < total; i++) {
+		if (j > 0 && s[j - 1].track == s[i].track)
+			s[j - 1].kernels |= s[i].kernels;
+		else
+			s[j++] = s[i];
+	}
+	*n = j;
+	return s;
 }
 
 static int cmp_guide(const void *a, const void *b)
@@ -1010,23 +1042,22 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 		   st->relocated, st->relocated_flows, st->new_metadata);
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
+		size_t nstreams;
+		struct group_stream *streams = group_streams(g, &nstreams);
 		int first = 1;
-		unsigned char *in = group_tracks(st, g);
 		buf_printf(&r, "%s{\"pid\":%s,\"display_pid\":%s,\"device\":%s,\"kind\":\"%s\","
 			   "\"original_streams\":[", gi ? "," : "", g->pid, display_pid_text(g, space),
 			   g->device, g->kind == KIND_SCOPE ? "scope" : "activity");
 		/* streams: the tracks with events in this group */
-		for (i = 0; i < st->tracks_by_key.n; i++) {
-			if (in[i]) {
-				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
-				first = 0;
-			}
+		for (i = 0; i < nstreams; i++) {
+			buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[streams[i].track].tid);
+			first = 0;
 		}
 		buf_addstr(&r, "],\"original_kernel_streams\":[");
 		first = 1;
-		for (i = 0; i < st->tracks_by_key.n; i++) {
-			if (in[i] & 2) {
-				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
+		for (i = 0; i < nstreams; i++) {
+			if (streams[i].kernels) {
+				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[streams[i].track].tid);
 				first = 0;
 			}
 		}
@@ -1052,7 +1083,7 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 			buf_addstr(&r, "}}");
 		}
 		buf_addstr(&r, "]}");
-		free(in);
+		free(streams);
 	}
 	buf_addstr(&r, "],\"retired_track_metadata\":[");
 	for (i = 0, k = 0; i < st->nret; i++) {
@@ -1186,16 +1217,13 @@ static void replay(struct state *st, struct filter *f, int spill)
 
 static void write_summary(struct state *st)
 {
-	size_t gi, i;
+	size_t gi;
 	FILE *out = st->summary;
 
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
-		size_t streams = 0;
-		unsigned char *in = group_tracks(st, g);
-		for (i = 0; i < st->tracks_by_key.n; i++)
-			streams += in[i] != 0;
-		free(in);
+		size_t streams;
+		free(group_streams(g, &streams));
 		if (g->kind == KIND_SCOPE)
 			fprintf(out, "pid %s GPU scopes: %zu original streams -> %u scope lanes "
 				"in pid %" PRId64 "\n", g->pid, streams, g->nlanes, g->display_pid);
