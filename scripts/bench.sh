@@ -28,32 +28,35 @@ now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc -l; }
 
 # Scaling: N one-kernel groups, as one pid with N devices and as N pids.
-# Each stage reads a stream decoded beforehand, so only it is timed.
+# Each stage reads a stream decoded beforehand, so only it is timed, in CPU
+# seconds (user + system), which a loaded machine disturbs less than wall
+# time.
+cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
 scaling() {
-	local shape n prev_c prev_s c s t0 t1
+	local shape n prev_c prev_s c s
 	echo
-	echo "scaling: N (pid, device) groups of one 1 us kernel each (tr-gen --scale-*);"
+	echo "scaling: N (pid, device) groups of one 1 us kernel each (tr-gen --scale-*), CPU s;"
 	echo "         x: time over the row before (2.0 when linear, 4.0 when quadratic)"
 	printf '%-15s %8s %12s %6s %12s %6s\n' "shape" "N" "tr-compact" "x" "tr-survey" "x"
 	for shape in pids devices; do
 		prev_c= prev_s=
 		for n in $scale_sizes; do
 			tr-gen "--scale-$shape" "$n" --compact | tr-decode >scale.stream
-			sync; t0=$(now)
-			tr-compact <scale.stream >/dev/null
-			t1=$(now); c=$(secs "$t0" "$t1")
-			sync; t0=$(now)
-			tr-survey --num-layers 1 <scale.stream >/dev/null
-			t1=$(now); s=$(secs "$t0" "$t1")
+			$TIME -f '%U %S' -o scale.cpu tr-compact <scale.stream >/dev/null
+			c=$(cpu scale.cpu)
+			$TIME -f '%U %S' -o scale.cpu tr-survey --num-layers 1 <scale.stream >/dev/null
+			s=$(cpu scale.cpu)
 			printf '%-15s %8s %10.2f s %6s %10.2f s %6s\n' \
 				"$([ "$shape" = pids ] && echo "N pids" || echo "1 pid, N devs")" "$n" \
-				"$c" "${prev_c:+$(printf '%.1f' "$(echo "$c / $prev_c" | bc -l)")}" \
-				"$s" "${prev_s:+$(printf '%.1f' "$(echo "$s / $prev_s" | bc -l)")}"
+				"$c" "${prev_c:+$(ratio "$c" "$prev_c")}" \
+				"$s" "${prev_s:+$(ratio "$s" "$prev_s")}"
 			prev_c=$c prev_s=$s
 		done
 	done
-	rm -f scale.stream
+	rm -f scale.stream scale.cpu
 }
+# a / b with one decimal; "-" when b is 0 (too fast to measure)
+ratio() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.1f' "$(echo "$1 / $2" | bc -l)"; else echo -; fi; }
 if [ "$part" = scaling ]; then
 	scaling
 	exit 0
