@@ -4,8 +4,12 @@
 # names, retired metadata), the flow bindings and the summary from the
 # source on its own.  Hand-made fixtures (touching and zero-length slices,
 # flow binding), refusals, generated traces (300 streams, several devices,
-# --pid, integer timestamps, the lane cap), tr-compact-track (output safety,
-# summary, layer guides), and every real trace (two at a time).
+# --pid, integer timestamps, the lane cap, ROCm stream 0 beside process
+# metadata, the scaling shapes), nothing to compact (MTIA-like, CPU-only,
+# --pid), GPU events without pid or tid, scopes of two devices in one pid,
+# tr-compact-track (output safety, summary, layer guides), tr-layer-track's
+# guides-only advice, and every real trace (two at a time), each report
+# checked against the documented schema.
 # Sourced by run.sh (BIN, ROOT, T, TRACES set; helpers from lib.sh).
 # Python starts slowly, so the oracles run in batches: oracle() queues a
 # check, oracles() runs the queue, fact() then reads what they found.
