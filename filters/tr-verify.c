@@ -861,8 +861,10 @@ static void finish_selection(struct state *st)
 
 	if (sel->re == NULL)
 		return;
-	qsort(sel->heap, sel->nheap, sizeof *sel->heap, cand_qsort);
-	qsort(sel->terms, sel->nterms, sizeof *sel->terms, cand_qsort);
+	if (sel->nheap > 0)
+		qsort(sel->heap, sel->nheap, sizeof *sel->heap, cand_qsort);
+	if (sel->nterms > 0)
+		qsort(sel->terms, sel->nterms, sizeof *sel->terms, cand_qsort);
 	if ((int64_t)sel->nmatch != sel->matching)
 		failure(C_PLACEMENT, "report: anchor_regex '%s' matches %" PRIu64 " kernels in pid "
 			"%s, device %s of the source, but matching_anchor_count is %" PRId64,
@@ -1362,6 +1364,8 @@ static void check_flat(struct span *v, size_t n, const char *what, const char *t
 {
 	size_t i;
 
+	if (n < 2)
+		return;
 	qsort(v, n, sizeof *v, cmp_span);
 	for (i = 1; i < n; i++) {
 		const struct span *a = &v[i - 1], *b = &v[i];
