@@ -176,6 +176,7 @@ struct cand {
 /* What one guide must be, recomputed from the source. */
 struct expect {
 	int64_t start_us, end_us;     /* rounded guide endpoints */
+	int64_t start_ns, end_ns;
 	int64_t anchor_index, pass, layer_id;
 	uint64_t source_index;
 	const char *kind;             /* boundary_kind */
@@ -191,6 +192,11 @@ struct selection {
 	char *regex, *end_regex;      /* unescaped; end_regex NULL when null */
 	char *pid, *device;           /* raw JSON texts from the report */
 	int64_t offset, matching;
+	char *origin_text;            /* the report's trace_origin_us, raw */
+	/* the trace origin: the smallest numeric ts of any source event */
+	int64_t origin_ns;
+	int origin_sub, have_origin;
+	struct buf origin_raw;        /* the ts text it came from */
 	struct regex *re, *end_re;
 	int broken;                   /* nothing to recompute (failure said why) */
 	struct cand *heap;            /* anchors; sorted ascending once done */
@@ -511,6 +517,9 @@ static void load_selection(struct state *st, const struct jdoc *d, const char *p
 	sel->device = raw_copy(d, jdoc_find(d, 0, "device"));
 	if (sel->pid == NULL || sel->device == NULL)
 		die(EXIT_CANNOT_RUN, "%s: no pid or device", path);
+	sel->origin_text = raw_copy(d, jdoc_find(d, 0, "trace_origin_us"));
+	if (sel->origin_text == NULL)
+		die(EXIT_CANNOT_RUN, "%s: no trace_origin_us", path);
 	sel->offset = int_of(d, 0, "anchor_offset", path);
 	sel->matching = int_of(d, 0, "matching_anchor_count", path);
 	if (st->num_layers < 1 || st->num_layers > 1000000 || st->passes < 1 ||
@@ -714,9 +723,9 @@ static void number_of(const struct jdoc *d, int v, int64_t *ns, int *sub, int *o
  * in the report's pid and on its device)? */
 static void see_source(struct state *st, const char *line, size_t len, uint64_t index)
 {
-	static const char *const keys[] = { "ph", "cat", "name" };
+	static const char *const keys[] = { "ph", "cat", "name", "ts" };
 	struct selection *sel = &st->sel;
-	struct member m[3];
+	struct member m[4];
 	const char *cats, *subject, *raw, *tsraw = "";
 	size_t ncats, slen, n, tn = 0;
 	int is_anchor, is_end = 0, rc, v, args, sub, ok;
@@ -724,7 +733,24 @@ static void see_source(struct state *st, const char *line, size_t len, uint64_t 
 
 	if (sel->re == NULL)
 		return;
-	event_members(line, len, keys, 3, m);
+	event_members(line, len, keys, 4, m);
+	/* the origin the relative times count from; most ts texts are plainly
+	 * not below it and need no conversion */
+	if (m[3].len > 0 && m[3].p[0] != '"' &&
+	    !(sel->have_origin && num_text_not_below(m[3].p, m[3].len, sel->origin_raw.p,
+						     sel->origin_raw.len))) {
+		int64_t ns;
+		if (num_us_to_ns(m[3].p, m[3].len, &ns, &sub) == NUM_OK &&
+		    (!sel->have_origin || ns < sel->origin_ns ||
+		     (ns == sel->origin_ns && !sub && sel->origin_sub))) {
+			sel->origin_ns = ns;
+			sel->origin_sub = sub;
+			sel->have_origin = 1;
+			buf_reset(&sel->origin_raw);
+			if (buf_add(&sel->origin_raw, m[3].p, m[3].len) != 0)
+				die_nomem();
+		}
+	}
 	if (m[0].len != 3 || memcmp(m[0].p, "\"X\"", 3) != 0 || m[1].len < 2 ||
 	    m[1].p[0] != '"' || m[2].len < 2 || m[2].p[0] != '"')
 		return;
@@ -869,6 +895,14 @@ static void finish_selection(struct state *st)
 		failure(C_PLACEMENT, "report: anchor_regex '%s' matches %" PRIu64 " kernels in pid "
 			"%s, device %s of the source, but matching_anchor_count is %" PRId64,
 			sel->regex, sel->nmatch, sel->pid, sel->device, sel->matching);
+	{
+		char origin[NUM_US_BUFSZ];
+		num_format_us3(sel->origin_ns, origin);
+		if (strcmp(origin, sel->origin_text) != 0)
+			failure(C_PLACEMENT, "report: trace_origin_us %s, but the earliest ts in the "
+				"source is %s", sel->origin_text,
+				sel->have_origin ? sel->origin_raw.p : "(none)");
+	}
 	sel->nexp = sel->nheap > k ? sel->nheap - k : 0;
 	if (sel->nexp > need)
 		sel->nexp = need;
@@ -918,6 +952,8 @@ static void finish_selection(struct state *st)
 			end_ns = a->ts_ns;
 			e->end_text = a->ts;
 		}
+		e->start_ns = a->ts_ns;
+		e->end_ns = end_ns;
 		e->start_us = num_round_ns_to_us(a->ts_ns);
 		e->end_us = num_round_ns_to_us(end_ns);
 	}
@@ -998,6 +1034,10 @@ static void check_guide_placement(struct state *st, const struct jdoc *d, size_t
 	arg_is(d, args, "end_us", e->end_text, k, o, e);
 	arg_int(d, args, "guide_start_us", e->start_us, k, o, e);
 	arg_int(d, args, "guide_end_us", e->end_us, k, o, e);
+	num_format_ms6(e->start_ns - st->sel.origin_ns, want);
+	arg_is(d, args, "start_relative_ms", want, k, o, e);
+	num_format_ms6(e->end_ns - st->sel.origin_ns, want);
+	arg_is(d, args, "end_relative_ms", want, k, o, e);
 	snprintf(want, sizeof want, "\"%s\"", e->kind);
 	arg_is(d, args, "boundary_kind", want, k, o, e);
 }
@@ -1780,6 +1820,8 @@ static void free_state(struct state *st)
 	free(st->sel.end_regex);
 	free(st->sel.pid);
 	free(st->sel.device);
+	free(st->sel.origin_text);
+	buf_release(&st->sel.origin_raw);
 	regex_free(st->sel.re);
 	regex_free(st->sel.end_re);
 	intern_free(&st->sel.texts);
@@ -1821,6 +1863,7 @@ int main(int argc, char **argv)
 	st.guide_names = (struct buf)BUF_INIT;
 	st.sel.cat = (struct buf)BUF_INIT;
 	st.sel.name = (struct buf)BUF_INIT;
+	st.sel.origin_raw = (struct buf)BUF_INIT;
 	st.rows.row = (struct buf)BUF_INIT;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {

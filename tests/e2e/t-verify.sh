@@ -253,13 +253,18 @@ elif op in ('gshift', 'gswap', 'gstart'):
         old = get(args, 'start_us')
         put(args, 'start_us', Raw(str(Decimal(old) + Decimal('0.001'))))
         print(arg, o, old, get(args, 'start_us'))
-elif op in ('rregex', 'rdrop'):
-    # the layers report beside PATH: anchor_regex replaced by argv[3], or
-    # layers row ARG dropped
+elif op in ('rregex', 'rdrop', 'rorigin'):
+    # the layers report beside PATH: anchor_regex replaced by argv[3],
+    # layers row ARG dropped, or trace_origin_us 1 us later (old and new
+    # printed)
     rpath = path + '.layers.json'
     rdoc, _ = load(rpath)
     if op == 'rregex':
         put(rdoc, 'anchor_regex', sys.argv[3])
+    elif op == 'rorigin':
+        old = get(rdoc, 'trace_origin_us')
+        put(rdoc, 'trace_origin_us', Raw(str(Decimal(old) + 1)))
+        print(old, get(rdoc, 'trace_origin_us'))
     else:
         rows = get(rdoc, 'layers')
         del rows[arg]
@@ -588,6 +593,10 @@ cpout g3.both.json pm9.json && n=$("$PY" mut.py rdrop pm9.json 3) &&
 		"^  report: $n layers rows for num_layers 4 x passes 2 = 8 guides$" &&
 	notverified "placement: a report row dropped: the next row is named" g3.json pm9.json placement \
 		"^  report layers row 3: pass_index 1, but guide 3 \(output event [0-9]+\) has 0 \(and 9 more members differ\)$"
+# The report's trace origin changed: the relative times no longer agree.
+cpout g3.guides.json pm10.json && r=$("$PY" mut.py rorigin pm10.json) && set -- $r &&
+	notverified "placement: the report's trace_origin_us changed" g3.json pm10.json placement \
+		"^  report: trace_origin_us $2, but the earliest ts in the source is $1$"
 # --json names the check and its failure.
 vrun g3.json pm1.json --json
 if [ "$RC" = 1 ] && "$PY" -c '
@@ -807,6 +816,12 @@ if [ -f "$BERT" ] && [ -f "$B.both.json" ] && [ -f "$B.guides.json.gz" ]; then
 	cpout "$B.both.json" r4.json && "$PY" mut.py toplevel r4.json &&
 		notverified "BERT mutation: traceName changed -> exact reversal" "$BERT" r4.json \
 			'exact reversal' '^  top-level members after traceEvents differ: '
+	cpout "$B.guides.json.gz" r6.json.gz && r=$("$PY" mut.py gshift r6.json.gz 1 10000) && set -- $r &&
+		notverified "BERT mutation: a guide shifted by 10 ms -> placement" "$BERT" r6.json.gz placement \
+			"^  guide $1 \(output event $2\): ts $4, expected $3: anchor $5 \(source event [0-9]+\) at ts [0-9.]+, rounded to the microsecond$"
+	cpout "$B.both.json" r7.json && r=$("$PY" mut.py gswap r7.json 2) && set -- $r &&
+		notverified "BERT mutation: two guide names swapped -> placement" "$BERT" r7.json placement \
+			"^  guide $1 \(output event $2\): name \"$4\", expected \"$3\" \(layer 2 of pass 0\)$"
 	cpout "$B.both.json" r5.json && k=$("$PY" mut.py retired r5.json) &&
 		notverified "BERT mutation: retired metadata removed from the report -> exact reversal" \
 			"$BERT" r5.json 'exact reversal' "^  source event $k \(output event [0-9]+\): "
