@@ -760,29 +760,33 @@ while IFS='|' read -r f b out; do
 done <real.list
 
 # Guides (and guides then compaction) where PROFILE.md names a once-per-layer
-# anchor: FILE|REGEX|LAYERS|OFFSET|PASSES.
+# anchor (every selection t-guides makes on them): FILE|REGEX|LAYERS|OFFSET|
+# PASSES|NAME|OPTIONS (NAME tells two selections on one trace apart).
 cat >anchors.txt <<'EOF'
-gaunernst_bert-small-uncased__1016001.json.gz|flash_fwd_kernel|4|0|1
-google_owlv2-large-patch14-ensemble__1016001.json.gz|cunn_SoftMaxForward|24|0|5
-sglang_Qwen3-8B_prefilldecode.json.gz|rotary_embedding_kernel|36|0|1
-eager_trace.json.gz|vllm::rotary_embedding_kernel|36|0|1
-graph_execution.json.gz|vllm::rotary_embedding_kernel|24|0|1
-Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|silu_kernel|24|11|1
-trace_100Kpar_4exp_8batch_128seq_1024.json|gatherTopK|10|0|1
+gaunernst_bert-small-uncased__1016001.json.gz|flash_fwd_kernel|4|0|1||
+google_owlv2-large-patch14-ensemble__1016001.json.gz|cunn_SoftMaxForward|24|0|5||
+google_owlv2-large-patch14-ensemble__1016001.json.gz|softmax_warp_forward|12|0|5|.text|
+sglang_Qwen3-8B_prefilldecode.json.gz|rotary_embedding_kernel|36|0|1||
+sglang_Qwen3-8B_prefilldecode.json.gz|FmhaBatchPrefillWithPagedKVCache|36|0|1|.fmha|--pid 9
+eager_trace.json.gz|vllm::rotary_embedding_kernel|36|0|1||
+graph_execution.json.gz|vllm::rotary_embedding_kernel|24|0|1||
+Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|silu_kernel|24|11|1||
+Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|flash_fwd_kernel|24|10|1|.flash|
+trace_100Kpar_4exp_8batch_128seq_1024.json|gatherTopK|10|0|1||
 EOF
-while IFS='|' read -r file re layers offset passes; do
+while IFS='|' read -r file re layers offset passes name extra; do
 	[ -f "$TRACES/$file" ] || { skip "$file" "not in $TRACES"; continue; }
-	b=real.${file%%.json*}
+	b=real.${file%%.json*}$name
 	( sel() { "$1" "$TRACES/$file" "$2" --anchor-regex "$re" --num-layers "$layers" \
-		--anchor-offset "$offset" --passes "$passes"; }
+		--anchor-offset "$offset" --passes "$passes" $extra; }
 	  RC=0; sel guides "$b.guides.json.gz" 2>"$b.g.err" || RC=$?; echo "$RC" >"$b.g.rc"
 	  RC=0; sel both "$b.both.json" 2>"$b.b.err" || RC=$?; echo "$RC" >"$b.b.rc" ) &
 done <anchors.txt
 wait
-while IFS='|' read -r file re layers offset passes; do
+while IFS='|' read -r file re layers offset passes name extra; do
 	[ -f "$TRACES/$file" ] || continue
-	b=real.${file%%.json*}
-	what="$file: $re x $layers x $passes"
+	b=real.${file%%.json*}$name
+	what="$file: $re x $layers x $passes${extra:+ $extra}"
 	if [ "$(cat "$b.g.rc")" = 0 ]; then
 		verified "$what: guides only (gzipped output), verified" pg "$TRACES/$file" "$b.guides.json.gz"
 	else
