@@ -294,3 +294,183 @@ expect 2 "regex: \\N{NAME} is refused naming \\x{...}" \
 	"tr-select-anchors --anchor-regex '\\N{LATIN CAPITAL LETTER A}' --num-layers 3 --anchor-offset 0 <ends.stream" &&
 	stderr_is "regex: \\N{NAME}: message" \
 		'tr-select-anchors: --anchor-regex: at offset 0: \N{...} (a character by its Unicode name) is not supported, PCRE2 has no name table: write the code point as \x{...}, e.g. \x{e9} for \N{LATIN SMALL LETTER E WITH ACUTE}'
+
+# ------------------------------------------------------ --confirm-cpu rules
+
+# cpu.json: anchors A (correlations 1-3) launched by cuda_runtime events on
+#   pid 50, tid 51; the scope S starts once between consecutive launches on
+#   that thread, and also on tid 52 (another thread: not counted).
+# graph.json: the second and third anchors share one launch (as in a CUDA
+#   graph).  nocorr.json: an anchor without args.correlation.
+mk <<'EOF2'
+@cpu.json
+python_function|S|50|51|9|5|-
+cuda_runtime|cudaLaunchKernel|50|51|10|2|{"correlation":1}
+python_function|S|50|51|19|5|-
+python_function|S|50|52|21|5|-
+cuda_runtime|cudaLaunchKernel|50|51|20|2|{"correlation":2}
+user_annotation|S|50|51|29|5|-
+cuda_runtime|cudaLaunchKernel|50|51|30|2|{"correlation":3}
+kernel|A|0|7|100|10|{"device":0,"correlation":1}
+kernel|A|0|7|200|10|{"device":0,"correlation":2}
+kernel|A|0|7|300|10|{"device":0,"correlation":3}
+@graph.json
+cuda_runtime|cudaGraphLaunch|50|51|10|2|{"correlation":1}
+cpu_op|S|50|51|15|1|-
+cuda_runtime|cudaGraphLaunch|50|51|20|2|{"correlation":2}
+kernel|A|0|7|100|10|{"device":0,"correlation":1}
+kernel|A|0|7|200|10|{"device":0,"correlation":2}
+kernel|A|0|7|300|10|{"device":0,"correlation":2}
+@nocorr.json
+cuda_runtime|cudaLaunchKernel|50|51|10|2|{"correlation":1}
+cpu_op|S|50|51|15|1|-
+kernel|A|0|7|100|10|{"device":0,"correlation":1}
+kernel|A|0|7|200|10|{"device":0}
+EOF2
+
+landmark "--confirm-cpu: scopes placed by the launches, on the launching thread only" ok cpu.json \
+	--anchor-regex '^A$' --num-layers 3 --anchor-offset 0 --confirm-regex '^S$' --confirm-cpu
+landmark "--confirm-cpu: one layer per pass leaves no interval to check" ok cpu.json \
+	--anchor-regex '^A$' --num-layers 1 --passes 3 --anchor-offset 0 --confirm-regex '^S$' --confirm-cpu
+landmark "--confirm-cpu: a GPU landmark of that name does not exist" refused cpu.json \
+	--anchor-regex '^A$' --num-layers 3 --anchor-offset 0 --confirm-regex '^S$'
+tr-decode graph.json >graph.stream
+expect 1 "--confirm-cpu: anchors sharing one launch are refused" \
+	"tr-select-anchors --anchor-regex '^A$' --num-layers 3 --anchor-offset 0 --confirm-regex '^S$' --confirm-cpu <graph.stream" &&
+	stderr_is "--confirm-cpu: one launch for two anchors: message" \
+		"tr-select-anchors: --confirm-cpu: pass 0, layers 1 and 2 (anchors at ts 200 and 300, launched at ts 20.000 and 20.000): the second anchor was not launched after the first (one launch for both, as in a CUDA graph?); no CPU scope can lie between them: use a GPU landmark"
+tr-decode nocorr.json >nocorr.stream
+expect 1 "--confirm-cpu: an anchor without a launch is refused" \
+	"tr-select-anchors --anchor-regex '^A$' --num-layers 2 --anchor-offset 0 --confirm-regex '^S$' --confirm-cpu <nocorr.stream" &&
+	stderr_is "--confirm-cpu: an anchor without a launch: message" \
+		"tr-select-anchors: --confirm-cpu: the anchor at ts 200 (event 3) has no launch (no cuda_runtime or cuda_driver event with its args.correlation, which it lacks); CPU scopes are placed by the anchors' launches: use a GPU landmark"
+
+# ------------------------------------- tr-layer-track, the report, tr-verify
+
+# ltrack NAME OUT OPTIONS...: tr-layer-track succeeds (verification included)
+ltrack() {
+	name=$1 out=$2
+	shift 2
+	rm -f "$out" "$out.layers.json"
+	RC=0
+	tr-layer-track --trace spec.json --output "$out" --phase decode --evidence "$EV" \
+		--num-layers 4 --passes 2 --anchor-offset 0 "$@" >"$T/out" 2>"$T/err" || RC=$?
+	if [ "$RC" = 0 ] && grep -q '^verification: verified' "$T/out"; then
+		pass "$name"
+	else
+		fail "$name" "exit status $RC" "stderr: $(head -c 400 "$T/err")"
+	fi
+}
+# report_keys NAME REPORT EXPECTED: the landmark keys of a layers report
+report_keys() {
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+keys = list(r)
+i = keys.index("passes")
+print(keys[i + 1:i + 3], json.dumps(r["confirm_regex"]), json.dumps(r["confirm_cpu"]))
+' "$2" >keys.txt
+	echo "$3" >keys.want
+	same "$1" keys.want keys.txt
+}
+
+ltrack "tr-layer-track --confirm-regex: target attention" g.json \
+	--anchor-regex 'Flash_fwd_kernel_traits<128' --confirm-regex "$ROT"
+report_keys "report: confirm_regex and confirm_cpu after passes" g.json.layers.json \
+	"['confirm_regex', 'confirm_cpu'] \"$ROT\" false"
+tr-verify --source spec.json --output g.json >verify.out 2>&1
+grep '^landmark' verify.out >verify.txt
+echo "landmark         ok: confirm_regex \"$ROT\": 6 anchor intervals recounted from the source" >verify.want
+same "tr-verify: the landmark recounted (6 intervals: 3 per pass)" verify.want verify.txt
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["confirm_regex"] = "rms_norm_kernel<c10::BFloat16>"
+json.dump(r, open(sys.argv[2], "w"))
+' g.json.layers.json mutated.json
+expect 1 "tr-verify: a report claiming a landmark that does not hold fails" \
+	"tr-verify --source spec.json --output g.json --report mutated.json" &&
+	grep -A1 '^landmark' "$T/out" >verify.txt &&
+	printf '%s\n' 'landmark         FAILED: confirm_regex "rms_norm_kernel<c10::BFloat16>": 6 anchor intervals recounted from the source' \
+		"  mutated.json claims confirm_regex \"rms_norm_kernel<c10::BFloat16>\", but pass 0, layer 0 (anchor at ts $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]), parse_float=str)["layers"][0]["start_us"])' g.json.layers.json)) has 2 matching kernels in the source, not exactly one" >verify.want &&
+	same "tr-verify: the mutated landmark: the first failure" verify.want verify.txt
+
+ltrack "tr-layer-track --confirm-cpu: target attention, rotary cpu_op" c.json \
+	--anchor-regex 'Flash_fwd_kernel_traits<128' --confirm-regex '^_C::rotary_embedding$' --confirm-cpu
+report_keys "report: confirm_cpu true" c.json.layers.json \
+	"['confirm_regex', 'confirm_cpu'] \"^_C::rotary_embedding\$\" true"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["confirm_regex"] = "^aten::mm$"
+json.dump(r, open(sys.argv[2], "w"))
+' c.json.layers.json mutated2.json
+expect 1 "tr-verify: a mutated CPU landmark fails" \
+	"tr-verify --source spec.json --output c.json --report mutated2.json" &&
+	grep -c '^  mutated2.json claims confirm_regex "^aten::mm\$" (confirm_cpu), but pass [01], layer [012] (anchor at ts [0-9.]*) has 4 CPU scopes between the anchors. launches in the source, not exactly one$' "$T/out" >n.txt &&
+	echo 6 >n.want && same "tr-verify: the mutated CPU landmark fails in all 6 intervals" n.want n.txt
+
+ltrack "tr-layer-track without a landmark" n.json --anchor-regex 'Flash_fwd_kernel_traits<128'
+report_keys "report: no landmark is null and false" n.json.layers.json "['confirm_regex', 'confirm_cpu'] null false"
+tr-verify --source spec.json --output n.json >verify.out 2>&1
+absent_line() {
+	if grep -q "$2" "$3"; then fail "$1" "$(grep "$2" "$3")"; else pass "$1"; fi
+}
+absent_line "tr-verify: no landmark check without a claimed landmark" '^landmark' verify.out
+
+refused_track() {
+	name=$1
+	shift
+	rm -rf r && mkdir r
+	RC=0
+	tr-layer-track --trace spec.json --output r/o.json --phase decode --evidence "$EV" \
+		--num-layers 4 --passes 2 --anchor-offset 0 "$@" >"$T/out" 2>"$T/err" || RC=$?
+	if [ "$RC" = 1 ] && grep -q "^tr-select-anchors: --confirm-regex" "$T/err" && [ -z "$(ls -A r)" ]; then
+		pass "$name"
+	else
+		fail "$name" "exit status $RC, files: $(ls -A r)" "stderr: $(head -c 400 "$T/err")"
+	fi
+}
+refused_track "tr-layer-track: the draft trap refused, nothing written" \
+	--anchor-regex flash_fwd_kernel --confirm-regex "$ROT"
+refused_track "tr-layer-track --confirm-cpu: the norm trap refused, nothing written" \
+	--anchor-regex 'rms_norm_kernel<c10::BFloat16>' --confirm-regex '^vllm::unified_attention$' --confirm-cpu
+
+# ------------------------------------------------------------ real traces
+
+SG=$TRACES/sglang_Qwen3-8B_prefilldecode.json.gz
+EG=$TRACES/eager_trace.json.gz
+if [ -r "$SG" ] && [ -r "$EG" ]; then
+	# Qwen3-8B, 36 layers: rotary once per layer, the module scopes
+	# "nn.Module: Qwen3DecoderLayer_<i>" once per layer on the CPU side, and
+	# an add_rmsnorm_quant kernel twice per layer (72 = the right count for
+	# 36 layers from offset 0, and a wrong anchor)
+	landmark "real (sglang Qwen3-8B): rotary confirmed by the decoder-layer module scopes" ok "$SG" \
+		--anchor-regex rotary_embedding_kernel --num-layers 36 --anchor-offset 0 \
+		--confirm-regex '^nn\.Module: Qwen3DecoderLayer_\d+$' --confirm-cpu
+	NORM='add_rmsnorm_quant_kernelIDF16bDF16bLi256'
+	expect 0 "real (sglang Qwen3-8B): the twice-per-layer norm is accepted alone" \
+		"tr-decode '$SG' | tr-select-anchors --anchor-regex $NORM --num-layers 36 --anchor-offset 0 >/dev/null"
+	landmark "real (sglang Qwen3-8B): the twice-per-layer norm refused by the module scopes" refused "$SG" \
+		--anchor-regex "$NORM" --num-layers 36 --anchor-offset 0 \
+		--confirm-regex '^nn\.Module: Qwen3DecoderLayer_\d+$' --confirm-cpu
+	landmark "real (sglang Qwen3-8B): rotary confirmed by the KV-cache store kernel" ok "$SG" \
+		--anchor-regex rotary_embedding_kernel --num-layers 36 --anchor-offset 0 \
+		--confirm-regex store_kvcache
+	# vLLM MoE, 36 layers: "nn.Module: TransformerBlock_<i>"
+	landmark "real (vLLM eager MoE): rotary confirmed by the transformer-block scopes" ok "$EG" \
+		--anchor-regex rotary_embedding_kernel --num-layers 36 --anchor-offset 0 \
+		--confirm-regex '^nn\.Module: TransformerBlock_\d+$' --confirm-cpu
+	rm -f q.json q.json.layers.json
+	if tr-layer-track --trace "$SG" --output q.json --phase prefill --evidence "$EV" \
+		--anchor-regex rotary_embedding_kernel --num-layers 36 --anchor-offset 0 \
+		--confirm-regex '^nn\.Module: Qwen3DecoderLayer_\d+$' --confirm-cpu >"$T/out" 2>"$T/err" &&
+		tr-verify --source "$SG" --output q.json | grep -qx 'landmark         ok: confirm_regex "^nn\\\\.Module: Qwen3DecoderLayer_\\\\d+\$" (CPU scopes): 35 anchor intervals recounted from the source'; then
+		pass "real (sglang Qwen3-8B): tr-layer-track --confirm-cpu, verified with 35 intervals"
+	else
+		fail "real (sglang Qwen3-8B): tr-layer-track --confirm-cpu" "$(head -c 400 "$T/err")" \
+			"$(tr-verify --source "$SG" --output q.json 2>&1 | grep landmark)"
+	fi
+else
+	skip "real traces for --confirm-regex" "$TRACES lacks the sglang and eager traces"
+fi
