@@ -421,6 +421,45 @@ static int exact_regex(struct buf *b, const char *name, size_t n)
 	return exact;
 }
 
+/* Second landmarks for the top candidate (tr-select-anchors --confirm-regex):
+ * the kernels of the group that occur exactly once between consecutive
+ * occurrences of it inside its runs, listed with the exact regex. */
+static void put_landmarks(const struct state *st, uint32_t g, const struct name_stats *top,
+			  const size_t *order, size_t n, struct buf *out)
+{
+	int64_t limit = run_limit(top);
+	size_t i, shown = 0;
+	struct buf rx = BUF_INIT;
+
+	if (st->json)
+		buf_addstr(out, ",\"landmarks\":[");
+	for (i = 0; i < n && shown < (size_t)st->top; i++) {
+		const struct name_stats *s = &st->names[order[i]];
+		if (s == top || s->group != g || interleave(top, s, limit) != 1)
+			continue;
+		buf_reset(&rx);
+		(void)exact_regex(&rx, s->name, s->name_len);
+		if (st->json) {
+			buf_addstr(out, shown ? ",{\"name\":" : "{\"name\":");
+			json_escape(out, s->name, s->name_len);
+			buf_addstr(out, ",\"regex\":");
+			put_text(out, rx.p);
+			buf_addch(out, '}');
+		} else {
+			if (shown == 0)
+				buf_addstr(out, "second landmarks, once between consecutive anchors of "
+					   "candidate 1 (add one with --confirm-regex):\n");
+			buf_addstr(out, "  --confirm-regex ");
+			shell_quote(out, rx.p);
+			buf_addch(out, '\n');
+		}
+		shown++;
+	}
+	if (st->json)
+		buf_addch(out, ']');
+	buf_release(&rx);
+}
+
 static void report_group(struct state *st, uint32_t g, struct buf *out, int first_group)
 {
 	size_t *order = xmalloc((st->keys.n + 1) * sizeof *order), n = 0, i, k, shown;
@@ -547,6 +586,10 @@ static void report_group(struct state *st, uint32_t g, struct buf *out, int firs
 			put_text(out, cmd.p);
 		else
 			buf_addstr(out, "null");
+		if (top)
+			put_landmarks(st, g, top, order, n, out);
+		else
+			buf_addstr(out, ",\"landmarks\":[]");
 		buf_addch(out, '}');
 	} else {
 		buf_printf(out, "== pid %.*s, device %s: %zu kernel names\n", pidlen, key, sep + 1, n);
@@ -574,6 +617,8 @@ static void report_group(struct state *st, uint32_t g, struct buf *out, int firs
 		if (top)
 			buf_printf(out, "starting point (verify L0 yourself before publishing):\n  %s\n",
 				   cmd.p);
+		if (top)
+			put_landmarks(st, g, top, order, n, out);
 	}
 	buf_release(&warn);
 	buf_release(&cmd);

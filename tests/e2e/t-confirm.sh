@@ -474,3 +474,52 @@ if [ -r "$SG" ] && [ -r "$EG" ]; then
 else
 	skip "real traces for --confirm-regex" "$TRACES lacks the sglang and eager traces"
 fi
+
+# ------------------------------------------- tr-survey lists the landmarks
+
+# survey_landmarks NAME TRACE N WANT: tr-survey --json lists, for the top
+# candidate of the first group, landmarks whose names contain each of the
+# "|"-separated WANT texts, and tr-select-anchors accepts the top candidate
+# with every listed landmark (its --anchor-regex, --anchor-offset, --passes
+# and --pid from the suggested command).
+survey_landmarks() {
+	name=$1 trace=$2 n=$3 want=$4
+	tr-decode "$trace" | tr-survey --num-layers "$n" --json >survey.json
+	python3 - survey.json "$want" >cmds.txt <<'PY' || { fail "$name" "$(cat cmds.txt)"; return; }
+import json, shlex, sys
+g = json.load(open(sys.argv[1]))['groups'][0]
+lm = g['landmarks']
+for w in sys.argv[2].split('|'):
+    assert any(w in l['name'] for l in lm), (w, [l['name'][:80] for l in lm])
+cmd = shlex.split(g['command'])
+opts = [x for i, x in enumerate(cmd) if i > 0 and cmd[i - 1] in
+        ('--anchor-regex', '--num-layers', '--anchor-offset', '--passes', '--pid') or
+        x in ('--anchor-regex', '--num-layers', '--anchor-offset', '--passes', '--pid')]
+for l in lm:
+    print(shlex.join(opts + ['--confirm-regex', l['regex']]))
+PY
+	ok=0 bad=
+	while IFS= read -r line; do
+		eval "set -- $line"
+		if tr-decode "$trace" | tr-select-anchors "$@" >/dev/null 2>"$T/err"; then
+			ok=$((ok + 1))
+		else
+			bad="$bad $(head -c 200 "$T/err")"
+		fi
+	done <cmds.txt
+	if [ -z "$bad" ] && [ "$ok" -gt 0 ]; then
+		pass "$name ($ok landmarks, each accepted)"
+	else
+		fail "$name" "refused:$bad"
+	fi
+}
+rm -f s6.json
+tr-gen --layers 6 --passes 3 -o s6.json
+survey_landmarks "tr-survey: landmarks for the top candidate (generated)" s6.json 6 \
+	'rotary_embedding_kernel<c10::BFloat16, true>|Flash_fwd_kernel_traits<128'
+if [ -r "$SG" ]; then
+	survey_landmarks "tr-survey: landmarks for the top candidate (sglang Qwen3-8B)" "$SG" 36 \
+		'rotary_embedding_kernel|store_kvcache'
+else
+	skip "tr-survey landmarks on a real trace" "$SG is absent"
+fi
