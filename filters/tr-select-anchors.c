@@ -676,8 +676,15 @@ static void check_gpu_landmark(struct state *st, struct match **sel, struct matc
 				   "of its terminal at ts %s, dur %s)", i / N, first, a->ts, t->ts, t->dur);
 		}
 		count = keys_between(keys, n, key_of(a), hi);
-		if (count != 1)
-			refuse_landmark(st, where.p, count, "kernels match there");
+		if (count != 1) {
+			/* freed first, for leak checkers: the refusal exits */
+			char msg[1024];
+			snprintf(msg, sizeof msg, "%s", where.p);
+			buf_release(&where);
+			free(keys);
+			free(found);
+			refuse_landmark(st, msg, count, "kernels match there");
+		}
 	}
 	buf_release(&where);
 	free(keys);
@@ -724,16 +731,22 @@ static void check_cpu_landmark(struct state *st, struct match **sel, size_t need
 	const char **threads = xmalloc((2 * need + 2) * sizeof *threads);
 	struct tkey *keys = xmalloc((st->scopes.n + 1) * sizeof *keys);
 	struct buf where = BUF_INIT;
-	char t0[NUM_US_BUFSZ], t1[NUM_US_BUFSZ];
+	char t0[NUM_US_BUFSZ], t1[NUM_US_BUFSZ], msg[1024];
+	size_t count = 0;
+	int miscount = 0;
 
-	qsort(st->launches.v, st->launches.n, sizeof *st->launches.v, cmp_correlation);
+	if (st->launches.n > 0)
+		qsort(st->launches.v, st->launches.n, sizeof *st->launches.v, cmp_correlation);
 	for (i = 0; i < need; i++) {
 		launch[i] = launch_of(&st->launches, sel[i]);
-		if (launch[i] == NULL)
-			die(EXIT_INPUT, "--confirm-cpu: the anchor at ts %s (event %" PRIu64 ") has no "
-			    "launch (no cuda_runtime or cuda_driver event with its args.correlation%s); "
-			    "CPU scopes are placed by the anchors' launches: use a GPU landmark",
-			    sel[i]->ts, sel[i]->index, sel[i]->correlation_ok ? "" : ", which it lacks");
+		if (launch[i] == NULL) {
+			snprintf(msg, sizeof msg, "--confirm-cpu: the anchor at ts %s (event %" PRIu64
+				 ") has no launch (no cuda_runtime or cuda_driver event with its "
+				 "args.correlation%s); CPU scopes are placed by the anchors' launches: "
+				 "use a GPU landmark", sel[i]->ts, sel[i]->index,
+				 sel[i]->correlation_ok ? "" : ", which it lacks");
+			goto refused;
+		}
 		/* threads are few: the pid and tid texts are shared, so compare pointers */
 		for (k = 0; k < nthreads; k++)
 			if (threads[2 * k] == launch[i]->pid && threads[2 * k + 1] == launch[i]->tid)
@@ -756,7 +769,7 @@ static void check_cpu_landmark(struct state *st, struct match **sel, size_t need
 	}
 	qsort(keys, nkeys, sizeof *keys, cmp_tkey);
 	for (i = 0; i + 1 < need; i++) {
-		size_t layer = i % N, count;
+		size_t layer = i % N;
 		int64_t first = st->opt.first_layer + (int64_t)layer;
 		struct tkey lo = { launch[i]->ts_ns, launch[i]->ts_sub };
 		struct tkey hi = { launch[i + 1]->ts_ns, launch[i + 1]->ts_sub };
@@ -768,18 +781,33 @@ static void check_cpu_landmark(struct state *st, struct match **sel, size_t need
 		buf_printf(&where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at ts %s and "
 			   "%s, launched at ts %s and %s)", i / N, first, first + 1, sel[i]->ts,
 			   sel[i + 1]->ts, t0, t1);
-		if (cmp_tkey(&lo, &hi) >= 0)
-			die(EXIT_INPUT, "--confirm-cpu: %s: the second anchor was not launched after "
-			    "the first (one launch for both, as in a CUDA graph?); no CPU scope can "
-			    "lie between them: use a GPU landmark", where.p);
+		if (cmp_tkey(&lo, &hi) >= 0) {
+			snprintf(msg, sizeof msg, "--confirm-cpu: %s: the second anchor was not "
+				 "launched after the first (one launch for both, as in a CUDA graph?); "
+				 "no CPU scope can lie between them: use a GPU landmark", where.p);
+			goto refused;
+		}
 		count = keys_between(keys, nkeys, lo, hi);
-		if (count != 1)
-			refuse_landmark(st, where.p, count, "CPU scopes start there");
+		if (count != 1) {
+			snprintf(msg, sizeof msg, "%s", where.p);
+			miscount = 1;
+			goto refused;
+		}
 	}
 	buf_release(&where);
 	free(keys);
 	free(threads);
 	free(launch);
+	return;
+refused:
+	/* freed first, for leak checkers: the refusal exits */
+	buf_release(&where);
+	free(keys);
+	free(threads);
+	free(launch);
+	if (miscount)
+		refuse_landmark(st, msg, count, "CPU scopes start there");
+	die(EXIT_INPUT, "%s", msg);
 }
 
 static void put_str_or_null(struct buf *b, const char *raw)

@@ -1063,8 +1063,10 @@ static void check_landmark(struct state *st, const char *const *reports, int nre
 	}
 	if (finish(&x) != 0)
 		die(EXIT_CANNOT_RUN, "a decoder failed");
-	qsort(found.v, found.n, sizeof *found.v, lm_cmp_ns);
-	qsort(launches.v, launches.n, sizeof *launches.v, lm_cmp_key);
+	if (found.n > 0)
+		qsort(found.v, found.n, sizeof *found.v, lm_cmp_ns);
+	if (launches.n > 0)
+		qsort(launches.v, launches.n, sizeof *launches.v, lm_cmp_key);
 
 	for (k = 0, r = rows + 1; k + (cpu ? 1 : 0) < (size_t)n; k++, r = jdoc_next(&d, r)) {
 		int64_t lo = anchors.v[k].ns, hi, pass = 0, layer = 0;
