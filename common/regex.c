@@ -11,9 +11,16 @@ struct regex {
 	pcre2_match_data *match;
 };
 
-static int is_hex(char c)
+/* The value of a hex digit, or -1. */
+static int hex_value(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 /* Python's \uXXXX and \UXXXXXXXX, which PCRE2 does not know, become its
@@ -40,8 +47,8 @@ static char *translate(const char *pattern, size_t **map, char *err, size_t errs
 		if (next == 'u' || next == 'U') {
 			size_t digits = next == 'u' ? 4 : 8, k;
 			unsigned long value = 0;
-			for (k = 0; k < digits && is_hex(pattern[i + 2 + k]); k++)
-				value = value * 16 + strtoul((char[2]){ pattern[i + 2 + k], 0 }, NULL, 16);
+			for (k = 0; k < digits && hex_value(pattern[i + 2 + k]) >= 0; k++)
+				value = value * 16 + (unsigned long)hex_value(pattern[i + 2 + k]);
 			if (k < digits) {
 				snprintf(err, errsz, "at offset %zu: incomplete escape \\%c (Python's "
 					 "\\%c takes exactly %zu hex digits)", i, next, next, digits);
