@@ -280,8 +280,8 @@ static void see_cpu_event(struct state *st, const char *line, size_t len, const 
 	int ok, args;
 
 	if (!launch) {
-		const char *subject = name.p + 1;
-		size_t slen = name.len - 2;
+		const char *subject;
+		size_t slen;
 		int rc;
 		if (!category_has(cats, ncats, "cpu_op") &&
 		    !category_has(cats, ncats, "user_annotation") &&
@@ -289,6 +289,8 @@ static void see_cpu_event(struct state *st, const char *line, size_t len, const 
 			return;
 		if (name.len < 2 || name.p[0] != '"')
 			return;
+		subject = name.p + 1;
+		slen = name.len - 2;
 		if (memchr(subject, '\\', slen) != NULL) {
 			buf_reset(&st->name);
 			if (json_unescape(subject, slen, &st->name) != 0)
