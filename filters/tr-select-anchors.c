@@ -273,8 +273,9 @@ static void see_cpu_event(struct state *st, const char *line, size_t len, const 
 			  size_t ncats, struct member name)
 {
 	struct jdoc *d = &st->doc;
+	/* Runtime and Operator: the PyTorch 1.8-era names */
 	int launch = category_has(cats, ncats, "cuda_runtime") ||
-		     category_has(cats, ncats, "cuda_driver");
+		     category_has(cats, ncats, "cuda_driver") || category_has(cats, ncats, "Runtime");
 	struct cpu_mark *mark;
 	int64_t correlation = 0;
 	int ok, args;
@@ -285,7 +286,8 @@ static void see_cpu_event(struct state *st, const char *line, size_t len, const 
 		int rc;
 		if (!category_has(cats, ncats, "cpu_op") &&
 		    !category_has(cats, ncats, "user_annotation") &&
-		    !category_has(cats, ncats, "python_function"))
+		    !category_has(cats, ncats, "python_function") &&
+		    !category_has(cats, ncats, "Operator"))
 			return;
 		if (name.len < 2 || name.p[0] != '"')
 			return;

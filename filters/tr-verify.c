@@ -1009,18 +1009,19 @@ static void check_landmark(struct state *st, const char *const *reports, int nre
 		const char *cat, *v;
 		size_t cn, vn;
 		int64_t ns, corr = 0;
-		int sub, args, is_kernel, rc;
+		int sub, args, is_kernel, launch, rc;
 		if (kind == LINE_HEAD || !event_member(line, len, "ph", &v, &vn) || vn != 3 ||
 		    v[1] != 'X' || !event_member(line, len, "cat", &cat, &cn) || cat[0] != '"')
 			continue;
 		cat++;
 		cn -= 2;
 		is_kernel = category_has(cat, cn, "kernel") || category_has(cat, cn, "Kernel");
-		if (!is_kernel && !(cpu && (category_has(cat, cn, "cuda_runtime") ||
-					    category_has(cat, cn, "cuda_driver") ||
-					    category_has(cat, cn, "cpu_op") ||
+		launch = category_has(cat, cn, "cuda_runtime") || category_has(cat, cn, "cuda_driver") ||
+			 category_has(cat, cn, "Runtime");
+		if (!is_kernel && !(cpu && (launch || category_has(cat, cn, "cpu_op") ||
 					    category_has(cat, cn, "user_annotation") ||
-					    category_has(cat, cn, "python_function"))))
+					    category_has(cat, cn, "python_function") ||
+					    category_has(cat, cn, "Operator"))))
 			continue;
 		if (jdoc_parse(&ev, line, len, NULL) != 0 ||
 		    (v = jdoc_raw(&ev, jdoc_find(&ev, 0, "ts"), &vn)) == NULL ||
@@ -1047,7 +1048,7 @@ static void check_landmark(struct state *st, const char *const *reports, int nre
 					anchors.v[at].key = corr;
 				continue;
 			}
-		} else if (category_has(cat, cn, "cuda_runtime") || category_has(cat, cn, "cuda_driver")) {
+		} else if (launch) {
 			if (corr != 0)
 				lm_add(&launches, corr, ns, &ev);
 			continue;

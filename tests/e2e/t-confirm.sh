@@ -75,14 +75,14 @@ if not a.cpu:
 else:
     launch = {}
     for e in ev:
-        if e.get('ph') == 'X' and cats(e) & {'cuda_runtime', 'cuda_driver'}:
+        if e.get('ph') == 'X' and cats(e) & {'cuda_runtime', 'cuda_driver', 'Runtime'}:
             c = (e.get('args') or {}).get('correlation')
             if c is not None and c not in launch:
                 launch[c] = e
     la = [launch[an['args']['correlation']] for an in sel]
     threads = {(l['pid'], l['tid']) for l in la}
     scopes = sorted(key(e) for e in ev if e.get('ph') == 'X' and
-                    cats(e) & {'cpu_op', 'user_annotation', 'python_function'} and
+                    cats(e) & {'cpu_op', 'user_annotation', 'python_function', 'Operator'} and
                     re.search(a.confirm, e['name']) and (e['pid'], e['tid']) in threads)
     for i in range(len(sel) - 1):
         layer = i % N
@@ -301,8 +301,21 @@ expect 2 "regex: \\N{NAME} is refused naming \\x{...}" \
 #   pid 50, tid 51; the scope S starts once between consecutive launches on
 #   that thread, and also on tid 52 (another thread: not counted).
 # graph.json: the second and third anchors share one launch (as in a CUDA
-#   graph).  nocorr.json: an anchor without args.correlation.
+#   graph).  nocorr.json: an anchor without args.correlation.  old.json: the
+#   PyTorch 1.8-era categories Kernel, Runtime and Operator; the second
+#   interval holds two scopes.
 mk <<'EOF2'
+@old.json
+Operator|S|50|"51"|9|5|-
+Runtime|cudaLaunchKernel|50|"51"|10|2|{"correlation":1}
+Operator|S|50|"51"|19|5|-
+Runtime|cudaLaunchKernel|50|"51"|20|2|{"correlation":2}
+Operator|S|50|"51"|25|1|-
+Operator|S|50|"51"|27|1|-
+Runtime|cudaLaunchKernel|50|"51"|30|2|{"correlation":3}
+Kernel|A|0|"stream 7"|100|10|{"device":0,"correlation":1}
+Kernel|A|0|"stream 7"|200|10|{"device":0,"correlation":2}
+Kernel|A|0|"stream 7"|300|10|{"device":0,"correlation":3}
 @cpu.json
 python_function|S|50|51|9|5|-
 cuda_runtime|cudaLaunchKernel|50|51|10|2|{"correlation":1}
@@ -329,6 +342,8 @@ kernel|A|0|7|200|10|{"device":0}
 EOF2
 
 landmark "--confirm-cpu: scopes placed by the launches, on the launching thread only" ok cpu.json \
+	--anchor-regex '^A$' --num-layers 3 --anchor-offset 0 --confirm-regex '^S$' --confirm-cpu
+landmark "--confirm-cpu: 1.8-era Runtime launches and Operator scopes" refused old.json \
 	--anchor-regex '^A$' --num-layers 3 --anchor-offset 0 --confirm-regex '^S$' --confirm-cpu
 landmark "--confirm-cpu: one layer per pass leaves no interval to check" ok cpu.json \
 	--anchor-regex '^A$' --num-layers 1 --passes 3 --anchor-offset 0 --confirm-regex '^S$' --confirm-cpu
