@@ -309,7 +309,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	{
 		static const char *const copied[] = { "anchor_regex", "end_anchor_regex",
 			"anchor_offset", "matching_anchor_count", "num_layers", "first_layer",
-			"passes" };
+			"passes", "confirm_regex", "confirm_cpu" };
 		size_t k;
 		for (k = 0; k < sizeof copied / sizeof copied[0]; k++) {
 			size_t n;

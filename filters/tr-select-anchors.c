@@ -23,6 +23,7 @@ static const char usage_text[] =
 	"usage: tr-select-anchors --anchor-regex RE --num-layers N --anchor-offset K\n"
 	"                         [--passes P] [--first-layer F] [--pid PID]\n"
 	"                         [--device D] [--end-anchor-regex RE]\n"
+	"                         [--confirm-regex RE [--confirm-cpu]]\n"
 	"Select the once-per-layer anchor kernels of a trace-layers stream\n"
 	"(tr-stream(5)) and add anchor records before its tail for tr-guides(1).\n"
 	"\n"
@@ -36,6 +37,10 @@ static const char usage_text[] =
 	"  --pid PID              only kernels of this pid\n"
 	"  --device D             only kernels whose args.device is D\n"
 	"  --end-anchor-regex RE  terminal kernel that ends each layer's work\n"
+	"  --confirm-regex RE     a second landmark: a kernel that must occur exactly\n"
+	"                         once between consecutive anchors of a pass\n"
+	"  --confirm-cpu          the landmark is a CPU scope (cpu_op, user_annotation,\n"
+	"                         python_function) placed by the anchors' launches\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or selection refused,\n"
@@ -48,9 +53,13 @@ static _Noreturn void usage(FILE *to, int status)
 }
 
 struct options {
-	const char *anchor_regex, *end_regex, *pid, *device;
+	const char *anchor_regex, *end_regex, *confirm_regex, *pid, *device;
 	int64_t num_layers, offset, passes, first_layer;
+	int confirm_cpu;
 };
+
+/* What a matching kernel is to the selection. */
+enum role { ROLE_ANCHOR, ROLE_END, ROLE_CONFIRM };
 
 /* One matching kernel; raw JSON texts are kept for the records. */
 struct match {
@@ -58,7 +67,9 @@ struct match {
 	int64_t ts_ns, dur_ns;
 	int ts_sub, dur_sub;   /* digits beyond the nanosecond */
 	int ts_ok, dur_ok;     /* JSON numbers present */
-	int is_end;            /* matched the end regex, not the anchor regex */
+	enum role role;        /* which of the regexes it matched */
+	int64_t correlation;   /* args.correlation, for --confirm-cpu */
+	int correlation_ok;
 	char *ts, *dur;        /* raw, this match's own */
 	/* raw, shared: the same few texts repeat over thousands of anchors */
 	const char *pid, *tid, *device, *name;  /* device may be NULL */
@@ -140,10 +151,33 @@ static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int
 	*ok = num_us_to_ns(p, n, ns, sub) == NUM_OK;
 }
 
+/* A CPU-side event for --confirm-cpu: a kernel launch (key: its
+ * args.correlation) or a scope matching the landmark (key unused). */
+struct cpu_mark {
+	int64_t correlation, ts_ns;
+	int ts_sub;
+	uint64_t index;
+	const char *pid, *tid;  /* raw, shared */
+};
+
+struct cpu_marks {
+	struct cpu_mark *v;
+	size_t n, cap;
+};
+
+/* The first kernel with a negative dur: Perfetto cannot bound it. */
+struct bad_dur {
+	int seen;
+	uint64_t index;
+	char *ts, *dur, *name;  /* raw */
+};
+
 struct state {
 	struct options opt;
-	struct regex *anchor_re, *end_re;
+	struct regex *anchor_re, *end_re, *confirm_re;
 	struct matches m;
+	struct cpu_marks launches, scopes;
+	struct bad_dur bad_dur;
 	struct pair_set pairs;
 	struct jdoc doc;
 	struct buf name, cat;
@@ -161,7 +195,7 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 	struct jdoc *d = &st->doc;
 	const char *subject = name.p + 1;
 	size_t slen = name.len - 2;
-	int args, is_anchor, is_end, rc;
+	int args, is_anchor, is_end, is_confirm = 0, rc, corr;
 	struct match *m;
 
 	if (memchr(subject, '\\', slen) != NULL) {
@@ -180,14 +214,22 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 			rc = erc;
 		is_end = erc == 1;
 	}
+	if (st->confirm_re != NULL && !st->opt.confirm_cpu) {
+		int crc = regex_search(st->confirm_re, subject, slen);
+		if (crc < 0)
+			rc = crc;
+		is_confirm = crc == 1;
+	}
 	if (rc < 0)
 		die(EXIT_TROUBLE, "event %" PRIu64 ": regular expression matching failed "
 		    "(resource limit)", st->events);
-	if (!is_anchor && !is_end)
+	if (!is_anchor && !is_end && !is_confirm)
 		return;
-	if (is_anchor && is_end)
-		die(EXIT_INPUT, "event %" PRIu64 ": kernel '%.*s' matches both --anchor-regex and "
-		    "--end-anchor-regex; make the patterns exclusive", st->events, (int)slen, subject);
+	if (is_anchor + is_end + is_confirm > 1)
+		die(EXIT_INPUT, "event %" PRIu64 ": kernel '%.*s' matches both %s and %s; make the "
+		    "patterns exclusive", st->events, (int)slen, subject,
+		    is_anchor ? "--anchor-regex" : "--end-anchor-regex",
+		    is_confirm ? "--confirm-regex" : "--end-anchor-regex");
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		die(EXIT_INPUT, "stdin: event %" PRIu64 ": not a JSON object", st->events);
 	if (st->m.n == st->m.cap) {
@@ -197,7 +239,7 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 	m = &st->m.v[st->m.n++];
 	memset(m, 0, sizeof *m);
 	m->index = st->events;
-	m->is_end = is_end;
+	m->role = is_anchor ? ROLE_ANCHOR : is_end ? ROLE_END : ROLE_CONFIRM;
 	m->pid = shared_member(&st->texts, d, 0, "pid");
 	m->tid = shared_member(&st->texts, d, 0, "tid");
 	m->ts = raw_copy(d, jdoc_find(d, 0, "ts"));
@@ -208,8 +250,98 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 						    : NULL;
 	parse_number(d, jdoc_find(d, 0, "ts"), &m->ts_ns, &m->ts_sub, &m->ts_ok);
 	parse_number(d, jdoc_find(d, 0, "dur"), &m->dur_ns, &m->dur_sub, &m->dur_ok);
+	corr = jdoc_type(d, args) == JT_OBJECT ? jdoc_find(d, args, "correlation") : -1;
+	m->correlation_ok = jdoc_int64(d, corr, &m->correlation) == 0;
 	if (m->pid == NULL)
 		m->pid = "null";
+}
+
+static struct cpu_mark *add_mark(struct cpu_marks *set)
+{
+	if (set->n == set->cap) {
+		set->cap = set->cap ? set->cap * 2 : 256;
+		set->v = xrealloc(set->v, set->cap * sizeof *set->v);
+	}
+	memset(&set->v[set->n], 0, sizeof set->v[0]);
+	return &set->v[set->n++];
+}
+
+/* --confirm-cpu: keep every kernel launch (a cuda_runtime or cuda_driver X
+ * event with an integer args.correlation; the anchors are not known yet)
+ * and every CPU scope whose name matches the landmark. */
+static void see_cpu_event(struct state *st, const char *line, size_t len, const char *cats,
+			  size_t ncats, struct member name)
+{
+	struct jdoc *d = &st->doc;
+	/* Runtime and Operator: the PyTorch 1.8-era names */
+	int launch = category_has(cats, ncats, "cuda_runtime") ||
+		     category_has(cats, ncats, "cuda_driver") || category_has(cats, ncats, "Runtime");
+	struct cpu_mark *mark;
+	int64_t correlation = 0;
+	int ok, args;
+
+	if (!launch) {
+		const char *subject;
+		size_t slen;
+		int rc;
+		if (!category_has(cats, ncats, "cpu_op") &&
+		    !category_has(cats, ncats, "user_annotation") &&
+		    !category_has(cats, ncats, "python_function") &&
+		    !category_has(cats, ncats, "Operator"))
+			return;
+		if (name.len < 2 || name.p[0] != '"')
+			return;
+		subject = name.p + 1;
+		slen = name.len - 2;
+		if (memchr(subject, '\\', slen) != NULL) {
+			buf_reset(&st->name);
+			if (json_unescape(subject, slen, &st->name) != 0)
+				return;
+			subject = st->name.p;
+			slen = st->name.len;
+		}
+		rc = regex_search(st->confirm_re, subject, slen);
+		if (rc < 0)
+			die(EXIT_TROUBLE, "event %" PRIu64 ": regular expression matching failed "
+			    "(resource limit)", st->events);
+		if (rc == 0)
+			return;
+	}
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		die(EXIT_INPUT, "stdin: event %" PRIu64 ": not a JSON object", st->events);
+	if (launch) {
+		args = jdoc_find(d, 0, "args");
+		if (jdoc_type(d, args) != JT_OBJECT ||
+		    jdoc_int64(d, jdoc_find(d, args, "correlation"), &correlation) != 0)
+			return;
+	}
+	mark = add_mark(launch ? &st->launches : &st->scopes);
+	mark->correlation = correlation;
+	mark->index = st->events;
+	parse_number(d, jdoc_find(d, 0, "ts"), &mark->ts_ns, &mark->ts_sub, &ok);
+	if (!ok) {
+		(launch ? &st->launches : &st->scopes)->n--;  /* cannot be placed */
+		return;
+	}
+	mark->pid = shared_member(&st->texts, d, 0, "pid");
+	mark->tid = shared_member(&st->texts, d, 0, "tid");
+}
+
+/* Remember the first kernel whose dur is a negative number. */
+static void see_kernel_dur(struct state *st, struct member ts, struct member dur,
+			   struct member name)
+{
+	int64_t ns;
+	int sub;
+
+	if (st->bad_dur.seen || dur.len == 0 || dur.p[0] != '-' ||
+	    num_us_to_ns(dur.p, dur.len, &ns, &sub) != NUM_OK || ns >= 0)
+		return;
+	st->bad_dur.seen = 1;
+	st->bad_dur.index = st->events;
+	st->bad_dur.ts = ts.len ? xmemdup(ts.p, ts.len) : xmemdup("missing", 7);
+	st->bad_dur.dur = xmemdup(dur.p, dur.len);
+	st->bad_dur.name = xmemdup(name.p, name.len);
 }
 
 /* The categories of an event, unescaped if they need it; NULL when the
@@ -233,12 +365,13 @@ static const char *categories(struct state *st, struct member cat, size_t *n)
  * One walk over the line's leading members; the rest is never parsed. */
 static void see_event(struct state *st, const char *line, size_t len)
 {
-	static const char *const keys[] = { "ts", "pid", "tid", "ph", "cat", "name" };
-	struct member m[6];
+	static const char *const keys[] = { "ts", "pid", "tid", "ph", "cat", "name", "dur" };
+	struct member m[7];
 	const char *cats;
 	size_t ncats;
+	int is_x;
 
-	event_members(line, len, keys, 6, m);
+	event_members(line, len, keys, 7, m);
 	/* most ts texts are plainly not below the origin's: no conversion */
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
 	    !(st->have_origin && num_text_not_below(m[0].p, m[0].len, st->origin_text.p,
@@ -264,10 +397,14 @@ static void see_event(struct state *st, const char *line, size_t len)
 	if (category_has(cats, ncats, "layer_guide"))
 		die(EXIT_INPUT, "event %" PRIu64 ": the trace already has layer guides (cat "
 		    "layer_guide); start from the original trace", st->events);
-	if (m[3].len == 3 && memcmp(m[3].p, "\"X\"", 3) == 0 &&
-	    (category_has(cats, ncats, "kernel") || category_has(cats, ncats, "Kernel")) &&
-	    m[5].len >= 2 && m[5].p[0] == '"')
-		check_kernel(st, line, len, m[5]);
+	is_x = m[3].len == 3 && memcmp(m[3].p, "\"X\"", 3) == 0;
+	if (is_x && (category_has(cats, ncats, "kernel") || category_has(cats, ncats, "Kernel"))) {
+		see_kernel_dur(st, m[0], m[6], m[5]);
+		if (m[5].len >= 2 && m[5].p[0] == '"')
+			check_kernel(st, line, len, m[5]);
+	} else if (is_x && st->opt.confirm_cpu) {
+		see_cpu_event(st, line, len, cats, ncats, m[5]);
+	}
 }
 
 static const char *device_of(const struct match *m)
@@ -299,7 +436,7 @@ static int strictly_after(const struct match *later, const struct match *earlier
 /* The evidence for a refusal: matches per pid and device (the first 32
  * groups), with the first timestamps of each in source order. */
 #define MAX_GROUPS 32
-static void show_groups(const struct state *st, int want_end)
+static void show_groups(const struct state *st, enum role want)
 {
 	const struct match *first[MAX_GROUPS];
 	size_t count[MAX_GROUPS], shown[MAX_GROUPS];
@@ -308,7 +445,7 @@ static void show_groups(const struct state *st, int want_end)
 
 	for (i = 0; i < st->m.n; i++) {
 		const struct match *m = &st->m.v[i];
-		if (m->is_end != want_end)
+		if (m->role != want)
 			continue;
 		for (g = 0; g < ngroups; g++)
 			if (strcmp(first[g]->pid, m->pid) == 0 &&
@@ -337,7 +474,7 @@ static void show_groups(const struct state *st, int want_end)
 static _Noreturn void refuse(const struct state *st, const char *why, const char *fix)
 {
 	fprintf(stderr, "%s: %s\n", diag_progname(), why);
-	show_groups(st, 0);
+	show_groups(st, ROLE_ANCHOR);
 	if (fix != NULL)
 		fprintf(stderr, "%s: %s\n", diag_progname(), fix);
 	exit(EXIT_INPUT);
@@ -362,7 +499,7 @@ static void choose_group(struct state *st, const char **pid, const char **device
 
 	for (i = 0; i < st->m.n; i++) {
 		const struct match *m = &st->m.v[i];
-		if (m->is_end || !wanted(st, m))
+		if (m->role != ROLE_ANCHOR || !wanted(st, m))
 			continue;
 		if (first_pid == NULL) {
 			first_pid = m->pid;
@@ -398,21 +535,23 @@ static int in_group(const struct match *m, const char *pid, const char *device)
 	return strcmp(m->pid, pid) == 0 && strcmp(device_of(m), device) == 0;
 }
 
-/* Pointers to the group's anchors (or terminals), sorted by time. */
+/* Pointers to the group's anchors (or terminals, or landmarks), sorted by
+ * time. */
 static struct match **sorted_group(struct state *st, const char *pid, const char *device,
-				   int is_end, size_t *count)
+				   enum role role, size_t *count)
 {
 	struct match **v = xmalloc((st->m.n + 1) * sizeof *v);
 	size_t i, n = 0;
 
 	for (i = 0; i < st->m.n; i++) {
 		struct match *m = &st->m.v[i];
-		if (m->is_end != is_end || !in_group(m, pid, device))
+		if (m->role != role || !in_group(m, pid, device))
 			continue;
 		if (!m->ts_ok)
 			die(EXIT_INPUT, "event %" PRIu64 ": %s kernel has no numeric ts (%s); "
 			    "the matches cannot be ordered", m->index,
-			    is_end ? "terminal" : "anchor", m->ts ? m->ts : "missing");
+			    role == ROLE_END ? "terminal" : role == ROLE_CONFIRM ? "landmark" : "anchor",
+			    m->ts ? m->ts : "missing");
 		v[n++] = m;
 	}
 	qsort(v, n, sizeof *v, cmp_ts);
@@ -428,6 +567,251 @@ static void check_duration(const struct match *m, const char *role)
 	if (m->dur_ns < 0)
 		die(EXIT_INPUT, "event %" PRIu64 ": selected %s kernel has a negative dur (%s)",
 		    m->index, role, m->dur);
+}
+
+/* ---- the second landmark (--confirm-regex) ---------------------------- */
+
+/* A time at nanosecond resolution; sub: digits beyond the nanosecond. */
+struct tkey {
+	int64_t ns;
+	int sub;
+};
+
+static int cmp_tkey(const void *a, const void *b)
+{
+	const struct tkey *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return (x->sub > y->sub) - (x->sub < y->sub);
+}
+
+/* The first of the sorted keys not below at. */
+static size_t lower_bound(const struct tkey *v, size_t n, struct tkey at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_tkey(&v[mid], &at) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t keys_between(const struct tkey *v, size_t n, struct tkey lo, struct tkey hi)
+{
+	size_t a = lower_bound(v, n, lo), b = lower_bound(v, n, hi);
+
+	return b > a ? b - a : 0;
+}
+
+static struct tkey key_of(const struct match *m)
+{
+	struct tkey k = { m->ts_ns, m->ts_sub };
+
+	return k;
+}
+
+static _Noreturn void refuse_landmark(const struct state *st, const char *where, size_t count,
+				      const char *what)
+{
+	fprintf(stderr, "%s: --confirm-regex '%s'%s: %s: %zu %s; exactly one is needed\n",
+		diag_progname(), st->opt.confirm_regex, st->opt.confirm_cpu ? " --confirm-cpu" : "",
+		where, count, what);
+	fprintf(stderr, "%s: a wrong anchor with the right count (a draft pass, a kernel that "
+		"runs twice per layer) or a landmark that is not once per layer: compare both "
+		"with tr-survey\n", diag_progname());
+	exit(EXIT_INPUT);
+}
+
+/* The terminal of a selected anchor when there is exactly one (the record
+ * loop refuses the other cases). */
+static const struct match *unique_terminal(struct match **ends, size_t nends,
+					   const struct match *a, const struct match *next)
+{
+	const struct match *term = NULL;
+	size_t k, count = 0;
+
+	for (k = 0; k < nends; k++) {
+		const struct match *t = ends[k];
+		if (t->ts_ns >= a->ts_ns && (next == NULL || cmp_ts(&t, &next) < 0)) {
+			count++;
+			term = t;
+		}
+	}
+	return count == 1 ? term : NULL;
+}
+
+/* A GPU landmark: exactly one matching kernel of the anchors' pid and
+ * device starts in [anchor_i, anchor_i+1) within a pass and, with
+ * --end-anchor-regex, in [last anchor, its terminal's end) of a pass. */
+static void check_gpu_landmark(struct state *st, struct match **sel, struct match **anchors,
+			       size_t nanchors, size_t at0, size_t need, struct match **ends,
+			       size_t nends, const char *pid, const char *device)
+{
+	size_t n, i, N = (size_t)st->opt.num_layers;
+	struct match **found = sorted_group(st, pid, device, ROLE_CONFIRM, &n);
+	struct tkey *keys = xmalloc((n + 1) * sizeof *keys);
+	struct buf where = BUF_INIT;
+
+	for (i = 0; i < n; i++)
+		keys[i] = key_of(found[i]);
+	for (i = 0; i < need; i++) {
+		const struct match *a = sel[i];
+		size_t layer = i % N, count;
+		int64_t first = st->opt.first_layer + (int64_t)layer;
+		struct tkey hi;
+		buf_reset(&where);
+		if (layer + 1 < N) {
+			hi = key_of(sel[i + 1]);
+			buf_printf(&where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at ts "
+				   "%s and %s)", i / N, first, first + 1, a->ts, sel[i + 1]->ts);
+		} else {
+			const struct match *next = at0 + i + 1 < nanchors ? anchors[at0 + i + 1] : NULL;
+			const struct match *t = st->end_re ? unique_terminal(ends, nends, a, next) : NULL;
+			if (t == NULL || !t->dur_ok)
+				continue;
+			hi.ns = t->ts_ns + t->dur_ns;
+			hi.sub = t->ts_sub || t->dur_sub;
+			buf_printf(&where, "pass %zu, layer %" PRId64 " (anchor at ts %s, up to the end "
+				   "of its terminal at ts %s, dur %s)", i / N, first, a->ts, t->ts, t->dur);
+		}
+		count = keys_between(keys, n, key_of(a), hi);
+		if (count != 1) {
+			/* freed first, for leak checkers: the refusal exits */
+			char msg[1024];
+			snprintf(msg, sizeof msg, "%s", where.p);
+			buf_release(&where);
+			free(keys);
+			free(found);
+			refuse_landmark(st, msg, count, "kernels match there");
+		}
+	}
+	buf_release(&where);
+	free(keys);
+	free(found);
+}
+
+static int cmp_correlation(const void *a, const void *b)
+{
+	const struct cpu_mark *x = a, *y = b;
+
+	if (x->correlation != y->correlation)
+		return x->correlation < y->correlation ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The launch of a kernel: the first cuda_runtime/cuda_driver event (in
+ * source order) with its args.correlation; NULL when there is none. */
+static const struct cpu_mark *launch_of(const struct cpu_marks *launches, const struct match *m)
+{
+	size_t lo = 0, hi = launches->n;
+
+	if (!m->correlation_ok)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (launches->v[mid].correlation < m->correlation)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < launches->n && launches->v[lo].correlation == m->correlation ?
+	       &launches->v[lo] : NULL;
+}
+
+/* A CPU landmark: CPU time runs ahead of the GPU, so the scopes are placed
+ * against the anchors' launches: exactly one matching scope on a thread that
+ * launched a selected anchor starts in [launch_i, launch_i+1) within a pass.
+ * The last layer of a pass is not checked: its scope starts before its own
+ * anchor's launch, in the interval before. */
+static void check_cpu_landmark(struct state *st, struct match **sel, size_t need)
+{
+	size_t N = (size_t)st->opt.num_layers, i, k, nthreads = 0, nkeys = 0;
+	const struct cpu_mark **launch = xmalloc((need + 1) * sizeof *launch);
+	const char **threads = xmalloc((2 * need + 2) * sizeof *threads);
+	struct tkey *keys = xmalloc((st->scopes.n + 1) * sizeof *keys);
+	struct buf where = BUF_INIT;
+	char t0[NUM_US_BUFSZ], t1[NUM_US_BUFSZ], msg[1024];
+	size_t count = 0;
+	int miscount = 0;
+
+	if (st->launches.n > 0)
+		qsort(st->launches.v, st->launches.n, sizeof *st->launches.v, cmp_correlation);
+	for (i = 0; i < need; i++) {
+		launch[i] = launch_of(&st->launches, sel[i]);
+		if (launch[i] == NULL) {
+			snprintf(msg, sizeof msg, "--confirm-cpu: the anchor at ts %s (event %" PRIu64
+				 ") has no launch (no cuda_runtime or cuda_driver event with its "
+				 "args.correlation%s); CPU scopes are placed by the anchors' launches: "
+				 "use a GPU landmark", sel[i]->ts, sel[i]->index,
+				 sel[i]->correlation_ok ? "" : ", which it lacks");
+			goto refused;
+		}
+		/* threads are few: the pid and tid texts are shared, so compare pointers */
+		for (k = 0; k < nthreads; k++)
+			if (threads[2 * k] == launch[i]->pid && threads[2 * k + 1] == launch[i]->tid)
+				break;
+		if (k == nthreads) {
+			threads[2 * k] = launch[i]->pid;
+			threads[2 * k + 1] = launch[i]->tid;
+			nthreads++;
+		}
+	}
+	for (i = 0; i < st->scopes.n; i++) {
+		const struct cpu_mark *s = &st->scopes.v[i];
+		for (k = 0; k < nthreads; k++)
+			if (threads[2 * k] == s->pid && threads[2 * k + 1] == s->tid)
+				break;
+		if (k < nthreads) {
+			keys[nkeys].ns = s->ts_ns;
+			keys[nkeys++].sub = s->ts_sub;
+		}
+	}
+	qsort(keys, nkeys, sizeof *keys, cmp_tkey);
+	for (i = 0; i + 1 < need; i++) {
+		size_t layer = i % N;
+		int64_t first = st->opt.first_layer + (int64_t)layer;
+		struct tkey lo = { launch[i]->ts_ns, launch[i]->ts_sub };
+		struct tkey hi = { launch[i + 1]->ts_ns, launch[i + 1]->ts_sub };
+		if (layer + 1 == N)
+			continue;
+		num_format_us3(lo.ns, t0);
+		num_format_us3(hi.ns, t1);
+		buf_reset(&where);
+		buf_printf(&where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at ts %s and "
+			   "%s, launched at ts %s and %s)", i / N, first, first + 1, sel[i]->ts,
+			   sel[i + 1]->ts, t0, t1);
+		if (cmp_tkey(&lo, &hi) >= 0) {
+			snprintf(msg, sizeof msg, "--confirm-cpu: %s: the second anchor was not "
+				 "launched after the first (one launch for both, as in a CUDA graph?); "
+				 "no CPU scope can lie between them: use a GPU landmark", where.p);
+			goto refused;
+		}
+		count = keys_between(keys, nkeys, lo, hi);
+		if (count != 1) {
+			snprintf(msg, sizeof msg, "%s", where.p);
+			miscount = 1;
+			goto refused;
+		}
+	}
+	buf_release(&where);
+	free(keys);
+	free(threads);
+	free(launch);
+	return;
+refused:
+	/* freed first, for leak checkers: the refusal exits */
+	buf_release(&where);
+	free(keys);
+	free(threads);
+	free(launch);
+	if (miscount)
+		refuse_landmark(st, msg, count, "CPU scopes start there");
+	die(EXIT_INPUT, "%s", msg);
 }
 
 static void put_str_or_null(struct buf *b, const char *raw)
@@ -454,9 +838,9 @@ static void emit_records(struct state *st, struct filter *f)
 	char tmp[NUM_US_BUFSZ];
 
 	choose_group(st, &pid, &device);
-	anchors = sorted_group(st, pid, device, 0, &nanchors);
+	anchors = sorted_group(st, pid, device, ROLE_ANCHOR, &nanchors);
 	if (st->end_re != NULL)
-		ends = sorted_group(st, pid, device, 1, &nends);
+		ends = sorted_group(st, pid, device, ROLE_END, &nends);
 	need = (size_t)(st->opt.num_layers * st->opt.passes);
 	if ((size_t)st->opt.offset >= nanchors || nanchors - (size_t)st->opt.offset < need) {
 		fprintf(stderr, "%s: truncated selection: %zu kernels match in pid %s, device %s; "
@@ -483,6 +867,11 @@ static void emit_records(struct state *st, struct filter *f)
 			    anchors[(size_t)st->opt.offset + i - 1]->index, a->index,
 			    anchors[(size_t)st->opt.offset + i - 1]->ts, a->ts);
 	}
+	if (st->confirm_re != NULL && st->opt.confirm_cpu)
+		check_cpu_landmark(st, anchors + st->opt.offset, need);
+	else if (st->confirm_re != NULL)
+		check_gpu_landmark(st, anchors + st->opt.offset, anchors, nanchors,
+				   (size_t)st->opt.offset, need, ends, nends, pid, device);
 
 	buf_printf(&rec, "{\"@tr\":\"anchors\",\"anchor_regex\":");
 	json_escape(&rec, st->opt.anchor_regex, strlen(st->opt.anchor_regex));
@@ -491,6 +880,12 @@ static void emit_records(struct state *st, struct filter *f)
 		json_escape(&rec, st->opt.end_regex, strlen(st->opt.end_regex));
 	else
 		buf_addstr(&rec, "null");
+	buf_addstr(&rec, ",\"confirm_regex\":");
+	if (st->opt.confirm_regex)
+		json_escape(&rec, st->opt.confirm_regex, strlen(st->opt.confirm_regex));
+	else
+		buf_addstr(&rec, "null");
+	buf_printf(&rec, ",\"confirm_cpu\":%s", st->opt.confirm_cpu ? "true" : "false");
 	buf_printf(&rec, ",\"anchor_offset\":%" PRId64 ",\"matching_anchor_count\":%zu"
 		   ",\"num_layers\":%" PRId64 ",\"first_layer\":%" PRId64 ",\"passes\":%" PRId64
 		   ",\"pid\":%s,\"device\":%s", st->opt.offset, nanchors, st->opt.num_layers,
@@ -540,6 +935,12 @@ static void emit_records(struct state *st, struct filter *f)
 		buf_addstr(&rec, "}");
 		filter_put(f, rec.p, rec.len);
 	}
+	/* after the selected kernels' own checks, which say more */
+	if (st->bad_dur.seen)
+		die(EXIT_INPUT, "event %" PRIu64 " (ts %s): kernel %s has a negative dur (%s); "
+		    "Perfetto would misplace it and the trace bounds, so no guides are added "
+		    "to this trace", st->bad_dur.index, st->bad_dur.ts, st->bad_dur.name,
+		    st->bad_dur.dur);
 	buf_release(&rec);
 	free(anchors);
 	free(ends);
@@ -556,6 +957,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "end-anchor-regex", required_argument, NULL, 'e' },
+		{ "confirm-regex", required_argument, NULL, 'c' },
+		{ "confirm-cpu", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -568,6 +971,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		switch (ch) {
 		case 'a': o->anchor_regex = optarg; break;
 		case 'e': o->end_regex = optarg; break;
+		case 'c': o->confirm_regex = optarg; break;
+		case 'C': o->confirm_cpu = 1; break;
 		case 'P': o->pid = optarg; break;
 		case 'D': o->device = optarg; break;
 		case 'n':
@@ -600,6 +1005,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		warnx_tr("--anchor-regex, --num-layers and --anchor-offset are required");
 		usage(stderr, EXIT_TROUBLE);
 	}
+	if (o->confirm_cpu && o->confirm_regex == NULL) {
+		warnx_tr("--confirm-cpu needs --confirm-regex");
+		usage(stderr, EXIT_TROUBLE);
+	}
 	if (o->num_layers * o->passes > 10000000)
 		die(EXIT_TROUBLE, "--num-layers x --passes is too large (at most 10000000)");
 }
@@ -624,6 +1033,9 @@ int main(int argc, char **argv)
 		die(EXIT_TROUBLE, "--anchor-regex: %s", err);
 	if (st.opt.end_regex && (st.end_re = regex_compile(st.opt.end_regex, err, sizeof err)) == NULL)
 		die(EXIT_TROUBLE, "--end-anchor-regex: %s", err);
+	if (st.opt.confirm_regex &&
+	    (st.confirm_re = regex_compile(st.opt.confirm_regex, err, sizeof err)) == NULL)
+		die(EXIT_TROUBLE, "--confirm-regex: %s", err);
 
 	filter_open(&f);
 	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
@@ -660,5 +1072,11 @@ int main(int argc, char **argv)
 	intern_free(&st.texts);
 	regex_free(st.anchor_re);
 	regex_free(st.end_re);
+	regex_free(st.confirm_re);
+	free(st.launches.v);
+	free(st.scopes.v);
+	free(st.bad_dur.ts);
+	free(st.bad_dur.dur);
+	free(st.bad_dur.name);
 	return EXIT_OK;
 }

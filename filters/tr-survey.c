@@ -785,6 +785,44 @@ static void put_spans(struct state *st, const struct name_stats *s, size_t N, st
 		buf_printf(b, " and %zu more (--json lists all)", s->sp.passes - j);
 }
 
+/* Second landmarks for the top candidate (tr-select-anchors --confirm-regex):
+ * the kernels of the group that occur exactly once between consecutive
+ * occurrences of it (at its compared gaps), listed with the exact regex. */
+static void put_landmarks(const struct state *st, const struct name_stats *top,
+			  const size_t *order, size_t n, size_t N, struct buf *out)
+{
+	size_t i, shown = 0;
+	struct buf rx = BUF_INIT;
+
+	if (st->json)
+		buf_addstr(out, ",\"landmarks\":[");
+	for (i = 0; i < n && shown < (size_t)st->top; i++) {
+		const struct name_stats *s = &st->names[order[i]];
+		if (s == top || interleave(top, s, N) != 1)
+			continue;
+		buf_reset(&rx);
+		(void)exact_regex(&rx, s->name, s->name_len);
+		if (st->json) {
+			buf_addstr(out, shown ? ",{\"name\":" : "{\"name\":");
+			json_escape(out, s->name, s->name_len);
+			buf_addstr(out, ",\"regex\":");
+			put_text(out, rx.p);
+			buf_addch(out, '}');
+		} else {
+			if (shown == 0)
+				buf_addstr(out, "second landmarks, once between consecutive anchors of "
+					   "candidate 1 (add one with --confirm-regex):\n");
+			buf_addstr(out, "  --confirm-regex ");
+			shell_quote(out, rx.p);
+			buf_addch(out, '\n');
+		}
+		shown++;
+	}
+	if (st->json)
+		buf_addch(out, ']');
+	buf_release(&rx);
+}
+
 static void report_group(struct state *st, uint32_t g, const size_t *members, size_t n,
 			 struct buf *out, int first_group)
 {
@@ -1010,6 +1048,10 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 			put_text(out, cmd.p);
 		else
 			buf_addstr(out, "null");
+		if (top)
+			put_landmarks(st, top, order, n, N, out);
+		else
+			buf_addstr(out, ",\"landmarks\":[]");
 		buf_addch(out, '}');
 	} else {
 		buf_printf(out, "== pid %.*s, device %s: %zu kernel names\n", pidlen, key, sep + 1, n);
@@ -1065,6 +1107,8 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 		if (top)
 			buf_printf(out, "starting point (verify L0 yourself before publishing):\n  %s\n",
 				   cmd.p);
+		if (top)
+			put_landmarks(st, top, order, n, N, out);
 	}
 	buf_release(&warn);
 	buf_release(&cmd);

@@ -39,6 +39,8 @@
 #define REPORT_MAX_HEAD_TEXT "64 MiB"
 #define REPORT_MAX_ROW ((size_t)1 << 20)
 #define REPORT_MAX_ROW_TEXT "1 MiB"
+#define REPORT_MAX_WHOLE ((uint64_t)1 << 30)
+#define REPORT_MAX_WHOLE_TEXT "1 GiB"
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
 /* as tr-decode: json.c's token offsets are ints */
 #define LIMIT_MAX_EVENT ((uint64_t)1 << 30)
@@ -112,7 +114,8 @@ struct check {
 	int ran;
 };
 
-enum { C_IDENTITY, C_PRESERVE, C_REVERSAL, C_RENDER, C_COUNTS, C_PLACEMENT, NCHECKS };
+enum { C_IDENTITY, C_PRESERVE, C_REVERSAL, C_RENDER, C_COUNTS, C_PLACEMENT, C_LANDMARK,
+	NCHECKS };
 
 static struct check checks[NCHECKS] = {
 	{ "source identity", 0, BUF_INIT, BUF_INIT, 0, 0 },
@@ -121,6 +124,7 @@ static struct check checks[NCHECKS] = {
 	{ "render", 0, BUF_INIT, BUF_INIT, 0, 0 },
 	{ "counts", 0, BUF_INIT, BUF_INIT, 0, 0 },
 	{ "placement", 0, BUF_INIT, BUF_INIT, 0, 0 },
+	{ "landmark", 0, BUF_INIT, BUF_INIT, 0, 0 },
 };
 
 static void failure(int c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -254,6 +258,7 @@ struct state {
 	struct buf tmp;
 	struct selection sel;
 	struct rows rows;
+	size_t max_event;             /* --max-event-bytes, for every decoder */
 };
 
 static long read_report(void *ctx, void *dst, size_t n)
@@ -1734,6 +1739,322 @@ static int finish(struct input *x)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* ---- the second landmark (tr-select-anchors --confirm-regex) ---------- */
+
+/* A source event placed for the landmark check: a matching kernel or CPU
+ * scope (key unused), or a kernel launch (key: its args.correlation). */
+struct lm_mark {
+	int64_t key, ns;
+	char *pid, *tid;  /* raw; NULL for kernels */
+	int row;          /* anchors: the report's layers row */
+};
+
+struct lm_marks {
+	struct lm_mark *v;
+	size_t n, cap;
+};
+
+static void lm_add(struct lm_marks *set, int64_t key, int64_t ns, const struct jdoc *d)
+{
+	struct lm_mark *m;
+
+	if (set->n == set->cap) {
+		set->cap = set->cap ? set->cap * 2 : 256;
+		set->v = xrealloc(set->v, set->cap * sizeof *set->v);
+	}
+	m = &set->v[set->n++];
+	m->key = key;
+	m->ns = ns;
+	m->row = -1;
+	m->pid = d ? raw_copy(d, jdoc_find(d, 0, "pid")) : NULL;
+	m->tid = d ? raw_copy(d, jdoc_find(d, 0, "tid")) : NULL;
+}
+
+static int lm_cmp_ns(const void *a, const void *b)
+{
+	const struct lm_mark *x = a, *y = b;
+
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+static int lm_cmp_key(const void *a, const void *b)
+{
+	const struct lm_mark *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The index of the first mark (sorted by cmp) not below key/ns. */
+static size_t lm_lower(const struct lm_marks *set, int64_t v, int by_key)
+{
+	size_t lo = 0, hi = set->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((by_key ? set->v[mid].key : set->v[mid].ns) < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int lm_same(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* Whether a report has a confirm_regex string, read from its members
+ * besides the layers rows (a report without one is not read again whole). */
+static int claims_landmark(const char *path)
+{
+	int fd = open_report(path), claims;
+	struct buf head = BUF_INIT;
+	struct jdoc d = JDOC_INIT;
+	uint64_t rows_at, nrows;
+
+	read_report_head(path, fd, &head, &rows_at, &nrows);
+	close(fd);
+	claims = jdoc_parse(&d, head.p, head.len, NULL) == 0 &&
+		 jdoc_type(&d, jdoc_find(&d, 0, "confirm_regex")) == JT_STRING;
+	jdoc_free(&d);
+	buf_release(&head);
+	return claims;
+}
+
+/* The whole text of a layers report that claims a landmark: the landmark
+ * check reads its rows as one document, so it is capped (REPORT_MAX_WHOLE;
+ * 56 672 rows take 24 MB). */
+static char *landmark_report_text(const char *path, size_t *len)
+{
+	int fd = open_report(path);
+	struct stat sb;
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	ssize_t n;
+
+	if (fstat(fd, &sb) != 0)
+		die_errno(EXIT_CANNOT_RUN, "%s", path);
+	if ((uint64_t)sb.st_size > REPORT_MAX_WHOLE)
+		die(EXIT_CANNOT_RUN, "%s: %" PRIu64 " bytes; the landmark check reads a report "
+		    "of at most " REPORT_MAX_WHOLE_TEXT, path, (uint64_t)sb.st_size);
+	while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			die_errno(EXIT_CANNOT_RUN, "%s: read", path);
+		}
+		if (b.len + (size_t)n > REPORT_MAX_WHOLE)
+			die(EXIT_CANNOT_RUN, "%s: grew past " REPORT_MAX_WHOLE_TEXT " while read", path);
+		if (buf_add(&b, chunk, (size_t)n) != 0)
+			die_nomem();
+	}
+	close(fd);
+	/* tolerate the final newline (and indentation) */
+	while (b.len > 0 && (b.p[b.len - 1] == '\n' || b.p[b.len - 1] == ' '))
+		b.len--;
+	*len = b.len;
+	return b.p;
+}
+
+/* Recount the landmark a layers report claims (confirm_regex, confirm_cpu)
+ * from a fresh decode of the source, with tr-select-anchors(1)'s rule: a
+ * kernel of the guides' pid and device, exactly once in [start_us, end_us)
+ * of every guide ending at the next anchor or at a terminal's end; a CPU
+ * scope, exactly once between the launches of consecutive anchors of a
+ * pass, on the threads that launched them.  Times at nanosecond floors. */
+static void check_landmark(struct state *st, const char *const *reports, int nreports)
+{
+	struct jdoc d = JDOC_INIT, ev = JDOC_INIT;
+	struct lm_marks found = { 0 }, launches = { 0 }, anchors = { 0 };
+	struct input x;
+	struct regex *re = NULL;
+	struct buf name = BUF_INIT;
+	char *text = NULL, err[200];
+	const char *line, *pid = NULL, *dev = NULL, *path = NULL, *rxraw = NULL;
+	size_t len, pn = 0, dn = 0, rxn = 0, i, k, intervals = 0;
+	int r, rows = -1, cpu = 0, kind, n;
+
+	for (r = 0; r < nreports && rows < 0; r++) {
+		const char *v;
+		size_t vn;
+		int rx;
+		free(text);
+		text = NULL;
+		if (!claims_landmark(reports[r]))
+			continue;
+		text = landmark_report_text(reports[r], &len);
+		if (jdoc_parse(&d, text, len, NULL) != 0 || jdoc_find(&d, 0, "guide_tid") < 0)
+			continue;
+		rx = jdoc_find(&d, 0, "confirm_regex");
+		if (jdoc_type(&d, rx) != JT_STRING)
+			continue;
+		buf_reset(&name);
+		if (jdoc_unescape(&d, rx, &name) != 0 || memchr(name.p, '\0', name.len) != NULL ||
+		    (re = regex_compile(name.p, err, sizeof err)) == NULL)
+			die(EXIT_CANNOT_RUN, "%s: confirm_regex: not a usable pattern", reports[r]);
+		v = jdoc_raw(&d, jdoc_find(&d, 0, "confirm_cpu"), &vn);
+		cpu = v != NULL && vn == 4 && memcmp(v, "true", 4) == 0;
+		rows = jdoc_find(&d, 0, "layers");
+		pid = jdoc_raw(&d, jdoc_find(&d, 0, "pid"), &pn);
+		dev = jdoc_raw(&d, jdoc_find(&d, 0, "device"), &dn);
+		path = reports[r];
+		rxraw = jdoc_raw(&d, rx, &rxn);
+		if (jdoc_type(&d, rows) != JT_ARRAY || pid == NULL || dev == NULL)
+			die(EXIT_CANNOT_RUN, "%s: a landmark without layers, pid or device", path);
+	}
+	if (rows < 0)
+		goto done;
+	checks[C_LANDMARK].ran = 1;
+	n = jdoc_size(&d, rows);
+	/* the guides' anchors by start time, to find their correlations */
+	for (k = 0, r = rows + 1; k < (size_t)n; k++, r = jdoc_next(&d, r)) {
+		size_t tn;
+		const char *t = jdoc_raw(&d, jdoc_find(&d, r, "start_us"), &tn);
+		int sub;
+		int64_t ns = 0;
+		if (t == NULL || num_us_to_ns(t, tn, &ns, &sub) != NUM_OK)
+			die(EXIT_CANNOT_RUN, "%s: a layers row without a numeric start_us", path);
+		lm_add(&anchors, -1, ns, NULL);  /* key: the correlation, when found */
+		anchors.v[anchors.n - 1].row = r;
+	}
+
+	x.path = st->src_path;
+	if (stream_in_init(&x.in, spawn_decoder(st->src_path, st->max_event, &x.child), STREAM_DEFAULT_MAX_LINE))
+		die_nomem();
+	while ((kind = next_line(&x, &line, &len)) == LINE_EVENT || kind == LINE_HEAD) {
+		const char *cat, *v;
+		size_t cn, vn;
+		int64_t ns, corr = 0;
+		int sub, args, is_kernel, launch, rc;
+		if (kind == LINE_HEAD || !event_member(line, len, "ph", &v, &vn) || vn != 3 ||
+		    v[1] != 'X' || !event_member(line, len, "cat", &cat, &cn) || cat[0] != '"')
+			continue;
+		cat++;
+		cn -= 2;
+		is_kernel = category_has(cat, cn, "kernel") || category_has(cat, cn, "Kernel");
+		launch = category_has(cat, cn, "cuda_runtime") || category_has(cat, cn, "cuda_driver") ||
+			 category_has(cat, cn, "Runtime");
+		if (!is_kernel && !(cpu && (launch || category_has(cat, cn, "cpu_op") ||
+					    category_has(cat, cn, "user_annotation") ||
+					    category_has(cat, cn, "python_function") ||
+					    category_has(cat, cn, "Operator"))))
+			continue;
+		if (jdoc_parse(&ev, line, len, NULL) != 0 ||
+		    (v = jdoc_raw(&ev, jdoc_find(&ev, 0, "ts"), &vn)) == NULL ||
+		    num_us_to_ns(v, vn, &ns, &sub) != NUM_OK)
+			continue;
+		args = jdoc_find(&ev, 0, "args");
+		if (jdoc_type(&ev, args) == JT_OBJECT)
+			(void)jdoc_int64(&ev, jdoc_find(&ev, args, "correlation"), &corr);
+		if (is_kernel) {
+			const char *p = jdoc_raw(&ev, jdoc_find(&ev, 0, "pid"), &vn);
+			int dv = jdoc_type(&ev, args) == JT_OBJECT ? jdoc_find(&ev, args, "device") : -1;
+			size_t dl = 4;
+			const char *dt = dv >= 0 ? jdoc_raw(&ev, dv, &dl) : "null";
+			if (p == NULL || vn != pn || memcmp(p, pid, pn) != 0 || dl != dn ||
+			    memcmp(dt, dev, dn) != 0)
+				continue;
+			if (cpu) {
+				/* an anchor: a kernel starting at a guide's start_us */
+				size_t at = lm_lower(&anchors, ns, 0), an, en;
+				const char *a, *nm = jdoc_raw(&ev, jdoc_find(&ev, 0, "name"), &en);
+				if (at < anchors.n && anchors.v[at].ns == ns && anchors.v[at].key < 0 &&
+				    (a = jdoc_raw(&d, jdoc_find(&d, anchors.v[at].row, "anchor_name"), &an)) &&
+				    nm != NULL && an == en && memcmp(a, nm, an) == 0)
+					anchors.v[at].key = corr;
+				continue;
+			}
+		} else if (launch) {
+			if (corr != 0)
+				lm_add(&launches, corr, ns, &ev);
+			continue;
+		}
+		buf_reset(&name);
+		if (jdoc_type(&ev, jdoc_find(&ev, 0, "name")) != JT_STRING ||
+		    jdoc_unescape(&ev, jdoc_find(&ev, 0, "name"), &name) != 0)
+			continue;
+		if ((rc = regex_search(re, name.p, name.len)) < 0)
+			die(EXIT_CANNOT_RUN, "confirm_regex: matching failed (resource limit)");
+		if (rc == 1)
+			lm_add(&found, 0, ns, is_kernel ? NULL : &ev);
+	}
+	if (finish(&x) != 0)
+		die(EXIT_CANNOT_RUN, "a decoder failed");
+	if (found.n > 0)
+		qsort(found.v, found.n, sizeof *found.v, lm_cmp_ns);
+	if (launches.n > 0)
+		qsort(launches.v, launches.n, sizeof *launches.v, lm_cmp_key);
+
+	for (k = 0, r = rows + 1; k + (cpu ? 1 : 0) < (size_t)n; k++, r = jdoc_next(&d, r)) {
+		int64_t lo = anchors.v[k].ns, hi, pass = 0, layer = 0;
+		size_t count = 0, el, sl;
+		const char *e = jdoc_raw(&d, jdoc_find(&d, r, "end_us"), &el);
+		const char *start = jdoc_raw(&d, jdoc_find(&d, r, "start_us"), &sl);
+		int sub, kind_next = jdoc_str_eq(&d, jdoc_find(&d, r, "boundary_kind"), "next_layer_anchor");
+		(void)jdoc_int64(&d, jdoc_find(&d, r, "pass_index"), &pass);
+		(void)jdoc_int64(&d, jdoc_find(&d, r, "layer_id"), &layer);
+		if (!cpu) {
+			if (!kind_next && !jdoc_str_eq(&d, jdoc_find(&d, r, "boundary_kind"),
+						      "terminal_kernel_end"))
+				continue;
+			if (e == NULL || num_us_to_ns(e, el, &hi, &sub) != NUM_OK)
+				die(EXIT_CANNOT_RUN, "%s: a layers row without a numeric end_us", path);
+			hi += sub;  /* [lo, exact end): floors compare alike */
+			if (hi > lo)
+				count = lm_lower(&found, hi, 0) - lm_lower(&found, lo, 0);
+		} else {
+			const struct lm_mark *l0 = NULL, *l1 = NULL;
+			size_t a;
+			if (!kind_next)
+				continue;
+			for (i = 0; i < 2; i++) {
+				int64_t c = anchors.v[k + i].key;
+				a = lm_lower(&launches, c, 1);
+				if (c >= 0 && a < launches.n && launches.v[a].key == c)
+					*(i ? &l1 : &l0) = &launches.v[a];
+			}
+			if (l0 == NULL || l1 == NULL) {
+				failure(C_LANDMARK, "%s: pass %" PRId64 ", layer %" PRId64 ": the anchors' "
+					"launches are not in the source, so the CPU landmark cannot hold",
+					path, pass, layer);
+				continue;
+			}
+			for (a = lm_lower(&found, l0->ns, 0); a < found.n && found.v[a].ns < l1->ns; a++)
+				if ((lm_same(found.v[a].pid, l0->pid) && lm_same(found.v[a].tid, l0->tid)) ||
+				    (lm_same(found.v[a].pid, l1->pid) && lm_same(found.v[a].tid, l1->tid)))
+					count++;
+		}
+		intervals++;
+		if (count != 1)
+			failure(C_LANDMARK, "%s claims confirm_regex %.*s%s, but pass %" PRId64 ", layer %"
+				PRId64 " (anchor at ts %.*s) has %zu %s in the source, not exactly "
+				"one", path, (int)rxn, rxraw, cpu ? " (confirm_cpu)" : "", pass, layer,
+				(int)sl, start, count, cpu ? "CPU scopes between the anchors' launches" :
+				"matching kernels");
+	}
+	buf_printf(&checks[C_LANDMARK].figures, "confirm_regex %.*s%s: %zu anchor intervals "
+		   "recounted from the source", (int)rxn, rxraw, cpu ? " (CPU scopes)" : "",
+		   intervals);
+done:
+	for (i = 0; i < found.n; i++) {
+		free(found.v[i].pid);
+		free(found.v[i].tid);
+	}
+	for (i = 0; i < launches.n; i++) {
+		free(launches.v[i].pid);
+		free(launches.v[i].tid);
+	}
+	free(found.v);
+	free(launches.v);
+	free(anchors.v);
+	regex_free(re);
+	buf_release(&name);
+	jdoc_free(&d);
+	jdoc_free(&ev);
+	free(text);
+}
+
 static void print_text(void)
 {
 	int c, ok = 1;
@@ -1903,6 +2224,7 @@ int main(int argc, char **argv)
 	if (st.lanes == NULL)
 		st.lanes = calloc(1, sizeof *st.lanes);
 
+	st.max_event = (size_t)max_event;
 	src.path = st.src_path;
 	out.path = st.out_path;
 	if (stream_in_init(&src.in, spawn_decoder(st.src_path, (size_t)max_event, &src.child), STREAM_DEFAULT_MAX_LINE) ||
@@ -1915,6 +2237,7 @@ int main(int argc, char **argv)
 	check_counts(&st);
 	if (st.have_layers)
 		finish_placement(&st);
+	check_landmark(&st, reports, nreports);
 
 	if (json)
 		print_json();

@@ -392,8 +392,14 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw):
             'pass_spans_ms': spans(s, N, origin),
             'per_step': per_step(s, steps) if len(steps) >= 2 else None,
             'weaker': reasons(s, top, len(cands), N, steps)})
+    # second landmarks: once between consecutive occurrences of candidate 1
+    landmarks = []
+    if top is not None:
+        landmarks = [{'name': s.name, 'regex': regex_of(s.name)} for s in order
+                     if s is not top and interleave(top, s, N) == 1][:top_k]
     return {'pid': jv(pid_raw), 'device': jv(dev_raw), 'candidates': out,
-            'more_candidates': len(cands) - len(listed), 'warnings': warn, 'command': command}
+            'more_candidates': len(cands) - len(listed), 'warnings': warn, 'command': command,
+            'landmarks': landmarks}
 
 
 def expected(trace, N, pid=None, device=None, top_k=10):

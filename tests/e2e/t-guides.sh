@@ -168,7 +168,7 @@ for group in groups:
     want = ['schema_version', 'notice', 'phase', 'evidence', 'pid', 'device', 'guide_tid',
             'track_name', 'anchor_regex', 'end_anchor_regex', 'anchor_offset',
             'matching_anchor_count', 'num_layers', 'first_layer', 'passes',
-            'original_event_count', 'added_event_count', 'trace_origin_us', 'layers',
+            'confirm_regex', 'confirm_cpu', 'original_event_count', 'added_event_count', 'trace_origin_us', 'layers',
             'source_file', 'source_sha256', 'tool_version']
     check(list(rep) == want, 'report members %s' % list(rep))
     expect = {'schema_version': '1', 'phase': a.phase, 'evidence': a.evidence, 'pid': pid,
@@ -176,6 +176,7 @@ for group in groups:
               'end_anchor_regex': a.end, 'anchor_offset': str(a.offset),
               'matching_anchor_count': str(len(anchors)), 'num_layers': str(a.layers),
               'first_layer': str(a.first), 'passes': str(a.passes),
+              'confirm_regex': None, 'confirm_cpu': False,
               'original_event_count': str(len(sev)), 'added_event_count': str(need + 2),
               'source_file': srcpath, 'source_sha256': src_sha,
               'tool_version': 'trace-layers ' + a.version}
