@@ -355,7 +355,7 @@ refused 1 "a stream with CRLF line ends: refused by the stages (decision)" \
 	"tr-select-anchors --num-layers 1 --anchor-offset 0 --anchor-regex x <crlf-stream" \
 	"tr-select-anchors: stdin: line 2: not a JSON object on one line"
 refused 1 "a stream with CRLF line ends: tr-encode refuses its head" "tr-encode <crlf-stream" \
-	"tr-encode: malformed head record"
+	"tr-encode: stdin: line 2: not a JSON object on one line; output incomplete"
 
 # ------------------------------------------------------- a trailing {} event
 
