@@ -270,6 +270,12 @@ int encoder_line(struct encoder *e, int kind, const char *line, size_t len, uint
 	case LINE_TAIL:
 		return tail(e, lineno);
 	case LINE_EVENT:
+		/* "{ \"@tr\":..." is not a control record, but tr-decode would
+		 * read back an event that begins as one, and refuse it */
+		if (stream_is_control(e->text.p, e->text.len))
+			return refuse(e, lineno, "an event whose first member is \"@tr\", which "
+				      "the stream reserves for control records (a control "
+				      "record must begin with the exact bytes {\"@tr\":)");
 		if (!e->first_event && (rc = put(e, ",\n", 2)) != ENCODE_OK)
 			return rc;
 		e->first_event = 0;
