@@ -181,9 +181,10 @@ static int is_trace_events(const char *key, size_t n)
 }
 
 /* The members object m (valid, minified) of a head or tail record: refuse
- * a traceEvents member, then, when put_them is set, put "name":value
- * pairs as top-level members, each after the separator sep (the head
- * writes its first one without). */
+ * a traceEvents member; with put_them set, put its "name":value pairs as
+ * top-level members, as tr-encode always wrote them: in the head each
+ * followed by ",\n" (traceEvents comes next), in the tail each preceded
+ * by it (the event array came before). */
 static int members(struct encoder *e, const struct member *m, int put_them, int head,
 		   uint64_t lineno)
 {
@@ -197,7 +198,7 @@ static int members(struct encoder *e, const struct member *m, int put_them, int 
 				      "traceEvents member (events come only as event lines)" :
 				      "tail record: its members hold a traceEvents member "
 				      "(events come only as event lines)");
-		if (put_them && (head ? k > 0 : 1) && (rc = put(e, ",\n", 2)) != ENCODE_OK)
+		if (put_them && (!head || k > 0) && (rc = put(e, ",\n", 2)) != ENCODE_OK)
 			return rc;
 		if (put_them && (rc = put(e, m->p + i, vend - i)) != ENCODE_OK)
 			return rc;
