@@ -76,6 +76,14 @@ void outfile_abort_all(void)
 		}
 }
 
+static void interrupt_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	struct stat st;
@@ -108,10 +116,7 @@ int outfile_open(struct outfile *o, const char *path)
 	}
 	sprintf(o->tmp, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
 	/* No signal between creating the file and registering it. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
+	interrupt_signals(&block);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	o->fd = mkstemp(o->tmp);
 	if (o->fd >= 0)
@@ -196,6 +201,68 @@ fail:
 	outfile_abort(o);
 	errno = saved;
 	return -1;
+}
+
+static int interrupt_pending(void)
+{
+	sigset_t arrived;
+
+	if (sigpending(&arrived) != 0)
+		return 0;
+	return sigismember(&arrived, SIGINT) == 1 || sigismember(&arrived, SIGTERM) == 1 ||
+	       sigismember(&arrived, SIGHUP) == 1;
+}
+
+int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed)
+{
+	sigset_t interrupts, old;
+	char **placed = calloc(n ? n : 1, sizeof *placed);
+	size_t i, nplaced = 0;
+	int saved = 0;
+
+	*failed = 0;
+	if (placed == NULL) {
+		for (i = 0; i < n; i++)
+			outfile_abort(files[i]);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* The paths to take back are copied first: commit frees them. */
+	for (i = 0; i < n; i++)
+		if ((placed[i] = strdup(files[i]->path)) == NULL) {
+			*failed = i;
+			saved = ENOMEM;
+			goto undo;
+		}
+	interrupt_signals(&interrupts);
+	sigprocmask(SIG_BLOCK, &interrupts, &old);
+	for (i = 0; i < n; i++) {
+		if (outfile_commit(files[i]) != 0) {
+			*failed = i;
+			saved = errno;
+			break;
+		}
+		nplaced++;
+	}
+	if (saved == 0 && interrupt_pending()) {
+		*failed = n;
+		saved = EINTR;
+	}
+	if (saved != 0)
+		while (nplaced > 0)
+			unlink(placed[--nplaced]);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+undo:
+	for (i = 0; i < n; i++) {
+		outfile_abort(files[i]);
+		free(placed[i]);
+	}
+	free(placed);
+	if (saved != 0) {
+		errno = saved;
+		return -1;
+	}
+	return 0;
 }
 
 void outfile_abort(struct outfile *o)

@@ -6,6 +6,8 @@
 #ifndef TR_OUTFILE_H
 #define TR_OUTFILE_H
 
+#include <stddef.h>
+
 struct outfile {
 	char *path;  /* destination */
 	char *tmp;   /* temporary file beside it */
@@ -21,6 +23,14 @@ int outfile_open(struct outfile *o, const char *path);
  * when neither hard links nor RENAME_NOREPLACE work there (the output is
  * refused rather than put in place by a rename that could replace). */
 int outfile_commit(struct outfile *o);
+/* Place several outputs as one set: each is committed in turn with SIGINT,
+ * SIGTERM and SIGHUP blocked.  If one cannot be placed, or one of those
+ * signals arrived meanwhile, the ones already placed are removed again, so
+ * that the set appears whole or not at all.  0, or -1 with errno set (EINTR
+ * for a signal) and *failed the index of the output that failed (n for a
+ * signal); every temporary file is gone either way.  A signal that arrived is
+ * delivered when the mask is restored, after the roll-back. */
+int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed);
 /* Remove the temporary file (safe to call twice, or after commit). */
 void outfile_abort(struct outfile *o);
 /* Remove every temporary file still registered (for die() hooks). */

@@ -113,6 +113,7 @@ struct group {
 	unsigned nlanes;
 	int64_t lane_tid[MAX_LANES];
 	int64_t display_pid;   /* scopes: the new pid; activity: -1 (same pid) */
+	int by_device;         /* scopes: the pid has scopes on several devices */
 	struct lane_count *counts[MAX_LANES];
 	size_t ncounts[MAX_LANES];
 };
@@ -139,6 +140,7 @@ struct state {
 	const char *only_pid;
 	struct intern tracks_by_key, pids, groups_by_key;
 	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
+	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
 	struct track *tracks;
 	size_t ntracks_cap;
 	struct group *groups;
@@ -405,6 +407,83 @@ static void see_guide(struct state *st, const char *line, size_t len, const char
 	g->end += g->start;
 }
 
+/* A category is "device-like" when its name suggests work on an
+ * accelerator (mtia_*, xpu_*, ..., or kernel/memcpy/memset in another
+ * spelling) without being one tr-compact moves: listed when nothing is
+ * found, so that a trace from another device says why. */
+static int device_like(const char *c, size_t n)
+{
+	static const char *const hints[] = {
+		"mtia", "xpu", "hpu", "npu", "tpu", "privateuse1", "gpu", "kernel", "memcpy",
+		"memset", "device"
+	};
+	size_t h, i, k;
+
+	for (h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+		size_t w = strlen(hints[h]);
+		for (i = 0; i + w <= n; i++) {
+			for (k = 0; k < w; k++)
+				if ((c[i + k] | 0x20) != hints[h][k])
+					break;
+			if (k == w)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+#define MAX_SEEN_CATS 4096  /* distinct categories kept for that message */
+
+/* The categories tr-compact moves (on X events). */
+static const char *const gpu_categories[] = {
+	"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "gpu_user_annotation"
+};
+
+static int recognised(const char *c, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof gpu_categories / sizeof gpu_categories[0]; k++)
+		if (strlen(gpu_categories[k]) == n && memcmp(gpu_categories[k], c, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Note the unrecognised device-like categories of cat text c (comma
+ * separated), while no GPU activity has been seen. */
+static void note_categories(struct state *st, const char *c, size_t n)
+{
+	size_t i = 0;
+
+	while (i <= n && st->seen_cats.n < MAX_SEEN_CATS) {
+		const char *comma = memchr(c + i, ',', n - i);
+		size_t end = comma ? (size_t)(comma - c) : n;
+		if (end > i && device_like(c + i, end - i) && !recognised(c + i, end - i) &&
+		    intern_id(&st->seen_cats, c + i, end - i) < 0)
+			die_nomem();
+		if (comma == NULL)
+			break;
+		i = end + 1;
+	}
+}
+
+/* A GPU event that cannot be given a lane because its pid or tid is
+ * missing: the seed's rule, refuse what is ambiguous. */
+static _Noreturn void refuse_untracked(struct state *st, struct member pid, struct member tid,
+				       int scope)
+{
+	const char *what = scope ? "GPU scope (gpu_user_annotation)" : "GPU activity";
+
+	if (pid.len == 0 && tid.len == 0)
+		die(EXIT_INPUT, "event %" PRIu64 ": %s without pid and tid: its device and stream "
+		    "are unknown, so it cannot be placed on a lane", st->events, what);
+	if (pid.len == 0)
+		die(EXIT_INPUT, "event %" PRIu64 ": %s without pid (tid %.*s): its process is "
+		    "unknown, so it cannot be placed on a lane", st->events, what, (int)tid.len, tid.p);
+	die(EXIT_INPUT, "event %" PRIu64 ": %s without tid (pid %.*s): its stream is unknown, "
+	    "so it cannot be placed on a lane", st->events, what, (int)pid.len, pid.p);
+}
+
 /* Pass one, per event: classify it and keep what the placement needs. */
 static void see_event(struct state *st, const char *line, size_t len)
 {
@@ -413,6 +492,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 	const char *pid, *ph, *name;
 	size_t plen, nlen;
 	uint32_t track;
+	int kernel = 0, activity = 0, scope = 0, guide = 0, selected;
 
 	if (find_bytes(line, len, KEY, sizeof KEY - 1) != NULL)
 		die(EXIT_INPUT, "event %" PRIu64 ": already compacted (%s); start from the "
@@ -421,44 +501,55 @@ static void see_event(struct state *st, const char *line, size_t len)
 	event_members(line, len, keys, 5, m);
 	pid = m[0].p;
 	plen = m[0].len;
-	if (plen == 0)
-		return;
-	if (m[1].len == 0) {
-		if (intern_id(&st->pids, pid, plen) < 0)
+	ph = m[2].p;
+	if (m[3].len >= 2 && m[3].p[0] == '"' && memchr(m[3].p + 1, '\\', m[3].len - 2) == NULL) {
+		const char *c = m[3].p + 1;
+		size_t n = m[3].len - 2;
+		if (m[2].len == 3 && ph[1] == 'X') {
+			kernel = category_has(c, n, "kernel") || category_has(c, n, "Kernel");
+			activity = kernel || category_has(c, n, "gpu_memcpy") ||
+				   category_has(c, n, "gpu_memset") || category_has(c, n, "Memcpy") ||
+				   category_has(c, n, "Memset");
+			scope = !activity && category_has(c, n, "gpu_user_annotation");
+			guide = category_has(c, n, "layer_guide");
+		}
+		if (!activity && st->gpu_pids.n == 0)
+			note_categories(st, c, n);
+	}
+	/* --pid selects by pid: an event without one is not in it */
+	selected = st->only_pid == NULL || (plen > 0 && raw_matches_arg(pid, plen, st->only_pid));
+	if (plen == 0 || m[1].len == 0) {
+		if ((activity || scope) && !guide && selected)
+			refuse_untracked(st, m[0], m[1], scope);
+		if (plen > 0 && intern_id(&st->pids, pid, plen) < 0)
 			die_nomem();
 		return;
 	}
 	track = track_of(st, pid, plen, m[1].p, m[1].len);
-	ph = m[2].p;
 	if (m[2].len != 3) {
 		note_other(st, track);
 		return;
 	}
-	if (ph[1] == 'X' && m[3].len >= 2 && m[3].p[0] == '"' &&
-	    memchr(m[3].p + 1, '\\', m[3].len - 2) == NULL) {
-		const char *c = m[3].p + 1;
-		size_t n = m[3].len - 2;
-		int kernel = category_has(c, n, "kernel") || category_has(c, n, "Kernel");
-		int activity = kernel || category_has(c, n, "gpu_memcpy") ||
-			       category_has(c, n, "gpu_memset") || category_has(c, n, "Memcpy") ||
-			       category_has(c, n, "Memset");
-		int scope = !activity && category_has(c, n, "gpu_user_annotation");
-		if (activity && intern_id(&st->gpu_pids, pid, plen) < 0)
-			die_nomem();
-		if (category_has(c, n, "layer_guide")) {
-			see_guide(st, line, len, pid, plen);
-			return;
-		}
-		if ((activity || scope) &&
-		    (st->only_pid == NULL || raw_matches_arg(pid, plen, st->only_pid))) {
-			add_act(st, line, len, track, activity ? KIND_ACTIVITY : KIND_SCOPE, kernel);
-			return;
-		}
+	if (activity && intern_id(&st->gpu_pids, pid, plen) < 0)
+		die_nomem();
+	if (guide) {
+		see_guide(st, line, len, pid, plen);
+		return;
+	}
+	if ((activity || scope) && selected) {
+		add_act(st, line, len, track, activity ? KIND_ACTIVITY : KIND_SCOPE, kernel);
+		return;
 	}
 	if (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')
 		return; /* flows follow their kernel; bound in pass two */
 	name = m[4].p;
 	nlen = m[4].len;
+	/* Process-scoped metadata (process_name, process_labels,
+	 * process_sort_index, ...) names the pid whatever its tid: Kineto writes
+	 * it with tid 0, which on ROCm is also the default HIP stream.  It stays
+	 * where it is, valid for the lanes, which keep the pid. */
+	if (ph[1] == 'M' && nlen > 9 && memcmp(name, "\"process_", 9) == 0)
+		return;
 	if (ph[1] == 'M' &&
 	    ((nlen == 13 && memcmp(name, "\"thread_name\"", 13) == 0) ||
 	     (nlen == 19 && memcmp(name, "\"thread_sort_index\"", 19) == 0))) {
@@ -633,20 +724,48 @@ static int tid_used(const struct state *st, const char *pid, int64_t tid)
 }
 
 /* Synthetic ids: scope processes get new pids, lanes new tids in their
- * (display) pid, all positive, below 2^31 and unused by any event. */
+ * (display) pid, all positive, below 2^31 and unused by any event.
+ * Groups of one kind and one original pid (its devices) take their lanes in
+ * turn from one cursor: each takes the first free tids after the previous
+ * one's, so no group rescans the others' lanes (linear in groups). */
 static void choose_ids(struct state *st)
 {
-	size_t gi, gj;
+	size_t gi;
 	int64_t next_scope_pid = SCOPE_PID_BASE;
+	struct intern cursor_keys = { 0 };
+	int64_t *cursor = xmalloc((st->groups_by_key.n + 1) * sizeof *cursor);
+	uint32_t *key_of = xmalloc((st->groups_by_key.n + 1) * sizeof *key_of);
+	size_t *ngroups = xmalloc((st->groups_by_key.n + 1) * sizeof *ngroups);
+	struct buf key = BUF_INIT;
 
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
+		const struct group *g = &st->groups[gi];
+		uint32_t before = cursor_keys.n;
+		int64_t c;
+
+		buf_reset(&key);
+		if (buf_printf(&key, "%d\001%s", g->kind, g->pid) != 0)
+			die_nomem();
+		c = intern_id(&cursor_keys, key.p, key.len);
+		if (c < 0)
+			die_nomem();
+		if (cursor_keys.n != before) {
+			cursor[c] = LANE_TID_BASE;
+			ngroups[c] = 0;
+		}
+		ngroups[c]++;
+		key_of[gi] = (uint32_t)c;
+	}
+	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		struct group *g = &st->groups[gi];
-		int64_t tid = LANE_TID_BASE;
 		char pidtext[24];
 		const char *lane_pid = g->pid;
+		uint32_t c = key_of[gi];
 		unsigned k;
 
 		if (g->kind == KIND_SCOPE) {
+			/* two scope processes of one pid must not share a name */
+			g->by_device = ngroups[c] > 1;
 			while (pid_used(st, next_scope_pid))
 				next_scope_pid++;
 			g->display_pid = next_scope_pid++;
@@ -654,27 +773,20 @@ static void choose_ids(struct state *st)
 			lane_pid = pidtext;
 		}
 		for (k = 0; k < g->nlanes; k++) {
-			int clash;
-			do {
-				clash = tid_used(st, lane_pid, tid);
-				/* lanes of other groups in the same pid (other devices) */
-				for (gj = 0; gj < gi && !clash; gj++) {
-					unsigned m;
-					const struct group *h = &st->groups[gj];
-					if (h->kind != g->kind || strcmp(h->pid, g->pid) != 0)
-						continue;
-					for (m = 0; m < h->nlanes; m++)
-						if (h->lane_tid[m] == tid)
-							clash = 1;
-				}
-				if (clash)
-					tid++;
-			} while (clash);
+			int64_t tid = cursor[c];
+			while (tid <= INT32_MAX && tid_used(st, lane_pid, tid))
+				tid++;
 			if (tid > INT32_MAX)
 				die(EXIT_INPUT, "no free tid below 2^31 in pid %s", lane_pid);
-			g->lane_tid[k] = tid++;
+			g->lane_tid[k] = tid;
+			cursor[c] = tid + 1;
 		}
 	}
+	buf_release(&key);
+	intern_free(&cursor_keys);
+	free(cursor);
+	free(key_of);
+	free(ngroups);
 }
 
 /* Count an act in its group's per-lane, per-stream tally (entries in the
@@ -711,19 +823,45 @@ static void count_lane(struct state *st, const struct act *a)
 		c->kernels++;
 }
 
-/* Per track of a group: 1 when it has events in the group, 2 when kernels
- * too (malloc'd, one byte per track). */
-static unsigned char *group_tracks(const struct state *st, const struct group *g)
-{
-	unsigned char *in = xmalloc(st->tracks_by_key.n + 1);
-	unsigned k;
-	size_t c;
+struct group_stream {
+	uint32_t track;
+	int kernels;          /* some of its events in the group are kernels */
+};
 
-	memset(in, 0, st->tracks_by_key.n + 1);
+static int cmp_group_stream(const void *a, const void *b)
+{
+	const struct group_stream *x = a, *y = b;
+
+	return x->track < y->track ? -1 : x->track > y->track;
+}
+
+/* The tracks (streams) with events in a group, in track order, each once:
+ * read from the group's per-lane tallies, so the cost is the group's own
+ * size, not the number of tracks in the trace (malloc'd; *n set). */
+static struct group_stream *group_streams(const struct group *g, size_t *n)
+{
+	struct group_stream *s;
+	size_t total = 0, i, j;
+	unsigned k;
+
 	for (k = 0; k < g->nlanes; k++)
-		for (c = 0; c < g->ncounts[k]; c++)
-			in[g->counts[k][c].track] |= (unsigned char)(g->counts[k][c].kernels ? 3 : 1);
-	return in;
+		total += g->ncounts[k];
+	s = xmalloc((total + 1) * sizeof *s);
+	for (k = 0, i = 0; k < g->nlanes; k++)
+		for (j = 0; j < g->ncounts[k]; j++, i++) {
+			s[i].track = g->counts[k][j].track;
+			s[i].kernels = g->counts[k][j].kernels > 0;
+		}
+	if (total > 1)
+		qsort(s, total, sizeof *s, cmp_group_stream);
+	for (i = 0, j = 0; i < total; i++) {
+		if (j > 0 && s[j - 1].track == s[i].track)
+			s[j - 1].kernels |= s[i].kernels;
+		else
+			s[j++] = s[i];
+	}
+	*n = j;
+	return s;
 }
 
 static int cmp_guide(const void *a, const void *b)
@@ -761,6 +899,44 @@ static void check_guides(struct state *st)
 	for (i = 0; i + 1 < st->nguides; i++)
 		if (st->guides[i + 1].start < st->guides[i].end)
 			bad_guide(&st->guides[i + 1], "overlaps another guide slice");
+}
+
+#define MAX_LISTED 10  /* pids or categories named in a message */
+
+/* Nothing to move: say what was looked for and what was seen instead, and
+ * exit 1 (a compact view of nothing is a copy, which nobody asked for). */
+static _Noreturn void refuse_nothing(struct state *st)
+{
+	struct buf msg = BUF_INIT;
+	uint32_t k;
+
+	if (st->only_pid != NULL && st->gpu_pids.n > 0) {
+		buf_printf(&msg, "nothing to compact: pid %s has no GPU activity or GPU scopes; "
+			   "GPU activity is in pid ", st->only_pid);
+		for (k = 0; k < st->gpu_pids.n && k < MAX_LISTED; k++)
+			buf_printf(&msg, "%s%s", k ? ", " : "", st->gpu_pids.keys[k]);
+		if (st->gpu_pids.n > MAX_LISTED)
+			buf_printf(&msg, " and %" PRIu32 " more", st->gpu_pids.n - MAX_LISTED);
+		die(EXIT_INPUT, "%s", msg.p);
+	}
+	buf_addstr(&msg, "nothing to compact: ");
+	if (st->only_pid != NULL)
+		buf_printf(&msg, "pid %s has no GPU activity and neither has any other pid", st->only_pid);
+	else
+		buf_addstr(&msg, "the stream has no GPU activity");
+	buf_addstr(&msg, " (X events whose cat includes kernel, gpu_memcpy, gpu_memset, "
+		   "Kernel, Memcpy or Memset) and no GPU scopes (gpu_user_annotation); ");
+	if (st->seen_cats.n == 0) {
+		buf_addstr(&msg, "no unrecognised device-like categories seen either");
+	} else {
+		buf_addstr(&msg, "unrecognised device-like categories seen: ");
+		for (k = 0; k < st->seen_cats.n && k < MAX_LISTED; k++)
+			buf_printf(&msg, "%s%s", k ? ", " : "", st->seen_cats.keys[k]);
+		if (st->seen_cats.n > MAX_LISTED)
+			buf_printf(&msg, " and %" PRIu32 " more", st->seen_cats.n - MAX_LISTED);
+		buf_addstr(&msg, " (tr-compact does not move them)");
+	}
+	die(EXIT_INPUT, "%s", msg.p);
 }
 
 /* Between the passes: lanes, ids, moved tracks and what cannot be placed. */
@@ -953,7 +1129,10 @@ static void put_metadata(struct state *st, struct filter *f)
 		if (g->kind == KIND_SCOPE) {
 			buf_reset(&ev);
 			buf_reset(&name);
-			buf_printf(&name, "GPU scopes (original PID %s)", g->pid);
+			buf_printf(&name, "GPU scopes (original PID %s", g->pid);
+			if (g->by_device)
+				buf_printf(&name, ", device %s", g->device);
+			buf_addch(&name, ')');
 			buf_printf(&ev, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%s,\"tid\":0,"
 				   "\"args\":{\"name\":", pid);
 			put_json_text(&ev, name.p);
@@ -964,7 +1143,10 @@ static void put_metadata(struct state *st, struct filter *f)
 		for (k = 0; k < g->nlanes; k++) {
 			buf_reset(&ev);
 			buf_reset(&name);
-			if (g->kind == KIND_SCOPE)
+			if (g->kind == KIND_SCOPE && g->by_device)
+				buf_printf(&name, "GPU scope lane %u (synthetic; original PID %s, "
+					   "device %s)", k + 1, g->pid, g->device);
+			else if (g->kind == KIND_SCOPE)
 				buf_printf(&name, "GPU scope lane %u (synthetic; original PID %s)",
 					   k + 1, g->pid);
 			else
@@ -1007,26 +1189,31 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 		   ",\"output_event_count\":%" PRIu64 ",\"relocated_events\":%" PRIu64
 		   ",\"relocated_flows\":%" PRIu64 ",\"new_metadata_count\":%" PRIu64 ",\"groups\":[",
 		   st->max_lanes, st->events, st->events - st->nretired + st->new_metadata,
-		   st->relocated, st->relocated_flows, st->new_metadata);
+		   st->relocated + st->relocated_flows, st->relocated_flows, st->new_metadata);
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
+		size_t nstreams;
+		struct group_stream *streams = group_streams(g, &nstreams);
 		int first = 1;
-		unsigned char *in = group_tracks(st, g);
+		size_t nkstreams = 0;
+		for (i = 0; i < nstreams; i++)
+			nkstreams += streams[i].kernels != 0;
+		/* counts under the reference's names, the tids under new ones */
 		buf_printf(&r, "%s{\"pid\":%s,\"display_pid\":%s,\"device\":%s,\"kind\":\"%s\","
-			   "\"original_streams\":[", gi ? "," : "", g->pid, display_pid_text(g, space),
-			   g->device, g->kind == KIND_SCOPE ? "scope" : "activity");
+			   "\"original_streams\":%zu,\"original_kernel_streams\":%zu,"
+			   "\"original_stream_tids\":[", gi ? "," : "", g->pid,
+			   display_pid_text(g, space), g->device,
+			   g->kind == KIND_SCOPE ? "scope" : "activity", nstreams, nkstreams);
 		/* streams: the tracks with events in this group */
-		for (i = 0; i < st->tracks_by_key.n; i++) {
-			if (in[i]) {
-				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
-				first = 0;
-			}
+		for (i = 0; i < nstreams; i++) {
+			buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[streams[i].track].tid);
+			first = 0;
 		}
-		buf_addstr(&r, "],\"original_kernel_streams\":[");
+		buf_addstr(&r, "],\"original_kernel_stream_tids\":[");
 		first = 1;
-		for (i = 0; i < st->tracks_by_key.n; i++) {
-			if (in[i] & 2) {
-				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[i].tid);
+		for (i = 0; i < nstreams; i++) {
+			if (streams[i].kernels) {
+				buf_printf(&r, "%s%s", first ? "" : ",", st->tracks[streams[i].track].tid);
 				first = 0;
 			}
 		}
@@ -1052,7 +1239,7 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 			buf_addstr(&r, "}}");
 		}
 		buf_addstr(&r, "]}");
-		free(in);
+		free(streams);
 	}
 	buf_addstr(&r, "],\"retired_track_metadata\":[");
 	for (i = 0, k = 0; i < st->nret; i++) {
@@ -1186,17 +1373,18 @@ static void replay(struct state *st, struct filter *f, int spill)
 
 static void write_summary(struct state *st)
 {
-	size_t gi, i;
+	size_t gi;
 	FILE *out = st->summary;
 
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
-		size_t streams = 0;
-		unsigned char *in = group_tracks(st, g);
-		for (i = 0; i < st->tracks_by_key.n; i++)
-			streams += in[i] != 0;
-		free(in);
-		if (g->kind == KIND_SCOPE)
+		size_t streams;
+		free(group_streams(g, &streams));
+		if (g->kind == KIND_SCOPE && g->by_device)
+			fprintf(out, "pid %s device %s GPU scopes: %zu original streams -> %u scope "
+				"lanes in pid %" PRId64 "\n", g->pid, g->device, streams, g->nlanes,
+				g->display_pid);
+		else if (g->kind == KIND_SCOPE)
 			fprintf(out, "pid %s GPU scopes: %zu original streams -> %u scope lanes "
 				"in pid %" PRId64 "\n", g->pid, streams, g->nlanes, g->display_pid);
 		else
@@ -1308,6 +1496,8 @@ int main(int argc, char **argv)
 	writer_free(&spill);
 	reader_trim(&f.in.r); /* a long report line must not stay held twice */
 
+	if (st.nacts == 0)
+		refuse_nothing(&st);
 	plan(&st);
 	replay(&st, &f, spill_fd);
 	filter_close(&f);
@@ -1346,6 +1536,7 @@ int main(int argc, char **argv)
 	intern_free(&st.pids);
 	intern_free(&st.groups_by_key);
 	intern_free(&st.gpu_pids);
+	intern_free(&st.seen_cats);
 	jdoc_free(&st.doc);
 	buf_release(&st.tmp);
 	buf_release(&st.line);

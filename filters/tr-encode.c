@@ -382,33 +382,29 @@ int main(int argc, char **argv)
 	sink_finish(&out);
 	if (reports.n > 0)
 		finish_reports(&reports, report_base);
-	/* Everything is written: put the files in place, the trace first; if a
-	 * report cannot be placed, take back what was placed (all or nothing). */
+	/* Everything is written: put the files in place, the trace first, as
+	 * one set: a failure or an interrupt on the way takes back what was
+	 * placed (all or nothing). */
 	{
-		char **placed = xmalloc((reports.n + 1) * sizeof *placed);
-		size_t nplaced = 0;
-		if (file.path != NULL) {
-			placed[nplaced] = strdup(file.path);
-			if (outfile_commit(&file) != 0)
-				die_errno(EXIT_TROUBLE, "%s", output);
-			nplaced++;
-		}
-		for (i = 0; i < reports.n; i++) {
-			struct report *r = &reports.list[i];
-			placed[nplaced] = strdup(r->file.path);
-			if (placed[nplaced] == NULL)
+		struct outfile **set = xmalloc((reports.n + 1) * sizeof *set);
+		char **names = xmalloc((reports.n + 1) * sizeof *names);
+		size_t n = 0, failed;
+		if (file.path != NULL)
+			set[n++] = &file;
+		for (i = 0; i < reports.n; i++)
+			set[n++] = &reports.list[i].file;
+		for (i = 0; i < n; i++)
+			if ((names[i] = strdup(set[i]->path)) == NULL)
 				die_nomem();
-			if (outfile_commit(&r->file) != 0) {
-				warn_errno("%s", placed[nplaced]);
-				while (nplaced > 0)
-					unlink(placed[--nplaced]);
-				exit(EXIT_TROUBLE);
-			}
-			nplaced++;
+		if (outfile_commit_all(set, n, &failed) != 0) {
+			if (failed == n)
+				die(EXIT_TROUBLE, "interrupted while placing the output; nothing was written");
+			die_errno(EXIT_TROUBLE, "%s", names[failed]);
 		}
-		while (nplaced > 0)
-			free(placed[--nplaced]);
-		free(placed);
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		free(set);
 	}
 	if (file.path == NULL && close(STDOUT_FILENO) != 0)
 		die_write("standard output");

@@ -28,7 +28,9 @@
 enum {
 	CPU_PID = 12345,          /* the host process; device d launches from tid CPU_PID + d */
 	FIRST_STREAM_ID = 7,      /* Kineto's first CUDA stream id */
+	FIRST_HIP_STREAM_ID = 0,  /* ROCm: the default HIP stream is tid 0 */
 	NUM_SMS = 132,            /* H100 SXM, for "blocks per SM" */
+	NUM_CUS = 304,            /* MI300X compute units, for --rocm */
 	GPU_SORT_BASE = 16777216  /* Kineto's process_sort_index for GPU 0 (every real trace) */
 };
 
@@ -58,6 +60,7 @@ static const uint64_t MAX_CONCURRENCY = 64;
 static const uint64_t MAX_DEVICES = 64;
 static const uint64_t MAX_ORIGIN_US = 4000000000000000ULL;
 static const uint64_t MAX_TARGET_BYTES = 1ULL << 40;
+static const uint64_t MAX_SCALE = 10000000;
 
 struct config {
 	uint64_t layers, passes, draft_passes, draft_layers;
@@ -67,6 +70,9 @@ struct config {
 	uint64_t origin_us;
 	uint64_t target_bytes;    /* 0: --passes decides */
 	int array, compact;
+	int rocm;                 /* HIP: stream 0, hip* calls, ROCm kernel names */
+	uint64_t scale_devices;   /* one pid, this many devices, one kernel each */
+	uint64_t scale_pids;      /* this many pids, one kernel each */
 	uint64_t seed;
 	const char *output;       /* NULL: stdout */
 };
@@ -110,6 +116,10 @@ static const char COPY_TAIL[] =
 
 /* Names that need concatenation are built once by init_kernel_names(). */
 static char rotary_target_name[256], rotary_draft_name[256], copy_name[1024];
+
+/* The tid of stream index 0: 7 (CUDA) or 0 (--rocm). */
+static uint64_t first_stream_id = FIRST_STREAM_ID;
+static int rocm;
 
 static struct kernel_type kernel_types[] = {
 	[KT_EMBED] = { "void at::native::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, "
@@ -178,6 +188,47 @@ static struct kernel_type kernel_types[] = {
 		2000, 5000, 0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 524288, 4194304 },
 };
 
+/* --rocm: the names a ROCm build of the same model shows: __hip_bfloat16
+ * for c10::BFloat16 in vLLM's own kernels, hipBLASLt (Tensile) GEMMs, CK
+ * attention, and mangled names where roctracer leaves them so. */
+static const char ROCM_GEMM_NAME[] =
+	"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x128x64_MI16x16x1_SN_LDSB1_"
+	"AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_EPS0_GRVWA8_GRVWB8_GSUAMB_IU1_K1_LBSPPA2048_"
+	"LBSPPB256_LBSPPM0_LPA16_LPB16_LPM0_LRVW16_LWPMn1_MIAV1_MIWT4_4_MO40_NTn1_NTA0_"
+	"NTB0_NTC0_NTD0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PKA1_SIA3_SS1_SPO0_SRVW0_"
+	"SSO0_SVW8_SK3_SKXCCM0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA8_VWB8_"
+	"WSGRA0_WSGRB0_WS64_WG32_8_1";
+static const char ROCM_ROTARY_ARGS[] =
+	"(long const*, __hip_bfloat16*, __hip_bfloat16*, __hip_bfloat16 const*, "
+	"int, long, long, int, int, int)";
+
+static void init_rocm_names(void)
+{
+	snprintf(rotary_target_name, sizeof rotary_target_name,
+		"void vllm::rotary_embedding_kernel<__hip_bfloat16, true>%s", ROCM_ROTARY_ARGS);
+	snprintf(rotary_draft_name, sizeof rotary_draft_name,
+		"void vllm::rotary_embedding_kernel<__hip_bfloat16, false>%s", ROCM_ROTARY_ARGS);
+	kernel_types[KT_NORM].name = "void vllm::rms_norm_kernel<__hip_bfloat16>("
+		"__hip_bfloat16*, __hip_bfloat16 const*, __hip_bfloat16 const*, float, int, int)";
+	kernel_types[KT_FINAL_NORM].name = "void vllm::fused_add_rms_norm_kernel<"
+		"__hip_bfloat16, 8>(__hip_bfloat16*, __hip_bfloat16*, __hip_bfloat16 const*, "
+		"float, int, int)";
+	kernel_types[KT_ATTN].name = "_ZN7ck_tile6kentryILi1ENS_13FmhaFwdKernelINS_"
+		"24BlockFmhaPipelineQRKSVSIN3ck11fmha_fwd_hd128_bf16_causalEEEEEEvNT0_5KargsE";
+	kernel_types[KT_D_ATTN].name = "_ZN7ck_tile6kentryILi1ENS_13FmhaFwdKernelINS_"
+		"24BlockFmhaPipelineQRKSVSIN3ck10fmha_fwd_hd64_bf16_causalEEEEEEvNT0_5KargsE";
+	kernel_types[KT_SILU].name = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
+		"11silu_kernelERNS_18TensorIteratorBaseEEUlN3c108BFloat16EE_St5arrayIPcLm2EEEEviT0_T1_";
+	kernel_types[KT_NCCL].name = "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)";
+	kernel_types[KT_GEMM_QKV].name = ROCM_GEMM_NAME;
+	kernel_types[KT_GEMM_O].name = ROCM_GEMM_NAME;
+	kernel_types[KT_GEMM_UP].name = ROCM_GEMM_NAME;
+	kernel_types[KT_GEMM_DOWN].name = ROCM_GEMM_NAME;
+	kernel_types[KT_LM_HEAD].name = ROCM_GEMM_NAME;
+	kernel_types[KT_D_GEMM].name = ROCM_GEMM_NAME;
+	kernel_types[KT_D_LM_HEAD].name = ROCM_GEMM_NAME;
+}
+
 static void init_kernel_names(void)
 {
 	snprintf(rotary_target_name, sizeof rotary_target_name,
@@ -231,7 +282,7 @@ struct gpu_event {
 	uint64_t bytes;            /* memcpy, memset */
 	uint64_t layer;            /* annotation */
 	uint64_t seq;              /* insertion order: ties in the completion order */
-	uint32_t stream;           /* index: the tid is FIRST_STREAM_ID + stream */
+	uint32_t stream;           /* index: the tid is first_stream_id + stream */
 	uint16_t device;
 	uint8_t type;              /* enum kt */
 	uint8_t draft;
@@ -922,20 +973,20 @@ static const char *runtime_name(const struct cpu_launch *c, unsigned *cbid)
 {
 	if (c->sync) {
 		*cbid = 165;
-		return "cudaDeviceSynchronize";
+		return rocm ? "hipDeviceSynchronize" : "cudaDeviceSynchronize";
 	}
 	switch (kernel_types[c->type].activity) {
 	case ACT_MEMCPY:
 		*cbid = 41;
-		return "cudaMemcpyAsync";
+		return rocm ? "hipMemcpyAsync" : "cudaMemcpyAsync";
 	case ACT_MEMSET:
 		*cbid = 51;
-		return "cudaMemsetAsync";
+		return rocm ? "hipMemsetAsync" : "cudaMemsetAsync";
 	case ACT_KERNEL:
 		break;
 	}
 	*cbid = 211;
-	return "cudaLaunchKernel";
+	return rocm ? "hipLaunchKernel" : "cudaLaunchKernel";
 }
 
 static void emit_runtime(struct out *o, const struct cpu_launch *c, uint16_t device)
@@ -1042,12 +1093,40 @@ static void emit_activity(struct out *o, const struct gpu_event *ev, unsigned de
 {
 	const struct kernel_type *k = &kernel_types[ev->type];
 	static const char *const cats[] = { "kernel", "gpu_memcpy", "gpu_memset" };
-	uint64_t tid = (uint64_t)FIRST_STREAM_ID + ev->stream;
+	uint64_t tid = first_stream_id + ev->stream;
 
 	put_x_head(o, cats[k->activity], k->name, ev->device, tid, ev->ts, ev->dur);
 	put(o, "\"External id\": ");
 	put_u64(o, ev->external_id);
 	args_wide(o);
+	if (rocm && k->activity == ACT_KERNEL) {
+		/* roctracer's kernel args: no occupancy figures, a dispatch kind */
+		put(o, "\"device\": ");
+		put_u64(o, ev->device);
+		put(o, ", \"stream\": ");
+		put_u64(o, tid);
+		put(o, ", \"correlation\": ");
+		put_u64(o, ev->correlation);
+		put(o, ", \"kind\": \"Dispatch Kernel\", \"grid\": [");
+		put_u64(o, (uint64_t)k->grid[0] * k->block[0]);
+		put(o, ", ");
+		put_u64(o, (uint64_t)k->grid[1] * k->block[1]);
+		put(o, ", ");
+		put_u64(o, (uint64_t)k->grid[2] * k->block[2]);
+		put(o, "], \"block\": [");
+		put_u64(o, k->block[0]);
+		put(o, ", ");
+		put_u64(o, k->block[1]);
+		put(o, ", ");
+		put_u64(o, k->block[2]);
+		put(o, "]");
+		if (k->collective)
+			put_collective_args(o, devices);
+		args_close(o);
+		ev_close(o);
+		emit_flow(o, 'f', ev->correlation, ev->device, tid, ev->ts);
+		return;
+	}
 	/* Kineto writes "queued" for kernels only. */
 	if (k->activity == ACT_KERNEL)
 		put(o, "\"queued\": 0, ");
@@ -1082,7 +1161,7 @@ static void emit_annotation(struct out *o, const struct gpu_event *ev)
 	snprintf(name, sizeof name, "%s%llu", ev->draft ? draft_program.layer_prefix
 		: target_program.layer_prefix, (unsigned long long)ev->layer);
 	put_x_head(o, "gpu_user_annotation", name, ev->device,
-		(uint64_t)FIRST_STREAM_ID + ev->stream, ev->ts, ev->dur);
+		first_stream_id + ev->stream, ev->ts, ev->dur);
 	put(o, "\"External id\": ");
 	put_u64(o, ev->external_id);
 	args_close(o);
@@ -1156,7 +1235,7 @@ static void emit_metadata(struct out *o, const struct device *devs, unsigned nde
 	emit_meta_str(o, "process_name", -1, 0, ts, "name", "CUPTI Overhead");
 	for (d = 0; d < ndev; d++) {
 		for (s = 0; s < devs[d].cfg->streams; s++) {
-			uint64_t tid = (uint64_t)FIRST_STREAM_ID + s;
+			uint64_t tid = first_stream_id + s;
 
 			if (!devs[d].stream_used[s])
 				continue;
@@ -1192,14 +1271,15 @@ static void emit_device_properties(struct out *o, unsigned id, int last)
 {
 	const char *nl = o->compact ? " " : "\n      ";
 
-	out_printf(o, "%s{%s\"id\": %u, \"name\": \"NVIDIA H100 80GB HBM3\", "
+	out_printf(o, "%s{%s\"id\": %u, \"name\": \"%s\", "
 		"\"totalGlobalMem\": 85031714816,%s\"computeMajor\": 9, \"computeMinor\": 0,"
 		"%s\"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,"
 		"%s\"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,"
 		"%s\"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,"
 		"%s\"numSms\": %d, \"sharedMemPerBlockOptin\": 232448%s}%s",
-		o->compact ? "" : "    ", o->compact ? "" : "\n      ", id, nl, nl, nl, nl, nl,
-		NUM_SMS, o->compact ? "" : "\n    ", last ? "" : (o->compact ? ", " : ",\n"));
+		o->compact ? "" : "    ", o->compact ? "" : "\n      ", id,
+		rocm ? "AMD Instinct MI300X" : "NVIDIA H100 80GB HBM3", nl, nl, nl, nl, nl,
+		rocm ? NUM_CUS : NUM_SMS, o->compact ? "" : "\n    ", last ? "" : (o->compact ? ", " : ",\n"));
 }
 
 static void emit_header(struct out *o, unsigned devices)
@@ -1402,6 +1482,34 @@ static uint64_t write_gpu_events(struct gen *g, struct out *o, uint64_t iteratio
 	return last_end;
 }
 
+/* ---- scaling shapes ------------------------------------------------ */
+
+/* --scale-devices N: one pid (0) whose N devices each run one 1 us kernel on
+ * a stream of their own; --scale-pids N: N pids (0 .. N-1, device = pid)
+ * with one 1 us kernel each.  Kernels follow one another 2 us apart, so
+ * every (pid, device) group needs one lane: what grows is the number of
+ * groups, for the scaling cases of make bench. */
+static void write_scale(struct out *o, const struct config *cfg)
+{
+	uint64_t n = cfg->scale_devices ? cfg->scale_devices : cfg->scale_pids, i;
+	uint64_t origin = cfg->origin_us * 1000;
+
+	for (i = 0; i < n; i++) {
+		int64_t pid = cfg->scale_devices ? 0 : (int64_t)i;
+		uint64_t tid = first_stream_id + (cfg->scale_devices ? i : 0);
+
+		put_x_head(o, "kernel", kernel_types[KT_ADD].name, pid, tid, origin + i * 2000, 1000);
+		put(o, "\"device\": ");
+		put_u64(o, i);
+		put(o, ", \"stream\": ");
+		put_u64(o, tid);
+		put(o, ", \"correlation\": ");
+		put_u64(o, i + 1);
+		args_close(o);
+		ev_close(o);
+	}
+}
+
 /* ---- options ------------------------------------------------------- */
 
 static void usage(FILE *fp)
@@ -1410,8 +1518,10 @@ static void usage(FILE *fp)
 		"usage: tr-gen [--array] [--compact] [--concurrency C] [--devices G]\n"
 		"              [--draft-layers M] [--draft-passes D] [--layers N]\n"
 		"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
-		"              [--streams S] [--target-bytes B[K|M|G]]\n"
+		"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
 		"              [--ts-format kineto|int]\n"
+		"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
+		"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
 		"       tr-gen --help | --version\n");
 }
 
@@ -1452,7 +1562,8 @@ static uint64_t parse_number(const char *opt, const char *arg, uint64_t min, uin
 enum {
 	OPT_ARRAY = 256, OPT_COMPACT, OPT_CONCURRENCY, OPT_DEVICES, OPT_DRAFT_LAYERS,
 	OPT_DRAFT_PASSES, OPT_HELP, OPT_LAYERS, OPT_ORIGIN, OPT_PASSES, OPT_SEED,
-	OPT_STREAMS, OPT_TARGET, OPT_TS_FORMAT, OPT_VERSION
+	OPT_STREAMS, OPT_TARGET, OPT_TS_FORMAT, OPT_VERSION, OPT_ROCM, OPT_SCALE_DEVICES,
+	OPT_SCALE_PIDS
 };
 
 static const struct option long_options[] = {
@@ -1467,6 +1578,9 @@ static const struct option long_options[] = {
 	{ "origin-us", required_argument, NULL, OPT_ORIGIN },
 	{ "output", required_argument, NULL, 'o' },
 	{ "passes", required_argument, NULL, OPT_PASSES },
+	{ "rocm", no_argument, NULL, OPT_ROCM },
+	{ "scale-devices", required_argument, NULL, OPT_SCALE_DEVICES },
+	{ "scale-pids", required_argument, NULL, OPT_SCALE_PIDS },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
 	{ "target-bytes", required_argument, NULL, OPT_TARGET },
@@ -1527,6 +1641,13 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 		case OPT_PASSES:
 			cfg->passes = parse_number("--passes", optarg, 1, MAX_PASSES, 0);
 			break;
+		case OPT_ROCM: cfg->rocm = 1; break;
+		case OPT_SCALE_DEVICES:
+			cfg->scale_devices = parse_number("--scale-devices", optarg, 1, MAX_SCALE, 0);
+			break;
+		case OPT_SCALE_PIDS:
+			cfg->scale_pids = parse_number("--scale-pids", optarg, 1, MAX_SCALE, 0);
+			break;
 		case OPT_SEED:
 			cfg->seed = parse_number("--seed", optarg, 0, UINT64_MAX, 0);
 			break;
@@ -1558,6 +1679,8 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 		usage(stderr);
 		exit(EXIT_TROUBLE);
 	}
+	if (cfg->scale_devices && cfg->scale_pids)
+		die(EXIT_TROUBLE, "--scale-devices and --scale-pids exclude each other");
 	/* Activities of one stream never overlap, so C concurrent ones need at
 	 * least C streams. */
 	if (!cfg->streams_given && cfg->streams < cfg->concurrency)
@@ -1647,6 +1770,11 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_DFL);
 	parse_options(argc, argv, &cfg);
 	init_kernel_names();
+	if (cfg.rocm) {
+		rocm = 1;
+		first_stream_id = FIRST_HIP_STREAM_ID;
+		init_rocm_names();
+	}
 	ranks = build_ranks(cfg.devices);
 	collective_ranks = ranks;
 
@@ -1656,12 +1784,14 @@ int main(int argc, char **argv)
 	for (d = 0; d < cfg.devices; d++)
 		device_init(&g.devs[d], &cfg, (uint16_t)d);
 
-	iterations = cfg.passes;
-	if (cfg.target_bytes > 0)
-		iterations = count_iterations(&g, header_size(&cfg));
-
+	/* The output first: an existing one is refused before a counting run
+	 * over the whole --target-bytes. */
 	memset(&o, 0, sizeof o);
 	o.fp = open_output(&cfg);
+	iterations = cfg.passes;
+	if (cfg.target_bytes > 0 && !cfg.scale_devices && !cfg.scale_pids)
+		iterations = count_iterations(&g, header_size(&cfg));
+
 	o.name = o.fp != stdout ? cfg.output : "standard output";
 	o.buf = xmalloc(OUT_FLUSH_AT + EVENT_ROOM);
 	o.compact = cfg.compact;
@@ -1670,11 +1800,15 @@ int main(int argc, char **argv)
 	if (cfg.array)
 		put(&o, "[");
 	else
-		emit_header(&o, cfg.devices);
-	write_cpu_events(&g, &o, iterations);
-	last_end = write_gpu_events(&g, &o, iterations);
-	emit_metadata(&o, g.devs, cfg.devices, cfg.origin_us * 1000);
-	emit_window_end(&o, last_end + 1000);
+		emit_header(&o, cfg.scale_devices || cfg.scale_pids ? 1 : cfg.devices);
+	if (cfg.scale_devices || cfg.scale_pids) {
+		write_scale(&o, &cfg);
+	} else {
+		write_cpu_events(&g, &o, iterations);
+		last_end = write_gpu_events(&g, &o, iterations);
+		emit_metadata(&o, g.devs, cfg.devices, cfg.origin_us * 1000);
+		emit_window_end(&o, last_end + 1000);
+	}
 	if (cfg.array) {
 		out_room(&o);
 		put(&o, "\n]\n");

@@ -1,8 +1,8 @@
 /* tr-survey: evidence for choosing a once-per-layer anchor.  At the end of a
  * pipeline it reads the stream and reports, per GPU pid and device, how each
- * kernel name occurs in time, ranks the kernels whose occurrences form runs
- * of exactly N, and warns about the traps.  It never chooses for the user.
- * See tr-survey(1). */
+ * kernel name occurs in time, splits the occurrences of every name that
+ * occurs at least N times into passes of N, ranks the candidates, and warns
+ * about the traps.  It never chooses for the user.  See tr-survey(1). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -22,13 +22,14 @@
 static const char usage_text[] =
 	"usage: tr-survey --num-layers N [--pid PID] [--device D] [--top K] [--json]\n"
 	"Read a trace-layers stream (tr-stream(5)) and report, per GPU pid and\n"
-	"device, which kernels occur once per layer: counts, runs in time, ranked\n"
-	"anchor candidates with suggested --anchor-offset and --passes, warnings.\n"
+	"device, which kernels occur once per layer: counts, passes of N with their\n"
+	"time spans, ranked anchor candidates with suggested --anchor-offset and\n"
+	"--passes, and warnings.\n"
 	"\n"
 	"  --num-layers N  layers per pass in the phase of interest (>= 1)\n"
 	"  --pid PID       only this pid\n"
 	"  --device D      only kernels whose args.device is D\n"
-	"  --top K         candidates and names listed per device (default 10)\n"
+	"  --top K         candidates listed per device (default 10)\n"
 	"  --json          print a JSON object instead of text\n"
 	"  --help, --version\n"
 	"\n"
@@ -40,24 +41,51 @@ static _Noreturn void usage(FILE *to, int status)
 	exit(status);
 }
 
+/* Spacing above this coefficient of variation inside passes is called
+ * irregular in the reasons a candidate ranks lower. */
+#define IRREGULAR_CV 0.25
+/* Pass spans printed per candidate in the text report (--json has all). */
+#define TEXT_SPANS 8
+
+struct occ {
+	int64_t ts, end;       /* ns; end = ts + dur (ts when dur is missing) */
+};
+
+enum split_kind { SPLIT_NONE, SPLIT_SINGLE, SPLIT_CLEAN, SPLIT_AMBIGUOUS };
+
+/* The occurrences of a name cut into passes of N: partial_first
+ * occurrences, then passes x N, then partial_last. */
+struct split {
+	size_t offset, passes, partial_last;
+	enum split_kind kind;
+	int64_t min_between;   /* smallest gap at a pass boundary, -1: none */
+	int64_t max_inside;    /* largest gap inside a pass, -1: none */
+};
+
 /* One kernel name in one (pid, device). */
 struct name_stats {
 	uint32_t group;        /* (pid, device) */
 	char *name;            /* unescaped */
 	size_t name_len;       /* bytes (a \u0000 in the name included) */
 	char *family;          /* the name with template arguments removed */
-	int64_t *ts;           /* occurrence starts, ns */
+	struct occ *occ;       /* occurrences, sorted by analyse */
 	size_t n, cap;
 	char *streams[4];      /* first distinct tids (raw) */
 	unsigned nstreams;     /* distinct tids seen, saturating */
 	/* analysis */
-	size_t nruns, runs_of_n, runs_of_2n, partial_first, partial_last;
-	size_t first_full_run_start; /* index in sorted ts */
-	size_t len_a, len_b;   /* the two most common run lengths */
-	double cv;             /* spacing regularity inside runs */
+	struct split sp;
+	int twice_by_count;    /* n = 2N x p and only passes of 2N split cleanly */
+	int twice_between;     /* 2 between consecutive occurrences of the top */
+	size_t nruns, len_a;   /* runs at large gaps, most common run length */
+	double cv;             /* spacing regularity inside passes */
 	double score;
 	unsigned confirms;     /* other candidates with one occurrence per interval */
-	char *confirmed_by;
+	const char *confirmed_by;
+	size_t clean_partner;  /* rank (1-based) of a one-to-one partner with a clean split */
+};
+
+struct step {
+	int64_t start, end;
 };
 
 struct state {
@@ -68,9 +96,16 @@ struct state {
 	struct name_stats *names;
 	size_t names_cap;
 	struct intern groups;  /* pid \001 device */
+	struct intern elsewhere; /* pid \001 device of kernels the filters left out */
+	uint64_t *elsewhere_n;
+	size_t elsewhere_cap;
+	struct step *steps;    /* ProfilerStep#N spans */
+	size_t nsteps, steps_cap;
+	int64_t origin_ns;
+	int have_origin;
+	struct buf origin_text;
 	struct jdoc doc;
 	struct buf tmp;
-	uint64_t events;
 };
 
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
@@ -97,13 +132,29 @@ static char *family_of(const char *name)
 	return b.p[0] ? b.p : xmemdup("", 0);
 }
 
+static void count_elsewhere(struct state *st, const char *key, size_t len)
+{
+	int64_t id = intern_id(&st->elsewhere, key, len);
+
+	if (id < 0)
+		die_nomem();
+	if ((size_t)id >= st->elsewhere_cap) {
+		size_t cap = st->elsewhere_cap ? st->elsewhere_cap * 2 : 16;
+		st->elsewhere_n = xrealloc(st->elsewhere_n, cap * sizeof *st->elsewhere_n);
+		memset(st->elsewhere_n + st->elsewhere_cap, 0,
+		       (cap - st->elsewhere_cap) * sizeof *st->elsewhere_n);
+		st->elsewhere_cap = cap;
+	}
+	st->elsewhere_n[id]++;
+}
+
 static void see_kernel(struct state *st, const char *line, size_t len)
 {
 	struct jdoc *d = &st->doc;
-	int cat, name, args, dev, ts, tid;
+	int cat, name, args, dev, ts, tid, dur;
 	size_t n, pn, dn = 4, tn;
 	const char *p, *pid, *dtext = "null", *ttext;
-	int64_t ts_ns, gid, id;
+	int64_t ts_ns, dur_ns = 0, gid, id;
 	int sub;
 	struct name_stats *s;
 	unsigned k;
@@ -122,23 +173,30 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	if (jdoc_find(d, 0, "pid") < 0 || jdoc_type(d, name) != JT_STRING ||
 	    jdoc_type(d, ts) != JT_PRIMITIVE)
 		return;
-	pid = jdoc_raw(d, jdoc_find(d, 0, "pid"), &pn);
-	if (st->pid && !raw_matches_arg(pid, pn, st->pid))
+	p = jdoc_text(d, ts, &n);
+	if (num_us_to_ns(p, n, &ts_ns, &sub) != NUM_OK)
 		return;
+	dur = jdoc_find(d, 0, "dur");
+	if (jdoc_type(d, dur) == JT_PRIMITIVE) {
+		p = jdoc_text(d, dur, &n);
+		if (num_us_to_ns(p, n, &dur_ns, &sub) != NUM_OK || dur_ns < 0)
+			dur_ns = 0;
+	}
+	pid = jdoc_raw(d, jdoc_find(d, 0, "pid"), &pn);
 	args = jdoc_find(d, 0, "args");
 	dev = jdoc_type(d, args) == JT_OBJECT ? jdoc_find(d, args, "device") : -1;
 	if (dev >= 0)
 		dtext = jdoc_raw(d, dev, &dn);
-	if (st->device && !raw_matches_arg(dtext, dn, st->device))
-		return;
-	p = jdoc_text(d, ts, &n);
-	if (num_us_to_ns(p, n, &ts_ns, &sub) != NUM_OK)
-		return;
 
 	buf_reset(&st->tmp);
 	buf_add(&st->tmp, pid, pn);
 	buf_addch(&st->tmp, '\001');
 	buf_add(&st->tmp, dtext, dn);
+	if ((st->pid && !raw_matches_arg(pid, pn, st->pid)) ||
+	    (st->device && !raw_matches_arg(dtext, dn, st->device))) {
+		count_elsewhere(st, st->tmp.p, st->tmp.len);
+		return;
+	}
 	gid = intern_id(&st->groups, st->tmp.p, st->tmp.len);
 	buf_printf(&st->tmp, "\001");
 	if (gid < 0 || jdoc_unescape(d, name, &st->tmp) != 0)
@@ -162,10 +220,12 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 		s->family = family_of(s->name);
 	}
 	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
-		s->ts = xrealloc(s->ts, s->cap * sizeof *s->ts);
+		s->cap = s->cap ? s->cap * 2 : 4;
+		s->occ = xrealloc(s->occ, s->cap * sizeof *s->occ);
 	}
-	s->ts[s->n++] = ts_ns;
+	s->occ[s->n].ts = ts_ns;
+	s->occ[s->n].end = dur_ns > INT64_MAX - ts_ns ? INT64_MAX : ts_ns + dur_ns;
+	s->n++;
 	if (tid >= 0) {
 		ttext = jdoc_raw(d, tid, &tn);
 		for (k = 0; k < s->nstreams && k < 4; k++)
@@ -179,6 +239,63 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	}
 }
 
+/* Every event: the trace origin (the earliest ts, as tr-guides counts its
+ * relative times) and the ProfilerStep#N spans; kernels go to see_kernel. */
+static void see_event(struct state *st, const char *line, size_t len)
+{
+	static const char *const keys[] = { "ts", "ph", "name", "dur" };
+	static const char step_prefix[] = "\"ProfilerStep#";
+	struct member m[4];
+	int64_t ns, dur = 0;
+	int sub;
+
+	event_members(line, len, keys, 4, m);
+	if (m[0].len > 0 && m[0].p[0] != '"' &&
+	    !(st->have_origin && num_text_not_below(m[0].p, m[0].len, st->origin_text.p,
+						    st->origin_text.len)) &&
+	    num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
+	    (!st->have_origin || ns < st->origin_ns)) {
+		st->origin_ns = ns;
+		st->have_origin = 1;
+		buf_reset(&st->origin_text);
+		if (buf_add(&st->origin_text, m[0].p, m[0].len) != 0)
+			die_nomem();
+	}
+	if (m[2].len > sizeof step_prefix - 1 &&
+	    memcmp(m[2].p, step_prefix, sizeof step_prefix - 1) == 0 &&
+	    m[1].len == 3 && memcmp(m[1].p, "\"X\"", 3) == 0 && m[0].len > 0 &&
+	    num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK) {
+		if (m[3].len == 0 || num_us_to_ns(m[3].p, m[3].len, &dur, &sub) != NUM_OK || dur < 0)
+			dur = 0;
+		if (st->nsteps == st->steps_cap) {
+			st->steps_cap = st->steps_cap ? st->steps_cap * 2 : 16;
+			st->steps = xrealloc(st->steps, st->steps_cap * sizeof *st->steps);
+		}
+		st->steps[st->nsteps].start = ns;
+		st->steps[st->nsteps++].end = dur > INT64_MAX - ns ? INT64_MAX : ns + dur;
+	}
+	if (find_bytes(line, len, "ernel", 5) != NULL)
+		see_kernel(st, line, len);
+}
+
+static int cmp_occ(const void *a, const void *b)
+{
+	const struct occ *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -186,104 +303,186 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Split the sorted occurrences into runs at gaps much larger than the
- * typical (median) spacing, and describe the runs against N. */
+static int64_t gap(const struct occ *o, size_t i)
+{
+	return o[i + 1].ts - o[i].ts;
+}
+
+/* Gap i (from occurrence i to i + 1) lies inside a pass, a partial first
+ * or last one included: it is no pass boundary. */
+static int inside_pass(const struct split *sp, size_t N, size_t i)
+{
+	if (N == 1 || sp->kind == SPLIT_NONE)
+		return 0;
+	if (i + 1 == sp->offset)
+		return 0;
+	if (i < sp->offset || i + 1 >= sp->offset + sp->passes * N)
+		return i + 1 != sp->offset + sp->passes * N;
+	return (i - sp->offset) % N != N - 1;
+}
+
+/* The gaps compared between names and measured for regularity: inside
+ * the passes, or for N = 1 (one occurrence per pass) every gap. */
+static int compared_gap(const struct split *sp, size_t N, size_t i)
+{
+	return N == 1 || inside_pass(sp, N, i);
+}
+
+/* Cut n sorted occurrences into passes of N.  The offset (the partial pass
+ * before the first complete one, 0 to N - 1) is the one whose pass
+ * boundaries are the largest gaps: it maximises the smallest boundary gap;
+ * on a tie the one with more passes, then the smaller offset.  The split is
+ * clean when every boundary gap is larger than every gap inside a pass (the
+ * partial first and last passes included), ambiguous otherwise: the passes
+ * then rest on the count alone. */
+static void split_passes(const struct occ *o, size_t n, size_t N, struct split *sp)
+{
+	size_t off, last, j, k;
+	int64_t best = 0, minb;
+	int have = 0;
+
+	memset(sp, 0, sizeof *sp);
+	sp->kind = SPLIT_NONE;
+	sp->min_between = sp->max_inside = -1;
+	if (n < N || n == 0)
+		return;
+	last = n - N < N - 1 ? n - N : N - 1;
+	for (off = 0; off <= last; off++) {
+		k = (n - off) / N;
+		minb = INT64_MAX;
+		if (off > 0)
+			minb = gap(o, off - 1);
+		for (j = 1; j < k && !(have && minb <= best); j++)
+			if (gap(o, off + j * N - 1) < minb)
+				minb = gap(o, off + j * N - 1);
+		if (off + k * N < n && gap(o, off + k * N - 1) < minb)
+			minb = gap(o, off + k * N - 1);
+		if (!have || minb > best) {
+			have = 1;
+			best = minb;
+			sp->offset = off;
+		}
+	}
+	sp->passes = (n - sp->offset) / N;
+	sp->partial_last = n - sp->offset - sp->passes * N;
+	sp->min_between = best == INT64_MAX ? -1 : best;
+	sp->kind = SPLIT_SINGLE; /* for inside_pass */
+	for (j = 0; j + 1 < n; j++)
+		if (inside_pass(sp, N, j) && gap(o, j) > sp->max_inside)
+			sp->max_inside = gap(o, j);
+	if (sp->min_between < 0)
+		sp->kind = SPLIT_SINGLE;
+	else if (sp->max_inside < 0 || sp->min_between > sp->max_inside)
+		sp->kind = SPLIT_CLEAN;
+	else
+		sp->kind = SPLIT_AMBIGUOUS;
+}
+
+/* Passes of 2N from the first occurrence split cleanly (or there is one):
+ * with a count of 2N x p whose passes of N do not split cleanly, the name
+ * runs twice per layer. */
+static int splits_at_2n(const struct occ *o, size_t n, size_t N)
+{
+	int64_t minb = INT64_MAX, maxi = -1;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if ((i + 1) % (2 * N) == 0) {
+			if (gap(o, i) < minb)
+				minb = gap(o, i);
+		} else if (gap(o, i) > maxi) {
+			maxi = gap(o, i);
+		}
+	}
+	return minb == INT64_MAX || minb > maxi;
+}
+
+/* Sort the occurrences, split them into passes, measure the spacing inside
+ * passes, and score the name as an anchor. */
 static void analyse(struct state *st, struct name_stats *s)
 {
-	size_t i, start = 0, n = s->n, N = (size_t)st->num_layers;
-	int64_t *gaps, median, limit;
-	size_t lens[64], counts[64], nlens = 0;
-	double sum = 0, sum2 = 0;
-	size_t nsp = 0;
+	size_t i, n = s->n, N = (size_t)st->num_layers, cnt = 0;
+	double sum = 0, var = 0, mean;
 
-	qsort(s->ts, n, sizeof *s->ts, cmp_i64);
-	s->first_full_run_start = SIZE_MAX;
-	if (n < 2) {
-		s->nruns = n;
-		return;
-	}
-	gaps = xmalloc((n - 1) * sizeof *gaps);
+	qsort(s->occ, n, sizeof *s->occ, cmp_occ);
+	split_passes(s->occ, n, N, &s->sp);
+	s->twice_by_count = s->sp.kind == SPLIT_AMBIGUOUS && n % (2 * N) == 0 &&
+			    splits_at_2n(s->occ, n, N);
 	for (i = 0; i + 1 < n; i++)
-		gaps[i] = s->ts[i + 1] - s->ts[i];
-	qsort(gaps, n - 1, sizeof *gaps, cmp_i64);
-	median = gaps[(n - 1) / 2];
-	free(gaps);
-	limit = median > 0 ? median + median / 2 : 1;
-	for (i = 1; i <= n; i++) {
-		if (i < n && s->ts[i] - s->ts[i - 1] <= limit) {
-			sum += (double)(s->ts[i] - s->ts[i - 1]);
-			sum2 += (double)(s->ts[i] - s->ts[i - 1]) * (double)(s->ts[i] - s->ts[i - 1]);
-			nsp++;
-			continue;
+		if (compared_gap(&s->sp, N, i)) {
+			sum += (double)gap(s->occ, i);
+			cnt++;
 		}
-		/* a run [start, i) ends */
-		{
-			size_t len = i - start, k;
-			if (len == N) {
-				s->runs_of_n++;
-				if (s->first_full_run_start == SIZE_MAX)
-					s->first_full_run_start = start;
-			} else if (len == 2 * N) {
-				s->runs_of_2n++;
-			} else if (len < N && start == 0) {
-				s->partial_first = len;
-			} else if (len < N && i == n) {
-				s->partial_last = len;
+	if (cnt > 1) {
+		mean = sum / (double)cnt;
+		for (i = 0; i + 1 < n; i++)
+			if (compared_gap(&s->sp, N, i)) {
+				double dv = (double)gap(s->occ, i) - mean;
+				var += dv * dv;
 			}
-			for (k = 0; k < nlens && lens[k] != len; k++)
+		var /= (double)cnt;
+		s->cv = mean > 0 && var > 0 ? __builtin_sqrt(var) / mean : 0;
+	}
+	if (s->sp.kind == SPLIT_NONE || s->twice_by_count) {
+		s->score = 0;
+	} else {
+		s->score = (double)s->sp.passes * (double)N;
+		if (s->sp.kind == SPLIT_AMBIGUOUS)
+			s->score *= 0.25;
+		s->score /= 1.0 + 4.0 * s->cv;
+		if (s->nstreams > 1)
+			s->score *= 0.8;
+	}
+	/* Runs at gaps over 1.5 times the median gap, only for the draft and
+	 * target warning: one family in runs of two different lengths. */
+	if (n >= 2) {
+		int64_t *gaps = xmalloc((n - 1) * sizeof *gaps), median, limit;
+		size_t lens[64] = { 0 }, counts[64] = { 0 }, nlens = 0, start = 0, a = 0, k;
+
+		for (i = 0; i + 1 < n; i++)
+			gaps[i] = gap(s->occ, i);
+		qsort(gaps, n - 1, sizeof *gaps, cmp_i64);
+		median = gaps[(n - 1) / 2];
+		free(gaps);
+		limit = median > 0 ? median + median / 2 : 1;
+		for (i = 1; i <= n; i++) {
+			if (i < n && gap(s->occ, i - 1) <= limit)
+				continue;
+			for (k = 0; k < nlens && lens[k] != i - start; k++)
 				;
 			if (k == nlens && nlens < 64) {
-				lens[nlens] = len;
+				lens[nlens] = i - start;
 				counts[nlens++] = 0;
 			}
 			if (k < nlens)
 				counts[k]++;
+			s->nruns++;
+			start = i;
 		}
-		s->nruns++;
-		start = i;
-	}
-	/* the two most common run lengths, for the draft/target warning */
-	{
-		size_t a = 0, b = SIZE_MAX, k;
 		for (k = 1; k < nlens; k++)
 			if (counts[k] > counts[a])
 				a = k;
-		for (k = 0; k < nlens; k++)
-			if (k != a && (b == SIZE_MAX || counts[k] > counts[b]))
-				b = k;
 		s->len_a = nlens ? lens[a] : 0;
-		s->len_b = b != SIZE_MAX && counts[b] >= 2 ? lens[b] : 0;
+	} else {
+		s->nruns = n;
 	}
-	if (nsp > 1) {
-		double mean = sum / (double)nsp, var = sum2 / (double)nsp - mean * mean;
-		s->cv = mean > 0 && var > 0 ? __builtin_sqrt(var) / mean : 0;
-	}
-	/* Rank: whole runs of exactly N, regular spacing, one stream. */
-	s->score = (double)s->runs_of_n * (double)N;
-	if (s->runs_of_n == 0 && n % N == 0 && s->nruns == 1)
-		s->score = (double)N * 0.5; /* one run of k*N: possible, weaker */
-	s->score /= 1.0 + 4.0 * s->cv;  /* an anchor recurs at a steady pace */
-	if (s->runs_of_2n > 0)
-		s->score = 0;
-	if (s->nstreams > 1)
-		s->score *= 0.8;
 }
 
-/* Occurrences of b between consecutive occurrences of a inside a's runs:
- * 1 when always exactly one (b confirms a's boundaries), 2 when always
- * exactly two (b runs twice per layer), 0 otherwise. */
-static int interleave(const struct name_stats *a, const struct name_stats *b, int64_t limit)
+/* Occurrences of b between consecutive occurrences of a (at compared gaps
+ * of a): 1 when always exactly one (b confirms a's boundaries), 2 when
+ * always exactly two (b runs twice per layer), 0 otherwise. */
+static int interleave(const struct name_stats *a, const struct name_stats *b, size_t N)
 {
 	size_t i, j = 0, pairs = 0;
 	int pattern = -1;
 
 	for (i = 0; i + 1 < a->n; i++) {
 		size_t between = 0;
-		if (a->ts[i + 1] - a->ts[i] > limit)
-			continue; /* a gap between runs */
-		while (j < b->n && b->ts[j] < a->ts[i])
+		if (!compared_gap(&a->sp, N, i))
+			continue;
+		while (j < b->n && b->occ[j].ts < a->occ[i].ts)
 			j++;
-		while (j < b->n && b->ts[j] < a->ts[i + 1]) {
+		while (j < b->n && b->occ[j].ts < a->occ[i + 1].ts) {
 			between++;
 			j++;
 		}
@@ -298,22 +497,6 @@ static int interleave(const struct name_stats *a, const struct name_stats *b, in
 	return pairs >= 2 && pattern > 0 ? pattern : 0;
 }
 
-static int64_t run_limit(const struct name_stats *s)
-{
-	int64_t *gaps, median;
-	size_t i;
-
-	if (s->n < 2)
-		return 0;
-	gaps = xmalloc((s->n - 1) * sizeof *gaps);
-	for (i = 0; i + 1 < s->n; i++)
-		gaps[i] = s->ts[i + 1] - s->ts[i];
-	qsort(gaps, s->n - 1, sizeof *gaps, cmp_i64);
-	median = gaps[(s->n - 1) / 2];
-	free(gaps);
-	return median > 0 ? median + median / 2 : 1;
-}
-
 static struct state *rank_state;
 
 static int cmp_score(const void *a, const void *b)
@@ -326,6 +509,19 @@ static int cmp_score(const void *a, const void *b)
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+static const size_t *fam_order;
+
+/* Rank positions by family, then by rank. */
+static int cmp_family_pos(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(rank_state->names[fam_order[x]].family, rank_state->names[fam_order[y]].family);
+
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
 }
 
 static void put_text(struct buf *b, const char *s)
@@ -421,78 +617,319 @@ static int exact_regex(struct buf *b, const char *name, size_t n)
 	return exact;
 }
 
-static void report_group(struct state *st, uint32_t g, struct buf *out, int first_group)
+/* "73 = 2 x 36 + 1": the true arithmetic of a count against 2N. */
+static void put_twice_arith(struct buf *b, size_t n, size_t N)
 {
-	size_t *order = xmalloc((st->keys.n + 1) * sizeof *order), n = 0, i, k, shown;
+	size_t p = n / (2 * N), r = n % (2 * N);
+
+	if (p == 0) {
+		buf_printf(b, "%zu < 2 x %zu", n, N);
+		return;
+	}
+	buf_printf(b, "%zu = 2 x %zu", n, N);
+	if (p > 1)
+		buf_printf(b, " x %zu", p);
+	if (r)
+		buf_printf(b, " + %zu", r);
+}
+
+static void put_ms(struct buf *b, int64_t ns)
+{
+	num_append_ms6(b, ns);
+}
+
+/* Occurrences per ProfilerStep (an occurrence belongs to the last step
+ * that started at or before it), run-length coded: "0, 80 x 8". */
+static void put_per_step(struct state *st, const struct name_stats *s, struct buf *b, int json)
+{
+	size_t *count = xmalloc(st->nsteps * sizeof *count), i, j = 0, before = 0, run;
+
+	memset(count, 0, st->nsteps * sizeof *count);
+	for (i = 0; i < s->n; i++) {
+		while (j + 1 < st->nsteps && st->steps[j + 1].start <= s->occ[i].ts)
+			j++;
+		if (s->occ[i].ts < st->steps[0].start)
+			before++;
+		else
+			count[j]++;
+	}
+	if (json) {
+		buf_printf(b, "{\"before_first\":%zu,\"counts\":[", before);
+		for (i = 0; i < st->nsteps; i++)
+			buf_printf(b, "%s%zu", i ? "," : "", count[i]);
+		buf_addstr(b, "]}");
+	} else {
+		for (i = 0; i < st->nsteps; i += run) {
+			for (run = 1; i + run < st->nsteps && count[i + run] == count[i]; run++)
+				;
+			buf_printf(b, "%s%zu", i ? ", " : "", count[i]);
+			if (run > 1)
+				buf_printf(b, " x %zu", run);
+		}
+		if (before)
+			buf_printf(b, "; %zu before the first step", before);
+	}
+	free(count);
+}
+
+/* ProfilerStep starts against the passes: a step that starts inside a
+ * whole pass (between its occurrences N - 1 and N, counted from the offset)
+ * contradicts the split; one that starts at a pass boundary agrees.  With
+ * fewer than two steps there is nothing to compare. */
+static void steps_vs_passes(const struct state *st, const struct name_stats *s, size_t N,
+			    size_t *on, size_t *inside)
+{
+	size_t j, i = 0, first = s->sp.offset, last = s->sp.offset + s->sp.passes * N;
+
+	*on = *inside = 0;
+	if (st->nsteps < 2)
+		return;
+	for (j = 0; j < st->nsteps; j++) {
+		while (i < s->n && s->occ[i].ts < st->steps[j].start)
+			i++;
+		/* i occurrences lie before step j */
+		if (i < first || i > last)
+			continue;
+		if ((i - first) % N == 0)
+			(*on)++;
+		else
+			(*inside)++;
+	}
+}
+
+static const char *split_word(enum split_kind k)
+{
+	switch (k) {
+	case SPLIT_SINGLE: return "single";
+	case SPLIT_CLEAN: return "clean";
+	case SPLIT_AMBIGUOUS: return "ambiguous";
+	default: return "none";
+	}
+}
+
+/* The most passes of s that lie inside one pass of t (from the first to
+ * the last occurrence of each): more than one means that s recurs in groups
+ * of N inside t's layers, not once per layer. */
+static size_t passes_inside(const struct name_stats *s, const struct name_stats *t, size_t N)
+{
+	size_t i, j = 0, in = 0, most = 0;
+
+	for (i = 0; i < s->sp.passes; i++) {
+		int64_t a = s->occ[s->sp.offset + i * N].ts;
+		int64_t b = s->occ[s->sp.offset + i * N + N - 1].ts;
+		size_t before = j;
+		while (j < t->sp.passes && t->occ[t->sp.offset + j * N + N - 1].ts < a)
+			j++;
+		if (j != before)
+			in = 0;
+		if (j < t->sp.passes && t->occ[t->sp.offset + j * N].ts <= a &&
+		    b <= t->occ[t->sp.offset + j * N + N - 1].ts) {
+			if (++in > most)
+				most = in;
+		}
+	}
+	return most;
+}
+
+/* Why a listed candidate is weaker evidence than an ideal anchor (a clean
+ * split, regular spacing, an ally, one stream, whole passes only); one
+ * reason per line in b. */
+static void reasons(const struct state *st, const struct name_stats *s,
+		    const struct name_stats *top, size_t ncand, size_t N, struct buf *b)
+{
+	size_t k, on;
+
+	if (s->sp.kind == SPLIT_AMBIGUOUS)
+		buf_printf(b, "its passes are not separated by gaps larger than those inside them\n");
+	if (s->cv > IRREGULAR_CV)
+		buf_printf(b, "irregular spacing %s (cv %.2f)\n",
+			   N == 1 ? "between passes" : "inside passes", s->cv);
+	if (s->confirms == 0 && ncand > 1)
+		buf_printf(b, "no other candidate interleaves one-to-one with it\n");
+	if (top != NULL && s != top && s->sp.passes < top->sp.passes)
+		buf_printf(b, "fewer complete passes (%zu) than candidate 1 (%zu)\n", s->sp.passes,
+			   top->sp.passes);
+	if (top != NULL && s != top && s->sp.passes > top->sp.passes &&
+	    (k = passes_inside(s, top, N)) > 1)
+		buf_printf(b, "%zu of its passes lie inside one pass of candidate 1 (several per "
+			   "layer?)\n", k);
+	steps_vs_passes(st, s, N, &on, &k);
+	if (k > 0)
+		buf_printf(b, "%zu ProfilerStep start%s inside its passes\n", k,
+			   k == 1 ? " falls" : "s fall");
+	if (s->n % N != 0)
+		buf_printf(b, "partial passes (%zu is not a multiple of %zu)\n", s->n, N);
+	if (s->nstreams > 1)
+		buf_printf(b, "runs on %u streams\n", s->nstreams);
+}
+
+static void put_spans(struct state *st, const struct name_stats *s, size_t N, struct buf *b,
+		      int json, size_t limit)
+{
+	size_t j, i;
+
+	for (j = 0; j < s->sp.passes && j < limit; j++) {
+		size_t first = s->sp.offset + j * N;
+		int64_t end = s->occ[first].end;
+		for (i = first + 1; i < first + N; i++)
+			if (s->occ[i].end > end)
+				end = s->occ[i].end;
+		buf_addstr(b, j ? (json ? "," : ", ") : "");
+		buf_addstr(b, json ? "[" : "");
+		put_ms(b, s->occ[first].ts - st->origin_ns);
+		buf_addstr(b, json ? "," : "-");
+		put_ms(b, end - st->origin_ns);
+		buf_addstr(b, json ? "]" : "");
+	}
+	if (j < s->sp.passes)
+		buf_printf(b, " and %zu more (--json lists all)", s->sp.passes - j);
+}
+
+static void report_group(struct state *st, uint32_t g, const size_t *members, size_t n,
+			 struct buf *out, int first_group)
+{
+	size_t *order = xmalloc((n + 1) * sizeof *order), *fam, *fpos;
+	size_t i, k, shown, ncand = 0, listed = 0, N = (size_t)st->num_layers, more = 0;
 	const char *key = st->groups.keys[g];
 	const char *sep = strchr(key, '\001');
-	int pidlen = (int)(sep - key);
-	const struct name_stats *top = NULL;
-	int64_t N = st->num_layers;
-	struct buf warn = BUF_INIT, cmd = BUF_INIT, rx = BUF_INIT;
+	int pidlen = (int)(sep - key), any_n = 0;
+	struct name_stats *top = NULL;
+	struct buf warn = BUF_INIT, cmd = BUF_INIT, rx = BUF_INIT, why = BUF_INIT;
 
-	for (i = 0; i < st->keys.n; i++)
-		if (st->names[i].group == g)
-			order[n++] = i;
+	memcpy(order, members, n * sizeof *order);
 	rank_state = st;
 	qsort(order, n, sizeof *order, cmp_score);
 	/* Once-per-layer kernels confirm each other: between two consecutive
 	 * occurrences of one there is exactly one of the other.  A kernel that
 	 * merely clusters in groups of N inside each layer has no such allies. */
-	{
-		size_t ncand = 0, a, b;
-		while (ncand < n && ncand < 64 && st->names[order[ncand]].score > 0)
-			ncand++;
-		for (a = 0; a < ncand; a++) {
-			struct name_stats *x = &st->names[order[a]];
-			int64_t limit = run_limit(x);
-			for (b = 0; b < ncand; b++)
-				if (a != b && interleave(x, &st->names[order[b]], limit) == 1)
-					x->confirms++;
-		}
-		for (a = 0; a < ncand; a++)
-			st->names[order[a]].score *= 1.0 + st->names[order[a]].confirms;
-		qsort(order, ncand, sizeof *order, cmp_score);
+	while (ncand < n && ncand < 64 && st->names[order[ncand]].score > 0)
+		ncand++;
+	for (i = 0; i < ncand; i++) {
+		struct name_stats *x = &st->names[order[i]];
+		for (k = 0; k < ncand; k++)
+			if (i != k && interleave(x, &st->names[order[k]], N) == 1)
+				x->confirms++;
 	}
+	for (i = 0; i < ncand; i++)
+		st->names[order[i]].score *= 1.0 + st->names[order[i]].confirms;
+	qsort(order, ncand, sizeof *order, cmp_score);
 	if (n > 0 && st->names[order[0]].score > 0)
 		top = &st->names[order[0]];
-
-	/* warnings, judged against the top candidate's boundaries */
+	/* Judged against the top candidate's passes: a name with two
+	 * occurrences between each pair of consecutive ones runs twice per
+	 * layer and is no candidate, whatever its count. */
 	if (top != NULL) {
-		int64_t limit = run_limit(top);
 		for (i = 0; i < n; i++) {
 			struct name_stats *s = &st->names[order[i]];
 			int pattern;
 			if (s == top)
 				continue;
-			pattern = interleave(top, s, limit);
+			pattern = interleave(top, s, N);
 			if (pattern == 1 && s->n == top->n)
-				s->confirmed_by = (char *)top->name;
-			if (pattern == 2 || s->runs_of_2n > 0)
-				buf_printf(&warn, "twice per layer (%zu = 2 x %zu): %s\n", s->n,
-					   s->n / 2, s->name);
+				s->confirmed_by = top->name;
+			if (pattern == 2) {
+				s->twice_between = 1;
+				s->score = 0;
+			}
+		}
+		qsort(order, n, sizeof *order, cmp_score);
+	}
+	ncand = 0;
+	while (ncand < n && st->names[order[ncand]].score > 0)
+		ncand++;
+	listed = ncand < (size_t)st->top ? ncand : (size_t)st->top;
+	for (i = 0; i < n; i++)
+		if (st->names[order[i]].n >= N)
+			any_n = 1;
+	/* an ambiguous split is supported by a one-to-one partner that splits
+	 * cleanly: its passes are the same occurrences by index */
+	for (i = 0; i < listed; i++) {
+		struct name_stats *x = &st->names[order[i]];
+		if (x->sp.kind != SPLIT_AMBIGUOUS)
+			continue;
+		for (k = 0; k < ncand; k++) {
+			const struct name_stats *y = &st->names[order[k]];
+			if (k != i && y->sp.kind == SPLIT_CLEAN && y->n == x->n &&
+			    interleave(x, y, N) == 1) {
+				x->clean_partner = k + 1;
+				break;
+			}
 		}
 	}
+
+	/* warnings */
 	for (i = 0; i < n; i++) {
 		const struct name_stats *s = &st->names[order[i]];
-		if (s->score <= 0 || i >= (size_t)st->top)
-			continue;
-		if (s->n % (size_t)N != 0)
-			buf_printf(&warn, "%zu is not a multiple of %" PRId64 " (%s%s%s): %s\n", s->n, N,
-				   s->partial_first ? "partial first run" : "",
-				   s->partial_first && s->partial_last ? ", " : "",
-				   s->partial_last ? "partial last run" : "", s->name);
+		if (s->twice_between) {
+			buf_addstr(&warn, "twice per layer (2 between consecutive occurrences of "
+				   "candidate 1; ");
+			put_twice_arith(&warn, s->n, N);
+			buf_printf(&warn, "): %s\n", s->name);
+		} else if (s->twice_by_count) {
+			buf_addstr(&warn, "twice per layer (");
+			put_twice_arith(&warn, s->n, N);
+			buf_printf(&warn, "; its gaps fit passes of %zu, not passes of %zu): %s\n",
+				   2 * N, N, s->name);
+		}
+	}
+	for (i = 0; i < listed; i++) {
+		const struct name_stats *s = &st->names[order[i]];
+		if (s->n % N != 0) {
+			buf_printf(&warn, "%zu is not a multiple of %zu (%zu = %zu x %zu + %zu: ", s->n,
+				   N, s->n, s->n / N, N, s->n % N);
+			if (s->sp.offset)
+				buf_printf(&warn, "a partial first pass of %zu", s->sp.offset);
+			if (s->sp.offset && s->sp.partial_last)
+				buf_addstr(&warn, ", ");
+			if (s->sp.partial_last)
+				buf_printf(&warn, "a partial last pass of %zu", s->sp.partial_last);
+			buf_printf(&warn, "): %s\n", s->name);
+		}
+		if (s->sp.kind == SPLIT_AMBIGUOUS) {
+			buf_addstr(&warn, "passes ambiguous: a gap inside a pass (");
+			put_ms(&warn, s->sp.max_inside);
+			buf_addstr(&warn, " ms) is not smaller than the smallest gap between passes (");
+			put_ms(&warn, s->sp.min_between);
+			buf_printf(&warn, " ms); %zu passes of exactly %zu assumed", s->sp.passes, N);
+			if (s->clean_partner)
+				buf_printf(&warn, ", as candidate %zu (one-to-one, split cleanly) shows",
+					   s->clean_partner);
+			else if (st->nsteps < 2)
+				buf_addstr(&warn, "; check them against the time spans");
+			else {
+				size_t on, in;
+				steps_vs_passes(st, s, N, &on, &in);
+				if (in == 0 && on > 0)
+					buf_printf(&warn, "; %zu ProfilerStep start%s at pass boundaries, "
+						   "none inside a pass", on, on == 1 ? " falls" : "s fall");
+				else
+					buf_printf(&warn, "; %zu ProfilerStep start%s inside passes, "
+						   "compare them with the counts", in,
+						   in == 1 ? " falls" : "s fall");
+			}
+			buf_printf(&warn, ": %s\n", s->name);
+		}
 		if (s->nstreams > 1)
 			buf_printf(&warn, "runs on %u streams: %s\n", s->nstreams, s->name);
 	}
-	/* families whose members run in runs of different lengths */
+	/* families whose members run in runs of different lengths: for each
+	 * name, the first name after it in rank order of the same family */
+	fam = xmalloc((n + 1) * sizeof *fam);
+	fpos = xmalloc((n + 1) * sizeof *fpos);
+	for (i = 0; i < n; i++)
+		fam[i] = i;
+	fam_order = order;
+	qsort(fam, n, sizeof *fam, cmp_family_pos);
+	for (i = 0; i < n; i++)
+		fpos[fam[i]] = i;
 	for (i = 0; i < n; i++) {
 		const struct name_stats *s = &st->names[order[i]];
-		for (k = i + 1; k < n; k++) {
-			const struct name_stats *o = &st->names[order[k]];
-			if (strcmp(s->family, o->family) == 0 && s->len_a >= 2 && o->len_a >= 2 &&
-			    s->len_a != o->len_a && s->nruns > 1 && o->nruns > 1 &&
-			    (s->score > 0 || o->score > 0)) {
+		for (k = fpos[i] + 1; k < n; k++) {
+			const struct name_stats *o = &st->names[order[fam[k]]];
+			if (strcmp(s->family, o->family) != 0)
+				break;
+			if (s->len_a >= 2 && o->len_a >= 2 && s->len_a != o->len_a && s->nruns > 1 &&
+			    o->nruns > 1 && (s->score > 0 || o->score > 0)) {
 				buf_printf(&warn, "one family, runs of %zu and %zu (draft and target "
 					   "passes?): anchor the regex on the template arguments: %s\n",
 					   s->len_a, o->len_a, s->family);
@@ -500,6 +937,8 @@ static void report_group(struct state *st, uint32_t g, struct buf *out, int firs
 			}
 		}
 	}
+	free(fam);
+	free(fpos);
 	if (top != NULL) {
 		if (!exact_regex(&rx, top->name, top->name_len))
 			buf_printf(&warn, "the name holds bytes that are not UTF-8, which no regex "
@@ -507,34 +946,58 @@ static void report_group(struct state *st, uint32_t g, struct buf *out, int firs
 				   "check that it matches this kernel only: %s\n", top->name);
 		buf_addstr(&cmd, "tr-layer-track --trace TRACE --output OUT --anchor-regex ");
 		shell_quote(&cmd, rx.p);
-		buf_printf(&cmd, " --num-layers %" PRId64 " --anchor-offset %zu --passes %zu "
+		buf_printf(&cmd, " --num-layers %zu --anchor-offset %zu --passes %zu "
 			   "--pid %.*s --phase PHASE --evidence 'WHY L0 IS L0'", N,
-			   top->first_full_run_start == SIZE_MAX ? 0 : top->first_full_run_start,
-			   top->runs_of_n ? top->runs_of_n : top->n / (size_t)N, pidlen, key);
+			   top->sp.offset, top->sp.passes, pidlen, key);
 	}
+	more = ncand - listed;
 
 	if (st->json) {
 		buf_printf(out, "%s{\"pid\":%.*s,\"device\":%s,\"candidates\":[", first_group ? "" : ",",
 			   pidlen, key, sep + 1);
-		for (i = 0, shown = 0; i < n && shown < (size_t)st->top; i++) {
-			const struct name_stats *s = &st->names[order[i]];
-			if (s->score <= 0)
-				break;
-			buf_printf(out, "%s{\"name\":", shown++ ? "," : "");
+		for (shown = 0; shown < listed; shown++) {
+			const struct name_stats *s = &st->names[order[shown]];
+			buf_addstr(out, shown ? ",{\"name\":" : "{\"name\":");
 			put_text(out, s->name);
-			buf_printf(out, ",\"count\":%zu,\"per_layer\":%.3f,\"runs\":%zu,\"runs_of_n\":%zu,"
-				   "\"streams\":%u,\"spacing_cv\":%.3f,\"anchor_offset\":%zu,\"passes\":%zu,"
-				   "\"score\":%.3f,\"confirms\":%u,\"confirmed_by\":", s->n, (double)s->n / (double)N,
-				   s->nruns, s->runs_of_n, s->nstreams, s->cv,
-				   s->first_full_run_start == SIZE_MAX ? 0 : s->first_full_run_start,
-				   s->runs_of_n ? s->runs_of_n : s->n / (size_t)N, s->score, s->confirms);
+			buf_printf(out, ",\"count\":%zu,\"per_layer\":%.3f,\"passes\":%zu,\"anchor_offset\":%zu,"
+				   "\"partial_first\":%zu,\"partial_last\":%zu,\"split\":\"%s\","
+				   "\"min_gap_between_ms\":", s->n, (double)s->n / (double)N, s->sp.passes,
+				   s->sp.offset, s->sp.offset, s->sp.partial_last, split_word(s->sp.kind));
+			if (s->sp.min_between >= 0)
+				put_ms(out, s->sp.min_between);
+			else
+				buf_addstr(out, "null");
+			buf_addstr(out, ",\"max_gap_inside_ms\":");
+			if (s->sp.max_inside >= 0)
+				put_ms(out, s->sp.max_inside);
+			else
+				buf_addstr(out, "null");
+			buf_printf(out, ",\"streams\":%u,\"spacing_cv\":%.3f,\"score\":%.3f,\"confirms\":%u,"
+				   "\"confirmed_by\":", s->nstreams, s->cv, s->score, s->confirms);
 			if (s->confirmed_by)
 				put_text(out, s->confirmed_by);
 			else
 				buf_addstr(out, "null");
-			buf_addch(out, '}');
+			buf_addstr(out, ",\"pass_spans_ms\":[");
+			put_spans(st, s, N, out, 1, SIZE_MAX);
+			buf_addstr(out, "],\"per_step\":");
+			if (st->nsteps >= 2)
+				put_per_step(st, s, out, 1);
+			else
+				buf_addstr(out, "null");
+			buf_addstr(out, ",\"weaker\":[");
+			buf_reset(&why);
+			reasons(st, s, top, ncand, N, &why);
+			for (const char *p = why.p; *p;) {
+				const char *nl = strchr(p, '\n');
+				if (p != why.p)
+					buf_addch(out, ',');
+				json_escape(out, p, (size_t)(nl - p));
+				p = nl + 1;
+			}
+			buf_addstr(out, "]}");
 		}
-		buf_addstr(out, "],\"warnings\":[");
+		buf_printf(out, "],\"more_candidates\":%zu,\"warnings\":[", more);
 		for (const char *p = warn.p; *p;) {
 			const char *nl = strchr(p, '\n');
 			if (p != warn.p)
@@ -550,25 +1013,53 @@ static void report_group(struct state *st, uint32_t g, struct buf *out, int firs
 		buf_addch(out, '}');
 	} else {
 		buf_printf(out, "== pid %.*s, device %s: %zu kernel names\n", pidlen, key, sep + 1, n);
-		buf_printf(out, "anchor candidates (runs of exactly %" PRId64 " occurrences):\n", N);
-		for (i = 0, shown = 0; i < n && shown < (size_t)st->top; i++) {
-			const struct name_stats *s = &st->names[order[i]];
-			if (s->score <= 0)
-				break;
-			shown++;
-			buf_printf(out, "  %zu. %zu x (%.2f per layer), %zu runs, %zu of %" PRId64
-				   ", spacing cv %.2f, %u stream%s; --anchor-offset %zu --passes %zu%s%s\n"
-				   "     %s\n", shown, s->n, (double)s->n / (double)N, s->nruns,
-				   s->runs_of_n, N, s->cv, s->nstreams, s->nstreams == 1 ? "" : "s",
-				   s->first_full_run_start == SIZE_MAX ? 0 : s->first_full_run_start,
-				   s->runs_of_n ? s->runs_of_n : s->n / (size_t)N,
-				   "", "", s->name);
+		if (N == 1)
+			buf_addstr(out, "anchor candidates (--num-layers 1: each occurrence is a pass "
+				   "of its own):\n");
+		else
+			buf_printf(out, "anchor candidates (%zu or more occurrences, cut into passes "
+				   "of %zu):\n", N, N);
+		for (shown = 0; shown < listed; shown++) {
+			const struct name_stats *s = &st->names[order[shown]];
+			buf_printf(out, "  %zu. %zu x (%.2f per layer), %zu pass%s of %zu, %s, spacing cv "
+				   "%.2f, %u stream%s; --anchor-offset %zu --passes %zu\n     %s\n",
+				   shown + 1, s->n, (double)s->n / (double)N, s->sp.passes,
+				   s->sp.passes == 1 ? "" : "es", N,
+				   s->sp.kind == SPLIT_CLEAN ? "split at larger gaps" :
+				   s->sp.kind == SPLIT_SINGLE ? "exactly one pass" : "split ambiguous",
+				   s->cv, s->nstreams, s->nstreams == 1 ? "" : "s", s->sp.offset,
+				   s->sp.passes, s->name);
 			if (s->confirms)
 				buf_printf(out, "     (%u other candidate%s interleave one-to-one with it)\n",
 					   s->confirms, s->confirms == 1 ? "" : "s");
+			buf_addstr(out, "     passes (ms from the trace start): ");
+			put_spans(st, s, N, out, 0, TEXT_SPANS);
+			buf_addch(out, '\n');
+			if (st->nsteps >= 2) {
+				buf_printf(out, "     per ProfilerStep (%zu steps): ", st->nsteps);
+				put_per_step(st, s, out, 0);
+				buf_addch(out, '\n');
+			}
+			buf_reset(&why);
+			reasons(st, s, top, ncand, N, &why);
+			if (why.len) {
+				const char *p = why.p;
+				buf_addstr(out, "     weaker evidence: ");
+				while (*p) {
+					const char *nl = strchr(p, '\n');
+					buf_add(out, p, (size_t)(nl - p));
+					buf_addstr(out, nl[1] ? "; " : "\n");
+					p = nl + 1;
+				}
+			}
 		}
-		if (shown == 0)
-			buf_printf(out, "  none: no kernel occurs in runs of %" PRId64 "\n", N);
+		if (listed == 0)
+			buf_printf(out, any_n ? "  none: every kernel that occurs %zu times or more runs "
+				   "twice per layer (see the warnings)\n" :
+				   "  none: no kernel occurs %zu times or more\n", N);
+		if (more)
+			buf_printf(out, "  %zu more candidate%s: --top %zu lists %s\n", more,
+				   more == 1 ? "" : "s", ncand, more == 1 ? "it" : "them");
 		if (warn.len)
 			buf_printf(out, "warnings:\n%s", warn.p);
 		if (top)
@@ -578,7 +1069,42 @@ static void report_group(struct state *st, uint32_t g, struct buf *out, int firs
 	buf_release(&warn);
 	buf_release(&cmd);
 	buf_release(&rx);
+	buf_release(&why);
 	free(order);
+}
+
+/* Nothing matched the filters: say where the kernels are. */
+static void put_elsewhere(struct state *st, struct buf *out)
+{
+	size_t i;
+
+	if (st->json) {
+		for (i = 0; i < st->elsewhere.n; i++) {
+			const char *key = st->elsewhere.keys[i], *sep = strchr(key, '\001');
+			buf_printf(out, "%s{\"pid\":%.*s,\"device\":%s,\"kernels\":%" PRIu64 "}",
+				   i ? "," : "", (int)(sep - key), key, sep + 1, st->elsewhere_n[i]);
+		}
+		return;
+	}
+	if (st->groups.n > 0)
+		return;
+	if (st->elsewhere.n == 0) {
+		buf_addstr(out, "no GPU kernels in the stream\n");
+		return;
+	}
+	buf_addstr(out, "no GPU kernels");
+	if (st->pid)
+		buf_printf(out, " in pid %s", st->pid);
+	if (st->device)
+		buf_printf(out, " on device %s", st->device);
+	buf_addstr(out, "; kernels are in:\n");
+	for (i = 0; i < st->elsewhere.n && i < 20; i++) {
+		const char *key = st->elsewhere.keys[i], *sep = strchr(key, '\001');
+		buf_printf(out, "  pid %.*s, device %s: %" PRIu64 " kernel%s\n", (int)(sep - key), key,
+			   sep + 1, st->elsewhere_n[i], st->elsewhere_n[i] == 1 ? "" : "s");
+	}
+	if (i < st->elsewhere.n)
+		buf_printf(out, "  and %zu more pid and device pairs\n", (size_t)(st->elsewhere.n - i));
 }
 
 int main(int argc, char **argv)
@@ -597,7 +1123,7 @@ int main(int argc, char **argv)
 	struct stream_in in;
 	struct buf out = BUF_INIT;
 	const char *line;
-	size_t len, i;
+	size_t len, i, *first, *next, *members, m, cap = 0;
 	int ch, kind, have_layers = 0;
 	uint32_t g;
 
@@ -605,6 +1131,7 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	st.top = 10;
 	st.tmp = (struct buf)BUF_INIT;
+	st.origin_text = (struct buf)BUF_INIT;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
@@ -632,20 +1159,50 @@ int main(int argc, char **argv)
 	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
 		if (kind == LINE_ERROR)
 			die(EXIT_INPUT, "stdin: %s", in.err);
-		if (kind == LINE_EVENT && find_bytes(line, len, "ernel", 5) != NULL)
-			see_kernel(&st, line, len);
+		if (kind == LINE_EVENT)
+			see_event(&st, line, len);
 	}
+	if (st.nsteps)
+		qsort(st.steps, st.nsteps, sizeof *st.steps, cmp_step);
 	for (i = 0; i < st.keys.n; i++)
 		analyse(&st, &st.names[i]);
-	if (st.json)
-		buf_addstr(&out, "{\"num_layers\":"), buf_printf(&out, "%" PRId64 ",\"groups\":[",
-								  st.num_layers);
+	/* the names of each group, in id order, in one pass (a list per group) */
+	first = xmalloc((st.groups.n + 1) * sizeof *first);
+	next = xmalloc((st.keys.n + 1) * sizeof *next);
 	for (g = 0; g < st.groups.n; g++)
-		report_group(&st, g, &out, g == 0);
+		first[g] = SIZE_MAX;
+	for (i = st.keys.n; i-- > 0;) {
+		next[i] = first[st.names[i].group];
+		first[st.names[i].group] = i;
+	}
+	members = NULL;
+	if (st.json) {
+		buf_printf(&out, "{\"num_layers\":%" PRId64 ",\"trace_origin_us\":", st.num_layers);
+		if (st.have_origin)
+			num_append_us3(&out, st.origin_ns);
+		else
+			buf_addstr(&out, "null");
+		buf_printf(&out, ",\"profiler_steps\":%zu,\"groups\":[", st.nsteps);
+	}
+	for (g = 0; g < st.groups.n; g++) {
+		for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
+			if (m == cap) {
+				cap = cap ? cap * 2 : 64;
+				members = xrealloc(members, cap * sizeof *members);
+			}
+			members[m++] = i;
+		}
+		report_group(&st, g, members, m, &out, g == 0);
+		/* one group at a time: the report is not kept whole */
+		if (fwrite(out.p, 1, out.len, stdout) != out.len)
+			die_write("standard output");
+		buf_reset(&out);
+	}
+	if (st.json)
+		buf_addstr(&out, "],\"kernels_elsewhere\":[");
+	put_elsewhere(&st, &out);
 	if (st.json)
 		buf_addstr(&out, "]}\n");
-	if (st.groups.n == 0 && !st.json)
-		buf_addstr(&out, "no GPU kernels in the stream\n");
 	if (fwrite(out.p, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
 		die_write("standard output");
 
@@ -653,15 +1210,22 @@ int main(int argc, char **argv)
 		unsigned k;
 		free(st.names[i].name);
 		free(st.names[i].family);
-		free(st.names[i].ts);
+		free(st.names[i].occ);
 		for (k = 0; k < st.names[i].nstreams && k < 4; k++)
 			free(st.names[i].streams[k]);
 	}
+	free(members);
+	free(first);
+	free(next);
 	free(st.names);
+	free(st.steps);
+	free(st.elsewhere_n);
 	intern_free(&st.keys);
 	intern_free(&st.groups);
+	intern_free(&st.elsewhere);
 	jdoc_free(&st.doc);
 	buf_release(&st.tmp);
+	buf_release(&st.origin_text);
 	buf_release(&out);
 	stream_in_free(&in);
 	return EXIT_OK;

@@ -3,6 +3,7 @@
  * Both traces are decoded by child processes and compared in lock-step.
  * See tr-verify(1). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -23,24 +24,42 @@
 #include "intern.h"
 #include "io.h"
 #include "json.h"
+#include "jsonscan.h"
+#include "opt.h"
+#include "regex.h"
 #include "source.h"
 #include "stream.h"
 #include "tsnum.h"
 
 #define KEY "_compact_gpu_track"
 #define MAX_SHOWN 20
+/* A report is read as a stream: its members besides the layers rows are
+ * held together up to this size, and the rows one at a time. */
+#define REPORT_MAX_HEAD ((size_t)64 << 20)
+#define REPORT_MAX_HEAD_TEXT "64 MiB"
+#define REPORT_MAX_ROW ((size_t)1 << 20)
+#define REPORT_MAX_ROW_TEXT "1 MiB"
+#define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
+/* as tr-decode: json.c's token offsets are ints */
+#define LIMIT_MAX_EVENT ((uint64_t)1 << 30)
 enum { EXIT_NOT_VERIFIED = 1, EXIT_CANNOT_RUN = 2 };
 
 static const char usage_text[] =
 	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
+	"                 [--max-event-bytes N]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
-	"pipeline) rebuilds SRC exactly and imports flat in Perfetto.\n"
+	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
+	"names, and imports flat in Perfetto.\n"
 	"\n"
 	"  --source SRC   the original trace\n"
 	"  --output OUT   the trace to verify\n"
 	"  --report R     a report to use (default: OUT.layers.json and\n"
 	"                 OUT.compact.json where they exist)\n"
 	"  --json         print the result as a JSON object\n"
+	"  --max-event-bytes N\n"
+	"                 refuse (exit 2) an event or top-level member of either\n"
+	"                 trace larger than N bytes (suffix K, M or G; default\n"
+	"                 64M, at most 1G), as tr-decode(1)\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 verified, 1 not verified, 2 could not run.\n";
@@ -55,7 +74,7 @@ static _Noreturn void usage(FILE *to, int status)
 
 /* Decode path in a child process writing the stream to a pipe; the parent
  * reads it like any stage's input.  The child reports its own errors. */
-static int spawn_decoder(const char *path, pid_t *child)
+static int spawn_decoder(const char *path, size_t max_event, pid_t *child)
 {
 	int fds[2];
 	pid_t pid;
@@ -70,7 +89,7 @@ static int spawn_decoder(const char *path, pid_t *child)
 
 		close(fds[0]);
 		signal(SIGPIPE, SIG_DFL);
-		decode_file(path, fds[1], (size_t)64 << 20, "tr-verify", &result);
+		decode_file(path, fds[1], max_event, "tr-verify", &result);
 		if (result.status == DECODE_OPEN)
 			die_errno(EXIT_CANNOT_RUN, "%s", path);
 		if (result.status == DECODE_INPUT || result.status == DECODE_READ)
@@ -93,7 +112,7 @@ struct check {
 	int ran;
 };
 
-enum { C_IDENTITY, C_PRESERVE, C_REVERSAL, C_RENDER, C_COUNTS, NCHECKS };
+enum { C_IDENTITY, C_PRESERVE, C_REVERSAL, C_RENDER, C_COUNTS, C_PLACEMENT, NCHECKS };
 
 static struct check checks[NCHECKS] = {
 	{ "source identity", 0, BUF_INIT, BUF_INIT, 0, 0 },
@@ -101,6 +120,7 @@ static struct check checks[NCHECKS] = {
 	{ "exact reversal", 0, BUF_INIT, BUF_INIT, 0, 0 },
 	{ "render", 0, BUF_INIT, BUF_INIT, 0, 0 },
 	{ "counts", 0, BUF_INIT, BUF_INIT, 0, 0 },
+	{ "placement", 0, BUF_INIT, BUF_INIT, 0, 0 },
 };
 
 static void failure(int c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -145,6 +165,69 @@ struct flow_ref {
 	uint64_t index;
 };
 
+/* A kernel the report's selection matches, in its pid and device. */
+struct cand {
+	int64_t ts_ns, dur_ns;
+	int ts_sub, dur_ok;
+	uint64_t index;          /* source event index */
+	char *ts;                /* raw text, own copy (anchors only) */
+	const char *name, *tid;  /* raw texts, interned */
+};
+
+/* What one guide must be, recomputed from the source. */
+struct expect {
+	int64_t start_us, end_us;     /* rounded guide endpoints */
+	int64_t start_ns, end_ns;
+	int64_t anchor_index, pass, layer_id;
+	uint64_t source_index;
+	const char *kind;             /* boundary_kind */
+	const char *start_text, *end_text, *name, *tid;
+	char term_end[NUM_US_BUFSZ];  /* end_text of a terminal's end */
+};
+
+/* The layers report's selection, recomputed from the source with code of
+ * our own (not tr-select-anchors'): the earliest offset + N x P + 1
+ * matches are kept in a max-heap, so memory follows the guides, not the
+ * trace. */
+struct selection {
+	char *regex, *end_regex;      /* unescaped; end_regex NULL when null */
+	char *pid, *device;           /* raw JSON texts from the report */
+	int64_t offset, matching;
+	char *origin_text;            /* the report's trace_origin_us, raw */
+	/* the trace origin: the smallest numeric ts of any source event */
+	int64_t origin_ns;
+	int origin_sub, have_origin;
+	struct buf origin_raw;        /* the ts text it came from */
+	struct regex *re, *end_re;
+	int broken;                   /* nothing to recompute (failure said why) */
+	struct cand *heap;            /* anchors; sorted ascending once done */
+	size_t nheap, heap_cap, keep;
+	struct cand *terms;           /* terminals before the heap's largest */
+	size_t nterms, terms_cap;
+	uint64_t nmatch;              /* anchor matches in the pid and device */
+	struct intern texts;
+	struct expect *exp;
+	size_t nexp, nguides;
+	struct jdoc edoc, gdoc, rdoc;
+	struct buf cat, name;
+};
+
+/* The layers rows of the report, read one at a time beside the guides. */
+struct report_file {
+	int fd;
+	uint64_t pos;   /* next byte, read with pread */
+};
+
+struct rows {
+	const char *path;
+	struct report_file file;
+	struct scan scan;
+	uint64_t at;                  /* offset of the first row */
+	uint64_t count, read;
+	int open;
+	struct buf row;
+};
+
 struct state {
 	const char *src_path, *out_path;
 	/* from the reports */
@@ -169,28 +252,159 @@ struct state {
 	uint64_t compared, undone, restored, added;
 	struct jdoc doc;
 	struct buf tmp;
+	struct selection sel;
+	struct rows rows;
 };
 
-static char *slurp(const char *path, size_t *len)
+static long read_report(void *ctx, void *dst, size_t n)
 {
-	FILE *f = fopen(path, "rb");
-	struct buf b = BUF_INIT;
-	char chunk[65536];
-	size_t n;
+	struct report_file *f = ctx;
+	ssize_t got;
 
-	if (f == NULL)
+	do
+		got = pread(f->fd, dst, n, (off_t)f->pos);
+	while (got < 0 && errno == EINTR);
+	if (got > 0)
+		f->pos += (uint64_t)got;
+	return got;
+}
+
+/* A report is a regular file: a FIFO or a device (/dev/zero) is refused
+ * before a byte is read.  O_NONBLOCK: opening a FIFO must not wait. */
+static int open_report(const char *path)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
 		die_errno(EXIT_CANNOT_RUN, "%s", path);
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		if (buf_add(&b, chunk, n) != 0)
-			die_nomem();
-	if (ferror(f))
+	if (fstat(fd, &sb) != 0)
 		die_errno(EXIT_CANNOT_RUN, "%s", path);
-	fclose(f);
-	/* reports are written minified by tr-encode, but tolerate a newline */
-	while (b.len > 0 && (b.p[b.len - 1] == '\n' || b.p[b.len - 1] == ' '))
-		b.len--;
-	*len = b.len;
-	return b.p;
+	if (!S_ISREG(sb.st_mode))
+		die(EXIT_CANNOT_RUN, "%s: not a regular file (a report is the file tr-encode "
+		    "writes beside its output)", path);
+	return fd;
+}
+
+static _Noreturn void report_fail(const char *path, const struct scan *s, int rc,
+				  uint64_t base, const char *what)
+{
+	if (rc == SCAN_READ)
+		die_errno(EXIT_CANNOT_RUN, "%s: read", path);
+	if (rc == SCAN_NOMEM)
+		die_nomem();
+	if (rc == SCAN_TOO_BIG)
+		die(EXIT_CANNOT_RUN, "%s: byte %" PRIu64 ": %s", path, base + s->err_offset, what);
+	die(EXIT_CANNOT_RUN, "%s: not a JSON object: byte %" PRIu64 ": %s", path,
+	    base + s->err_offset, rc == SCAN_OK ? what : s->err);
+}
+
+/* Expect byte c next (after whitespace). */
+static void report_expect(const char *path, struct scan *s, uint64_t base, int c,
+			  const char *what)
+{
+	int got = scan_peek(s);
+
+	if (got < -1)
+		report_fail(path, s, SCAN_READ, base, what);
+	if (got != c) {
+		s->err_offset = scan_offset(s);
+		report_fail(path, s, SCAN_OK, base, what);
+	}
+	scan_skip(s);
+}
+
+/* Read the report's top-level object as a stream: every member but the
+ * rows of "layers" into head (a JSON object, at most REPORT_MAX_HEAD), the
+ * rows only counted and their place remembered for the rows reader. */
+static void read_report_head(const char *path, int fd, struct buf *head, uint64_t *rows_at,
+			     uint64_t *nrows)
+{
+	struct report_file rf = { fd, 0 };
+	struct scan s;
+	struct buf key = BUF_INIT, row = BUF_INIT;
+	int c, rc;
+
+	*nrows = 0;
+	*rows_at = 0;
+	if (scan_init(&s, read_report, &rf, REPORT_MAX_HEAD) != 0)
+		die_nomem();
+	report_expect(path, &s, 0, '{', "expected an object");
+	buf_addch(head, '{');
+	if (scan_peek(&s) == '}') {
+		scan_skip(&s);
+	} else {
+		for (;;) {
+			buf_reset(&key);
+			if ((rc = scan_string(&s, &key)) != SCAN_OK)
+				report_fail(path, &s, rc, 0, "a member name too long");
+			report_expect(path, &s, 0, ':', "expected ':'");
+			if (key.len == 8 && memcmp(key.p, "\"layers\"", 8) == 0 &&
+			    scan_peek(&s) == '[') {
+				scan_skip(&s);
+				*rows_at = scan_offset(&s);
+				if (scan_peek(&s) == ']') {
+					scan_skip(&s);
+				} else {
+					for (;;) {
+						buf_reset(&row);
+						s.max_value = REPORT_MAX_ROW;
+						rc = scan_value(&s, &row);
+						s.max_value = REPORT_MAX_HEAD;
+						if (rc != SCAN_OK)
+							report_fail(path, &s, rc, 0, "a layers row larger than "
+								    REPORT_MAX_ROW_TEXT);
+						++*nrows;
+						if ((c = scan_peek(&s)) == ']') {
+							scan_skip(&s);
+							break;
+						}
+						report_expect(path, &s, 0, ',', "expected ',' or ']'");
+					}
+				}
+			} else {
+				if (head->len > 1)
+					buf_addch(head, ',');
+				buf_add(head, key.p, key.len);
+				buf_addch(head, ':');
+				if ((rc = scan_value(&s, head)) != SCAN_OK)
+					report_fail(path, &s, rc, 0, "the members besides the layers rows "
+						    "exceed " REPORT_MAX_HEAD_TEXT ", the most tr-verify "
+						    "reads of a report");
+			}
+			if (scan_peek(&s) == '}') {
+				scan_skip(&s);
+				break;
+			}
+			report_expect(path, &s, 0, ',', "expected ',' or '}'");
+		}
+	}
+	if ((c = scan_peek(&s)) != -1) {
+		s.err_offset = scan_offset(&s);
+		report_fail(path, &s, c < -1 ? SCAN_READ : SCAN_OK, 0, "text after the object");
+	}
+	if (buf_addch(head, '}') != 0)
+		die_nomem();
+	scan_free(&s);
+	buf_release(&key);
+	buf_release(&row);
+}
+
+/* The next layers row into rows->row: 1, or 0 when there are no more. */
+static int next_row(struct rows *r)
+{
+	int rc;
+
+	if (!r->open || r->read == r->count)
+		return 0;
+	if (r->read > 0)
+		report_expect(r->path, &r->scan, r->at, ',', "expected ','");
+	buf_reset(&r->row);
+	if ((rc = scan_value(&r->scan, &r->row)) != SCAN_OK)
+		report_fail(r->path, &r->scan, rc, r->at, "a layers row larger than "
+			    REPORT_MAX_ROW_TEXT);
+	r->read++;
+	return 1;
 }
 
 static int64_t int_of(const struct jdoc *d, int obj, const char *key, const char *path)
@@ -269,23 +483,108 @@ static void claim_sha(struct state *st, const struct jdoc *d, int obj, const cha
 	buf_printf(&st->sha_claims, "%s\t%.*s\n", path, (int)n, text);
 }
 
+/* A string member as a NUL-terminated copy of its unescaped bytes; NULL
+ * when it is null and null is allowed; dies otherwise. */
+static char *report_string(const struct jdoc *d, const char *key, int null_ok, const char *path)
+{
+	int v = jdoc_find(d, 0, key);
+	struct buf b = BUF_INIT;
+
+	if (null_ok && jdoc_type(d, v) == JT_PRIMITIVE) {
+		size_t n;
+		const char *raw = jdoc_raw(d, v, &n);
+		if (n == 4 && memcmp(raw, "null", 4) == 0)
+			return NULL;
+	}
+	if (jdoc_type(d, v) != JT_STRING || jdoc_unescape(d, v, &b) != 0)
+		die(EXIT_CANNOT_RUN, "%s: no string %s", path, key);
+	if (memchr(b.p, '\0', b.len) != NULL)
+		die(EXIT_CANNOT_RUN, "%s: %s holds a NUL character", path, key);
+	if (b.cap == 0)
+		return xmemdup("", 0);
+	return b.p;
+}
+
+/* The selection a layers report names (extra members, such as those of a
+ * later version, are ignored). */
+static void load_selection(struct state *st, const struct jdoc *d, const char *path)
+{
+	struct selection *sel = &st->sel;
+	char err[200];
+
+	sel->regex = report_string(d, "anchor_regex", 0, path);
+	sel->end_regex = report_string(d, "end_anchor_regex", 1, path);
+	sel->pid = raw_copy(d, jdoc_find(d, 0, "pid"));
+	sel->device = raw_copy(d, jdoc_find(d, 0, "device"));
+	if (sel->pid == NULL || sel->device == NULL)
+		die(EXIT_CANNOT_RUN, "%s: no pid or device", path);
+	sel->origin_text = raw_copy(d, jdoc_find(d, 0, "trace_origin_us"));
+	if (sel->origin_text == NULL)
+		die(EXIT_CANNOT_RUN, "%s: no trace_origin_us", path);
+	sel->offset = int_of(d, 0, "anchor_offset", path);
+	sel->matching = int_of(d, 0, "matching_anchor_count", path);
+	if (st->num_layers < 1 || st->num_layers > 1000000 || st->passes < 1 ||
+	    st->passes > 1000000 || st->num_layers * st->passes > 10000000 ||
+	    st->first_layer < 0 || st->first_layer > 1000000 || sel->offset < 0 ||
+	    sel->offset > INT32_MAX)
+		die(EXIT_CANNOT_RUN, "%s: num_layers, passes, first_layer or anchor_offset out of "
+		    "the range tr-select-anchors accepts", path);
+	sel->keep = (size_t)sel->offset + (size_t)(st->num_layers * st->passes) + 1;
+	sel->re = regex_compile(sel->regex, err, sizeof err);
+	if (sel->re == NULL) {
+		failure(C_PLACEMENT, "report: anchor_regex '%s' does not compile (%s): the anchors "
+			"cannot be found", sel->regex, err);
+		sel->broken = 1;
+		return;
+	}
+	if (sel->end_regex != NULL &&
+	    (sel->end_re = regex_compile(sel->end_regex, err, sizeof err)) == NULL) {
+		failure(C_PLACEMENT, "report: end_anchor_regex '%s' does not compile (%s): the "
+			"terminals cannot be found", sel->end_regex, err);
+		regex_free(sel->re);
+		sel->re = NULL;
+		sel->broken = 1;
+	}
+}
+
 static void load_report(struct state *st, const char *path)
 {
-	size_t len;
-	char *text = slurp(path, &len);
+	struct buf head = BUF_INIT;
 	struct jdoc d = JDOC_INIT;
-	int comp;
+	int fd = open_report(path), comp, keep_fd = 0;
+	uint64_t rows_at, nrows;
 
-	if (jdoc_parse(&d, text, len, NULL) != 0 || jdoc_type(&d, 0) != JT_OBJECT)
+	read_report_head(path, fd, &head, &rows_at, &nrows);
+	if (jdoc_parse(&d, head.p, head.len, NULL) != 0 || jdoc_type(&d, 0) != JT_OBJECT)
 		die(EXIT_CANNOT_RUN, "%s: not a JSON object", path);
 	claim_sha(st, &d, 0, path);
 	if (jdoc_find(&d, 0, "guide_tid") >= 0) {
+		if (st->have_layers)
+			die(EXIT_CANNOT_RUN, "%s: a second layers report (give one)", path);
 		st->have_layers = 1;
 		st->guide_pid = raw_copy(&d, jdoc_find(&d, 0, "pid"));
 		st->guide_tid = int_of(&d, 0, "guide_tid", path);
 		st->num_layers = int_of(&d, 0, "num_layers", path);
 		st->passes = int_of(&d, 0, "passes", path);
 		st->first_layer = int_of(&d, 0, "first_layer", path);
+		load_selection(st, &d, path);
+		if (nrows != (uint64_t)(st->num_layers * st->passes))
+			failure(C_PLACEMENT, "report: %" PRIu64 " layers rows for num_layers %" PRId64
+				" x passes %" PRId64 " = %" PRId64 " guides", nrows, st->num_layers,
+				st->passes, st->num_layers * st->passes);
+		/* the rows are read again, one at a time, as the guides come */
+		st->rows.path = path;
+		st->rows.file.fd = fd;
+		st->rows.file.pos = rows_at;
+		st->rows.at = rows_at;
+		st->rows.count = nrows;
+		st->rows.row = (struct buf)BUF_INIT;
+		if (nrows > 0) {
+			if (scan_init(&st->rows.scan, read_report, &st->rows.file, REPORT_MAX_ROW) != 0)
+				die_nomem();
+			st->rows.open = 1;
+		}
+		keep_fd = 1;
 		comp = jdoc_find(&d, 0, "compaction");
 		if (jdoc_type(&d, comp) == JT_OBJECT)
 			load_compaction(st, &d, comp, path);
@@ -294,8 +593,547 @@ static void load_report(struct state *st, const char *path)
 	} else {
 		die(EXIT_CANNOT_RUN, "%s: neither a layers nor a compaction report", path);
 	}
+	if (!keep_fd)
+		close(fd);
 	jdoc_free(&d);
-	free(text);
+	buf_release(&head);
+}
+
+/* ---- the selection, recomputed from the source ----------------------- */
+
+static int cand_cmp(const struct cand *x, const struct cand *y)
+{
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	if (x->ts_sub != y->ts_sub)
+		return x->ts_sub < y->ts_sub ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cand_qsort(const void *a, const void *b)
+{
+	return cand_cmp(a, b);
+}
+
+/* Heap of the earliest matches, largest on top. */
+static void heap_down(struct cand *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t big = i, l = 2 * i + 1, r = l + 1;
+		struct cand t;
+		if (l < n && cand_cmp(&h[l], &h[big]) > 0)
+			big = l;
+		if (r < n && cand_cmp(&h[r], &h[big]) > 0)
+			big = r;
+		if (big == i)
+			return;
+		t = h[i];
+		h[i] = h[big];
+		h[big] = t;
+		i = big;
+	}
+}
+
+static void keep_anchor(struct selection *sel, struct cand *c, const char *ts, size_t tn)
+{
+	size_t i;
+
+	sel->nmatch++;
+	if (sel->nheap == sel->keep) {
+		if (cand_cmp(c, &sel->heap[0]) >= 0)
+			return;
+		free(sel->heap[0].ts);
+		c->ts = xmemdup(ts, tn);
+		sel->heap[0] = *c;
+		heap_down(sel->heap, sel->nheap, 0);
+		return;
+	}
+	if (sel->nheap == sel->heap_cap) {
+		sel->heap_cap = sel->heap_cap ? sel->heap_cap * 2 : 64;
+		if (sel->heap_cap > sel->keep)
+			sel->heap_cap = sel->keep;
+		sel->heap = xrealloc(sel->heap, sel->heap_cap * sizeof *sel->heap);
+	}
+	c->ts = xmemdup(ts, tn);
+	i = sel->nheap++;
+	sel->heap[i] = *c;
+	while (i > 0 && cand_cmp(&sel->heap[(i - 1) / 2], &sel->heap[i]) < 0) {
+		struct cand t = sel->heap[i];
+		sel->heap[i] = sel->heap[(i - 1) / 2];
+		sel->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+/* A terminal can only count between two selected anchors, so one at or
+ * after the heap's largest (once the heap is full) is never needed. */
+static void keep_terminal(struct selection *sel, const struct cand *c)
+{
+	int full = sel->nheap == sel->keep;
+
+	if (full && cand_cmp(c, &sel->heap[0]) >= 0)
+		return;
+	if (sel->nterms == sel->terms_cap && full) {
+		size_t i, n = 0;
+		for (i = 0; i < sel->nterms; i++)
+			if (cand_cmp(&sel->terms[i], &sel->heap[0]) < 0)
+				sel->terms[n++] = sel->terms[i];
+		sel->nterms = n;
+	}
+	if (sel->nterms * 2 >= sel->terms_cap) {
+		sel->terms_cap = sel->terms_cap ? sel->terms_cap * 2 : 64;
+		sel->terms = xrealloc(sel->terms, sel->terms_cap * sizeof *sel->terms);
+	}
+	sel->terms[sel->nterms++] = *c;
+}
+
+/* The unescaped text of a raw JSON string into scratch (only when it has
+ * escapes); NULL when an escape is malformed. */
+static const char *unescaped(struct buf *scratch, struct member m, size_t *n)
+{
+	if (memchr(m.p, '\\', m.len) == NULL) {
+		*n = m.len - 2;
+		return m.p + 1;
+	}
+	buf_reset(scratch);
+	if (json_unescape(m.p + 1, m.len - 2, scratch) != 0)
+		return NULL;
+	*n = scratch->len;
+	return scratch->p;
+}
+
+static int raw_is(const char *raw, size_t n, const char *want)
+{
+	return strlen(want) == n && memcmp(raw, want, n) == 0;
+}
+
+static void number_of(const struct jdoc *d, int v, int64_t *ns, int *sub, int *ok)
+{
+	const char *p;
+	size_t n;
+
+	*ok = 0;
+	if (jdoc_type(d, v) != JT_PRIMITIVE)
+		return;
+	p = jdoc_text(d, v, &n);
+	*ok = num_us_to_ns(p, n, ns, sub) == NUM_OK;
+}
+
+/* One source event: is it a kernel the report's selection matches (an X
+ * event of category kernel or Kernel whose unescaped name the regex finds,
+ * in the report's pid and on its device)? */
+static void see_source(struct state *st, const char *line, size_t len, uint64_t index)
+{
+	static const char *const keys[] = { "ph", "cat", "name", "ts" };
+	struct selection *sel = &st->sel;
+	struct member m[4];
+	const char *cats, *subject, *raw, *tsraw = "";
+	size_t ncats, slen, n, tn = 0;
+	int is_anchor, is_end = 0, rc, v, args, sub, ok;
+	struct cand c;
+
+	if (sel->re == NULL)
+		return;
+	event_members(line, len, keys, 4, m);
+	/* the origin the relative times count from; most ts texts are plainly
+	 * not below it and need no conversion */
+	if (m[3].len > 0 && m[3].p[0] != '"' &&
+	    !(sel->have_origin && num_text_not_below(m[3].p, m[3].len, sel->origin_raw.p,
+						     sel->origin_raw.len))) {
+		int64_t ns;
+		if (num_us_to_ns(m[3].p, m[3].len, &ns, &sub) == NUM_OK &&
+		    (!sel->have_origin || ns < sel->origin_ns ||
+		     (ns == sel->origin_ns && !sub && sel->origin_sub))) {
+			sel->origin_ns = ns;
+			sel->origin_sub = sub;
+			sel->have_origin = 1;
+			buf_reset(&sel->origin_raw);
+			if (buf_add(&sel->origin_raw, m[3].p, m[3].len) != 0)
+				die_nomem();
+		}
+	}
+	if (m[0].len != 3 || memcmp(m[0].p, "\"X\"", 3) != 0 || m[1].len < 2 ||
+	    m[1].p[0] != '"' || m[2].len < 2 || m[2].p[0] != '"')
+		return;
+	if ((cats = unescaped(&sel->cat, m[1], &ncats)) == NULL ||
+	    !(category_has(cats, ncats, "kernel") || category_has(cats, ncats, "Kernel")))
+		return;
+	if ((subject = unescaped(&sel->name, m[2], &slen)) == NULL)
+		return;
+	rc = regex_search(sel->re, subject, slen);
+	if (sel->end_re != NULL) {
+		int erc = regex_search(sel->end_re, subject, slen);
+		if (erc < 0)
+			rc = erc;
+		is_end = erc == 1;
+	}
+	if (rc < 0)
+		die(EXIT_CANNOT_RUN, "%s: source event %" PRIu64 ": regular expression matching "
+		    "failed (resource limit)", st->src_path, index);
+	is_anchor = rc == 1;
+	if (!is_anchor && !is_end)
+		return;
+	if (is_anchor && is_end) {
+		failure(C_PLACEMENT, "source event %" PRIu64 ": kernel %.*s matches both "
+			"anchor_regex and end_anchor_regex (tr-select-anchors refuses that)",
+			index, (int)m[2].len, m[2].p);
+		return;
+	}
+	if (jdoc_parse(&sel->edoc, line, len, NULL) != 0)
+		return;
+	v = jdoc_find(&sel->edoc, 0, "pid");
+	raw = v < 0 ? "null" : jdoc_raw(&sel->edoc, v, &n);
+	if (v < 0)
+		n = 4;
+	if (!raw_is(raw, n, sel->pid))
+		return;
+	args = jdoc_find(&sel->edoc, 0, "args");
+	v = jdoc_type(&sel->edoc, args) == JT_OBJECT ? jdoc_find(&sel->edoc, args, "device") : -1;
+	raw = v < 0 ? "null" : jdoc_raw(&sel->edoc, v, &n);
+	if (v < 0)
+		n = 4;
+	if (!raw_is(raw, n, sel->device))
+		return;
+
+	memset(&c, 0, sizeof c);
+	c.index = index;
+	v = jdoc_find(&sel->edoc, 0, "ts");
+	number_of(&sel->edoc, v, &c.ts_ns, &c.ts_sub, &ok);
+	if (!ok) {
+		failure(C_PLACEMENT, "source event %" PRIu64 ": a kernel the selection matches "
+			"has no numeric ts, so the matches cannot be ordered", index);
+		return;
+	}
+	tsraw = jdoc_raw(&sel->edoc, v, &tn);
+	number_of(&sel->edoc, jdoc_find(&sel->edoc, 0, "dur"), &c.dur_ns, &sub, &c.dur_ok);
+	if (is_end) {
+		keep_terminal(sel, &c);
+		return;
+	}
+	if (sel->nheap == sel->keep && cand_cmp(&c, &sel->heap[0]) >= 0) {
+		sel->nmatch++;
+		return;
+	}
+	v = jdoc_find(&sel->edoc, 0, "name");
+	raw = jdoc_raw(&sel->edoc, v, &n);
+	{
+		int64_t id = intern_id(&sel->texts, raw, n);
+		if (id < 0)
+			die_nomem();
+		c.name = sel->texts.keys[id];
+		v = jdoc_find(&sel->edoc, 0, "tid");
+		if (v < 0)
+			raw = "null", n = 4;
+		else
+			raw = jdoc_raw(&sel->edoc, v, &n);
+		if ((id = intern_id(&sel->texts, raw, n)) < 0)
+			die_nomem();
+		c.tid = sel->texts.keys[id];
+	}
+	keep_anchor(sel, &c, tsraw, tn);
+}
+
+static const char *kind_words(const char *kind)
+{
+	if (strcmp(kind, "next_layer_anchor") == 0)
+		return "the next layer's anchor";
+	if (strcmp(kind, "terminal_kernel_end") == 0)
+		return "the terminal kernel's end";
+	return "the anchor itself (a zero-length marker)";
+}
+
+/* Exactly one terminal from anchor a (by its floor, as tr-select-anchors
+ * counts) to before the next matching anchor, or NULL with a failure. */
+static const struct cand *terminal_of(struct selection *sel, const struct cand *a,
+				      const struct cand *next, size_t *lo)
+{
+	size_t i, count = 0;
+	const struct cand *term = NULL;
+
+	while (*lo < sel->nterms && sel->terms[*lo].ts_ns < a->ts_ns)
+		++*lo;
+	for (i = *lo; i < sel->nterms; i++) {
+		if (next != NULL && cand_cmp(&sel->terms[i], next) >= 0)
+			break;
+		count++;
+		term = &sel->terms[i];
+	}
+	if (count != 1) {
+		failure(C_PLACEMENT, "anchor %" PRId64 " (source event %" PRIu64 ", ts %s): %zu "
+			"kernels match end_anchor_regex between it and the %s; exactly one is "
+			"needed", (int64_t)(a - sel->heap), a->index, a->ts, count,
+			next ? "next matching anchor" : "end of the trace");
+		return NULL;
+	}
+	if (!term->dur_ok || term->dur_ns < 0) {
+		failure(C_PLACEMENT, "terminal kernel (source event %" PRIu64 ") has no numeric "
+			"dur of 0 or more", term->index);
+		return NULL;
+	}
+	if (next != NULL && term->ts_ns + term->dur_ns > next->ts_ns) {
+		failure(C_PLACEMENT, "terminal kernel (source event %" PRIu64 ") ends after the "
+			"next anchor starts (source event %" PRIu64 ", ts %s)", term->index,
+			next->index, next->ts);
+		return NULL;
+	}
+	return term;
+}
+
+/* After the source's last event: sort the kept matches and compute what
+ * every guide must be. */
+static void finish_selection(struct state *st)
+{
+	struct selection *sel = &st->sel;
+	size_t need = (size_t)(st->num_layers * st->passes), k = (size_t)sel->offset, i, lo = 0;
+
+	if (sel->re == NULL)
+		return;
+	if (sel->nheap > 0)
+		qsort(sel->heap, sel->nheap, sizeof *sel->heap, cand_qsort);
+	if (sel->nterms > 0)
+		qsort(sel->terms, sel->nterms, sizeof *sel->terms, cand_qsort);
+	if ((int64_t)sel->nmatch != sel->matching)
+		failure(C_PLACEMENT, "report: anchor_regex '%s' matches %" PRIu64 " kernels in pid "
+			"%s, device %s of the source, but matching_anchor_count is %" PRId64,
+			sel->regex, sel->nmatch, sel->pid, sel->device, sel->matching);
+	{
+		char origin[NUM_US_BUFSZ];
+		num_format_us3(sel->origin_ns, origin);
+		if (strcmp(origin, sel->origin_text) != 0)
+			failure(C_PLACEMENT, "report: trace_origin_us %s, but the earliest ts in the "
+				"source is %s", sel->origin_text,
+				sel->have_origin ? sel->origin_raw.p : "(none)");
+	}
+	sel->nexp = sel->nheap > k ? sel->nheap - k : 0;
+	if (sel->nexp > need)
+		sel->nexp = need;
+	if (sel->nexp < need)
+		failure(C_PLACEMENT, "report: anchor_regex '%s' matches %" PRIu64 " kernels in pid "
+			"%s, device %s of the source; from anchor_offset %" PRId64 " there are %zu, "
+			"but num_layers %" PRId64 " x passes %" PRId64 " needs %zu", sel->regex,
+			sel->nmatch, sel->pid, sel->device, sel->offset, sel->nexp, st->num_layers,
+			st->passes, need);
+	sel->exp = xmalloc((sel->nexp + 1) * sizeof *sel->exp);
+	for (i = 0; i < sel->nexp; i++) {
+		const struct cand *a = &sel->heap[k + i];
+		const struct cand *next = k + i + 1 < sel->nheap ? &sel->heap[k + i + 1] : NULL;
+		struct expect *e = &sel->exp[i];
+		int64_t layer = (int64_t)(i % (size_t)st->num_layers), end_ns;
+
+		memset(e, 0, sizeof *e);
+		e->anchor_index = (int64_t)(k + i);
+		e->pass = (int64_t)(i / (size_t)st->num_layers);
+		e->layer_id = st->first_layer + layer;
+		e->source_index = a->index;
+		e->start_text = a->ts;
+		e->name = a->name;
+		e->tid = a->tid;
+		if (!a->dur_ok || a->dur_ns < 0)
+			failure(C_PLACEMENT, "anchor %" PRId64 " (source event %" PRIu64 ") has no "
+				"numeric dur of 0 or more", e->anchor_index, a->index);
+		if (i > 0 && !(a->ts_ns > a[-1].ts_ns ||
+			       (a->ts_ns == a[-1].ts_ns && a->ts_sub && !a[-1].ts_sub)))
+			failure(C_PLACEMENT, "anchors %" PRId64 " and %" PRId64 " (source events %"
+				PRIu64 " and %" PRIu64 ") do not have strictly increasing timestamps "
+				"(%s, %s)", e->anchor_index - 1, e->anchor_index, a[-1].index,
+				a->index, a[-1].ts, a->ts);
+		if (layer + 1 < st->num_layers) {
+			/* the guide runs to the next selected anchor */
+			e->kind = "next_layer_anchor";
+			end_ns = next ? next->ts_ns : a->ts_ns;
+			e->end_text = next ? next->ts : "(none: the selection is truncated)";
+		} else if (sel->end_re != NULL) {
+			const struct cand *t = terminal_of(sel, a, next, &lo);
+			e->kind = "terminal_kernel_end";
+			end_ns = t ? t->ts_ns + t->dur_ns : a->ts_ns;
+			num_format_us3(end_ns, e->term_end);
+			e->end_text = e->term_end;
+		} else {
+			e->kind = "anchor_point_only";
+			end_ns = a->ts_ns;
+			e->end_text = a->ts;
+		}
+		e->start_ns = a->ts_ns;
+		e->end_ns = end_ns;
+		e->start_us = num_round_ns_to_us(a->ts_ns);
+		e->end_us = num_round_ns_to_us(end_ns);
+	}
+	free(sel->terms);
+	sel->terms = NULL;
+	sel->nterms = 0;
+}
+
+/* args.KEY of a guide must be the raw text want. */
+static void arg_is(const struct jdoc *d, int args, const char *key, const char *want,
+		   size_t k, uint64_t o, const struct expect *e)
+{
+	int v = args < 0 ? -1 : jdoc_find(d, args, key);
+	size_t n = 8;
+	const char *raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
+
+	if (n != strlen(want) || memcmp(raw, want, n) != 0)
+		failure(C_PLACEMENT, "guide %zu (output event %" PRIu64 "): args.%s %.*s, expected "
+			"%s (anchor %" PRId64 ", source event %" PRIu64 ")", k, o, key,
+			(int)(n > 200 ? 200 : n), raw, want, e->anchor_index, e->source_index);
+}
+
+static void arg_int(const struct jdoc *d, int args, const char *key, int64_t want, size_t k,
+		    uint64_t o, const struct expect *e)
+{
+	char text[32];
+
+	snprintf(text, sizeof text, "%" PRId64, want);
+	arg_is(d, args, key, text, k, o, e);
+}
+
+/* The guide's name, ts, dur and args against its anchor. */
+static void check_guide_placement(struct state *st, const struct jdoc *d, size_t k, uint64_t o)
+{
+	const struct expect *e = &st->sel.exp[k];
+	char want[48];
+	int v, args = jdoc_find(d, 0, "args"), sub;
+	size_t n;
+	const char *raw;
+	int64_t ns;
+
+	snprintf(want, sizeof want, "L%" PRId64, e->layer_id);
+	v = jdoc_find(d, 0, "name");
+	if (!jdoc_str_eq(d, v, want)) {
+		raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
+		if (v < 0)
+			n = 8;
+		failure(C_PLACEMENT, "guide %zu (output event %" PRIu64 "): name %.*s, expected "
+			"\"%s\" (layer %" PRId64 " of pass %" PRId64 ")", k, o,
+			(int)(n > 200 ? 200 : n), raw, want, e->layer_id, e->pass);
+	}
+	v = jdoc_find(d, 0, "ts");
+	raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
+	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || num_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
+	    sub || ns != e->start_us * 1000)
+		failure(C_PLACEMENT, "guide %zu (output event %" PRIu64 "): ts %.*s, expected %"
+			PRId64 ": anchor %" PRId64 " (source event %" PRIu64 ") at ts %s, rounded "
+			"to the microsecond", k, o, (int)(v < 0 ? 8 : n > 200 ? 200 : n), raw,
+			e->start_us, e->anchor_index, e->source_index, e->start_text);
+	v = jdoc_find(d, 0, "dur");
+	raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
+	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || num_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
+	    sub || ns != (e->end_us - e->start_us) * 1000)
+		failure(C_PLACEMENT, "guide %zu (output event %" PRIu64 "): dur %.*s, expected %"
+			PRId64 ": from %" PRId64 " to %s at %s, rounded to %" PRId64, k, o,
+			(int)(v < 0 ? 8 : n > 200 ? 200 : n), raw, e->end_us - e->start_us,
+			e->start_us, kind_words(e->kind), e->end_text, e->end_us);
+	if (jdoc_type(d, args) != JT_OBJECT) {
+		failure(C_PLACEMENT, "guide %zu (output event %" PRIu64 "): no args object", k, o);
+		return;
+	}
+	arg_int(d, args, "pass_index", e->pass, k, o, e);
+	arg_int(d, args, "layer_id", e->layer_id, k, o, e);
+	arg_int(d, args, "anchor_index", e->anchor_index, k, o, e);
+	arg_is(d, args, "anchor_name", e->name, k, o, e);
+	arg_is(d, args, "anchor_tid", e->tid, k, o, e);
+	arg_is(d, args, "start_us", e->start_text, k, o, e);
+	arg_is(d, args, "end_us", e->end_text, k, o, e);
+	arg_int(d, args, "guide_start_us", e->start_us, k, o, e);
+	arg_int(d, args, "guide_end_us", e->end_us, k, o, e);
+	num_format_ms6(e->start_ns - st->sel.origin_ns, want);
+	arg_is(d, args, "start_relative_ms", want, k, o, e);
+	num_format_ms6(e->end_ns - st->sel.origin_ns, want);
+	arg_is(d, args, "end_relative_ms", want, k, o, e);
+	snprintf(want, sizeof want, "\"%s\"", e->kind);
+	arg_is(d, args, "boundary_kind", want, k, o, e);
+}
+
+/* Report row k against guide k's args: every member a row carries. */
+static void check_row(struct state *st, const struct jdoc *d, size_t k, uint64_t o)
+{
+	static const char *const keys[] = { "pass_index", "layer_id", "anchor_index",
+		"anchor_name", "anchor_tid", "start_us", "end_us", "guide_start_us",
+		"guide_end_us", "start_relative_ms", "end_relative_ms", "boundary_kind" };
+	struct jdoc *r = &st->sel.rdoc;
+	int args = jdoc_find(d, 0, "args");
+	size_t i, more = 0;
+	const char *first = NULL;
+
+	if (!next_row(&st->rows))
+		return;
+	if (jdoc_parse(r, st->rows.row.p, st->rows.row.len, NULL) != 0 ||
+	    jdoc_type(r, 0) != JT_OBJECT) {
+		failure(C_PLACEMENT, "report layers row %zu: not a JSON object", k);
+		return;
+	}
+	if (jdoc_type(d, args) != JT_OBJECT)
+		args = -1;
+	/* one line per row: the first member that differs, and how many more */
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		int rv = jdoc_find(r, 0, keys[i]);
+		int gv = args < 0 ? -1 : jdoc_find(d, args, keys[i]);
+		size_t rn = 8, gn = 8;
+		const char *rraw = rv < 0 ? "(absent)" : jdoc_raw(r, rv, &rn);
+		const char *graw = gv < 0 ? "(absent)" : jdoc_raw(d, gv, &gn);
+		if (rn == gn && memcmp(rraw, graw, rn) == 0)
+			continue;
+		if (first == NULL) {
+			first = keys[i];
+			buf_reset(&st->tmp);
+			buf_printf(&st->tmp, "report layers row %zu: %s %.*s, but guide %zu (output "
+				   "event %" PRIu64 ") has %.*s", k, keys[i], (int)(rn > 200 ? 200 : rn),
+				   rraw, k, o, (int)(gn > 200 ? 200 : gn), graw);
+		} else {
+			more++;
+		}
+	}
+	if (first != NULL) {
+		if (more > 0)
+			buf_printf(&st->tmp, " (and %zu more members differ)", more);
+		failure(C_PLACEMENT, "%s", st->tmp.p);
+	}
+}
+
+/* A guide slice after the source events, the k-th in output order. */
+static void check_guide(struct state *st, const char *line, size_t len, uint64_t o)
+{
+	struct selection *sel = &st->sel;
+	size_t k = sel->nguides++;
+
+	if (jdoc_parse(&sel->gdoc, line, len, NULL) != 0) {
+		failure(C_PLACEMENT, "guide %zu (output event %" PRIu64 "): not a JSON object", k, o);
+		return;
+	}
+	check_row(st, &sel->gdoc, k, o);
+	if (sel->broken || sel->re == NULL)
+		return;
+	if (k >= sel->nexp) {
+		if (k == sel->nexp)
+			failure(C_PLACEMENT, "guide %zu (output event %" PRIu64 ") and any after it: "
+				"the report's selection has only %zu anchors", k, o, sel->nexp);
+		return;
+	}
+	check_guide_placement(st, &sel->gdoc, k, o);
+}
+
+static void finish_placement(struct state *st)
+{
+	struct selection *sel = &st->sel;
+
+	checks[C_PLACEMENT].ran = 1;
+	if (sel->re != NULL && sel->nguides < sel->nexp) {
+		const struct expect *e = &sel->exp[sel->nguides];
+		failure(C_PLACEMENT, "anchor %" PRId64 " (source event %" PRIu64 ", ts %s): no guide "
+			"for it (the output has %zu guides)", e->anchor_index, e->source_index,
+			e->start_text, sel->nguides);
+	}
+	/* a count that differs from the report's own num_layers x passes was
+	 * said first, when the report was read */
+	if (st->rows.count != sel->nguides &&
+	    st->rows.count == (uint64_t)(st->num_layers * st->passes))
+		failure(C_PLACEMENT, "report: %" PRIu64 " layers rows for %zu guides",
+			st->rows.count, sel->nguides);
+	buf_printf(&checks[C_PLACEMENT].figures, "%zu guides at the anchors the report names "
+		   "(anchor_regex '%s': %" PRIu64 " matches in pid %s, device %s; anchors %" PRId64
+		   " to %" PRId64 "%s), %" PRIu64 " report rows", sel->nguides, sel->regex,
+		   sel->nmatch, sel->pid, sel->device, sel->offset,
+		   sel->offset + st->num_layers * st->passes - 1,
+		   sel->end_regex ? ", with terminals" : "", st->rows.count);
 }
 
 /* ---- per event --------------------------------------------------------- */
@@ -567,6 +1405,8 @@ static void check_flat(struct span *v, size_t n, const char *what, const char *t
 {
 	size_t i;
 
+	if (n < 2)
+		return;
 	qsort(v, n, sizeof *v, cmp_span);
 	for (i = 1; i < n; i++) {
 		const struct span *a = &v[i - 1], *b = &v[i];
@@ -766,6 +1606,18 @@ static int tool_added(struct state *st, const char *line, size_t len)
 	       catn == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0;
 }
 
+static int is_guide_slice(struct state *st, const char *line, size_t len)
+{
+	const char *ph, *cat;
+	size_t phn, catn;
+	int is_guide;
+
+	lane_of(st, line, len, &is_guide);
+	return is_guide && event_member(line, len, "ph", &ph, &phn) && phn == 3 && ph[1] == 'X' &&
+	       event_member(line, len, "cat", &cat, &catn) && catn == 13 &&
+	       memcmp(cat, "\"layer_guide\"", 13) == 0;
+}
+
 static void compare_events(struct state *st, struct input *src, struct input *out)
 {
 	const char *sl, *ol;
@@ -786,6 +1638,8 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 		if (skind == LINE_TAIL)
 			break;
 		count_cat(st, sl, slen, 1);
+		if (st->have_layers)
+			see_source(st, sl, slen, i);
 		if (rnext < st->nretired && st->retired[rnext].index == i) {
 			const char *t = st->retired[rnext].text;
 			if (strlen(t) != slen || memcmp(t, sl, slen) != 0) {
@@ -840,11 +1694,15 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 		o++;
 		okind = next_line(out, &ol, &olen);
 	}
+	if (st->have_layers)
+		finish_selection(st);
 	/* what follows the source events must be what the tools add */
 	for (; okind != LINE_TAIL; o++, okind = next_line(out, &ol, &olen)) {
 		if ((render_event(st, ol, olen, o) || is_scope_metadata(st, ol, olen)) &&
 		    tool_added(st, ol, olen)) {
 			st->added++;
+			if (st->have_layers && is_guide_slice(st, ol, olen))
+				check_guide(st, ol, olen, o);
 			continue;
 		}
 		failure(c, "output event %" PRIu64 ": not in the source and not added by the "
@@ -954,6 +1812,30 @@ static void free_state(struct state *st)
 	buf_release(&st->tmp);
 	buf_release(&st->sha_claims);
 	buf_release(&st->guide_names);
+	for (i = 0; i < st->sel.nheap; i++)
+		free(st->sel.heap[i].ts);
+	free(st->sel.heap);
+	free(st->sel.terms);
+	free(st->sel.exp);
+	free(st->sel.regex);
+	free(st->sel.end_regex);
+	free(st->sel.pid);
+	free(st->sel.device);
+	free(st->sel.origin_text);
+	buf_release(&st->sel.origin_raw);
+	regex_free(st->sel.re);
+	regex_free(st->sel.end_re);
+	intern_free(&st->sel.texts);
+	jdoc_free(&st->sel.edoc);
+	jdoc_free(&st->sel.gdoc);
+	jdoc_free(&st->sel.rdoc);
+	buf_release(&st->sel.cat);
+	buf_release(&st->sel.name);
+	if (st->rows.open)
+		scan_free(&st->rows.scan);
+	if (st->rows.path != NULL)
+		close(st->rows.file.fd);
+	buf_release(&st->rows.row);
 }
 
 int main(int argc, char **argv)
@@ -963,6 +1845,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "report", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "max-event-bytes", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -971,6 +1854,7 @@ int main(int argc, char **argv)
 	struct input src, out;
 	const char *reports[8];
 	int nreports = 0, json = 0, ch, c, failed = 0;
+	uint64_t max_event = DEFAULT_MAX_EVENT;
 	size_t i;
 
 	diag_init(argv[0]);
@@ -978,6 +1862,10 @@ int main(int argc, char **argv)
 	st.tmp = (struct buf)BUF_INIT;
 	st.sha_claims = (struct buf)BUF_INIT;
 	st.guide_names = (struct buf)BUF_INIT;
+	st.sel.cat = (struct buf)BUF_INIT;
+	st.sel.name = (struct buf)BUF_INIT;
+	st.sel.origin_raw = (struct buf)BUF_INIT;
+	st.rows.row = (struct buf)BUF_INIT;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': st.src_path = optarg; break;
@@ -988,6 +1876,11 @@ int main(int argc, char **argv)
 			reports[nreports++] = optarg;
 			break;
 		case 'j': json = 1; break;
+		case 'm':
+			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
+				die(EXIT_CANNOT_RUN, "--max-event-bytes: invalid value '%s' "
+				    "(allowed 1 to 1G)", optarg);
+			break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
 		default: usage(stderr, EXIT_CANNOT_RUN);
@@ -1012,14 +1905,16 @@ int main(int argc, char **argv)
 
 	src.path = st.src_path;
 	out.path = st.out_path;
-	if (stream_in_init(&src.in, spawn_decoder(st.src_path, &src.child), STREAM_DEFAULT_MAX_LINE) ||
-	    stream_in_init(&out.in, spawn_decoder(st.out_path, &out.child), STREAM_DEFAULT_MAX_LINE))
+	if (stream_in_init(&src.in, spawn_decoder(st.src_path, (size_t)max_event, &src.child), STREAM_DEFAULT_MAX_LINE) ||
+	    stream_in_init(&out.in, spawn_decoder(st.out_path, (size_t)max_event, &out.child), STREAM_DEFAULT_MAX_LINE))
 		die_nomem();
 	compare_events(&st, &src, &out);
 	if (finish(&src) != 0 || finish(&out) != 0)
 		die(EXIT_CANNOT_RUN, "a decoder failed");
 	check_render(&st);
 	check_counts(&st);
+	if (st.have_layers)
+		finish_placement(&st);
 
 	if (json)
 		print_json();

@@ -2,18 +2,65 @@
 # make bench: throughput and peak memory of the trace-layers programs on a
 # generated trace of about 950 MB, side by side with gzip -dc, jq and
 # python3 json.load.  Figures only: nothing here passes or fails a build.
+# Then the scaling cases: time per doubling of the number of (pid, device)
+# groups for tr-compact and tr-survey, on tr-gen's --scale-pids and
+# --scale-devices shapes (linear: each row twice the one before).
 # Usage: bench.sh BIN-DIR    (BENCH_DIR for the scratch files, default
-# /tmp/tr-bench; BENCH_MB for the size; BENCH_PEERS=0 skips jq and python)
+# /tmp/tr-bench; BENCH_MB for the size; BENCH_PEERS=0 skips jq and python;
+# BENCH_PART=scaling runs only the scaling cases, BENCH_PART=throughput
+# only the rest; BENCH_SCALE="10000 20000 40000 80000" the sizes)
 set -eu -o pipefail
 BIN=$(cd "${1:-build/bin}" && pwd)
 PATH=$BIN:$(cd "$(dirname "$0")" && pwd):$PATH
 dir=${BENCH_DIR:-/tmp/tr-bench}
 mb=${BENCH_MB:-950}
 peers=${BENCH_PEERS:-1}
+part=${BENCH_PART:-all}
+scale_sizes=${BENCH_SCALE:-10000 20000 40000 80000}
 TIME=/usr/bin/time
 mkdir -p "$dir"
 cd "$dir"
 rm -f out.json lt.json.gz lt.json.gz.layers.json ./*.rss
+
+# "sync; t0=$(now)": each measurement starts with the previous one's dirty
+# pages written out, so that no command pays for another's writeback.
+now() { date +%s.%N; }
+secs() { echo "$2 - $1" | bc -l; }
+
+# Scaling: N one-kernel groups, as one pid with N devices and as N pids.
+# Each stage reads a stream decoded beforehand, so only it is timed, in CPU
+# seconds (user + system), which a loaded machine disturbs less than wall
+# time.
+cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+scaling() {
+	local shape n prev_c prev_s c s
+	echo
+	echo "scaling: N (pid, device) groups of one 1 us kernel each (tr-gen --scale-*), CPU s;"
+	echo "         x: time over the row before (2.0 when linear, 4.0 when quadratic)"
+	printf '%-15s %8s %12s %6s %12s %6s\n' "shape" "N" "tr-compact" "x" "tr-survey" "x"
+	for shape in pids devices; do
+		prev_c= prev_s=
+		for n in $scale_sizes; do
+			tr-gen "--scale-$shape" "$n" --compact | tr-decode >scale.stream
+			$TIME -f '%U %S' -o scale.cpu tr-compact <scale.stream >/dev/null
+			c=$(cpu scale.cpu)
+			$TIME -f '%U %S' -o scale.cpu tr-survey --num-layers 1 <scale.stream >/dev/null
+			s=$(cpu scale.cpu)
+			printf '%-15s %8s %10.2f s %6s %10.2f s %6s\n' \
+				"$([ "$shape" = pids ] && echo "N pids" || echo "1 pid, N devs")" "$n" \
+				"$c" "${prev_c:+$(ratio "$c" "$prev_c")}" \
+				"$s" "${prev_s:+$(ratio "$s" "$prev_s")}"
+			prev_c=$c prev_s=$s
+		done
+	done
+	rm -f scale.stream scale.cpu
+}
+# a / b with one decimal; "-" when b is 0 (too fast to measure)
+ratio() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.1f' "$(echo "$1 / $2" | bc -l)"; else echo -; fi; }
+if [ "$part" = scaling ]; then
+	scaling
+	exit 0
+fi
 
 big=gen-${mb}M.json
 small=gen-100M.json
@@ -25,10 +72,6 @@ bytes=$(stat -c %s "$big")
 anchors=$(tr-decode "$big.gz" | grep -c '"name":"void flash_fwd_kernel<Flash_fwd_kernel_traits<128,' || true)
 passes=$((anchors / 32))
 
-# "sync; t0=$(now)": each measurement starts with the previous one's dirty
-# pages written out, so that no command pays for another's writeback.
-now() { date +%s.%N; }
-secs() { echo "$2 - $1" | bc -l; }
 rate() { echo "scale=0; $bytes / $1 / 1000000" | bc -l; }
 rss() { awk '{print int($1/1024)}' "$1"; }  # KiB -> MiB
 row() { printf '%-44s %8.2f s %7s MB/s %9s MiB  %s\n' "$1" "$2" "$(rate "$2")" "$3" "${4:-}"; }
@@ -154,3 +197,5 @@ if [ "$peers" = 1 ]; then
 	t1=$(now)
 	row "python3 json.load(big.json)" "$(secs "$t0" "$t1")" "$(rss py.rss)"
 fi
+
+[ "$part" = throughput ] || scaling

@@ -47,34 +47,88 @@ tr_worst_status() {
 	return $worst
 }
 
+# An interrupt (SIGINT, SIGTERM, SIGHUP) stops whatever the command runs and
+# says what it leaves: nothing while the pipeline runs (tr-encode places the
+# trace and its reports as one set or not at all), the written but
+# unverified output once it is placed.  The command then dies of the same
+# signal, as an interrupted program should.  tr_catch_interrupts TRACE OUTPUT
+# sets this up for the whole run.
+tr_group= tr_verifier= tr_trace= tr_output=
+tr_catch_interrupts() {
+	tr_trace=$1 tr_output=$2
+	trap 'tr_interrupted INT' INT
+	trap 'tr_interrupted TERM' TERM
+	trap 'tr_interrupted HUP' HUP
+}
+
+tr_interrupted() {
+	trap '' INT TERM HUP
+	# SIGINT, not SIGTERM: a shell reports a pipeline that died of any
+	# other signal ("Terminated"), and that is not news to the user
+	[ -z "$tr_group" ] || kill -INT -- -"$tr_group" 2>/dev/null
+	[ -z "$tr_verifier" ] || kill -TERM "$tr_verifier" 2>/dev/null
+	wait
+	if [ -e "$tr_output" ]; then
+		echo "$prog: interrupted (SIG$1) after writing $tr_output and its report;" \
+			"it is not verified: verification did not run to the end. To verify it:" >&2
+		echo "  tr-verify --source $(tr_quote "$tr_trace") --output $(tr_quote "$tr_output")" >&2
+	else
+		echo "$prog: interrupted (SIG$1); nothing was written" >&2
+	fi
+	trap - "$1"
+	kill -"$1" $$
+}
+
+# tr_quote WORD: WORD as the shell would read it back (for printed commands).
+tr_quote() {
+	case $1 in
+	*[!A-Za-z0-9_./:=@%+,-]*|'') printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
 # tr_run_pipeline FUNCTION: runs the function (a pipeline ending with
-# tr_worst_status) in its own process group, so that SIGINT/SIGTERM/SIGHUP
-# stop every stage (tr-encode then removes its temporary files).  Returns
-# the function's status.
+# tr_worst_status) in its own process group, so that an interrupt stops every
+# stage (tr-encode then removes its temporary files).  Returns the
+# function's status.
 tr_run_pipeline() {
-	local group status
+	local status
 	set -m
-	"$1" &
-	group=$(jobs -p %%)
-	trap 'kill -TERM -- -"$group" 2>/dev/null; wait; exit 130' INT TERM HUP
-	wait %%
-	status=$?
-	trap - INT TERM HUP
+	# The job's shell outlives its stages: it runs the trap only once the
+	# pipeline has ended, so that waiting for the job waits for every stage
+	# (tr-encode may be taking back a half-placed output).
+	( trap 'exit 130' INT TERM HUP; "$1" ) &
+	tr_group=$!
 	set +m
+	wait "$tr_group"
+	status=$?
+	tr_group=
 	return $status
 }
 
 # tr_verify TRACE OUTPUT: run tr-verify and report its verdict.  On failure
-# the files stay for inspection, and the command says so and exits 1.
+# the files stay for inspection, and the command says so and exits 1.  It
+# runs as a job of its own so that an interrupt is seen at once; its report
+# goes to a file that is unlinked as soon as it is open, so that nothing is
+# left behind even by a killed run.
 tr_verify() {
-	local trace=$1 output=$2 result status
-	result=$(tr-verify --source "$trace" --output "$output" 2>&1)
+	local trace=$1 output=$2 log status
+	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
+	exec 3>"$log" 4<"$log"
+	rm -f "$log"
+	tr-verify --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&- &
+	tr_verifier=$!
+	wait "$tr_verifier"
 	status=$?
+	tr_verifier=
+	exec 3>&-
 	if [ $status -eq 0 ]; then
+		exec 4<&-
 		echo "verification: verified (tr-verify: source identity, reversal, render, counts)"
 		return 0
 	fi
-	echo "$result" >&2
+	cat <&4 >&2
+	exec 4<&-
 	echo "$prog: verification FAILED (tr-verify exit status $status): do not use this" \
 		"output; it is left for inspection at $output and its report(s)" >&2
 	exit 1

@@ -14,6 +14,8 @@ oracle.  usage: compact_check.py SOURCE OUTPUT REPORT [MAX_LANES]
 3. Flows: every moved flow sits on the pid/tid of a kernel on that lane
    whose exact interval contains the flow's ts.
 4. Kernel name, ts, dur and args.stream of every event are unchanged.
+5. The report's schema (tr-compact(1)): every key, in order, with its type;
+   counts that agree with each other.
 Prints a summary line; exit 0 when all hold, 1 with the first failure."""
 import bisect
 import gc
@@ -113,11 +115,103 @@ def fail(msg):
     sys.exit(1)
 
 
+def is_int(x):
+    return type(x) is int
+
+
+def is_id(x):
+    """A pid or tid as JSON gives it: an integer or a string."""
+    return type(x) in (int, str)
+
+
+def is_scalar(x):
+    return x is None or type(x) in (int, float, str, bool)
+
+
+# tr-compact(1), "Report": the keys in order, each with its type check
+REPORT_KEYS = [
+    ('schema_version', lambda x: x == 1),
+    ('notice', lambda x: type(x) is str),
+    ('max_lanes', lambda x: is_int(x) and 1 <= x <= 10),
+    ('original_event_count', is_int),
+    ('output_event_count', is_int),
+    ('relocated_events', is_int),
+    ('relocated_flows', is_int),
+    ('new_metadata_count', is_int),
+    ('groups', lambda x: type(x) is list),
+    ('retired_track_metadata', lambda x: type(x) is list),
+    ('source_file', lambda x: type(x) is str),
+    ('source_sha256', lambda x: x is None or (type(x) is str and len(x) == 64)),
+    ('tool_version', lambda x: type(x) is str and x.startswith('trace-layers ')),
+]
+GROUP_KEYS = [
+    ('pid', is_id),
+    ('display_pid', is_id),
+    ('device', is_scalar),
+    ('kind', lambda x: x in ('activity', 'scope')),
+    ('original_streams', is_int),
+    ('original_kernel_streams', is_int),
+    ('original_stream_tids', lambda x: type(x) is list and all(is_id(t) for t in x)),
+    ('original_kernel_stream_tids', lambda x: type(x) is list and all(is_id(t) for t in x)),
+    ('kernel_count', is_int),
+    ('activity_count', is_int),
+    ('lanes', is_int),
+    ('lane_tids', lambda x: type(x) is list and all(is_int(t) for t in x)),
+    ('peak_concurrency', is_int),
+    ('lane_stream_counts', lambda x: type(x) is list),
+]
+LANE_KEYS = [
+    ('lane', is_int),
+    ('tid', is_int),
+    ('streams', lambda x: type(x) is list and all(type(k) is str and is_int(v) for k, v in x)),
+]
+RETIRED_KEYS = [
+    ('source_event_index', is_int),
+    ('event', lambda x: type(x) is list),
+]
+
+
+def keys_are(pairs, want, where):
+    if type(pairs) is not list or [k for k, _ in pairs] != [k for k, _ in want]:
+        got = [k for k, _ in pairs] if type(pairs) is list else pairs
+        fail(f'report schema: {where}: keys {got} != {[k for k, _ in want]}')
+    for (k, v), (_, ok) in zip(pairs, want):
+        if not ok(v):
+            fail(f'report schema: {where}.{k}: unexpected value {v!r:.200}')
+    return dict(pairs)
+
+
+def check_schema(path):
+    """The report as ordered pairs: keys, order and types as documented."""
+    doc = json.load(open(path), object_pairs_hook=list)
+    top = dict(doc)
+    if 'compaction' in top:
+        doc = top['compaction']
+    r = keys_are(doc, REPORT_KEYS, 'report')
+    for n, gp in enumerate(r['groups']):
+        g = keys_are(gp, GROUP_KEYS, f'groups[{n}]')
+        if g['original_streams'] != len(g['original_stream_tids']) or \
+                g['original_kernel_streams'] != len(g['original_kernel_stream_tids']) or \
+                g['original_kernel_streams'] > g['original_streams']:
+            fail(f'report schema: groups[{n}]: stream counts disagree with the tid lists')
+        if g['lanes'] != len(g['lane_tids']) or g['lanes'] != len(g['lane_stream_counts']) \
+                or g['kernel_count'] > g['activity_count']:
+            fail(f'report schema: groups[{n}]: lane or event counts disagree')
+        for m, lp in enumerate(g['lane_stream_counts']):
+            keys_are(lp, LANE_KEYS, f'groups[{n}].lane_stream_counts[{m}]')
+    for n, rp in enumerate(r['retired_track_metadata']):
+        keys_are(rp, RETIRED_KEYS, f'retired_track_metadata[{n}]')
+    if r['relocated_flows'] > r['relocated_events']:
+        fail('report schema: relocated_flows exceeds relocated_events (which includes them)')
+    return len(r['groups'])
+
+
 def main():
     src_path, out_path, rep_path = sys.argv[1:4]
     max_lanes = int(sys.argv[4]) if len(sys.argv) > 4 else 10
     src_events, src_top = events_of(load(src_path))
     out_events, out_top = events_of(load(out_path))
+    check_schema(rep_path)
     report = json.load(open(rep_path))
     if 'compaction' in report:
         report = report['compaction']

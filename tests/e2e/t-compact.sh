@@ -4,8 +4,12 @@
 # names, retired metadata), the flow bindings and the summary from the
 # source on its own.  Hand-made fixtures (touching and zero-length slices,
 # flow binding), refusals, generated traces (300 streams, several devices,
-# --pid, integer timestamps, the lane cap), tr-compact-track (output safety,
-# summary, layer guides), and every real trace (two at a time).
+# --pid, integer timestamps, the lane cap, ROCm stream 0 beside process
+# metadata, the scaling shapes), nothing to compact (MTIA-like, CPU-only,
+# --pid), GPU events without pid or tid, scopes of two devices in one pid,
+# tr-compact-track (output safety, summary, layer guides), tr-layer-track's
+# guides-only advice, and every real trace (two at a time), each report
+# checked against the documented schema.
 # Sourced by run.sh (BIN, ROOT, T, TRACES set; helpers from lib.sh).
 # Python starts slowly, so the oracles run in batches: oracle() queues a
 # check, oracles() runs the queue, fact() then reads what they found.
@@ -169,7 +173,8 @@ def run(src_path, out_path, rep_path, max_lanes, only_pid):
     check(rep['max_lanes'] == max_lanes, f'max_lanes {rep["max_lanes"]} != {max_lanes}')
     check(rep['original_event_count'] == len(src), 'original_event_count')
     check(rep['output_event_count'] == len(out), 'output_event_count')
-    check(rep['relocated_events'] == len(moved) - len(moved_flows), 'relocated_events')
+    # the reference's meaning: every moved event, flows included
+    check(rep['relocated_events'] == len(moved), 'relocated_events')
     check(rep['relocated_flows'] == len(moved_flows), 'relocated_flows')
     check(sorted(i for i in moved if moved[i].get('ph') not in ('s', 't', 'f')) ==
           sorted(i for ix in groups.values() for i in ix),
@@ -207,6 +212,8 @@ def run(src_path, out_path, rep_path, max_lanes, only_pid):
             v = get(a, 'name') if get(a, 'name') is not None else get(a, 'sort_index')
             meta[(tx(e.get('pid')), tx(e.get('tid')), e.get('name'), tx(v))] += 1
     seen, display, used_lanes = set(), set(), set()
+    # a pid with scopes on several devices names each scope process by device
+    scope_devices = collections.Counter(k[0] for k in groups if k[2] == 'scope')
     for g in rep['groups']:
         key = (tx(g['pid']), tx(g['device']), g['kind'])
         check(key in groups and key not in seen, f'unexpected group {key}')
@@ -218,10 +225,12 @@ def run(src_path, out_path, rep_path, max_lanes, only_pid):
             if tx(e.get('tid')) not in streams:
                 streams.append(tx(e.get('tid')))
         kstreams = {tx(e.get('tid')) for e in evs if is_kernel(e)}
-        check(sorted(tx(t) for t in g['original_streams']) == sorted(streams),
-              f'{key}: original_streams')
-        check(sorted(tx(t) for t in g['original_kernel_streams']) == sorted(kstreams),
-              f'{key}: original_kernel_streams')
+        check(g['original_streams'] == len(streams), f'{key}: original_streams')
+        check(g['original_kernel_streams'] == len(kstreams), f'{key}: original_kernel_streams')
+        check(sorted(tx(t) for t in g['original_stream_tids']) == sorted(streams),
+              f'{key}: original_stream_tids')
+        check(sorted(tx(t) for t in g['original_kernel_stream_tids']) == sorted(kstreams),
+              f'{key}: original_kernel_stream_tids')
         nk = sum(1 for e in evs if is_kernel(e))
         check(g['kernel_count'] == nk and g['activity_count'] == len(evs), f'{key}: counts')
         # peak concurrency, independently: a sweep over [lo, hi), where a
@@ -251,7 +260,8 @@ def run(src_path, out_path, rep_path, max_lanes, only_pid):
             check(SCOPE_BASE <= g['display_pid'] < 2 ** 31, f'{key}: display_pid')
             check(dpid not in src_pids and dpid not in display, f'{key}: display pid used')
             display.add(dpid)
-            pname = f'GPU scopes (original PID {key[0]})'
+            where = key[0] + (f', device {key[1]}' if scope_devices[key[0]] > 1 else '')
+            pname = f'GPU scopes (original PID {where})'
             check(meta[(dpid, '0', 'process_name', json.dumps(pname))] == 1,
                   f'{key}: scope process_name')
             facts.append(f'scope_process {dpid} {pname}')
@@ -261,7 +271,7 @@ def run(src_path, out_path, rep_path, max_lanes, only_pid):
                   f'{key}: lane tid {t} used')
             used_lanes.add((dpid, str(t)))
             name = (f'GPU lane {k} (synthetic; device {key[1]})' if g['kind'] == 'activity'
-                    else f'GPU scope lane {k} (synthetic; original PID {key[0]})')
+                    else f'GPU scope lane {k} (synthetic; original PID {where})')
             check(meta[(dpid, str(t), 'thread_name', json.dumps(name))] == 1,
                   f'{key}: no thread_name {name!r} on lane tid {t}')
             check(meta[(dpid, str(t), 'thread_sort_index', str(-1000 + k))] == 1,
@@ -562,9 +572,203 @@ cat >instant.json <<'EOF'
 EOF
 refused "instant on a moved GPU track" 1 "$T/instant.json" "" \
 	"tr-compact: event 1: on GPU track pid 0 tid 7, which is moved to synthetic lanes, but it is neither GPU activity, a GPU scope, a flow nor thread metadata, so it cannot be placed (1 such events); use --pid to leave this pid alone"
-# --pid of another process leaves the GPU alone: the output is the input
-compact instant-pid1 "$T/instant.json" --pid 1
-json_equal "--pid 1: the GPU pid is left as it is" "$T/instant.json" "$T/instant-pid1.c.json"
+# refused_exactly NAME SRC OPTIONS LINE: tr-compact OPTIONS exits 1 with
+# exactly LINE on stderr; through tr-encode, nothing is written.
+refused_exactly() {
+	expect 1 "$1" "tr-decode '$2' | tr-compact $3 >/dev/null" && stderr_is "$1: the message" "$4"
+	mkdir -p "$T/refused"
+	run "tr-decode '$2' | tr-compact $3 | tr-encode -o '$T/refused/out.json'"
+	absent "$1: nothing written" "$T/refused/out.json" "$T/refused/out.json.compact.json"
+}
+
+# ------------------------------------------------------- nothing to compact
+
+NOTHING="(X events whose cat includes kernel, gpu_memcpy, gpu_memset, Kernel, Memcpy or Memset) and no GPU scopes (gpu_user_annotation)"
+# --pid of a process without GPU work: refused, naming where the GPU work is
+refused_exactly "--pid 1 without GPU work in pid 1" "$T/instant.json" "--pid 1" \
+	"tr-compact: nothing to compact: pid 1 has no GPU activity or GPU scopes; GPU activity is in pid 0"
+cat >cpuonly.json <<'EOF'
+{"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":290,"dur":30},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":295,"dur":3}
+]}
+EOF
+refused_exactly "a CPU-only stream" "$T/cpuonly.json" "" \
+	"tr-compact: nothing to compact: the stream has no GPU activity $NOTHING; no unrecognised device-like categories seen either"
+refused_exactly "--pid 1 of a CPU-only stream" "$T/cpuonly.json" "--pid 1" \
+	"tr-compact: nothing to compact: pid 1 has no GPU activity and neither has any other pid $NOTHING; no unrecognised device-like categories seen either"
+printf '{"traceEvents":[]}' >noevents.json
+refused_exactly "a stream without events" "$T/noevents.json" "" \
+	"tr-compact: nothing to compact: the stream has no GPU activity $NOTHING; no unrecognised device-like categories seen either"
+# MTIA-like: the device's work under mtia_* categories, no kernel
+tr-gen --layers 2 --passes 1 --concurrency 2 -o mtia-src.json
+python3 - <<'EOF'
+import json
+doc = json.load(open('mtia-src.json'))
+ren = {'kernel': 'mtia_ccp_events', 'gpu_memcpy': 'mtia_ccp_events',
+       'gpu_memset': 'mtia_ccp_events', 'cuda_runtime': 'mtia_runtime'}
+evs = []
+for e in doc['traceEvents']:
+    if e.get('cat') == 'gpu_user_annotation':
+        continue
+    if e.get('cat') in ren:
+        e['cat'] = ren[e['cat']]
+    evs.append(e)
+doc['traceEvents'] = evs
+json.dump(doc, open('mtia.json', 'w'))
+EOF
+MTIA_MSG="tr-compact: nothing to compact: the stream has no GPU activity $NOTHING; unrecognised device-like categories seen: mtia_runtime, mtia_ccp_events (tr-compact does not move them)"
+refused_exactly "an MTIA-like stream" "$T/mtia.json" "" "$MTIA_MSG"
+mkdir -p track-mtia
+expect 1 "track: an MTIA-like trace is refused" \
+	"tr-compact-track --trace '$T/mtia.json' --output '$T/track-mtia/m.json'" "$MTIA_MSG" &&
+	grep -qxF "tr-compact-track: failed (exit status 1); nothing was written" "$T/err" &&
+	pass "track: an MTIA-like trace: nothing was written, it says" ||
+	fail "track: an MTIA-like trace: nothing was written, it says" "$(cat "$T/err")"
+absent "track: an MTIA-like trace writes nothing" "$T/track-mtia/m.json" \
+	"$T/track-mtia/m.json.compact.json"
+if [ ! -d "$TRACES" ]; then
+	skip "nothing to compact: MTIA traces of $TRACES" "$TRACES is absent"
+else
+	nmtia=0
+	for f in "$TRACES"/*[Mm][Tt][Ii][Aa]*.json*; do
+		[ -f "$f" ] || continue
+		nmtia=$((nmtia + 1))
+		expect 1 "nothing to compact: $(basename "$f")" "tr-decode '$f' | tr-compact >/dev/null" \
+			"tr-compact: nothing to compact: the stream has no GPU activity" &&
+			grep -qF "unrecognised device-like categories seen: " "$T/err" &&
+			grep -qF "mtia_" "$T/err" && pass "$(basename "$f"): names its mtia_ categories" ||
+			fail "$(basename "$f"): names its mtia_ categories" "$(cat "$T/err")"
+	done
+	[ "$nmtia" -gt 0 ] || skip "nothing to compact: MTIA traces of $TRACES" \
+		"none there (see PROFILE.md); the generated MTIA-like trace above stands in"
+fi
+
+# ------------------------------------------- GPU events without pid or tid
+
+cat >notid.json <<'EOF'
+{"traceEvents":[
+{"ph":"X","cat":"kernel","name":"K1","pid":0,"tid":7,"ts":300,"dur":10,"args":{"device":0,"stream":7}},
+{"ph":"X","cat":"cpu_op","name":"op","pid":1,"ts":290,"dur":30},
+{"ph":"X","cat":"kernel","name":"K2","pid":0,"ts":320,"dur":10,"args":{"device":0,"stream":7}}
+]}
+EOF
+refused_exactly "a kernel without tid" "$T/notid.json" "" \
+	"tr-compact: event 2: GPU activity without tid (pid 0): its stream is unknown, so it cannot be placed on a lane"
+printf '{"traceEvents":[{"ph":"X","cat":"gpu_memcpy","name":"M","tid":7,"ts":1,"dur":1}]}' >nopid.json
+refused_exactly "a copy without pid" "$T/nopid.json" "" \
+	"tr-compact: event 0: GPU activity without pid (tid 7): its process is unknown, so it cannot be placed on a lane"
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"K","ts":1,"dur":1}]}' >noids.json
+refused_exactly "a kernel without pid and tid" "$T/noids.json" "" \
+	"tr-compact: event 0: GPU activity without pid and tid: its device and stream are unknown, so it cannot be placed on a lane"
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"K","pid":0,"tid":7,"ts":1,"dur":1},{"ph":"X","cat":"gpu_user_annotation","name":"layer_0","pid":0,"ts":0,"dur":3}]}' >scope-notid.json
+refused_exactly "a GPU scope without tid" "$T/scope-notid.json" "" \
+	"tr-compact: event 1: GPU scope (gpu_user_annotation) without tid (pid 0): its stream is unknown, so it cannot be placed on a lane"
+# --pid 1: a tid-less kernel of pid 0 is not in the selection
+cat >notid-pid.json <<'EOF'
+{"traceEvents":[
+{"ph":"X","cat":"kernel","name":"K1","pid":1,"tid":7,"ts":300,"dur":10,"args":{"device":1,"stream":7}},
+{"ph":"X","cat":"kernel","name":"K2","pid":0,"ts":320,"dur":10,"args":{"device":0,"stream":7}}
+]}
+EOF
+compact notid-pid1 "$T/notid-pid.json" --pid 1
+oracle notid-pid1 "$T/notid-pid.json" "$T/notid-pid1.c.json" --pid 1
+
+# ------------------------------------- scopes of two devices in one pid
+
+# one pid, two devices: two scope processes, named by device
+cat >scope2.json <<'EOF'
+{"traceEvents":[
+{"ph":"X","cat":"kernel","name":"A","pid":0,"tid":7,"ts":100,"dur":10,"args":{"device":0,"stream":7}},
+{"ph":"X","cat":"kernel","name":"B","pid":0,"tid":8,"ts":100,"dur":10,"args":{"device":1,"stream":8}},
+{"ph":"X","cat":"gpu_user_annotation","name":"layer_0","pid":0,"tid":7,"ts":99,"dur":12,"args":{"device":0}},
+{"ph":"X","cat":"gpu_user_annotation","name":"layer_0","pid":0,"tid":8,"ts":99,"dur":12,"args":{"device":1}},
+{"ph":"X","cat":"gpu_user_annotation","name":"solo","pid":5,"tid":7,"ts":99,"dur":12,"args":{"device":5}},
+{"ph":"X","cat":"kernel","name":"C","pid":5,"tid":7,"ts":100,"dur":10,"args":{"device":5,"stream":7}}
+]}
+EOF
+expect 0 "scopes of two devices: compact" \
+	"tr-decode '$T/scope2.json' | tr-compact --summary '$T/scope2.sum' | tr-encode -o '$T/scope2.c.json'"
+oracle scope2 "$T/scope2.json" "$T/scope2.c.json"
+printf '%s\n' "pid 0 device 0: 1 original streams -> 1 synthetic lanes (1 kernels, 1 GPU events)" \
+	"pid 0 device 1: 1 original streams -> 1 synthetic lanes (1 kernels, 1 GPU events)" \
+	"pid 0 device 0 GPU scopes: 1 original streams -> 1 scope lanes in pid $SCOPE1" \
+	"pid 0 device 1 GPU scopes: 1 original streams -> 1 scope lanes in pid $((SCOPE1 + 1))" \
+	"pid 5 GPU scopes: 1 original streams -> 1 scope lanes in pid $((SCOPE1 + 2))" \
+	"pid 5 device 5: 1 original streams -> 1 synthetic lanes (1 kernels, 1 GPU events)" >scope2.want
+head -n 6 scope2.sum >scope2.got
+same "scopes of two devices: the summary names them by device" scope2.want scope2.got
+
+# ---------------------------------------------- ROCm: GPU work on stream 0
+
+# HIP's default stream is tid 0, where Kineto also writes the GPU process's
+# process_name, process_labels and process_sort_index: those stay, the
+# stream's activity moves
+tr-gen --rocm --devices 2 --concurrency 2 --streams 3 -o rocm.json
+compact rocm "$T/rocm.json"
+oracle rocm "$T/rocm.json" "$T/rocm.c.json"
+cat >tid0.py <<'EOF'
+# tid0.py FILE...: per file, the process-scoped metadata on tid 0 of the GPU
+# pids (as text), and how many other events are on those tracks
+import json, sys
+for path in sys.argv[1:]:
+    evs = json.load(open(path))['traceEvents']
+    gpu = sorted({e['pid'] for e in evs if e.get('cat') == 'kernel'})
+    meta = [json.dumps(e, sort_keys=True) for e in evs if e.get('pid') in gpu and
+            e.get('tid') == 0 and e.get('ph') == 'M' and e['name'].startswith('process_')]
+    other = sum(1 for e in evs if e.get('pid') in gpu and e.get('tid') == 0 and
+                not (e.get('ph') == 'M' and e['name'].startswith('process_')))
+    with open(path + '.tid0', 'w') as f:
+        print('\n'.join(meta), file=f)
+    with open(path + '.other', 'w') as f:
+        print(len(gpu), len(meta), other, file=f)
+EOF
+python3 tid0.py rocm.json rocm.c.json
+same "rocm: process metadata on tid 0 stays as it is" rocm.json.tid0 rocm.c.json.tid0
+read -r ngpu nmeta nsrc <rocm.json.other
+read -r _ _ nout <rocm.c.json.other
+if [ "$ngpu" = 2 ] && [ "$nmeta" = 6 ] && [ "$nsrc" -gt 50 ] && [ "$nout" = 0 ]; then
+	pass "rocm: the stream-0 activity moves ($nsrc events), its metadata stays ($nmeta)"
+else
+	fail "rocm: the stream-0 activity moves, its metadata stays" "$ngpu $nmeta $nsrc $nout"
+fi
+if grep -q '"tid": 0,' rocm.json && grep -q '"name": "hipLaunchKernel"' rocm.json &&
+	grep -q 'rotary_embedding_kernel<__hip_bfloat16, true>' rocm.json; then
+	pass "tr-gen --rocm: stream 0, hip* calls, HIP kernel names"
+else
+	fail "tr-gen --rocm: stream 0, hip* calls, HIP kernel names"
+fi
+mkdir -p track-rocm
+expect 0 "rocm: tr-compact-track, verified" \
+	"tr-compact-track --trace '$T/rocm.json' --output '$T/track-rocm/r.json'" &&
+	grep -qxF "verification: verified (tr-verify: source identity, reversal, render, counts)" "$T/out" &&
+	pass "rocm: tr-compact-track says verified" || fail "rocm: tr-compact-track says verified" "$(cat "$T/out")"
+expect 0 "rocm: tr-layer-track --max-gpu-lanes 10, verified" \
+	"tr-layer-track --trace '$T/rocm.json' --output '$T/track-rocm/g.json' \
+	--anchor-regex 'rotary_embedding_kernel<__hip_bfloat16, true>' --num-layers 4 \
+	--anchor-offset 0 --passes 2 --pid 0 --phase target --evidence test --max-gpu-lanes 10" &&
+	grep -qxF "verification: verified (tr-verify: source identity, reversal, render, counts)" "$T/out" &&
+	pass "rocm: tr-layer-track says verified" || fail "rocm: tr-layer-track says verified" "$(cat "$T/out")"
+if python3 "$ROOT/tests/e2e/compact_check.py" "$T/rocm.json" "$T/track-rocm/g.json" \
+	"$T/track-rocm/g.json.layers.json" >"$T/cc.out" 2>&1; then
+	pass "rocm: guides and lanes: the compaction oracle"
+else
+	fail "rocm: guides and lanes: the compaction oracle" "$(tail -n 3 "$T/cc.out")"
+fi
+
+# ------------------------------------------------- the scaling shapes
+
+# tr-gen's scaling shapes (make bench): many one-kernel groups
+tr-gen --scale-devices 40 -o sd40.json
+compact sd40 "$T/sd40.json"
+oracle sd40 "$T/sd40.json" "$T/sd40.c.json"
+tr-gen --scale-pids 40 --ts-format int --compact -o sp40.json
+compact sp40 "$T/sp40.json"
+oracle sp40 "$T/sp40.json" "$T/sp40.c.json"
+expect 2 "tr-gen: --scale-devices with --scale-pids" "tr-gen --scale-devices 2 --scale-pids 2" \
+	"tr-gen: --scale-devices and --scale-pids exclude each other"
+expect 2 "tr-gen: --scale-pids 0" "tr-gen --scale-pids 0" \
+	"tr-gen: --scale-pids: invalid value '0' (allowed 1-10000000)"
 
 expect 2 "TMPDIR that does not exist" \
 	"tr-decode '$T/touch.json' | TMPDIR='$T/nope' tr-compact >/dev/null" \
@@ -681,6 +885,33 @@ expect 0 "guides: --pid 1 beside guides in pid 0" \
 	"tr-compact-track --trace '$T/d2.g.json' --output '$T/d2.g1.json' --pid 1"
 oracle guides-d2-pid1 "$T/d2.g.json" "$T/d2.g1.json" --pid 1
 
+# a refused compaction: tr-layer-track says that the guides alone would
+# succeed and prints that command, which then works
+mkdir -p lt-c6
+expect 1 "tr-layer-track: compaction refused" "tr-layer-track --trace '$T/c6.json' \
+	--output '$T/lt-c6/c6.json' --anchor-regex '$ANCHOR' --num-layers 4 --anchor-offset 0 \
+	--passes 2 --phase target --evidence \"it's a test\" --max-gpu-lanes 5" \
+	"tr-layer-track: failed (exit status 1); nothing was written"
+tail -n 2 "$T/err" >lt-c6.got
+printf '%s\n' "tr-layer-track: the compaction was refused, but the guides alone would succeed:" \
+	"  tr-layer-track --trace $T/c6.json --output $T/lt-c6/c6.json --anchor-regex 'flash_fwd_kernel<Flash_fwd_kernel_traits<128' --num-layers 4 --anchor-offset 0 --passes 2 --phase target --evidence 'it'\\''s a test'" >lt-c6.want
+same "tr-layer-track: the command without --max-gpu-lanes" lt-c6.want lt-c6.got
+absent "tr-layer-track: compaction refused: nothing written" "$T/lt-c6/c6.json" \
+	"$T/lt-c6/c6.json.layers.json"
+expect 0 "tr-layer-track: the printed command succeeds" "$(tail -n 1 lt-c6.got)" &&
+	grep -qxF "verification: verified (tr-verify: source identity, reversal, render, counts)" "$T/out" &&
+	pass "tr-layer-track: the printed command is verified" ||
+	fail "tr-layer-track: the printed command is verified" "$(tail -n 3 "$T/out")"
+# when the guides fail too, no such advice
+expect 1 "tr-layer-track: no anchor and over the lane cap" "tr-layer-track --trace '$T/c6.json' \
+	--output '$T/lt-c6/x.json' --anchor-regex no_such_kernel --num-layers 4 --anchor-offset 0 \
+	--phase target --evidence test --max-gpu-lanes 5" "nothing was written"
+if grep -qF "would succeed" "$T/err"; then
+	fail "tr-layer-track: no guides-only advice when the guides fail too" "$(cat "$T/err")"
+else
+	pass "tr-layer-track: no guides-only advice when the guides fail too"
+fi
+
 # guides that are not tr-guides' own: in another pid, overlapping, no args
 python3 - <<'EOF'
 import json
@@ -734,6 +965,22 @@ fi
 fact gint "group 0 0 activity streams=5 string_streams=0 kernel_streams=5 lanes=3 kernels=141 events=147 tids=$LANE1,$LANE2,$LANE3"
 fact guides-g2 "guides=8"
 fact guides-d2-pid1 "guides=8"
+fact notid-pid1 "group 1 1 activity streams=1 string_streams=0 kernel_streams=1 lanes=1 kernels=1 events=1 tids=$LANE1"
+fact scope2 "scope_process $SCOPE1 GPU scopes (original PID 0, device 0)"
+fact scope2 "scope_process $((SCOPE1 + 1)) GPU scopes (original PID 0, device 1)"
+fact scope2 "scope_process $((SCOPE1 + 2)) GPU scopes (original PID 5)"
+for d in 0 1; do
+	fact rocm "group $d $d activity streams=3 string_streams=0 kernel_streams=3 lanes=2 kernels=86 events=90 tids=$LANE1,$LANE2"
+	fact rocm "group $d null scope streams=3 string_streams=0 kernel_streams=0 lanes=1 kernels=0 events=8 tids=$LANE1 process=$((SCOPE1 + d))"
+done
+# one pid, 40 devices: 40 groups whose lanes take successive tids; 40 pids:
+# each its own first lane tid
+i=0
+while [ $i -lt 40 ]; do
+	fact sd40 "group 0 $i activity streams=1 string_streams=0 kernel_streams=1 lanes=1 kernels=1 events=1 tids=$((LANE1 + i))"
+	fact sp40 "group $i $i activity streams=1 string_streams=0 kernel_streams=1 lanes=1 kernels=1 events=1 tids=$LANE1"
+	i=$((i + 1))
+done
 
 # what tr-compact-track printed
 for line in "output: $T/d2.c.json" "report: $T/d2.c.json.compact.json" \

@@ -286,7 +286,8 @@ signal_test() { # SIGNAL OUTPUT
 	exec 3>fifo
 	head -n 4 big.stream >&3
 	k=0
-	while ! ls -a | grep -q "^\.$2\.tmp\." && [ $k -lt 100 ]; do
+	# a guard against a hang (60 s), not a timing assumption
+	while ! ls -a | grep -q "^\.$2\.tmp\." && [ $k -lt 1200 ]; do
 		sleep 0.05
 		k=$((k + 1))
 	done

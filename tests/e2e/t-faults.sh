@@ -46,47 +46,200 @@ expect 2 "tr-encode -o a directory: refused" "tr-encode -o '$T/adir' <'$T/t.stre
 expect 2 "tr-layer-track --output a directory: refused" \
 	"tr-layer-track --trace '$T/t.json' --output '$T/adir' --anchor-regex flash \
 	 --num-layers 4 --anchor-offset 0 --phase p --evidence e" "exists; refusing to overwrite it"
+# The output is checked before the counting run of --target-bytes (which
+# would take hours for 1000G: the timeout is the guard).
+expect 2 "tr-gen --target-bytes 1000G -o an existing file: refused first" \
+	"timeout 120 tr-gen --target-bytes 1000G -o '$T/t.json'" "t.json: File exists"
 expect 2 "tr-compact-track: output equal to the source through a .. path" \
 	"cd '$T/adir' && tr-compact-track --trace ../t.json --output ../adir/../t.json" \
 	"the output is the source trace"
 
-# signal_command NAME SIG CMD OUTPUT...: start CMD on a trace big enough to
-# take a while, send SIG after 0.3 s; nothing of OUTPUT may remain.
-tr-gen --layers 8 --passes 4 --streams 8 --concurrency 2 --target-bytes 120M -o "$T/big.json"
-signal_command() {
-	name=$1 sig=$2 cmd=$3
-	shift 3
-	# a background job of a shell starts with SIGINT ignored: restore it
-	sh -c "exec env --default-signal=INT $cmd" >/dev/null 2>"$T/err" &
+# Signals.  Each is delivered at a known point of the run, never after a
+# delay: a test that depends on the machine's speed says nothing about the
+# code.  The one-line commands find their programs beside themselves, so a
+# copy of them in $S runs the real programs except for one stand-in that
+# holds the run at the point under test until the signal comes.
+S=$T/shim O=$T/sig GATE=$T/gate
+PRELOAD=$BIN/../tests/interrupt_placement.so
+mkfifo "$GATE"
+# fresh: no output, no gate marker of an earlier run
+fresh() {
+	rm -rf "$O" "$GATE".*
+	mkdir -p "$O"
+}
+# shims STAGE BODY: $S holds the commands and the programs, STAGE replaced
+# by a shell script with BODY
+shims() {
+	rm -rf "$S"
+	mkdir -p "$S"
+	for f in "$BIN"/tr-*; do ln -s "$f" "$S/"; done
+	for f in tr-layer-track tr-compact-track tr-common.sh; do ln -s "$ROOT/scripts/$f" "$S/"; done
+	rm "$S/$1"
+	printf '#!/bin/sh\n%s\n' "$2" >"$S/$1"
+	chmod +x "$S/$1"
+}
+# A reader of the gate blocks until the test opens it, which it never does:
+# the run stays where it is until the signal.  tr-encode gets the first ten
+# lines of the stream and waits for the rest.
+HOLD_ENCODE="{ head -n 10; : >'$GATE.held'; exec cat '$GATE'; } | '$BIN/tr-encode' \"\$@\""
+HOLD_VERIFY=": >'$GATE.verifying'; read x <'$GATE'; exec '$BIN/tr-verify' \"\$@\""
+INTERRUPT_PLACEMENT="TR_TEST_SIGNAL_PID_FILE='$T/cmd.pid' LD_PRELOAD='$PRELOAD' exec '$BIN/tr-encode' \"\$@\""
+
+# interrupt NAME SIG CONDITION CMD: start CMD with SIGINT at its default (a
+# background job of a shell starts with it ignored), wait until the shell
+# test CONDITION holds, send SIG (none if SIG is -), wait for the end; the
+# exit status is in $status, stderr in $T/err.  1 if the point never came.
+interrupt() {
+	name=$1 sig=$2 cond=$3 cmd=$4
+	sh -c "echo \$\$ >'$T/cmd.pid'; exec env --default-signal=INT $cmd" >"$T/out" 2>"$T/err" &
 	pid=$!
-	sleep 0.3
-	kill -"$sig" "$pid" 2>/dev/null
+	polls=0
+	until sh -c "$cond"; do
+		polls=$((polls + 1))
+		# a guard against a hang, not a timing assumption: the point
+		# comes in well under a second on any machine
+		if ! kill -0 "$pid" 2>/dev/null || [ $polls -gt 2400 ]; then
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			fail "$name" "the run never reached the point ($cond)" "stderr: $(head -c 400 "$T/err")"
+			return 1
+		fi
+		sleep 0.05
+	done
+	[ "$sig" = - ] || kill -"$sig" "$pid"
 	wait "$pid" 2>/dev/null
 	status=$?
-	if [ "$status" -eq 0 ]; then
-		fail "$name" "finished before the signal (exit 0): make the trace bigger"
-		return
-	fi
-	absent "$name: no output" "$@" && no_temp "$name: no temporary file" "$T"
 }
-signal_command "tr-gen -o, SIGTERM" TERM "tr-gen --target-bytes 2G -o '$T/sig.json'" "$T/sig.json"
-signal_command "tr-gen -o, SIGINT" INT "tr-gen --target-bytes 2G -o '$T/sig.json'" "$T/sig.json"
-signal_command "tr-layer-track, SIGTERM" TERM \
-	"tr-layer-track --trace '$T/big.json' --output '$T/lt.json' --anchor-regex \
-	 '^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,' --num-layers 8 \
-	 --anchor-offset 0 --phase p --evidence e" "$T/lt.json" "$T/lt.json.layers.json"
-signal_command "tr-layer-track, SIGINT" INT \
-	"tr-layer-track --trace '$T/big.json' --output '$T/lt.json' --anchor-regex \
-	 '^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,' --num-layers 8 \
-	 --anchor-offset 0 --phase p --evidence e --max-gpu-lanes 4" \
-	"$T/lt.json" "$T/lt.json.layers.json"
-signal_command "tr-compact-track, SIGTERM" TERM \
-	"tr-compact-track --trace '$T/big.json' --output '$T/ct.json'" \
-	"$T/ct.json" "$T/ct.json.compact.json"
-sleep 0.5
-if ps -eo args | grep -v grep | grep -q "tr-decode $T/big.json"; then
-	fail "signals: every stage of the commands' pipelines stopped" "$(ps -eo pid,args | grep tr-)"
-else
-	pass "signals: every stage of the commands' pipelines stopped"
+
+# died_of NAME SIG: the last run died of SIG (the shell's 128 + N)
+died_of() {
+	case $2 in HUP) want=129 ;; INT) want=130 ;; TERM) want=143 ;; esac
+	if [ "$status" -eq "$want" ]; then
+		pass "$1"
+	else
+		fail "$1" "exit status $status, wanted $want (SIG$2)" "stderr: $(head -c 400 "$T/err")"
+	fi
+}
+
+# stages_gone NAME: no program of the run is left
+stages_gone() {
+	if ps -eo args | grep -v grep | grep -qF "$T/"; then
+		fail "$1" "$(ps -eo pid,args | grep -F "$T/" | grep -v grep)"
+	else
+		pass "$1"
+	fi
+}
+
+TEMP_OPEN="ls -a '$O' | grep -q '\.tmp\.'"
+LT="tr-layer-track --trace '$T/t.json' --anchor-regex flash --num-layers 4 --anchor-offset 0 \
+	--phase p --evidence e"
+
+# tr-gen -o: stopped once its temporary file exists (provably in the
+# middle of writing), signalled, resumed
+for sig in TERM INT; do
+	fresh
+	sh -c "exec env --default-signal=INT tr-gen --target-bytes 2G -o '$O/g.json'" 2>"$T/err" &
+	pid=$!
+	until sh -c "$TEMP_OPEN" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	kill -STOP "$pid" 2>/dev/null
+	if sh -c "$TEMP_OPEN" && [ ! -e "$O/g.json" ]; then
+		kill -"$sig" "$pid"
+		kill -CONT "$pid"
+		wait "$pid" 2>/dev/null
+		status=$?
+		died_of "tr-gen -o, SIG$sig while writing: dies of the signal" "$sig"
+		absent "tr-gen -o, SIG$sig: no output" "$O/g.json" &&
+			no_temp "tr-gen -o, SIG$sig: no temporary file" "$O"
+	else
+		kill -CONT "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		fail "tr-gen -o, SIG$sig" "it was not writing when stopped" "stderr: $(cat "$T/err")"
+	fi
+done
+
+# 1. During the pipeline: tr-encode has its temporary file and part of the
+# stream; nothing may remain.
+shims tr-encode "$HOLD_ENCODE"
+for sig in TERM INT HUP; do
+	fresh
+	lanes=
+	[ $sig != INT ] || lanes="--max-gpu-lanes 4"
+	if interrupt "tr-layer-track, SIG$sig in the pipeline" $sig "[ -e '$GATE.held' ] && $TEMP_OPEN" \
+		"$S/$LT $lanes --output '$O/lt.json'"; then
+		died_of "tr-layer-track, SIG$sig in the pipeline: dies of the signal" $sig
+		absent "tr-layer-track, SIG$sig in the pipeline: no output" \
+			"$O/lt.json" "$O/lt.json.layers.json" &&
+			no_temp "tr-layer-track, SIG$sig in the pipeline: no temporary file" "$O"
+		stderr_is "tr-layer-track, SIG$sig in the pipeline: says so" \
+			"tr-layer-track: interrupted (SIG$sig); nothing was written"
+		stages_gone "tr-layer-track, SIG$sig in the pipeline: every stage stopped"
+	fi
+done
+fresh
+if interrupt "tr-compact-track, SIGTERM in the pipeline" TERM "[ -e '$GATE.held' ] && $TEMP_OPEN" \
+	"$S/tr-compact-track --trace '$T/t.json' --output '$O/ct.json'"; then
+	died_of "tr-compact-track, SIGTERM in the pipeline: dies of the signal" TERM
+	absent "tr-compact-track, SIGTERM in the pipeline: no output" "$O/ct.json" "$O/ct.json.compact.json" &&
+		no_temp "tr-compact-track, SIGTERM in the pipeline: no temporary file" "$O"
+	stderr_is "tr-compact-track, SIGTERM in the pipeline: says so" \
+		"tr-compact-track: interrupted (SIGTERM); nothing was written"
+	stages_gone "tr-compact-track, SIGTERM in the pipeline: every stage stopped"
 fi
-rm -f "$T/big.json"
+
+# 2. Between placing the trace and placing its report: tr-encode takes the
+# trace back (the report is not there yet); nothing may remain.  First
+# tr-encode alone, signalled there by itself, then the command, signalled
+# there by tr-encode.
+tr-decode "$T/t.json" | tr-select-anchors --anchor-regex flash --num-layers 4 --anchor-offset 0 |
+	tr-guides --phase p --evidence e >"$T/guides.stream"
+fresh
+LD_PRELOAD=$PRELOAD tr-encode -o "$O/e.json" <"$T/guides.stream" 2>"$T/err"
+status=$?
+died_of "tr-encode, SIGTERM between placing the trace and its report: dies of it" TERM
+absent "tr-encode, SIGTERM between placing the trace and its report: neither remains" \
+	"$O/e.json" "$O/e.json.layers.json" &&
+	no_temp "tr-encode, SIGTERM between placing the trace and its report: no temporary file" "$O"
+shims tr-encode "$INTERRUPT_PLACEMENT"
+if interrupt "tr-layer-track, SIGTERM while placing the output" - true \
+	"$S/$LT --output '$O/lt.json'"; then
+	died_of "tr-layer-track, SIGTERM while placing the output: dies of the signal" TERM
+	absent "tr-layer-track, SIGTERM while placing the output: nothing remains" \
+		"$O/lt.json" "$O/lt.json.layers.json" &&
+		no_temp "tr-layer-track, SIGTERM while placing the output: no temporary file" "$O"
+	stderr_is "tr-layer-track, SIGTERM while placing the output: says so" \
+		"tr-layer-track: interrupted (SIGTERM); nothing was written"
+fi
+
+# 3. During verification: the output is placed and stays; the command says
+# that it is not verified and how to verify it, and the command it prints
+# works.
+shims tr-verify "$HOLD_VERIFY"
+for sig in TERM INT; do
+	fresh
+	if interrupt "tr-layer-track, SIG$sig in verification" $sig "[ -e '$GATE.verifying' ]" \
+		"$S/$LT --output '$O/lt.json'"; then
+		died_of "tr-layer-track, SIG$sig in verification: dies of the signal" $sig
+		if [ -f "$O/lt.json" ] && [ -f "$O/lt.json.layers.json" ]; then
+			pass "tr-layer-track, SIG$sig in verification: the output and report stay"
+		else
+			fail "tr-layer-track, SIG$sig in verification: the output and report stay" "$(ls "$O")"
+		fi
+		printf '%s\n' "tr-layer-track: interrupted (SIG$sig) after writing $O/lt.json and its report; it is not verified: verification did not run to the end. To verify it:" \
+			"  tr-verify --source $T/t.json --output $O/lt.json" >"$T/want.err"
+		same "tr-layer-track, SIG$sig in verification: says so and how to verify" "$T/want.err" "$T/err"
+		stages_gone "tr-layer-track, SIG$sig in verification: tr-verify stopped"
+		expect 0 "tr-layer-track, SIG$sig in verification: the printed command verifies it" \
+			"$(tail -n 1 "$T/want.err")"
+	fi
+done
+fresh
+if interrupt "tr-compact-track, SIGHUP in verification" HUP "[ -e '$GATE.verifying' ]" \
+	"$S/tr-compact-track --trace '$T/t.json' --output '$O/c t.json'"; then
+	died_of "tr-compact-track, SIGHUP in verification: dies of the signal" HUP
+	printf '%s\n' "tr-compact-track: interrupted (SIGHUP) after writing $O/c t.json and its report; it is not verified: verification did not run to the end. To verify it:" \
+		"  tr-verify --source $T/t.json --output '$O/c t.json'" >"$T/want.err"
+	same "tr-compact-track, SIGHUP in verification: says so, the name quoted" "$T/want.err" "$T/err"
+	expect 0 "tr-compact-track, SIGHUP in verification: the printed command verifies it" \
+		"$(tail -n 1 "$T/want.err")"
+fi
+rm -rf "$S" "$O" "$GATE" "$GATE".*

@@ -203,21 +203,21 @@ refused 1 "depth 100000 in a top-level member: refused" "tr-decode deep.json >/d
 	"tr-decode: deep.json: byte 1125 (top-level member): nested deeper than 1000 levels (refused: later stages tokenize with jsmn, whose cost grows with the square of the depth)"
 # event object + args object + 499 x [{ = 1000 levels; "meta": 1000 arrays
 deep_trace 499 1000 >deep.json
-expect 0 "depth 1000: decode" "timeout 20 tr-decode deep.json >deep.stream"
-expect 0 "depth 1000: encode" "timeout 20 tr-encode -o deep.out.json <deep.stream" &&
-	expect 0 "depth 1000: decode the round trip" "timeout 20 tr-decode deep.out.json >deep2.stream" &&
+expect 0 "depth 1000: decode" "timeout 120 tr-decode deep.json >deep.stream"
+expect 0 "depth 1000: encode" "timeout 120 tr-encode -o deep.out.json <deep.stream" &&
+	expect 0 "depth 1000: decode the round trip" "timeout 120 tr-decode deep.out.json >deep2.stream" &&
 	sed '1s/"source":"[^"]*"//; $s/,"source_bytes".*//' deep.stream >a.stream &&
 	sed '1s/"source":"[^"]*"//; $s/,"source_bytes".*//' deep2.stream >b.stream &&
 	same "depth 1000: decode, encode, decode gives the same stream" a.stream b.stream
-expect 0 "depth 1000: select-anchors" "timeout 20 $SA deep_kernel <deep.stream >sa.out" &&
+expect 0 "depth 1000: select-anchors" "timeout 120 $SA deep_kernel <deep.stream >sa.out" &&
 	[ "$(grep -c "$ANCHOR" sa.out)" = 1 ] && pass "depth 1000: the deep kernel is the anchor" ||
 	fail "depth 1000: the deep kernel is the anchor"
-expect 0 "depth 1000: compact" "timeout 20 tr-compact <deep.stream >deep.c.stream" &&
+expect 0 "depth 1000: compact" "timeout 120 tr-compact <deep.stream >deep.c.stream" &&
 	expect 0 "depth 1000: compact, encode" "tr-encode -o deep.c.json <deep.c.stream" &&
-	expect 0 "depth 1000: tr-verify" "timeout 20 tr-verify --source deep.json --output deep.c.json" &&
+	expect 0 "depth 1000: tr-verify" "timeout 120 tr-verify --source deep.json --output deep.c.json" &&
 	[ "$(tail -n 1 "$T/out")" = verified ] && pass "depth 1000: verified" ||
 	fail "depth 1000: verified" "$(tail -n 3 "$T/out")"
-expect 0 "depth 1000: survey" "timeout 20 tr-survey --num-layers 1 <deep.stream"
+expect 0 "depth 1000: survey" "timeout 120 tr-survey --num-layers 1 <deep.stream"
 rm -f deep*.json deep*.stream
 
 # -------------------------------------------------- a 100 MB string

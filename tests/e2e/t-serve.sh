@@ -31,6 +31,8 @@ trap cleanup EXIT
 trap 'cleanup; exit 2' INT TERM HUP
 
 # wait_file FILE SECONDS: FILE exists and is not empty, within SECONDS.
+# The limits are guards against a hang, not timing assumptions: each is
+# many times what the wait takes on a loaded machine.
 wait_file() {
 	i=0
 	while [ ! -s "$1" ]; do
@@ -54,19 +56,20 @@ start() {
 	(sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$T/$n.pid" "$@" \
 		>"$T/$n.out" 2>"$T/$n.err"; echo $? >"$T/$n.rc") &
 	URL= PORT= TOKEN=
-	wait_file "$n.out" 5 || return 1
+	wait_file "$n.out" 60 || return 1
 	URL=$(sed -n 's/^open //p' "$n.out")
 	PORT=$(echo "$URL" | sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/[0-9a-f]*/$|\1|p')
 	TOKEN=$(echo "$URL" | sed -n 's|^http://127\.0\.0\.1:[0-9]*/\([0-9a-f]*\)/$|\1|p')
 }
 
-# stop N SIGNAL NAME: send SIGNAL to server N; it must exit 0 within 5 s.
+# stop N SIGNAL NAME: send SIGNAL to server N; it must exit 0 (a minute is
+# the guard against a hang).
 stop() {
 	kill -"$2" "$(cat "$1.pid")" 2>/dev/null
-	if ! wait_file "$1.rc" 5; then
-		fail "$3" "still running 5 s after SIG$2"
+	if ! wait_file "$1.rc" 60; then
+		fail "$3" "still running 60 s after SIG$2"
 		kill -KILL "$(cat "$1.pid")" 2>/dev/null
-		wait_file "$1.rc" 5
+		wait_file "$1.rc" 60
 	elif [ "$(cat "$1.rc")" = 0 ] && [ ! -s "$1.err" ]; then
 		pass "$3"
 	else
@@ -299,11 +302,13 @@ status "a 9000-byte header: 431" 431
 
 # A client that connects and sends nothing must not hold up the others
 # (each connection has its own child and a 10 s limit for its head).
+# The silent client says when it is connected, and stays until killed.
 "$PY" -c 'import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-time.sleep(3)' "$PORT" &
+open(sys.argv[2], "w").write("connected")
+time.sleep(120)' "$PORT" "$T/idle.connected" &
 idle=$!
-sleep 0.3
+wait_file idle.connected 60
 req GET "/$TOKEN/trace"
 status "served while another client sits silent" 200
 kill "$idle" 2>/dev/null
@@ -316,7 +321,7 @@ cp fakebin/xdg-open fakebin/open
 chmod +x fakebin/xdg-open fakebin/open
 SERVE_PATH=$T/fakebin:$PATH
 start s2 --open t.json
-if wait_file opened.txt 5 && [ "$(cat opened.txt)" = "1:$URL" ]; then
+if wait_file opened.txt 60 && [ "$(cat opened.txt)" = "1:$URL" ]; then
 	pass "--open: runs xdg-open URL"
 else
 	fail "--open: runs xdg-open URL" "opener got: $(cat opened.txt 2>/dev/null)" \
@@ -409,7 +414,7 @@ window.addEventListener("message", async function (ev) {
 EOF
 (sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$T/py.pid" \
 	"$PY" -u -m http.server --bind 127.0.0.1 0 --directory "$T/ui" >py.out 2>py.log) &
-wait_file py.out 10
+wait_file py.out 60
 P2=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\) .*/\1/p' py.out)
 if [ -z "$P2" ]; then
 	fail "browser: stand-in UI server" "$(head -c 400 py.out) $(head -c 400 py.log)"
@@ -422,7 +427,7 @@ start s6 --ui "http://127.0.0.1:$P2/standin.html" t.json.gz
 mkdir profile
 # --disable-popup-blocking lets ?auto=1 open the window without a click;
 # --virtual-time-budget lets both pages run before the DOM is dumped.
-timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
 	--no-default-browser-check --disable-background-networking \
 	--disable-component-update --disable-sync --disable-extensions \
 	--disable-default-apps --disable-domain-reliability --no-proxy-server \
@@ -430,10 +435,11 @@ timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
 	--disable-popup-blocking --user-data-dir="$T/profile" \
 	--virtual-time-budget=20000 --dump-dom "${URL}?auto=1" >dom.html 2>chromium.err
 crc=$?
-# The report is a separate request: give it a moment to reach the log.
+# The report is a separate request: wait for it to reach the log (a minute
+# is the guard against a hang).
 want="GET /report?bytes=$size&sha256=$sha&title=t.json.gz&fileName=t.json.gz "
 i=0
-while ! grep -qF "$want" py.log && [ "$i" -lt 50 ]; do
+while ! grep -qF "$want" py.log && [ "$i" -lt 600 ]; do
 	i=$((i + 1))
 	sleep 0.1
 done

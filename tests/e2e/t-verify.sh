@@ -103,7 +103,7 @@ def lanes(path):
 def on(e, pid, tid): return str(get(e, 'pid')) == pid and str(get(e, 'tid')) == tid
 
 op, path = sys.argv[1], sys.argv[2]
-arg = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+arg = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else 0
 
 if op == 'srcbyte':
     # flip the case of one letter in the name of source event ARG or later,
@@ -230,6 +230,47 @@ elif op == 'offlane':
     print(' '.join(map(str, moved)))
 elif op == 'toplevel':
     put(doc, 'traceName', get(doc, 'traceName') + '.changed')
+elif op in ('gshift', 'gswap', 'gstart'):
+    # guide number ARG (in output order): its ts moved by argv[4] us, its
+    # name swapped with the next guide's, or its args.start_us 1 ns later;
+    # prints the guide number, its output event index and the old and new
+    # texts
+    g = [(o, e) for o, e in enumerate(ev) if get(e, 'cat') == 'layer_guide']
+    o, e = g[arg]
+    if op == 'gshift':
+        old = get(e, 'ts')
+        put(e, 'ts', Raw(str(int(old) + int(sys.argv[4]))))
+        print(arg, o, old, get(e, 'ts'), get(get(e, 'args'), 'anchor_index'))
+    elif op == 'gswap':
+        o2, e2 = g[arg + 1]
+        a, b = get(e, 'name'), get(e2, 'name')
+        assert a != b
+        put(e, 'name', b)
+        put(e2, 'name', a)
+        print(arg, o, a, b, o2)
+    else:
+        args = get(e, 'args')
+        old = get(args, 'start_us')
+        put(args, 'start_us', Raw(str(Decimal(old) + Decimal('0.001'))))
+        print(arg, o, old, get(args, 'start_us'))
+elif op in ('rregex', 'rdrop', 'rorigin'):
+    # the layers report beside PATH: anchor_regex replaced by argv[3],
+    # layers row ARG dropped, or trace_origin_us 1 us later (old and new
+    # printed)
+    rpath = path + '.layers.json'
+    rdoc, _ = load(rpath)
+    if op == 'rregex':
+        put(rdoc, 'anchor_regex', sys.argv[3])
+    elif op == 'rorigin':
+        old = get(rdoc, 'trace_origin_us')
+        put(rdoc, 'trace_origin_us', Raw(str(Decimal(old) + 1)))
+        print(old, get(rdoc, 'trace_origin_us'))
+    else:
+        rows = get(rdoc, 'layers')
+        del rows[arg]
+        print(len(rows))
+    save(rpath, rdoc, False)
+    sys.exit(0)
 else:
     raise SystemExit('mut: unknown op %s' % op)
 save(path, doc, gz)
@@ -254,17 +295,21 @@ vrun() {
 	tr-verify --source "$src" --output "$out" "$@" >"$T/vout" 2>"$T/verr" || RC=$?
 }
 
-# verified NAME MODE SRC OUT: exit 0, one "ok" line per check that applies
-# (MODE p: preservation, r: exact reversal), in order, then "verified".
+# verified NAME MODE SRC OUT [ARGS]: exit 0, one "ok" line per check that
+# applies (MODE p: preservation, r: exact reversal; pg, rg: the same with
+# guides, so placement too), in order, then "verified".
 verified() {
 	name=$1 mode=$2
 	shift 2
 	vrun "$@"
 	case $mode in
-	p) middle=preservation ;;
+	p*) middle=preservation ;;
 	*) middle='exact reversal' ;;
 	esac
 	printf '%s ok\n' 'source identity' "$middle" render counts >"$T/vwant"
+	case $mode in
+	*g) echo 'placement ok' >>"$T/vwant" ;;
+	esac
 	echo verified >>"$T/vwant"
 	sed 's/: .*//' "$T/vout" | tr -s ' ' >"$T/vgot"
 	if [ "$RC" = 0 ] && cmp -s "$T/vwant" "$T/vgot"; then
@@ -304,7 +349,8 @@ jsonok() {
 import json, sys
 mode, path = sys.argv[1], sys.argv[2]
 r = json.load(open(path))
-names = ['source identity', 'preservation' if mode == 'p' else 'exact reversal', 'render', 'counts']
+names = ['source identity', 'preservation' if mode[0] == 'p' else 'exact reversal', 'render',
+         'counts'] + (['placement'] if mode.endswith('g') else [])
 assert r['verified'] is True, r
 assert [c['name'] for c in r['checks']] == names, [c['name'] for c in r['checks']]
 for c in r['checks']:
@@ -376,22 +422,22 @@ for g in g1.json g2.json.gz g3.json; do
 	sel="--anchor-regex $TA --num-layers 4 --anchor-offset 0 --passes 2"
 	[ "$b" != g2 ] || sel="$sel --pid 1"
 	made "$b guides" guides "$g" "$b.guides.json" $sel &&
-		verified "$b: guides only, verified" p "$g" "$b.guides.json"
+		verified "$b: guides only, verified" pg "$g" "$b.guides.json"
 	made "$b compact" compact "$g" "$b.compact.json.gz" &&
 		verified "$b: compaction only (gzipped output), verified" r "$g" "$b.compact.json.gz"
 	made "$b both" both "$g" "$b.both.json" $sel &&
-		verified "$b: guides and compaction in one pipeline, verified" r "$g" "$b.both.json"
+		verified "$b: guides and compaction in one pipeline, verified" rg "$g" "$b.both.json"
 	folded "$b: guides and compaction: one report" "$b.both.json"
 done
-jsonok "g1 --json: guides only" p g1.json g1.guides.json
+jsonok "g1 --json: guides only" pg g1.json g1.guides.json
 jsonok "g2 --json: compaction only" r g2.json.gz g2.compact.json.gz
-jsonok "g3 --json: guides and compaction" r g3.json g3.both.json
+jsonok "g3 --json: guides and compaction" rg g3.json g3.both.json
 # No report beside the output: it must equal the source.
 made "g1 copy" sh -c 'tr-decode g1.json | tr-encode -o g1.copy.json.gz' &&
 	verified "g1: re-encoded copy without a report, verified" p g1.json g1.copy.json.gz
 # The mutation helper itself changes nothing but whitespace.
 cpout g1.both.json m0.json && "$PY" mut.py none m0.json &&
-	verified "mutation helper: a rewrite without mutation still verifies" r g1.json m0.json
+	verified "mutation helper: a rewrite without mutation still verifies" rg g1.json m0.json
 
 # ------------------------------------------------------------ mutations
 
@@ -479,6 +525,174 @@ cpout g2.compact.json.gz m10b.json.gz && "$PY" mut.py toplevel m10b.json.gz &&
 	notverified "mutation: traceName changed, compacted -> exact reversal" g2.json.gz m10b.json.gz \
 		'exact reversal' '^  top-level members after traceEvents differ: '
 
+# ------------------------------------------------------------- placement
+
+# Selections of every kind verified with placement (the anchors recomputed
+# from the source): terminals, --first-layer, an offset, several passes,
+# speculative decoding, a device (generated as in t-guides).
+TARGET='flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128,'
+ROT='rotary_embedding_kernel<c10::BFloat16, true>'
+tr-gen --layers 4 --passes 3 --draft-passes 2 --draft-layers 2 --seed 7 -o spec.json
+tr-gen --layers 3 --passes 3 --concurrency 2 --seed 3 --ts-format int -o plain.json
+made "spec terminals" guides spec.json sp1.json --anchor-regex "$ROT" --end-anchor-regex "$TARGET" \
+	--num-layers 4 --anchor-offset 0 --passes 3 --first-layer 2 &&
+	verified "placement: rotary anchors, attention terminals, 3 passes, --first-layer 2" pg spec.json sp1.json
+made "spec terminals, compacted" both spec.json sp2.json.gz --anchor-regex "$ROT" \
+	--end-anchor-regex "$TARGET" --num-layers 4 --anchor-offset 1 --passes 2 &&
+	verified "placement: terminals from offset 1, compacted (gzipped output)" rg spec.json sp2.json.gz
+made "plain terminals" guides plain.json pl1.json --anchor-regex "$TARGET" --end-anchor-regex silu_kernel \
+	--num-layers 3 --anchor-offset 0 --passes 3 &&
+	verified "placement: silu terminals, integer timestamps, 3 passes" pg plain.json pl1.json
+made "plain first layer" both plain.json pl2.json --anchor-regex "$TARGET" --num-layers 3 \
+	--anchor-offset 0 --passes 3 --first-layer 2 &&
+	verified "placement: zero-length last guides, --first-layer 2, compacted" rg plain.json pl2.json
+made "plain offset" guides plain.json pl3.json --anchor-regex "$TARGET" --num-layers 3 --anchor-offset 3 &&
+	verified "placement: one pass from offset 3" pg plain.json pl3.json
+made "g2 device" guides g2.json.gz g2d.json --anchor-regex "$TA" --num-layers 4 --anchor-offset 0 \
+	--device 1 &&
+	verified "placement: --device 1 of two" pg g2.json.gz g2d.json
+
+# A guide shifted by 1 us and by 10 ms, guides only and compacted.
+cpout g3.guides.json pm1.json && r=$("$PY" mut.py gshift pm1.json 2 1) && set -- $r &&
+	notverified "placement: a guide shifted by 1 us" g3.json pm1.json placement \
+		"^  guide $1 \(output event $2\): ts $4, expected $3: anchor $5 \(source event [0-9]+\) at ts [0-9.]+, rounded to the microsecond$"
+cpout g3.both.json pm2.json && r=$("$PY" mut.py gshift pm2.json 5 10000) && set -- $r &&
+	notverified "placement: a guide shifted by 10 ms, compacted" g3.json pm2.json placement \
+		"^  guide $1 \(output event $2\): ts $4, expected $3: anchor $5 \(source event [0-9]+\) at ts [0-9.]+, rounded to the microsecond$"
+cpout sp1.json pm3.json && r=$("$PY" mut.py gshift pm3.json 3 -10000) && set -- $r &&
+	notverified "placement: a terminal-ended guide shifted by -10 ms" spec.json pm3.json placement \
+		"^  guide $1 \(output event $2\): ts $4, expected $3: anchor $5 \(source event [0-9]+\) at ts [0-9.]+, rounded to the microsecond$"
+# Two guide names swapped (the name counts still agree): both are named.
+cpout g3.guides.json pm4.json && r=$("$PY" mut.py gswap pm4.json 1) && set -- $r &&
+	notverified "placement: two guide names swapped, the first" g3.json pm4.json placement \
+		"^  guide $1 \(output event $2\): name \"$4\", expected \"$3\" \(layer 1 of pass 0\)$" &&
+	notverified "placement: two guide names swapped, the second" g3.json pm4.json placement \
+		"^  guide $(($1 + 1)) \(output event $5\): name \"$3\", expected \"$4\" \(layer 2 of pass 0\)$"
+# A guide's args.start_us 1 ns off: the guide, and its report row, are named.
+cpout sp1.json pm5.json && r=$("$PY" mut.py gstart pm5.json 6) && set -- $r &&
+	notverified "placement: a guide's args.start_us changed" spec.json pm5.json placement \
+		"^  guide $1 \(output event $2\): args.start_us $4, expected $3 \(anchor [0-9]+, source event [0-9]+\)$" &&
+	notverified "placement: a guide's args.start_us changed: its report row differs" spec.json pm5.json \
+		placement "^  report layers row $1: start_us $3, but guide $1 \(output event $2\) has $4$"
+# The report's regex changed: to one that also matches the draft attention,
+# to one that matches nothing, to one that does not compile.
+cpout g3.guides.json pm6.json && "$PY" mut.py rregex pm6.json 'Flash_fwd_kernel_traits<' &&
+	notverified "placement: the report's regex changed: the match count" g3.json pm6.json placement \
+		"^  report: anchor_regex 'Flash_fwd_kernel_traits<' matches 16 kernels in pid 0, device 0 of the source, but matching_anchor_count is 8$" &&
+	notverified "placement: the report's regex changed: the first guide is not at its anchor" g3.json \
+		pm6.json placement "^  guide 0 \(output event [0-9]+\): ts [0-9]+, expected [0-9]+: anchor 0 "
+cpout g3.guides.json pm7.json && "$PY" mut.py rregex pm7.json 'no_such_kernel' &&
+	notverified "placement: the report's regex matches nothing" g3.json pm7.json placement \
+		"^  report: anchor_regex 'no_such_kernel' matches 0 kernels in pid 0, device 0 of the source; from anchor_offset 0 there are 0, but num_layers 4 x passes 2 needs 8$"
+cpout g3.guides.json pm8.json && "$PY" mut.py rregex pm8.json 'a(b' &&
+	notverified "placement: the report's regex does not compile" g3.json pm8.json placement \
+		"^  report: anchor_regex 'a\(b' does not compile \(at offset 3: .*\): the anchors cannot be found$"
+# A report row dropped.
+cpout g3.both.json pm9.json && n=$("$PY" mut.py rdrop pm9.json 3) &&
+	notverified "placement: a report row dropped: the count" g3.json pm9.json placement \
+		"^  report: $n layers rows for num_layers 4 x passes 2 = 8 guides$" &&
+	notverified "placement: a report row dropped: the next row is named" g3.json pm9.json placement \
+		"^  report layers row 3: pass_index 1, but guide 3 \(output event [0-9]+\) has 0 \(and 9 more members differ\)$"
+# The report's trace origin changed: the relative times no longer agree.
+cpout g3.guides.json pm10.json && r=$("$PY" mut.py rorigin pm10.json) && set -- $r &&
+	notverified "placement: the report's trace_origin_us changed" g3.json pm10.json placement \
+		"^  report: trace_origin_us $2, but the earliest ts in the source is $1$"
+# --json names the check and its failure.
+vrun g3.json pm1.json --json
+if [ "$RC" = 1 ] && "$PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [c for c in r["checks"] if c["name"] == "placement"][0]
+assert r["verified"] is False and c["ok"] is False and c["failures"] >= 1, c
+assert c["first_failures"][0].startswith("guide 2 (output event "), c
+' "$T/vout" 2>"$T/oracle"; then
+	pass "placement: --json"
+else
+	fail "placement: --json" "exit status $RC" "$(cat "$T/oracle")"
+fi
+
+# ------------------------------------------------------------------ reports
+
+# A report must be a regular file: refused before a byte is read.
+expect 2 "report: /dev/zero is refused" \
+	"timeout 20 tr-verify --source g1.json --output g1.guides.json --report /dev/zero" &&
+	stderr_is "report: /dev/zero: the message" \
+		"tr-verify: /dev/zero: not a regular file (a report is the file tr-encode writes beside its output)"
+mkfifo fifo.json
+expect 2 "report: a FIFO is refused without waiting for a writer" \
+	"timeout 20 tr-verify --source g1.json --output g1.guides.json --report fifo.json" &&
+	stderr_is "report: a FIFO: the message" \
+		"tr-verify: fifo.json: not a regular file (a report is the file tr-encode writes beside its output)"
+cp g1.json zz.json && ln -s /dev/zero zz.json.layers.json &&
+	expect 2 "report: /dev/zero found beside the output is refused" \
+		"timeout 20 tr-verify --source g1.json --output zz.json" \
+		"zz.json.layers.json: not a regular file"
+# The members besides the layers rows are capped at 64 MiB, a row at 1 MiB.
+"$PY" -c '
+open("bighead.json", "w").write("{\"groups\":[],\"pad\":\"" + "x" * (64 << 20) + "\"}")
+open("bigrow.json", "w").write("{\"guide_tid\":1,\"layers\":[{\"pad\":\"" + "x" * (1 << 20) + "\"}]}")
+'
+expect 2 "report: members besides the rows over 64 MiB are refused" \
+	"tr-verify --source g1.json --output g1.guides.json --report bighead.json" \
+	"bighead.json: byte 67108864: the members besides the layers rows exceed 64 MiB, the most tr-verify reads of a report"
+expect 2 "report: a row over 1 MiB is refused" \
+	"tr-verify --source g1.json --output g1.guides.json --report bigrow.json" \
+	"bigrow.json: byte 1048601: a layers row larger than 1 MiB"
+rm -f bighead.json bigrow.json
+# Rows stream: a report of 200 000 rows (about 90 MB) is read in far less
+# memory than its size, and every extra row is counted.
+cpout g1.guides.json big.json && "$PY" -c '
+import json
+d = json.load(open("big.json.layers.json"))
+row = d["layers"][-1]
+d["layers"] += [row] * (200000 - len(d["layers"]))
+json.dump(d, open("big.json.layers.json", "w"), separators=(",", ":"))
+'
+RC=0
+/usr/bin/time -f %M -o big.rss tr-verify --source g1.json --output big.json >"$T/vout" 2>"$T/verr" || RC=$?
+rss=$(tail -n 1 big.rss)
+if [ "$RC" = 1 ] && grep -q '^  report: 200000 layers rows for num_layers 4 x passes 2 = 8 guides$' "$T/vout" &&
+   [ "$rss" -lt 40000 ]; then
+	pass "report: 200 000 rows stream and are counted"
+else
+	fail "report: 200 000 rows stream and are counted" "exit status $RC, max RSS $rss KiB" \
+		"$(head -c 600 "$T/vout")" "stderr: $(head -c 300 "$T/verr")"
+fi
+rm -f big.json*
+
+# -------------------------------------------------------- --max-event-bytes
+
+expect 2 "--max-event-bytes 0 is refused" \
+	"tr-verify --source g1.json --output g1.json --max-event-bytes 0" \
+	"tr-verify: --max-event-bytes: invalid value '0' (allowed 1 to 1G)"
+expect 2 "--max-event-bytes 2G is refused" \
+	"tr-verify --source g1.json --output g1.json --max-event-bytes 2G" \
+	"tr-verify: --max-event-bytes: invalid value '2G' (allowed 1 to 1G)"
+# mkbig FILE BYTES: a trace with a kernel and an instant event of about BYTES.
+mkbig() {
+	"$PY" -c '
+import sys
+pad = "x" * int(sys.argv[2])
+open(sys.argv[1], "w").write("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,"
+    "\"tid\":7,\"ts\":10.5,\"dur\":2},{\"ph\":\"i\",\"s\":\"t\",\"name\":\"big\",\"pid\":1,\"tid\":1,"
+    "\"ts\":11,\"args\":{\"pad\":\"" + pad + "\"}}],\"traceName\":\"big\"}\n")
+' "$1" "$2"
+}
+mkbig ev.json 2048 && tr-decode --max-event-bytes 4K ev.json | tr-encode -o ev.out.json &&
+	expect 2 "--max-event-bytes 1K: an event of 2 KiB cannot be verified" \
+		"tr-verify --source ev.json --output ev.out.json --max-event-bytes 1K" \
+		"larger than --max-event-bytes" &&
+	verified "--max-event-bytes 4K: an event of 2 KiB verifies" p ev.json ev.out.json --max-event-bytes 4K
+# Over the 64 MiB default: refused, then verified with a larger limit.
+mkbig huge.json $((65 << 20)) &&
+	tr-decode --max-event-bytes 100M huge.json | tr-encode -o huge.out.json &&
+	expect 2 "an event over 64 MiB cannot be verified by default" \
+		"tr-verify --source huge.json --output huge.out.json" \
+		"larger than --max-event-bytes" &&
+	verified "an event over 64 MiB verifies with --max-event-bytes 100M" p huge.json huge.out.json \
+		--max-event-bytes 100M
+rm -f huge.json huge.out.json
+
 # ------------------------------------------------------ could not run (2)
 
 echo 'not json at all' >notjson.json
@@ -546,36 +760,40 @@ while IFS='|' read -r f b out; do
 done <real.list
 
 # Guides (and guides then compaction) where PROFILE.md names a once-per-layer
-# anchor: FILE|REGEX|LAYERS|OFFSET|PASSES.
+# anchor (every selection t-guides makes on them): FILE|REGEX|LAYERS|OFFSET|
+# PASSES|NAME|OPTIONS (NAME tells two selections on one trace apart).
 cat >anchors.txt <<'EOF'
-gaunernst_bert-small-uncased__1016001.json.gz|flash_fwd_kernel|4|0|1
-google_owlv2-large-patch14-ensemble__1016001.json.gz|cunn_SoftMaxForward|24|0|5
-sglang_Qwen3-8B_prefilldecode.json.gz|rotary_embedding_kernel|36|0|1
-eager_trace.json.gz|vllm::rotary_embedding_kernel|36|0|1
-graph_execution.json.gz|vllm::rotary_embedding_kernel|24|0|1
-Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|silu_kernel|24|11|1
-trace_100Kpar_4exp_8batch_128seq_1024.json|gatherTopK|10|0|1
+gaunernst_bert-small-uncased__1016001.json.gz|flash_fwd_kernel|4|0|1||
+google_owlv2-large-patch14-ensemble__1016001.json.gz|cunn_SoftMaxForward|24|0|5||
+google_owlv2-large-patch14-ensemble__1016001.json.gz|softmax_warp_forward|12|0|5|.text|
+sglang_Qwen3-8B_prefilldecode.json.gz|rotary_embedding_kernel|36|0|1||
+sglang_Qwen3-8B_prefilldecode.json.gz|FmhaBatchPrefillWithPagedKVCache|36|0|1|.fmha|--pid 9
+eager_trace.json.gz|vllm::rotary_embedding_kernel|36|0|1||
+graph_execution.json.gz|vllm::rotary_embedding_kernel|24|0|1||
+Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|silu_kernel|24|11|1||
+Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|flash_fwd_kernel|24|10|1|.flash|
+trace_100Kpar_4exp_8batch_128seq_1024.json|gatherTopK|10|0|1||
 EOF
-while IFS='|' read -r file re layers offset passes; do
+while IFS='|' read -r file re layers offset passes name extra; do
 	[ -f "$TRACES/$file" ] || { skip "$file" "not in $TRACES"; continue; }
-	b=real.${file%%.json*}
+	b=real.${file%%.json*}$name
 	( sel() { "$1" "$TRACES/$file" "$2" --anchor-regex "$re" --num-layers "$layers" \
-		--anchor-offset "$offset" --passes "$passes"; }
+		--anchor-offset "$offset" --passes "$passes" $extra; }
 	  RC=0; sel guides "$b.guides.json.gz" 2>"$b.g.err" || RC=$?; echo "$RC" >"$b.g.rc"
 	  RC=0; sel both "$b.both.json" 2>"$b.b.err" || RC=$?; echo "$RC" >"$b.b.rc" ) &
 done <anchors.txt
 wait
-while IFS='|' read -r file re layers offset passes; do
+while IFS='|' read -r file re layers offset passes name extra; do
 	[ -f "$TRACES/$file" ] || continue
-	b=real.${file%%.json*}
-	what="$file: $re x $layers x $passes"
+	b=real.${file%%.json*}$name
+	what="$file: $re x $layers x $passes${extra:+ $extra}"
 	if [ "$(cat "$b.g.rc")" = 0 ]; then
-		verified "$what: guides only (gzipped output), verified" p "$TRACES/$file" "$b.guides.json.gz"
+		verified "$what: guides only (gzipped output), verified" pg "$TRACES/$file" "$b.guides.json.gz"
 	else
 		fail "$what: guides only: written" "$(head -c 600 "$b.g.err")"
 	fi
 	if [ "$(cat "$b.b.rc")" = 0 ]; then
-		verified "$what: guides and compaction, verified" r "$TRACES/$file" "$b.both.json"
+		verified "$what: guides and compaction, verified" rg "$TRACES/$file" "$b.both.json"
 		folded "$what: guides and compaction: one report" "$b.both.json"
 	else
 		fail "$what: guides and compaction: written" "$(head -c 600 "$b.b.err")"
@@ -586,8 +804,8 @@ done <anchors.txt
 BERT=$TRACES/gaunernst_bert-small-uncased__1016001.json.gz
 B=real.gaunernst_bert-small-uncased__1016001
 if [ -f "$BERT" ] && [ -f "$B.both.json" ] && [ -f "$B.guides.json.gz" ]; then
-	jsonok "BERT --json: guides and compaction" r "$BERT" "$B.both.json"
-	jsonok "BERT --json: guides only" p "$BERT" "$B.guides.json.gz"
+	jsonok "BERT --json: guides and compaction" rg "$BERT" "$B.both.json"
+	jsonok "BERT --json: guides only" pg "$BERT" "$B.guides.json.gz"
 	cpout "$B.guides.json.gz" r1.json.gz && r=$("$PY" mut.py tsdigit r1.json.gz 30) && set -- $r &&
 		notverified "BERT mutation: kernel ts digit, gzipped guides output -> preservation" \
 			"$BERT" r1.json.gz preservation "^  source event $1 \(output event $2\): "
@@ -602,6 +820,12 @@ if [ -f "$BERT" ] && [ -f "$B.both.json" ] && [ -f "$B.guides.json.gz" ]; then
 	cpout "$B.both.json" r4.json && "$PY" mut.py toplevel r4.json &&
 		notverified "BERT mutation: traceName changed -> exact reversal" "$BERT" r4.json \
 			'exact reversal' '^  top-level members after traceEvents differ: '
+	cpout "$B.guides.json.gz" r6.json.gz && r=$("$PY" mut.py gshift r6.json.gz 1 10000) && set -- $r &&
+		notverified "BERT mutation: a guide shifted by 10 ms -> placement" "$BERT" r6.json.gz placement \
+			"^  guide $1 \(output event $2\): ts $4, expected $3: anchor $5 \(source event [0-9]+\) at ts [0-9.]+, rounded to the microsecond$"
+	cpout "$B.both.json" r7.json && r=$("$PY" mut.py gswap r7.json 2) && set -- $r &&
+		notverified "BERT mutation: two guide names swapped -> placement" "$BERT" r7.json placement \
+			"^  guide $1 \(output event $2\): name \"$4\", expected \"$3\" \(layer 2 of pass 0\)$"
 	cpout "$B.both.json" r5.json && k=$("$PY" mut.py retired r5.json) &&
 		notverified "BERT mutation: retired metadata removed from the report -> exact reversal" \
 			"$BERT" r5.json 'exact reversal' "^  source event $k \(output event [0-9]+\): "

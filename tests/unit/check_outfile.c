@@ -428,6 +428,107 @@ START_TEST(test_commit_no_link_no_rename2)
 }
 END_TEST
 
+/* Two outputs placed as one set. */
+START_TEST(test_commit_all)
+{
+	struct outfile a, b;
+	struct outfile *set[] = { &a, &b };
+	char second[160];
+	size_t failed = 99;
+	struct stat st;
+	int tmps;
+
+	snprintf(second, sizeof second, "%s.report.json", dest);
+	ck_assert_int_eq(outfile_open(&a, dest), 0);
+	ck_assert_int_eq(outfile_open(&b, second), 0);
+	ck_assert_int_eq(write_all(a.fd, "a", 1), 0);
+	ck_assert_int_eq(write_all(b.fd, "b", 1), 0);
+	ck_assert_int_eq(outfile_commit_all(set, 2, &failed), 0);
+	ck_assert_int_eq(stat(dest, &st), 0);
+	ck_assert_int_eq(stat(second, &st), 0);
+	ck_assert_int_eq(count_entries(&tmps), 2);
+	ck_assert_int_eq(tmps, 0);
+}
+END_TEST
+
+/* The second destination appeared meanwhile: the first is taken back. */
+START_TEST(test_commit_all_takes_back)
+{
+	struct outfile a, b;
+	struct outfile *set[] = { &a, &b };
+	char second[160];
+	size_t failed = 99;
+	struct stat st;
+	int fd, tmps;
+
+	snprintf(second, sizeof second, "%s.report.json", dest);
+	ck_assert_int_eq(outfile_open(&a, dest), 0);
+	ck_assert_int_eq(outfile_open(&b, second), 0);
+	fd = open(second, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	errno = 0;
+	ck_assert_int_eq(outfile_commit_all(set, 2, &failed), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_uint_eq(failed, 1);
+	ck_assert_int_eq(lstat(dest, &st), -1);
+	ck_assert_int_eq(count_entries(&tmps), 1); /* the racing file, untouched */
+	ck_assert_int_eq(tmps, 0);
+}
+END_TEST
+
+/* SIGTERM pending while the set is placed: both are taken back, the call
+ * says EINTR, and the signal then kills the process as if uncaught.  The
+ * child blocks the signal before the call so that it is provably pending
+ * inside it; it reports the call's result through a pipe. */
+START_TEST(test_commit_all_interrupted)
+{
+	int fds[2], status, tmps;
+	char result[64] = "";
+	char second[160];
+	struct stat st;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(second, sizeof second, "%s.report.json", dest);
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct outfile a, b;
+		struct outfile *set[] = { &a, &b };
+		sigset_t term, old;
+		size_t failed = 99;
+		int rc;
+
+		close(fds[0]);
+		outfile_catch_signals();
+		if (outfile_open(&a, dest) != 0 || outfile_open(&b, second) != 0)
+			_exit(3);
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_BLOCK, &term, &old);
+		raise(SIGTERM);
+		rc = outfile_commit_all(set, 2, &failed);
+		dprintf(fds[1], "%d %d %zu", rc, errno, failed);
+		close(fds[1]);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		_exit(4);
+	}
+	close(fds[1]);
+	n = read(fds[0], result, sizeof result - 1);
+	close(fds[0]);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	snprintf(second, sizeof second, "-1 %d 2", EINTR);
+	ck_assert_str_eq(result, second);
+	ck_assert(WIFSIGNALED(status));
+	ck_assert_int_eq(WTERMSIG(status), SIGTERM);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+	ck_assert_int_eq(lstat(dest, &st), -1);
+}
+END_TEST
+
 static Suite *outfile_suite(void)
 {
 	Suite *s = suite_create("outfile");
@@ -444,6 +545,9 @@ static Suite *outfile_suite(void)
 	tcase_add_test(commit, test_commit_no_link);
 	tcase_add_test(commit, test_commit_no_link_race);
 	tcase_add_test(commit, test_commit_no_link_no_rename2);
+	tcase_add_test(commit, test_commit_all);
+	tcase_add_test(commit, test_commit_all_takes_back);
+	tcase_add_test(commit, test_commit_all_interrupted);
 	suite_add_tcase(s, commit);
 
 	tcase_add_checked_fixture(refuse, setup, teardown);
