@@ -29,8 +29,8 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
 SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode decodefile regex event filter intern
-UNITS   := buf io jsonscan json tsnum stream decode opt outfile regex
+COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -121,10 +121,10 @@ bench: deps
 # seed corpus (crashes land in build-fuzz/crashes/TARGET/); `make fuzz-replay`
 # builds them with a plain main and replays the corpus and the regressions
 # under ASan and UBSan (part of `make check`).
-FUZZ_TARGETS := fuzz_decode fuzz_stream fuzz_tsnum
+FUZZ_TARGETS := fuzz_decode fuzz_stream fuzz_encode fuzz_tsnum
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_COMMON  := $(patsubst %,common/%.c,buf io jsonscan json tsnum stream decode event)
+FUZZ_COMMON  := $(patsubst %,common/%.c,buf io jsonscan json tsnum stream decode encode event)
 # Small read blocks: 4 MiB buffers per input would make each run slow, and
 # small ones put block boundaries inside every value.
 FUZZ_BLOCKS  := -DSCAN_BLOCK=4096 -DIO_BLOCK=4096 -DIO_WRITE_BLOCK=4096
@@ -134,6 +134,7 @@ REPLAY_FLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer $(FUZZ_BLOCKS)
 FUZZ_MAX_LEN_fuzz_decode := 16384
 FUZZ_MAX_LEN_fuzz_stream := 16384
+FUZZ_MAX_LEN_fuzz_encode := 16384
 FUZZ_MAX_LEN_fuzz_tsnum  := 1024
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) common/*.h tests/*.h

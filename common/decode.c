@@ -22,6 +22,7 @@ void decode_init(struct decode *d, struct scan *s, decode_put_fn put, void *ctx,
 	d->put_ctx = ctx;
 	d->source_name = source_name;
 	d->tool = tool;
+	d->max_members = DECODE_DEFAULT_MAX_MEMBERS;
 	d->event = empty;
 	d->members = empty;
 }
@@ -61,6 +62,7 @@ static int put_buf(struct decode *d, const struct buf *b)
 	return put(d, b->p, b->len);
 }
 
+/* The record is put in three pieces: the members are not copied. */
 static int put_head(struct decode *d)
 {
 	struct buf head = BUF_INIT;
@@ -70,26 +72,35 @@ static int put_head(struct decode *d)
 		       STREAM_CONTROL_PREFIX, d->array_format ? "array" : "object") == 0 &&
 	    json_escape(&head, d->source_name, strlen(d->source_name)) == 0 &&
 	    buf_printf(&head, ",\"tool\":\"%s\",\"version\":\"%s\",\"members\":{",
-		       d->tool, TR_VERSION) == 0 &&
-	    buf_add(&head, d->members.p, d->members.len) == 0 &&
-	    buf_addstr(&head, "}}\n") == 0)
+		       d->tool, TR_VERSION) == 0) {
 		rc = put_buf(d, &head);
+		if (rc == DECODE_OK)
+			rc = put_buf(d, &d->members);
+		if (rc == DECODE_OK)
+			rc = put(d, "}}\n", 3);
+	}
 	buf_release(&head);
-	buf_reset(&d->members);
+	/* the members after traceEvents start from nothing */
+	buf_release(&d->members);
 	return rc;
 }
 
 int decode_put_tail(struct decode *d, uint64_t stored_bytes, const char *sha256_hex)
 {
 	struct buf tail = BUF_INIT;
-	int rc = DECODE_NOMEM;
+	int rc;
 
-	if (buf_printf(&tail, "%s\"tail\",\"members\":{", STREAM_CONTROL_PREFIX) == 0 &&
-	    buf_add(&tail, d->members.p, d->members.len) == 0 &&
-	    buf_printf(&tail, "},\"events\":%" PRIu64 ",\"source_bytes\":%" PRIu64
-		       ",\"source_sha256\":\"%s\"}\n", d->events, stored_bytes,
-		       sha256_hex) == 0)
-		rc = put_buf(d, &tail);
+	if (buf_printf(&tail, "%s\"tail\",\"members\":{", STREAM_CONTROL_PREFIX) != 0)
+		return DECODE_NOMEM;
+	rc = put_buf(d, &tail);
+	if (rc == DECODE_OK)
+		rc = put_buf(d, &d->members);
+	buf_reset(&tail);
+	if (rc == DECODE_OK) {
+		rc = buf_printf(&tail, "},\"events\":%" PRIu64 ",\"source_bytes\":%" PRIu64
+				",\"source_sha256\":\"%s\"}\n", d->events, stored_bytes,
+				sha256_hex) == 0 ? put_buf(d, &tail) : DECODE_NOMEM;
+	}
 	buf_release(&tail);
 	return rc;
 }
@@ -247,6 +258,8 @@ static int decode_object(struct decode *d)
 			scan_skip(s);
 			if ((rc = put_head(d)) != DECODE_OK || (rc = decode_events(d)) != DECODE_OK)
 				goto out;
+			/* the members after it are held, not the largest event */
+			buf_release(&d->event);
 		} else {
 			size_t mark = d->members.len;
 			if (mark > 0 && buf_addch(&d->members, ',') != 0)
@@ -254,13 +267,26 @@ static int decode_object(struct decode *d)
 			if (buf_add(&d->members, key.p, key.len) != 0 ||
 			    buf_addch(&d->members, ':') != 0)
 				goto nomem;
-			/* the limit applies to each member alone */
+			/* --max-event-bytes applies to each member's value alone,
+			 * --max-member-bytes to all the members on this side of
+			 * traceEvents together, names and separators included */
 			{
-				size_t limit = s->max_value;
-				s->max_value = limit > SIZE_MAX - d->members.len ? SIZE_MAX
+				size_t limit = s->max_value, each, all;
+				each = limit > SIZE_MAX - d->members.len ? SIZE_MAX
 					: limit + d->members.len;
+				all = d->max_members;
+				s->max_value = each < all ? each : all;
 				rc = scan_value(s, &d->members);
 				s->max_value = limit;
+				if (rc == SCAN_TOO_BIG && all <= each) {
+					snprintf(d->err, sizeof d->err, "byte %" PRIu64 " (top-level "
+						 "member): the top-level members %s traceEvents are "
+						 "larger than --max-member-bytes (%zu bytes in all)",
+						 s->err_offset, seen_events ? "after" : "before", all);
+					buf_setlen(&d->members, mark);
+					rc = DECODE_INPUT;
+					goto out;
+				}
 			}
 			if (rc != SCAN_OK) {
 				buf_setlen(&d->members, mark);

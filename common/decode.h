@@ -21,12 +21,19 @@ enum decode_status {
 	DECODE_NOMEM = 4
 };
 
+/* The default bound on the top-level members before traceEvents, and
+ * separately on those after it, as written in the head or tail record
+ * ("name":value,...): each side is held whole, by tr-decode and by every
+ * stage that reads the record. */
+#define DECODE_DEFAULT_MAX_MEMBERS ((size_t)64 << 20)
+
 struct decode {
 	struct scan *scan;
 	decode_put_fn put;
 	void *put_ctx;
 	const char *source_name;  /* as recorded in the head */
 	const char *tool;         /* recorded in the head, e.g. "tr-decode" */
+	size_t max_members;       /* DECODE_DEFAULT_MAX_MEMBERS unless set */
 	int array_format;
 	uint64_t events;
 	struct buf event;         /* the event being copied */

@@ -19,5 +19,10 @@ struct decode_result {
 
 void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
 		 struct decode_result *result);
+/* The same with a bound on the top-level members on each side of
+ * traceEvents (struct decode's max_members); decode_file uses
+ * DECODE_DEFAULT_MAX_MEMBERS. */
+void decode_file_limits(const char *path, int out_fd, size_t max_event, size_t max_members,
+			const char *tool, struct decode_result *result);
 
 #endif

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,14 +17,35 @@ static const char *progname = "trace-layers";
 static void (*cleanups[DIAG_MAX_CLEANUPS])(void);
 static int ncleanups;
 
+/* A descriptor 0, 1 or 2 that is closed at start would be handed out by the
+ * program's next open: tr-compact's spill file became its standard output
+ * and took the stream it wrote.  Such a program cannot do what it was asked
+ * (its output or its messages would go nowhere), so it says so and stops;
+ * putting /dev/null in the hole instead would let it lose its output and
+ * exit 0.  The message goes nowhere when standard error is the closed one;
+ * the status still tells. */
+static void check_standard_descriptors(void)
+{
+	static const char *const names[] = {
+		"standard input", "standard output", "standard error"
+	};
+	int fd;
+
+	for (fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF)
+			die(EXIT_TROUBLE, "%s (descriptor %d) is closed; refusing to run",
+			    names[fd], fd);
+}
+
 void diag_init(const char *argv0)
 {
 	const char *slash;
 
-	if (argv0 == NULL || *argv0 == '\0')
-		return;
-	slash = strrchr(argv0, '/');
-	progname = slash ? slash + 1 : argv0;
+	if (argv0 != NULL && *argv0 != '\0') {
+		slash = strrchr(argv0, '/');
+		progname = slash ? slash + 1 : argv0;
+	}
+	check_standard_descriptors();
 }
 
 const char *diag_progname(void)

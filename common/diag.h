@@ -11,6 +11,9 @@ enum {
 	EXIT_TROUBLE = 2  /* usage, or system trouble: open, read, write, memory */
 };
 
+/* Called first by every program: names the program after argv0 and makes
+ * sure descriptors 0, 1 and 2 are open, dying with EXIT_TROUBLE ("standard
+ * output (descriptor 1) is closed; refusing to run") when one is not. */
 void diag_init(const char *argv0);
 const char *diag_progname(void);
 

@@ -79,6 +79,16 @@ void scan_free(struct scan *s)
 	buf_release(&s->stack);
 }
 
+void scan_reset(struct scan *s)
+{
+	s->pos = s->len = 0;
+	s->base = 0;
+	s->eof = 0;
+	s->err_offset = 0;
+	s->err[0] = '\0';
+	buf_reset(&s->stack);
+}
+
 uint64_t scan_offset(const struct scan *s)
 {
 	return s->base + s->pos;

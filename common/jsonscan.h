@@ -44,6 +44,9 @@ struct scan {
 
 int scan_init(struct scan *s, scan_read_fn read, void *ctx, size_t max_value);
 void scan_free(struct scan *s);
+/* Start over on a new input from the same read function (keeps the block:
+ * a caller that scans many short texts allocates it once). */
+void scan_reset(struct scan *s);
 
 /* Skip whitespace; return the next byte without consuming it, -1 at the end
  * of input, or SCAN_READ (below -1) when reading failed. */

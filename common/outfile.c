@@ -1,3 +1,5 @@
+/* renameat2(2) and RENAME_NOREPLACE (glibc 2.28), syscall(2) */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -6,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "outfile.h"
 
@@ -128,6 +133,47 @@ int outfile_open(struct outfile *o, const char *path)
 	return 0;
 }
 
+static int simulate; /* outfile_test_simulate */
+static void (*before_rename)(void);
+
+void outfile_test_simulate(int what, void (*hook)(void))
+{
+	simulate = what;
+	before_rename = hook;
+}
+
+/* rename(2) that never replaces: RENAME_NOREPLACE makes the check and the
+ * rename one step.  Without it (an old kernel, or a file system that does
+ * not take the flag: EINVAL) there is no safe way: checking that the name
+ * is free, then renaming, lets a racing writer's finished output be
+ * replaced; refuse with EOPNOTSUPP instead. */
+static int rename_noreplace(const char *from, const char *to)
+{
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1u << 0)
+#endif
+	int rc;
+
+	if (before_rename != NULL)
+		before_rename();
+	if (simulate == OUTFILE_SIM_NO_LINK_NO_RENAME2) {
+		errno = ENOSYS;
+		rc = -1;
+	} else {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28))
+		rc = renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+#elif defined(SYS_renameat2)
+		rc = (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+#else
+		errno = ENOSYS;
+		rc = -1;
+#endif
+	}
+	if (rc != 0 && (errno == ENOSYS || errno == EINVAL))
+		errno = EOPNOTSUPP;
+	return rc;
+}
+
 int outfile_commit(struct outfile *o)
 {
 	mode_t mask = umask(0);
@@ -141,16 +187,11 @@ int outfile_commit(struct outfile *o)
 	o->fd = -1;
 	/* link(2) fails with EEXIST if the destination appeared meanwhile,
 	 * where rename(2) would silently replace it. */
-	if (link(o->tmp, o->path) != 0) {
-		struct stat st;
+	if ((simulate ? (errno = EPERM, -1) : link(o->tmp, o->path)) != 0) {
 		if (errno == EEXIST)
 			goto fail;
-		/* file systems without hard links: check, then rename */
-		if (lstat(o->path, &st) == 0) {
-			errno = EEXIST;
-			goto fail;
-		}
-		if (rename(o->tmp, o->path) != 0)
+		/* file systems without hard links (vfat, some FUSE and SMB) */
+		if (rename_noreplace(o->tmp, o->path) != 0)
 			goto fail;
 	}
 	outfile_abort(o);

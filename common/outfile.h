@@ -17,7 +17,11 @@ struct outfile {
 /* 0, or -1 with errno set: EEXIST when path exists (a symlink included). */
 int outfile_open(struct outfile *o, const char *path);
 /* Close, give the file its final mode (0666 less the umask) and link it into
- * place.  0, or -1 with errno set (the temporary file is then removed). */
+ * place; on a file system without hard links, rename it into place with
+ * RENAME_NOREPLACE.  0, or -1 with errno set (the temporary file is then
+ * removed): EEXIST when the destination appeared meanwhile, EOPNOTSUPP
+ * when neither hard links nor RENAME_NOREPLACE work there (the output is
+ * refused rather than put in place by a rename that could replace). */
 int outfile_commit(struct outfile *o);
 /* Place several outputs as one set: each is committed in turn with SIGINT,
  * SIGTERM and SIGHUP blocked.  If one cannot be placed, or one of those
@@ -34,5 +38,12 @@ void outfile_abort_all(void);
 /* Catch SIGINT, SIGTERM and SIGHUP: remove the temporary files, then die
  * of the signal as if uncaught. */
 void outfile_catch_signals(void);
+
+/* Tests only: make commit behave as on a file system without hard links
+ * (OUTFILE_SIM_NO_LINK), and also without RENAME_NOREPLACE
+ * (OUTFILE_SIM_NO_LINK_NO_RENAME2); OUTFILE_SIM_OFF is the real thing.
+ * hook, when not NULL, runs just before the rename (a racing writer). */
+enum { OUTFILE_SIM_OFF = 0, OUTFILE_SIM_NO_LINK, OUTFILE_SIM_NO_LINK_NO_RENAME2 };
+void outfile_test_simulate(int what, void (*hook)(void));
 
 #endif

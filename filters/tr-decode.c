@@ -14,16 +14,19 @@
 #include "opt.h"
 
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
-/* json.c's token offsets are ints: no stream line may reach 2 GiB. */
+/* json.c's token offsets are ints: no stream line may reach 2 GiB (the
+ * head and tail records hold up to 1 GiB of members and a little more). */
 #define LIMIT_MAX_EVENT ((uint64_t)1 << 30)
 
 static const char usage_text[] =
-	"usage: tr-decode [--max-event-bytes N] [FILE | -]\n"
+	"usage: tr-decode [--max-event-bytes N] [--max-member-bytes N] [FILE | -]\n"
 	"Decode a Chrome JSON trace (.json or .json.gz, object or array format)\n"
 	"into the trace-layers event stream (tr-stream(5)) on standard output.\n"
 	"\n"
 	"  --max-event-bytes N  refuse an event or top-level member larger than N\n"
 	"                       bytes (suffix K, M or G; default 64M)\n"
+	"  --max-member-bytes N refuse top-level members before traceEvents, or\n"
+	"                       after it, larger than N bytes together (default 64M)\n"
 	"  --help               this text\n"
 	"  --version            the version\n"
 	"\n"
@@ -39,11 +42,12 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "max-event-bytes", required_argument, NULL, 'm' },
+		{ "max-member-bytes", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	uint64_t max_event = DEFAULT_MAX_EVENT;
+	uint64_t max_event = DEFAULT_MAX_EVENT, max_members = DECODE_DEFAULT_MAX_MEMBERS;
 	const char *path = "-", *name;
 	struct decode_result result;
 	int ch;
@@ -54,6 +58,11 @@ int main(int argc, char **argv)
 		case 'm':
 			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
 				die(EXIT_TROUBLE, "--max-event-bytes: invalid value '%s' "
+				    "(allowed 1 to 1G)", optarg);
+			break;
+		case 'M':
+			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_members) != 0)
+				die(EXIT_TROUBLE, "--max-member-bytes: invalid value '%s' "
 				    "(allowed 1 to 1G)", optarg);
 			break;
 		case 'h':
@@ -70,7 +79,8 @@ int main(int argc, char **argv)
 		path = argv[optind];
 	name = strcmp(path, "-") == 0 ? "stdin" : path;
 
-	decode_file(path, STDOUT_FILENO, (size_t)max_event, "tr-decode", &result);
+	decode_file_limits(path, STDOUT_FILENO, (size_t)max_event, (size_t)max_members,
+			   "tr-decode", &result);
 	switch (result.status) {
 	case DECODE_OK:
 		break;

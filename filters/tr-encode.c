@@ -13,10 +13,10 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "encode.h"
 #include "event.h"
 #include "intern.h"
 #include "io.h"
-#include "json.h"
 #include "opt.h"
 #include "outfile.h"
 #include "stream.h"
@@ -283,35 +283,11 @@ static void finish_reports(struct reports *rs, const char *base)
 	}
 }
 
-/* Write "name":value pairs of a members object as top-level members. */
-static void put_members(struct sink *out, const struct jdoc *d, int obj, int before_events)
+/* The encoder's output: sink_put dies on a write error itself. */
+static int put_sink(void *ctx, const void *data, size_t n)
 {
-	int n = jdoc_size(d, obj), k, key = obj + 1;
-
-	for (k = 0; k < n; k++) {
-		int value = key + 1, next = jdoc_next(d, value);
-		size_t start = jdoc_raw_offset(d, key), vlen;
-		const char *vraw = jdoc_raw(d, value, &vlen);
-		size_t end = (size_t)(vraw - d->js) + vlen;
-		if (!before_events || k > 0)
-			sink_put(out, before_events ? ",\n" : ",\n", 2);
-		sink_put(out, d->js + start, end - start);
-		key = next;
-	}
-	if (before_events && n > 0)
-		sink_put(out, ",\n", 2);
-}
-
-static int members_of(struct jdoc *d, const char *line, size_t len, const char *what)
-{
-	int members;
-
-	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
-		die(EXIT_INPUT, "malformed %s record", what);
-	members = jdoc_find(d, 0, "members");
-	if (jdoc_type(d, members) != JT_OBJECT)
-		die(EXIT_INPUT, "%s record without a members object", what);
-	return members;
+	sink_put(ctx, data, n);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -330,8 +306,8 @@ int main(int argc, char **argv)
 	struct sink out;
 	struct stream_in in;
 	struct reports reports = { NULL, 0 };
-	struct jdoc doc = JDOC_INIT;
-	int array_format = 0, first_event = 1, ch, rc, fd = STDOUT_FILENO;
+	struct encoder enc;
+	int ch, rc, fd = STDOUT_FILENO;
 	const char *line;
 	size_t len, i;
 
@@ -376,53 +352,28 @@ int main(int argc, char **argv)
 	} else if (writer_init(&out.w, fd) != 0) {
 		die_nomem();
 	}
-	if (stream_in_init(&in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0)
+	if (stream_in_init(&in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0 ||
+	    encoder_init(&enc, put_sink, &out) != 0)
 		die_nomem();
 
 	while ((rc = stream_next(&in, &line, &len)) > 0) {
-		switch (rc) {
-		case LINE_HEAD: {
-			int members = members_of(&doc, line, len, "head");
-			int format = jdoc_find(&doc, 0, "format");
-			array_format = jdoc_str_eq(&doc, format, "array");
-			if (!array_format && !jdoc_str_eq(&doc, format, "object"))
-				die(EXIT_INPUT, "head record: format must be \"object\" or \"array\"");
-			if (array_format) {
-				sink_put(&out, "[\n", 2);
-			} else {
-				sink_put(&out, "{", 1);
-				put_members(&out, &doc, members, 1);
-				sink_put(&out, "\"traceEvents\":[\n", 16);
-			}
-			break;
-		}
-		case LINE_EVENT:
-			if (!first_event)
-				sink_put(&out, ",\n", 2);
-			first_event = 0;
-			sink_put(&out, line, len);
-			break;
-		case LINE_CONTROL:
-			/* refuse at once, before the rest of the trace reaches
-			 * standard output complete-looking */
-			if (stream_is_kind(line, len, "report") && report_base == NULL)
-				die(EXIT_TROUBLE, "the stream carries reports: give --report-base "
-				    "when writing to standard output");
-			if (stream_is_kind(line, len, "report"))
-				collect_report(&reports, line, len, in.r.lineno, report_base);
-			/* other kinds are for stages that were not in the pipeline */
-			break;
-		case LINE_TAIL: {
-			int members = members_of(&doc, line, len, "tail");
-			sink_put(&out, first_event ? "]" : "\n]", first_event ? 1 : 2);
-			if (!array_format) {
-				put_members(&out, &doc, members, 0);
-				sink_put(&out, "}", 1);
-			}
-			sink_put(&out, "\n", 1);
-			break;
-		}
-		}
+		int erc = encoder_line(&enc, rc, line, len, in.r.lineno);
+		if (erc == ENCODE_INPUT)
+			die(EXIT_INPUT, "stdin: %s; %s", enc.err,
+			    file.path ? "no output written" : "output incomplete");
+		if (erc == ENCODE_NOMEM)
+			die_nomem();
+		if (erc != ENCODE_CONTROL)
+			continue;
+		/* refuse at once, before the rest of the trace reaches
+		 * standard output complete-looking */
+		if (stream_is_kind(line, len, "report") && report_base == NULL)
+			die(EXIT_TROUBLE, "the stream carries reports: give --report-base "
+			    "when writing to standard output");
+		/* the record without whitespace: collect_report walks it */
+		if (stream_is_kind(line, len, "report"))
+			collect_report(&reports, enc.text.p, enc.text.len, in.r.lineno, report_base);
+		/* other kinds are for stages that were not in the pipeline */
 	}
 	if (rc == LINE_ERROR)
 		die(EXIT_INPUT, "stdin: %s; %s", in.err,
@@ -464,7 +415,7 @@ int main(int argc, char **argv)
 		intern_free(&reports.list[i].closed);
 	}
 	free(reports.list);
-	jdoc_free(&doc);
+	encoder_free(&enc);
 	stream_in_free(&in);
 	if (out.gz == NULL)
 		writer_free(&out.w);

@@ -160,6 +160,34 @@ $TIME -f %M -o small.rss tr-decode "$small" >/dev/null
 echo
 echo "tr-decode peak RSS: $(rss small.rss) MiB on 100 MB, $(rss decp.rss) MiB on $mb MB (flat when equal)"
 
+# Top-level members are held whole, one side of traceEvents at a time, up
+# to --max-member-bytes (64 MiB by default; tr-decode(1)): 60 members of
+# 1 MB before and 60 after go through, 300 and 300 are refused at the
+# limit.  The bound: tr-decode the members plus 16 MiB; tr-encode checks
+# each line into a copy, so twice the longest line plus 16 MiB.
+members_doc() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+n, out = int(sys.argv[1]), sys.argv[2]
+value = '"' + 'm' * (1 << 20) + '"'
+with open(out, "w") as f:
+    f.write("{" + "".join('"b%d":%s,' % (i, value) for i in range(n)))
+    f.write('"traceEvents":[{"ph":"i","ts":1,"pid":1,"tid":1,"name":"x"}]')
+    f.write("".join(',"a%d":%s' % (i, value) for i in range(n)) + "}")
+PY
+}
+bound() { if [ "$(rss "$1")" -le "$2" ]; then echo "within $2 MiB"; else echo "OVER $2 MiB"; fi; }
+[ -s members-60.json ] || members_doc 60 members-60.json
+[ -s members-300.json ] || members_doc 300 members-300.json
+$TIME -f %M -o md.rss tr-decode members-60.json | $TIME -f %M -o me.rss tr-encode -o members.out.json
+rm -f members.out.json
+$TIME -f %M -o mr.rss tr-decode members-300.json >/dev/null 2>&1 || true
+tail -n 1 mr.rss >mr1.rss && mv mr1.rss mr.rss  # after "Command exited with non-zero status 1"
+echo "top-level members, 2 x 60 x 1 MB: tr-decode $(rss md.rss) MiB ($(bound md.rss 80))," \
+	"tr-encode $(rss me.rss) MiB ($(bound me.rss 144))"
+echo "top-level members, 2 x 300 x 1 MB (refused at 64 MiB): tr-decode $(rss mr.rss) MiB" \
+	"($(bound mr.rss 80))"
+
 if [ "$peers" = 1 ]; then
 	echo
 	sync; t0=$(now); $TIME -f %M -o jq.rss jq -c '.traceEvents[]' "$big" >/dev/null; t1=$(now)

@@ -133,3 +133,19 @@ tr_verify() {
 		"output; it is left for inspection at $output and its report(s)" >&2
 	exit 1
 }
+
+# Descriptors 0, 1 and 2 must be open, as every tr-* program checks at start
+# (common/diag.c): a closed one would be taken by the next file opened.
+# Checked when this file is sourced; $prog is set by then.  bash itself
+# reads the script through the lowest free descriptor: one that is the
+# script was closed at start.
+tr_check_descriptors() {
+	local fd names=("standard input" "standard output" "standard error")
+	for fd in 0 1 2; do
+		if ! [ -e "/dev/fd/$fd" ] || [ "/dev/fd/$fd" -ef "$0" ]; then
+			echo "$prog: ${names[fd]} (descriptor $fd) is closed; refusing to run" >&2
+			exit 2
+		fi
+	done
+}
+tr_check_descriptors

@@ -204,6 +204,23 @@ bad "event starting with @tr" attr.json \
 bad "event over --max-event-bytes" bigevent.json \
 	'^byte [0-9]+ \(event 1\): larger than --max-event-bytes' "--max-event-bytes 1K"
 expect 0 "event just under --max-event-bytes" "tr-decode --max-event-bytes 2020 bigevent.json >/dev/null"
+# --max-member-bytes: the members on each side of traceEvents together, as
+# the stream holds them ("name":value,... without whitespace)
+printf '{"a":"xxxxxxxx", "b":1,"traceEvents":[{"ph":"i"}],"c":"yyyyyyyyyyyyyyyyyyyy"}' >members.json
+bad "members before traceEvents over --max-member-bytes" members.json \
+	"byte 21 (top-level member): the top-level members before traceEvents are larger than --max-member-bytes (19 bytes in all)" \
+	"--max-member-bytes 19"
+bad "members after traceEvents over --max-member-bytes" members.json \
+	"byte 75 (top-level member): the top-level members after traceEvents are larger than --max-member-bytes (25 bytes in all)" \
+	"--max-member-bytes 25"
+expect 0 "members exactly at --max-member-bytes" \
+	"tr-decode --max-member-bytes 26 members.json >members.stream" &&
+	expect 0 "members at the limit: encode" "tr-encode -o members.out.json <members.stream" &&
+	json_equal "members at the limit: round trip" members.json members.out.json
+rm -f members.out.json
+# each member alone is still under --max-event-bytes
+bad "one member over --max-event-bytes, under --max-member-bytes" members.json \
+	"byte 68 (top-level member): larger than --max-event-bytes" "--max-event-bytes 14"
 bad "byte order mark" bom.json '^byte 0: UTF-8 byte order mark before the JSON document.*'
 bad "two traceEvents" twice.json "byte 32: a second traceEvents member"
 
@@ -275,6 +292,8 @@ expect 2 "bad option" "tr-decode --bogus pretty.json" "usage: tr-decode" &&
 expect 2 "two files" "tr-decode pretty.json pretty.json" "usage: tr-decode"
 expect 2 "bad --max-event-bytes" "tr-decode --max-event-bytes 0 pretty.json" \
 	"tr-decode: --max-event-bytes: invalid value '0'"
+expect 2 "bad --max-member-bytes" "tr-decode --max-member-bytes 2G pretty.json" \
+	"tr-decode: --max-member-bytes: invalid value '2G' (allowed 1 to 1G)"
 expect 2 "--max-event-bytes without a value" "tr-decode --max-event-bytes" "usage: tr-decode"
 expect 0 "--version" "tr-decode --version" &&
 	printf 'tr-decode %s\n' "$VERSION" >want.version &&

@@ -114,7 +114,7 @@ refused "a second head record" 1 "tr-encode -o t.json <head2.stream" \
 	"tr-encode: stdin: line 3: a second head record (two streams concatenated?); no output written" t.json
 sed '1s/"format":"object"/"format":"xml"/' fx.stream >fmt.stream
 refused "bad format in the head" 1 "tr-encode -o t.json <fmt.stream" \
-	'tr-encode: head record: format must be "object" or "array"' t.json
+	'tr-encode: stdin: line 1: head record: format must be "object" or "array"; no output written' t.json
 expect 1 "truncated stream to stdout" "tr-encode <notail.stream" \
 	"truncated stream: input ended before the tail record" &&
 	grep -qF "output incomplete" "$T/err" && pass "truncated stream to stdout: says output incomplete" ||

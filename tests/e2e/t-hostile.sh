@@ -356,7 +356,7 @@ refused 1 "a stream with CRLF line ends: refused by the stages (decision)" \
 	"tr-select-anchors --num-layers 1 --anchor-offset 0 --anchor-regex x <crlf-stream" \
 	"tr-select-anchors: stdin: line 2: not a JSON object on one line"
 refused 1 "a stream with CRLF line ends: tr-encode refuses its head" "tr-encode <crlf-stream" \
-	"tr-encode: malformed head record"
+	"tr-encode: stdin: line 2: not a JSON object on one line; output incomplete"
 
 # ------------------------------------------------------- a trailing {} event
 
@@ -428,3 +428,135 @@ expect 0 "hostile mix: decode, compact, encode" "tr-decode mix.json | tr-compact
 	expect 0 "hostile mix: tr-verify" "tr-verify --source mix.json --output mix.out.json" &&
 	[ "$(tail -n 1 "$T/out")" = verified ] && pass "hostile mix: verified" ||
 	fail "hostile mix: verified" "$(tail -n 5 "$T/out")"
+
+# ------------------------- tr-encode: lines that are not one JSON value
+# Every line is checked before it is written (tr-encode(1)): a custom stage
+# or a sed may have broken it.  Refused with the line, exit 1, nothing left.
+
+H='{"@tr":"head","format":"object","source":"x","members":{%s}}'
+TL='{"@tr":"tail","members":{%s},"events":1}'
+# stream FILE HEAD-MEMBERS TAIL-MEMBERS LINE...: a stream around the lines.
+stream() {
+	f=$1 hm=$2 tm=$3
+	shift 3
+	{
+		printf "$H\n" "$hm"
+		for l in "$@"; do printf '%s\n' "$l"; done
+		printf "$TL\n" "$tm"
+	} >"$f"
+}
+# enc_refused NAME FILE MESSAGE: refused to a .gz output and to a plain one,
+# with the message (and "; no output written") and nothing left behind.
+enc_refused() {
+	mkdir -p encout
+	for o in x.json.gz x.json; do
+		refused 1 "$1 ($o)" "tr-encode -o encout/$o <$2" "tr-encode: stdin: $3; no output written"
+		absent "$1 ($o): no output" "encout/$o" "encout/$o.r.json"
+		no_temp "$1 ($o): no temporary file" encout
+	done
+}
+stream e1.stream '"a":' '' '{"ph":"i"}'
+enc_refused 'head members {"a":}' e1.stream 'line 1: invalid JSON at byte 60: expected a value'
+stream e2.stream '"a"' '' '{"ph":"i"}'
+enc_refused 'head members {"a"}' e2.stream "line 1: invalid JSON at byte 59: expected ':' after a member name"
+stream e3.stream '"a":1,"b"' '' '{"ph":"i"}'
+enc_refused 'head members {"a":1,"b"}' e3.stream "line 1: invalid JSON at byte 65: expected ':' after a member name"
+stream e4.stream '' '"z":' '{"ph":"i"}'
+enc_refused 'tail members {"z":}' e4.stream 'line 3: invalid JSON at byte 29: expected a value'
+stream e5.stream '' '' '{"a":}'
+enc_refused 'event {"a":}' e5.stream 'line 2: invalid JSON at byte 5: expected a value'
+stream e6.stream '' '' '{"a":1}{"b":2}'
+enc_refused 'event {"a":1}{"b":2}' e6.stream 'line 2: invalid JSON at byte 7: more than one JSON value on the line'
+stream e7.stream '' '' '{"a":1,"b":[1,2}'
+enc_refused 'event {"a":1,"b":[1,2}' e7.stream 'line 2: invalid JSON at byte 15: mismatched closing bracket'
+stream e8.stream '' '' '{"a":01}'
+enc_refused 'event {"a":01}' e8.stream 'line 2: invalid JSON at byte 6: invalid number (leading zero)'
+stream e9.stream '' '' '{"a":"\x"}'
+enc_refused 'event {"a":"\x"}' e9.stream 'line 2: invalid JSON at byte 7: invalid escape in string'
+stream e10.stream '' '' '{"a":NaN}'
+enc_refused 'event {"a":NaN}' e10.stream 'line 2: invalid JSON at byte 5: expected a value'
+stream e11.stream '' '' "$(printf '{"a":"\001"}')"
+enc_refused 'event with a raw control byte' e11.stream \
+	'line 2: invalid JSON at byte 6: control character in string (must be escaped)'
+printf "$H\n"'{"a":"\000"}\n'"$TL\n" '' '' >e12.stream
+enc_refused 'event with a NUL' e12.stream \
+	'line 2: invalid JSON at byte 6: control character in string (must be escaped)'
+printf "$H\n"'{"a":1}\000\n'"$TL\n" '' '' >e13.stream
+enc_refused 'event with a NUL after it' e13.stream \
+	'line 2: not a JSON object on one line'
+stream e14.stream '' '' '{"@tr":"report","suffix":".r.json","body":{"a":}}'
+enc_refused 'report body {"a":}' e14.stream 'line 2: invalid JSON at byte 47: expected a value'
+stream e15.stream '' '' '{"@tr":"report","suffix":".r.json","body":{}}' \
+	'{"@tr":"report","suffix":".r.json","member":"m","items":[1,}'
+enc_refused 'report items [1,}' e15.stream 'line 3: invalid JSON at byte 59: expected a value'
+stream e16.stream '"traceEvents":[]' '' '{"ph":"i"}'
+enc_refused 'head members holding traceEvents' e16.stream \
+	'line 1: head record: its members hold a traceEvents member (events come only as event lines)'
+stream e17.stream '"trace\u0045vents":[]' '' '{"ph":"i"}'
+enc_refused 'head members holding an escaped traceEvents' e17.stream \
+	'line 1: head record: its members hold a traceEvents member (events come only as event lines)'
+stream e18.stream '' '"traceEvents":{}' '{"ph":"i"}'
+enc_refused 'tail members holding traceEvents' e18.stream \
+	'line 3: tail record: its members hold a traceEvents member (events come only as event lines)'
+stream e19.stream '' '' '{"@tr":"anchors","x":[}'
+enc_refused 'a control record of another kind, broken' e19.stream \
+	'line 2: invalid JSON at byte 22: expected a value'
+printf '{"@tr":"head","format":"array","source":"x","members":{"a":1}}\n{"ph":"i"}\n{"@tr":"tail","members":{},"events":1}\n' >e20.stream
+enc_refused 'array format with head members' e20.stream \
+	'line 1: head record: an array-format trace has no top-level members'
+# whitespace is JSON: accepted, and the members are written without it
+stream ws.stream '"a": 1, "b" : [1, {"c":"}"}]' '"z" :{"y":"\\"} , "w":null' '{ "ph" : "i" }'
+expect 0 "whitespace in records: accepted" "tr-encode -o encout/ws.json <ws.stream" &&
+	printf '%s\n' '{"a":1,' '"b":[1,{"c":"}"}],' '"traceEvents":[' '{ "ph" : "i" }' '],' \
+		'"z":{"y":"\\"},' '"w":null}' >ws.want &&
+	same "whitespace in records: members without it, the event as it was" ws.want encout/ws.json
+
+# ------------------------------------------ closed standard descriptors
+# Every program checks at start that descriptors 0-2 are open (common/diag.c,
+# the scripts in tr-common.sh): a closed one is exit 2, with a message when
+# standard error is open.  Unchecked, the next file opened takes its place:
+# tr-compact >&- wrote its stream into its own spill file and exited 0.
+names_0="standard input" names_1="standard output" names_2="standard error"
+for p in tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify \
+	tr-survey tr-serve tr-layer-track tr-compact-track; do
+	for fd in 0 1 2; do
+		case $fd in 0) r='<&-' ;; 1) r='>&-' ;; 2) r='2>&-' ;; esac
+		eval "name=\$names_$fd"
+		if [ $fd = 2 ]; then
+			# --version would print; it must not get that far
+			if expect 2 "$p $r: exit 2" "$p --version $r"; then
+				if [ -s "$T/out" ]; then
+					fail "$p $r: nothing on standard output" "$(head -c 200 "$T/out")"
+				else
+					pass "$p $r: nothing on standard output"
+				fi
+			fi
+		else
+			refused 2 "$p $r" "$p --version $r" \
+				"$p: $name (descriptor $fd) is closed; refusing to run"
+		fi
+	done
+done
+# the cases of the issue, with real work to do
+tr-decode lf.json >fd.stream 2>/dev/null || fail "closed descriptors: the stream"
+mkdir -p spill
+refused 2 "tr-compact >&-: refused, not written into its spill" \
+	"TMPDIR=$T/spill tr-compact <fd.stream >&-" \
+	"tr-compact: standard output (descriptor 1) is closed; refusing to run"
+[ -z "$(ls -A spill)" ] && pass "tr-compact >&-: no spill left" ||
+	fail "tr-compact >&-: no spill left" "$(ls -A spill)"
+refused 2 "tr-compact <&-: a system error, not empty input" "tr-compact <&-" \
+	"tr-compact: standard input (descriptor 0) is closed; refusing to run"
+refused 2 "tr-decode <&-: the same status" "tr-decode <&-" \
+	"tr-decode: standard input (descriptor 0) is closed; refusing to run"
+refused 2 "tr-encode -o <&-: nothing written" "tr-encode -o encout/fd.json <&-" \
+	"tr-encode: standard input (descriptor 0) is closed; refusing to run"
+absent "tr-encode -o <&-: no output" encout/fd.json
+no_temp "tr-encode -o <&-: no temporary file" encout
+expect 2 "tr-encode -o 2>&-: exit 2" "tr-encode -o encout/fd.json <fd.stream 2>&-"
+absent "tr-encode -o 2>&-: no output" encout/fd.json
+# found by fuzz_encode: with a space it is not a control record, and without
+# it tr-decode would refuse the event it reads back
+stream e21.stream '' '' '{ "@tr":"report","suffix":".r.json","body":{}}'
+enc_refused 'an event beginning { "@tr":' e21.stream \
+	'line 2: an event whose first member is "@tr", which the stream reserves for control records (a control record must begin with the exact bytes {"@tr":)'

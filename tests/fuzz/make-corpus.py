@@ -47,7 +47,13 @@ def decode(doc):
                           capture_output=True).stdout
 
 
-seen = {t: set() for t in ("fuzz_decode", "fuzz_stream", "fuzz_tsnum")}
+seen = {t: set() for t in ("fuzz_decode", "fuzz_stream", "fuzz_encode", "fuzz_tsnum")}
+
+
+def save_stream(data, seen):
+    """A stream seeds both stream targets: fuzz_stream and fuzz_encode."""
+    save("fuzz_stream", data, seen)
+    save("fuzz_encode", data, seen)
 
 # ---- hand-made edge cases first, so that the caps never drop them
 edge_docs = [
@@ -95,7 +101,33 @@ edge_streams = [
     b'{"@tr":"head"}\n{"a":[1,],"b":01,"c":tru,"d":"\x01"}\n{"@tr":"tail"}\n',
 ]
 for s in edge_streams:
-    save("fuzz_stream", s, seen)
+    save_stream(s, seen)
+# what tr-encode must refuse or write exactly (issue 19): malformed members
+# in the head and tail, events that are not one JSON value, report records
+H = b'{"@tr":"head","format":"object","source":"x","members":{%s}}\n'
+T = b'{"@tr":"tail","members":{%s},"events":1}\n'
+edge_encode = [
+    H % b'"a":' + b'{"ph":"i"}\n' + T % b'',
+    H % b'"a"' + b'{"ph":"i"}\n' + T % b'',
+    H % b'"a":1,"b"' + b'{"ph":"i"}\n' + T % b'',
+    H % b'' + b'{"ph":"i"}\n' + T % b'"z":',
+    H % b'"traceEvents":[]' + T % b'',
+    H % b'"a":1, "b" : [1, {"c":"}"}]' + b'{"ph":"i"}\n{ "ph" : "X" }\n' + T % b'"z":{"y":"\\"},"w":null',
+    H % b'' + b'{"a":1}{"b":2}\n' + T % b'',
+    H % b'' + b'{"a":1,"b":[1,2}\n' + T % b'',
+    H % b'' + b'{"a":"\\x","b":NaN,"c":01}\n' + T % b'',
+    H % b'' + b'{"a":"\x00\x1f"}\n' + T % b'',
+    H % b'' + b'{"@tr":"report","suffix":".r.json","body":{"a":}}\n' + T % b'',
+    H % b'' + b'{"@tr":"report","suffix":".r.json","body":{"a":1}}\n'
+    b'{"@tr":"report","suffix":".r.json","member":"l","items":[1,2]}\n' + T % b'',
+    b'{"@tr":"head","format":"array","source":"x","members":{}}\n{"ph":"i"}\n'
+    b'{"@tr":"tail","members":{},"events":1}\n',
+    b'{"@tr":"head","format":"array","source":"x","members":{"a":1}}\n'
+    b'{"@tr":"tail","members":{},"events":0}\n',
+    H % (b'"m":' + b'[' * 1000 + b']' * 1000) + T % (b'"m":' + b'[' * 1000 + b']' * 1000),
+]
+for s in edge_encode:
+    save("fuzz_encode", s, seen)
 edge_numbers = ["0", "-0", "1", "-1", "0.001", "0.0001", "-0.0001", "1.5e3", "1E-4",
                 "-1e-4", "1e309", "0e400", "1e-999999999999", "1e99999999999999999999",
                 "9223372036854775.807", "9223372036854775.808", "-9223372036854775.808",
@@ -134,7 +166,7 @@ for path in traces[:8]:
         save("fuzz_decode", small, seen)
     st = decode(small)
     if st:
-        save("fuzz_stream", st, seen)
+        save_stream(st, seen)
     for m in tsre.finditer(doc[:200000]):
         if len(seen["fuzz_tsnum"]) < MAX_FILES:
             save("fuzz_tsnum", m.group(1), seen)
@@ -150,7 +182,7 @@ for args in (["--layers", "2", "--passes", "1"], ["--array", "--layers", "1", "-
     save("fuzz_decode", gen[-1500:], seen)
     st = decode(gen)
     lines = st.split(b"\n")
-    save("fuzz_stream", b"\n".join(lines[:6] + [lines[-2], b""]), seen)
+    save_stream(b"\n".join(lines[:6] + [lines[-2], b""]), seen)
 
 for t, s in seen.items():
     print(t, len(s), "files", sum(len(x) for x in s), "bytes")

@@ -186,8 +186,9 @@ START_TEST(test_ok)
 		ck_assert_int_eq(decode_put_tail(&r.d, 4242, SHA), DECODE_OK);
 		ck_assert_str_eq(r.k.out.p, c->out);
 		ck_assert_uint_eq(r.k.out.len, strlen(c->out));
-		/* one put for the head, one per event, one for the tail */
-		ck_assert_int_eq(r.k.calls, (int)c->events + 2);
+		/* the head and the tail in three puts each (the members are
+		 * put as they are held, not copied), one per event */
+		ck_assert_int_eq(r.k.calls, (int)c->events + 6);
 		ck_assert_str_eq(r.d.err, "");
 		run_free(&r);
 	}
@@ -455,8 +456,8 @@ START_TEST(test_write_error)
 	static const char doc[] = "[{\"a\":1},{\"b\":2}]";
 	int fail_on;
 
-	/* the head, the first event, the second event */
-	for (fail_on = 1; fail_on <= 3; fail_on++) {
+	/* the head's three pieces, the first event, the second event */
+	for (fail_on = 1; fail_on <= 5; fail_on++) {
 		struct run r;
 
 		run_init(&r, S(doc), SERVE_WHOLE, 100, "in.json");
@@ -467,14 +468,46 @@ START_TEST(test_write_error)
 		ck_assert_int_eq(r.k.calls, fail_on);
 		run_free(&r);
 	}
-	/* the tail */
-	{
+	/* the tail's three pieces */
+	for (fail_on = 6; fail_on <= 8; fail_on++) {
 		struct run r;
 
 		run_init(&r, S(doc), SERVE_WHOLE, 100, "in.json");
-		r.k.fail_on = 4;
+		r.k.fail_on = fail_on;
 		ck_assert_int_eq(decode_document(&r.d), DECODE_OK);
+		errno = 0;
 		ck_assert_int_eq(decode_put_tail(&r.d, 1, SHA), DECODE_WRITE);
+		ck_assert_int_eq(errno, ENOSPC);
+		ck_assert_int_eq(r.k.calls, fail_on);
+		run_free(&r);
+	}
+}
+END_TEST
+
+/* max_members bounds the members on each side of traceEvents together,
+ * as the record holds them; each member's value stays under max_event. */
+START_TEST(test_max_members)
+{
+	/* before: "a":1,"b":2 (11 bytes); after: "c":"yyyyyyyyyy" (16 bytes) */
+	static const char doc[] = "{\"a\":1, \"b\":2,\"traceEvents\":[],\"c\":\"yyyyyyyyyy\"}";
+	static const struct { size_t max; int rc; const char *err; } cases[] = {
+		{ 8, DECODE_INPUT, "byte 12 (top-level member): the top-level members before "
+		  "traceEvents are larger than --max-member-bytes (8 bytes in all)" },
+		{ 11, DECODE_INPUT, "byte 42 (top-level member): the top-level members after "
+		  "traceEvents are larger than --max-member-bytes (11 bytes in all)" },
+		{ 15, DECODE_INPUT, "byte 46 (top-level member): the top-level members after "
+		  "traceEvents are larger than --max-member-bytes (15 bytes in all)" },
+		{ 16, DECODE_OK, "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct run r;
+
+		run_init(&r, S(doc), SERVE_WHOLE, 100, "in.json");
+		r.d.max_members = cases[i].max;
+		ck_assert_int_eq(decode_document(&r.d), cases[i].rc);
+		ck_assert_str_eq(r.d.err, cases[i].err);
 		run_free(&r);
 	}
 }
@@ -509,6 +542,7 @@ static Suite *decode_suite(void)
 
 	tcase_add_loop_test(bad, test_bad, 0, (int)COUNT(bad_cases));
 	tcase_add_test(bad, test_nothing_written_before_head);
+	tcase_add_test(bad, test_max_members);
 	suite_add_tcase(s, bad);
 
 	tcase_set_timeout(trunc, 60);

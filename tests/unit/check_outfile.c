@@ -366,6 +366,68 @@ START_TEST(test_signal_removes_tmp)
 }
 END_TEST
 
+/* ---- file systems without hard links (simulated: link(2) fails) ---- */
+
+START_TEST(test_commit_no_link)
+{
+	struct outfile o;
+	struct stat st;
+
+	outfile_test_simulate(OUTFILE_SIM_NO_LINK, NULL);
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(write_all(o.fd, "mine\n", 5), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+	expect_contents(dest, "mine\n");
+	ck_assert_int_eq(lstat(dest, &st), 0);
+	ck_assert_int_eq((int)st.st_nlink, 1);
+	expect_no_tmp();
+}
+END_TEST
+
+static void racing_writer(void)
+{
+	write_file(dest, "theirs\n");
+}
+
+/* The race of issue 19: another writer's output appears after the link
+ * failed, just before the rename, where a check-then-rename had already
+ * found the name free and replaced it.  RENAME_NOREPLACE refuses. */
+START_TEST(test_commit_no_link_race)
+{
+	struct outfile o;
+
+	outfile_test_simulate(OUTFILE_SIM_NO_LINK, racing_writer);
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(write_all(o.fd, "mine\n", 5), 0);
+	errno = 0;
+	ck_assert_int_eq(outfile_commit(&o), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+	expect_contents(dest, "theirs\n");
+	expect_no_tmp();
+}
+END_TEST
+
+/* Neither hard links nor RENAME_NOREPLACE: refused, nothing placed. */
+START_TEST(test_commit_no_link_no_rename2)
+{
+	struct outfile o;
+	struct stat st;
+	int tmps;
+
+	outfile_test_simulate(OUTFILE_SIM_NO_LINK_NO_RENAME2, NULL);
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(write_all(o.fd, "mine\n", 5), 0);
+	errno = 0;
+	ck_assert_int_eq(outfile_commit(&o), -1);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+	ck_assert_int_eq(lstat(dest, &st), -1);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+}
+END_TEST
+
 /* Two outputs placed as one set. */
 START_TEST(test_commit_all)
 {
@@ -480,6 +542,9 @@ static Suite *outfile_suite(void)
 	tcase_add_test(commit, test_commit_relative);
 	tcase_add_test(commit, test_commit_race);
 	tcase_add_test(commit, test_commit_race_symlink);
+	tcase_add_test(commit, test_commit_no_link);
+	tcase_add_test(commit, test_commit_no_link_race);
+	tcase_add_test(commit, test_commit_no_link_no_rename2);
 	tcase_add_test(commit, test_commit_all);
 	tcase_add_test(commit, test_commit_all_takes_back);
 	tcase_add_test(commit, test_commit_all_interrupted);

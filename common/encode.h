@@ -1,0 +1,47 @@
+/* encode: the trace-layers event stream back into a Chrome JSON document,
+ * one stream line at a time.  Every line is checked before a byte of it is
+ * passed on: strict JSON (RFC 8259, as common/jsonscan.c reads it) and
+ * exactly one value on the line.  Head and tail records give the top-level
+ * members around traceEvents; other control records are handed back to the
+ * caller (tr-encode writes report files from them). */
+#ifndef TR_ENCODE_H
+#define TR_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "jsonscan.h"
+
+/* Receives the document's bytes; 0, or -1 with errno set. */
+typedef int (*encode_put_fn)(void *ctx, const void *data, size_t n);
+
+enum encode_status {
+	ENCODE_OK = 0,
+	ENCODE_CONTROL = 1,  /* a valid control record for the caller: see text */
+	ENCODE_INPUT = -1,   /* the line is refused; see err */
+	ENCODE_WRITE = -2,   /* put failed; errno is set */
+	ENCODE_NOMEM = -3
+};
+
+struct encoder {
+	encode_put_fn put;
+	void *put_ctx;
+	struct scan scan;
+	const char *src;     /* the line being checked */
+	size_t src_len, src_pos;
+	struct buf text;     /* the last line checked, whitespace removed */
+	int array_format;
+	int first_event;
+	char err[256];
+};
+
+int encoder_init(struct encoder *e, encode_put_fn put, void *ctx);
+/* One line as stream_next classified it (LINE_HEAD, LINE_EVENT, ...),
+ * lineno as the reader counts.  ENCODE_OK when its bytes were put,
+ * ENCODE_CONTROL for a control record other than head and tail (nothing
+ * put; e->text holds it without whitespace), or an error. */
+int encoder_line(struct encoder *e, int kind, const char *line, size_t len, uint64_t lineno);
+void encoder_free(struct encoder *e);
+
+#endif
