@@ -19,5 +19,9 @@ struct decode_result {
 
 void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
 		 struct decode_result *result);
+/* The same, recording the source in the head record as RECORDED (tr-decode
+ * records the base name unless asked for the path). */
+void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
+		    const char *tool, struct decode_result *result);
 
 #endif
