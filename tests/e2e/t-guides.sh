@@ -774,6 +774,17 @@ grep -qx 'labels added: 9' lt-lab.out && grep -qx 'labels added: 9' lt-sep.out &
 	pass "labels counted in indented and one-line reports" ||
 	fail "labels counted in indented and one-line reports" "$(cat lt-lab.out lt-sep.out)"
 
+# The head record names the source: the base name, the path with
+# --record-path, "-" for standard input.
+{
+	tr-decode "$SRC" | head -n 1
+	tr-decode --record-path "$SRC" | head -n 1
+	tr-decode "$T/plain.json" | head -n 1
+	tr-decode - <plain.json | head -n 1
+} | sed 's/.*"source":\("[^"]*"\).*/\1/' >src-names.txt
+printf '"plain.json"\n"./plain.json"\n"plain.json"\n"-"\n' >src-names.want
+same "tr-decode: the head records the base name, or the path with --record-path" src-names.want src-names.txt
+
 # Refusals of the command line, as getopt_long words them, then the usage.
 LTB="tr-layer-track --trace base.json --output u.json --anchor-regex attn --num-layers 3 --anchor-offset 0"
 cmdline() { # NAME WANTED-FIRST-LINE CMD
