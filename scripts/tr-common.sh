@@ -12,6 +12,11 @@ tr_find_programs() {
 
 tr_die() { echo "$prog: $*" >&2; exit 2; }
 
+# A closed standard output (cmd >&-) would be inherited by the stages (and
+# the next file opened would take its number): open /dev/null there; the
+# summary then goes nowhere, and the exit status still tells the outcome.
+[ -e /dev/fd/1 ] || exec >/dev/null
+
 # tr_usage_error MESSAGE: the message, then the usage, on stderr; exit 2.
 tr_usage_error() {
 	echo "$prog: $*" >&2

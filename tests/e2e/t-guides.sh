@@ -929,6 +929,13 @@ else
 	fail "stdout gone: a failed verification still exits 1 and says so" "exit $RC" \
 		"stderr: $(head -c 300 "$T/err")" "tr-verify ran with: $(cat verify.log 2>/dev/null)"
 fi
+# stdout closed (>&-): the stages do not inherit the closed descriptor
+rm -f cs.json*
+expect 0 "stdout closed: tr-compact-track still writes and verifies" \
+	"tr-compact-track --trace $SRC --output cs.json >&-" &&
+	[ ! -s "$T/err" ] && [ -s cs.json ] && [ -s cs.json.compact.json ] &&
+	pass "stdout closed: the output and report, nothing on stderr" ||
+	fail "stdout closed: the output and report, nothing on stderr" "$(head -c 300 "$T/err")"
 # the real tr-verify with --max-event-bytes, where it has the option
 if tr-verify --help 2>&1 | grep -q -- --max-event-bytes; then
 	rm -f mv.json*
