@@ -20,11 +20,11 @@ static int put_writer(void *ctx, const void *data, size_t n)
 void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
 		 struct decode_result *result)
 {
-	decode_file_limits(path, out_fd, max_event, DECODE_DEFAULT_MAX_MEMBERS, tool, result);
+	decode_file_as(path, path, out_fd, max_event, DECODE_DEFAULT_MAX_MEMBERS, tool, result);
 }
 
-void decode_file_limits(const char *path, int out_fd, size_t max_event, size_t max_members,
-			const char *tool, struct decode_result *result)
+void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
+		    size_t max_members, const char *tool, struct decode_result *result)
 {
 	struct source *src;
 	struct writer out;
@@ -50,7 +50,7 @@ void decode_file_limits(const char *path, int out_fd, size_t max_event, size_t m
 		result->status = DECODE_NOMEM;
 		return;
 	}
-	decode_init(&dec, &scan, put_writer, &out, path, tool);
+	decode_init(&dec, &scan, put_writer, &out, recorded, tool);
 	dec.max_members = max_members;
 	rc = decode_document(&dec);
 	if (rc == DECODE_OK) {

@@ -19,10 +19,11 @@ struct decode_result {
 
 void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
 		 struct decode_result *result);
-/* The same with a bound on the top-level members on each side of
- * traceEvents (struct decode's max_members); decode_file uses
- * DECODE_DEFAULT_MAX_MEMBERS. */
-void decode_file_limits(const char *path, int out_fd, size_t max_event, size_t max_members,
-			const char *tool, struct decode_result *result);
+/* The same, recording the source in the head record as RECORDED (tr-decode
+ * records the base name unless asked for the path), with a bound on the
+ * top-level members on each side of traceEvents (struct decode's
+ * max_members; decode_file uses DECODE_DEFAULT_MAX_MEMBERS). */
+void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
+		    size_t max_members, const char *tool, struct decode_result *result);
 
 #endif

@@ -19,7 +19,8 @@
 #define LIMIT_MAX_EVENT ((uint64_t)1 << 30)
 
 static const char usage_text[] =
-	"usage: tr-decode [--max-event-bytes N] [--max-member-bytes N] [FILE | -]\n"
+	"usage: tr-decode [--max-event-bytes N] [--max-member-bytes N] [--record-path]\n"
+	"                 [FILE | -]\n"
 	"Decode a Chrome JSON trace (.json or .json.gz, object or array format)\n"
 	"into the trace-layers event stream (tr-stream(5)) on standard output.\n"
 	"\n"
@@ -27,10 +28,21 @@ static const char usage_text[] =
 	"                       bytes (suffix K, M or G; default 64M)\n"
 	"  --max-member-bytes N refuse top-level members before traceEvents, or\n"
 	"                       after it, larger than N bytes together (default 64M)\n"
+	"  --record-path        record FILE as given in the stream (and so in the\n"
+	"                       reports' source_file), not its base name\n"
 	"  --help               this text\n"
 	"  --version            the version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
+
+/* Reports are shared: a capture path such as /home/NAME/... stays out of
+ * them unless asked for. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL && slash[1] != '\0' ? slash + 1 : path;
+}
 
 static _Noreturn void usage(FILE *to, int status)
 {
@@ -43,6 +55,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "max-event-bytes", required_argument, NULL, 'm' },
 		{ "max-member-bytes", required_argument, NULL, 'M' },
+		{ "record-path", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -50,7 +63,7 @@ int main(int argc, char **argv)
 	uint64_t max_event = DEFAULT_MAX_EVENT, max_members = DECODE_DEFAULT_MAX_MEMBERS;
 	const char *path = "-", *name;
 	struct decode_result result;
-	int ch;
+	int ch, record_path = 0;
 
 	diag_init(argv[0]);
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -64,6 +77,9 @@ int main(int argc, char **argv)
 			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_members) != 0)
 				die(EXIT_TROUBLE, "--max-member-bytes: invalid value '%s' "
 				    "(allowed 1 to 1G)", optarg);
+			break;
+		case 'p':
+			record_path = 1;
 			break;
 		case 'h':
 			usage(stdout, EXIT_OK);
@@ -79,8 +95,8 @@ int main(int argc, char **argv)
 		path = argv[optind];
 	name = strcmp(path, "-") == 0 ? "stdin" : path;
 
-	decode_file_limits(path, STDOUT_FILENO, (size_t)max_event, (size_t)max_members,
-			   "tr-decode", &result);
+	decode_file_as(path, record_path ? path : base_name(path), STDOUT_FILENO,
+		       (size_t)max_event, (size_t)max_members, "tr-decode", &result);
 	switch (result.status) {
 	case DECODE_OK:
 		break;

@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "encode.h"
 #include "event.h"
+#include "indent.h"
 #include "intern.h"
 #include "io.h"
 #include "opt.h"
@@ -22,7 +23,7 @@
 #include "stream.h"
 
 static const char usage_text[] =
-	"usage: tr-encode [-o OUTPUT] [--level N] [--report-base PATH]\n"
+	"usage: tr-encode [-o OUTPUT] [--level N] [--report-base PATH] [--compact-report]\n"
 	"Encode the trace-layers event stream (tr-stream(5)) on standard input into\n"
 	"a Chrome JSON trace, gzip-compressed when OUTPUT ends in .gz.\n"
 	"\n"
@@ -30,6 +31,7 @@ static const char usage_text[] =
 	"                       An existing file is never replaced.\n"
 	"  --level N            gzip level 1-9 for a .gz OUTPUT (default 6)\n"
 	"  --report-base PATH   report files are PATH.SUFFIX (default: OUTPUT)\n"
+	"  --compact-report     write reports on one line (default: indented by 2)\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
@@ -88,8 +90,24 @@ static void sink_finish(struct sink *s)
  * with "member" and "items" append to an array member, so that no stage has
  * to hold a report that grows with the layers as one line.  Everything goes
  * to the temporary file as soon as it arrives. */
+/* Reports are laid out for people (indent.h) unless --compact-report. */
+static unsigned report_indent = 2;
+
+/* A report file as the layout's destination; on the heap, as the list of
+ * reports moves while it grows. */
+struct report_out {
+	int fd;
+	struct indent layout;
+};
+
+static int put_report(void *ctx, const void *data, size_t n)
+{
+	return write_all(((struct report_out *)ctx)->fd, data, n);
+}
+
 struct report {
 	char *suffix;
+	struct report_out *out;  /* with the file */
 	struct outfile file;  /* open once the body arrived */
 	int has_body;
 	int need_comma;       /* the object written so far has a member */
@@ -140,7 +158,7 @@ static int suffix_ok(const char *s, size_t n)
 
 static void report_write(struct report *r, const char *text, size_t n)
 {
-	if (write_all(r->file.fd, text, n) != 0)
+	if (indent_write(&r->out->layout, text, n) != 0)
 		die_errno(EXIT_TROUBLE, "%s", r->file.path);
 }
 
@@ -158,6 +176,11 @@ static void report_start(struct report *r, const char *base, const char *body, s
 		die_errno(EXIT_TROUBLE, "%s", path.p);
 	}
 	buf_release(&path);
+	r->out = xmalloc(sizeof *r->out);
+	r->out->fd = r->file.fd;
+	indent_init(&r->out->layout, report_indent, put_report, r->out);
+	/* tr-compact's retired metadata events are the source's exact text */
+	r->out->layout.verbatim_key = "event";
 	if (body != NULL) {
 		report_write(r, body, blen - 1);
 		r->need_comma = blen > 2;
@@ -280,6 +303,8 @@ static void finish_reports(struct reports *rs, const char *base)
 			report_start(r, base, NULL, 0);
 		close_array(r);
 		report_write(r, "}\n", 2);
+		if (indent_flush(&r->out->layout) != 0)
+			die_errno(EXIT_TROUBLE, "%s", r->file.path);
 	}
 }
 
@@ -296,6 +321,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "report-base", required_argument, NULL, 'r' },
+		{ "compact-report", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -320,6 +346,7 @@ int main(int argc, char **argv)
 				die(EXIT_TROUBLE, "--level: invalid value '%s' (allowed 1-9)", optarg);
 			break;
 		case 'r': report_base = optarg; break;
+		case 'c': report_indent = 0; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
 		default: usage(stderr, EXIT_TROUBLE);
@@ -413,6 +440,8 @@ int main(int argc, char **argv)
 		free(reports.list[i].open_array);
 		buf_release(&reports.list[i].members);
 		intern_free(&reports.list[i].closed);
+		indent_free(&reports.list[i].out->layout);
+		free(reports.list[i].out);
 	}
 	free(reports.list);
 	encoder_free(&enc);

@@ -40,11 +40,12 @@
 #define TOKEN_BYTES 16           /* 128 random bits, 32 hex digits */
 
 static const char usage_text[] =
-	"usage: tr-serve [--port N] [--ui URL] [--open] TRACE\n"
+	"usage: tr-serve [--port N] [--ui URL] [--open] TRACE | --trace TRACE\n"
 	"Serve TRACE (.json or .json.gz, sent as stored) and a viewer page on\n"
 	"127.0.0.1 until interrupted; the page opens the Perfetto UI in a new\n"
 	"window and posts the trace to it.  The URL to open goes to standard output.\n"
 	"\n"
+	"  --trace TRACE  TRACE given as an option (as the seed's viewer command)\n"
 	"  --port N   listen on port N (1-65535; default 0, any free port)\n"
 	"  --ui URL   the Perfetto UI to open (http:// or https://;\n"
 	"             default " DEFAULT_UI ")\n"
@@ -797,8 +798,9 @@ static void stop_children(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_UI, OPT_OPEN, OPT_HELP, OPT_VERSION };
+	enum { OPT_PORT = 256, OPT_UI, OPT_OPEN, OPT_TRACE, OPT_HELP, OPT_VERSION };
 	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "ui", required_argument, NULL, OPT_UI },
 		{ "open", no_argument, NULL, OPT_OPEN },
@@ -806,7 +808,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *ui = DEFAULT_UI, *path, *name, *s;
+	const char *ui = DEFAULT_UI, *path = NULL, *name, *s;
 	int64_t want_port = 0;
 	int do_open = 0, ch;
 	char url[128];
@@ -826,6 +828,13 @@ int main(int argc, char **argv)
 		case OPT_OPEN:
 			do_open = 1;
 			break;
+		case OPT_TRACE:
+			if (path != NULL) {
+				warnx_tr("one trace only");
+				usage(stderr, EXIT_TROUBLE);
+			}
+			path = optarg;
+			break;
 		case OPT_HELP:
 			usage(stdout, EXIT_OK);
 		case OPT_VERSION:
@@ -834,11 +843,12 @@ int main(int argc, char **argv)
 			bad_option(ch, argv);
 		}
 	}
-	if (argc - optind != 1) {
-		warnx_tr(argc - optind == 0 ? "no trace given" : "one trace only");
+	if (argc - optind + (path != NULL) != 1) {
+		warnx_tr(argc - optind + (path != NULL) == 0 ? "no trace given" : "one trace only");
 		usage(stderr, EXIT_TROUBLE);
 	}
-	path = argv[optind];
+	if (path == NULL)
+		path = argv[optind];
 	s = strncasecmp(ui, "https://", 8) == 0 ? ui + 8
 	  : strncasecmp(ui, "http://", 7) == 0 ? ui + 7 : NULL;
 	if (s == NULL || *s == '\0' || *s == '/' || strlen(ui) > UI_MAX ||

@@ -139,7 +139,7 @@ $TIME -f %M -o c1.rss tr-decode "$big.gz" |
 	$TIME -f %M -o c5.rss tr-encode -o lc.json
 t1=$(now)
 lc=$(secs "$t0" "$t1")
-kernels=$(grep -o '"activity_count":[0-9]*' lc.json.layers.json | cut -d: -f2 | paste -sd+ | bc)
+kernels=$(grep -o '"activity_count": *[0-9]*' lc.json.layers.json | sed 's/.*: *//' | paste -sd+ | bc)
 row "guides + tr-compact --max-gpu-lanes 10" "$lc" \
 	"$(rss c1.rss)/$(rss c2.rss)/$(rss c3.rss)/$(rss c4.rss)/$(rss c5.rss)" \
 	"$(printf '%.2fx gzip -dc' "$(echo "$lc / $gz" | bc -l)")"

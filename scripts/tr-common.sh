@@ -12,6 +12,106 @@ tr_find_programs() {
 
 tr_die() { echo "$prog: $*" >&2; exit 2; }
 
+# tr_usage_error MESSAGE: the message, then the usage, on stderr; exit 2.
+tr_usage_error() {
+	echo "$prog: $*" >&2
+	usage >&2
+	exit 2
+}
+
+# The command line is parsed as getopt_long parses the C filters': --name
+# VALUE or --name=VALUE, and any unambiguous abbreviation of a name (an exact
+# name wins over the longer names it begins).  The command describes its
+# options in the array tr_options, one "NAME KIND TARGET..." entry each:
+#   value VAR          the value goes to the variable VAR
+#   flag VAR           VAR=1
+#   pass ARRAY...      --NAME VALUE is appended to each ARRAY (the options of
+#                      a stage: a new pass-through option is one entry)
+#   passflag ARRAY...  --NAME is appended to each ARRAY
+#   call FUNCTION      FUNCTION runs at once (--help, --version)
+# -h is --help.  The commands take no operands.
+
+# tr_append ARRAY WORD...: append the words to the array named ARRAY.
+tr_append() {
+	local -n tr_dest=$1
+	shift
+	tr_dest+=("$@")
+}
+
+tr_parse_options() {
+	local arg name value has_value entry i match skip kind targets t
+	local names=() entries=() possible=()
+	for entry in "${tr_options[@]}"; do
+		names+=("${entry%% *}")
+		entries+=("$entry")
+	done
+	while [ $# -gt 0 ]; do
+		arg=$1
+		shift
+		case $arg in
+		--) [ $# -eq 0 ] || tr_usage_error "unexpected argument '$1'"; return ;;
+		-h) arg=--help ;;
+		--[!=]*) ;;
+		-?*) tr_usage_error "unrecognized option '$arg'" ;;
+		*) tr_usage_error "unexpected argument '$arg'" ;;
+		esac
+		name=${arg#--} has_value=
+		if [[ $name == *=* ]]; then
+			value=${name#*=} name=${name%%=*} has_value=1
+		fi
+		match= possible=()
+		for i in "${!names[@]}"; do
+			if [ "${names[i]}" = "$name" ]; then
+				match=$i possible=()
+				break
+			fi
+			case ${names[i]} in "$name"*) possible+=("$i") ;; esac
+		done
+		if [ -z "$match" ]; then
+			case ${#possible[@]} in
+			0) tr_usage_error "unrecognized option '--$name'" ;;
+			1) match=${possible[0]} ;;
+			*)
+				t=
+				for i in "${possible[@]}"; do t="$t '--${names[i]}'"; done
+				tr_usage_error "option '--$name' is ambiguous; possibilities:$t" ;;
+			esac
+		fi
+		name=${names[match]}
+		read -r skip kind targets <<<"${entries[match]}"
+		case $kind in
+		value|pass)
+			if [ -z "$has_value" ]; then
+				[ $# -gt 0 ] || tr_usage_error "option '--$name' requires an argument"
+				value=$1
+				shift
+			fi ;;
+		*)
+			[ -z "$has_value" ] ||
+				tr_usage_error "option '--$name' doesn't allow an argument" ;;
+		esac
+		case $kind in
+		value) printf -v "$targets" '%s' "$value" ;;
+		flag) printf -v "$targets" '%s' 1 ;;
+		pass) for t in $targets; do tr_append "$t" "--$name" "$value"; done ;;
+		passflag) for t in $targets; do tr_append "$t" "--$name"; done ;;
+		call) "$targets" ;;
+		esac
+	done
+}
+
+# tr_check_io_names TRACE OUTPUT: the commands read the trace twice (to
+# write the output and to verify it) and write a file with its report
+# beside it: standard input and output cannot stand in for them.
+tr_check_io_names() {
+	[ -n "$1" ] && [ -n "$2" ] || tr_usage_error "--trace and --output are required"
+	[ "$1" != - ] || tr_die "--trace -: the trace must be a file, not standard input" \
+		"(it is read twice: to write the output and to verify it); save it to a file" \
+		"first (./- names a file called -)"
+	[ "$2" != - ] || tr_die "--output -: the output must be a file, not standard output" \
+		"(its report is written beside it); give a file name (./- names a file called -)"
+}
+
 # tr_check_paths SOURCE OUTPUT REPORT...: the source is readable and is never
 # written (not by path, not under another name); nothing exists in the place
 # of the output or a report.
@@ -30,18 +130,44 @@ tr_check_paths() {
 	done
 }
 
+# tr_open_scratch: a scratch file for a stage's summary, open on the
+# descriptor tr_scratch_fd (read it with <&"$tr_scratch_fd"; a stage writes
+# it as /dev/fd/$tr_scratch_fd) and already removed, so that a run killed
+# even by SIGKILL leaves nothing in $TMPDIR.
+tr_open_scratch() {
+	local path
+	path=$(mktemp "${TMPDIR:-/tmp}/$prog.XXXXXX") || tr_die "cannot create a temporary file"
+	exec {tr_scratch_fd}<>"$path"
+	rm -f -- "$path"
+}
+
+# tr_print TEXT: print the command's summary.  A reader that has gone away
+# (| head -n 1) must not end the command before it verified the output:
+# SIGPIPE is ignored for the printing, and once stdout is found closed the
+# rest of the output (the verdict too) goes nowhere.  The exit status and
+# stderr still say how the run ended.
+tr_print() {
+	trap '' PIPE
+	printf '%s\n' "$1" 2>/dev/null || exec >/dev/null
+	trap - PIPE
+}
+
 # tr_worst_status STATUS...: the worst of a pipeline's statuses (call it with
 # "${PIPESTATUS[@]}" as the last command of the pipeline's function): a usage
 # error (2) in one stage outranks the refusal (1) that the empty stream then
 # causes downstream, and a stage ended by SIGPIPE (141) only follows another's
-# failure.
+# failure.  A stage ended by another signal is named on stderr (the
+# pipeline functions send bash's own job messages nowhere).
 tr_worst_status() {
 	local s worst=0
 	for s; do
 		case $s in
 		0|141) ;;
 		1) [ $worst -ne 0 ] || worst=1 ;;
-		*) worst=2 ;;
+		*)
+			worst=2
+			[ "$s" -le 128 ] ||
+				echo "$prog: a stage of the pipeline was ended by SIG$(kill -l "$s")" >&2 ;;
 		esac
 	done
 	return $worst
@@ -112,19 +238,21 @@ tr_run_pipeline() {
 # goes to a file that is unlinked as soon as it is open, so that nothing is
 # left behind even by a killed run.
 tr_verify() {
-	local trace=$1 output=$2 log status
+	local trace=$1 output=$2 log status checks
 	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
 	exec 3>"$log" 4<"$log"
 	rm -f "$log"
-	tr-verify --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&- &
+	tr-verify "${verify_args[@]}" --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&- &
 	tr_verifier=$!
 	wait "$tr_verifier"
 	status=$?
 	tr_verifier=
 	exec 3>&-
 	if [ $status -eq 0 ]; then
+		# the names of the checks that ran, from lines "NAME   ok: ..."
+		checks=$(sed -n 's/^\([a-z][a-z ]*[a-z]\)  *ok: .*/\1/p' <&4 | paste -sd, - | sed 's/,/, /g')
 		exec 4<&-
-		echo "verification: verified (tr-verify: source identity, reversal, render, counts)"
+		tr_print "verification: verified (tr-verify: $checks)"
 		return 0
 	fi
 	cat <&4 >&2

@@ -129,24 +129,24 @@ expect 0 "unknown control record passes" "tr-encode -o ctl.json <ctl.stream" &&
 R1='{"@tr":"report","suffix":".test.json","body":{"a":1}}'
 R2='{"@tr":"report","suffix":".test.json","member":"m","body":{"b":[2,"x"]}}'
 report "$R1" <fx.stream >r1.stream
-expect 0 "report" "tr-encode -o rep.json <r1.stream" &&
+expect 0 "report" "tr-encode --compact-report -o rep.json <r1.stream" &&
 	printf '{"a":1}\n' >want.json && same "report: OUT.test.json holds the body" want.json rep.json.test.json &&
 	same "report: the trace is unchanged" out.json rep.json
 report "$R1" "$R2" <fx.stream >r2.stream
-expect 0 "report with a member" "tr-encode -o mem.json <r2.stream" &&
+expect 0 "report with a member" "tr-encode --compact-report -o mem.json <r2.stream" &&
 	printf '{"a":1,"m":{"b":[2,"x"]}}\n' >want.json && same "report with a member: folded in" want.json mem.json.test.json
 report "$R2" "$R1" <fx.stream >r3.stream
-expect 0 "member before the body" "tr-encode -o mem2.json <r3.stream" &&
+expect 0 "member before the body" "tr-encode --compact-report -o mem2.json <r3.stream" &&
 	same "member before the body: folded in" want.json mem2.json.test.json
 report "$R2" <fx.stream >r4.stream
-expect 0 "member without a body" "tr-encode -o mem3.json <r4.stream" &&
+expect 0 "member without a body" "tr-encode --compact-report -o mem3.json <r4.stream" &&
 	printf '{"m":{"b":[2,"x"]}}\n' >want.json && same "member without a body: its own object" want.json mem3.json.test.json
 report '{"@tr":"report","suffix":".e.json","body":{}}' "$R2" \
 	'{"@tr":"report","suffix":".e.json","member":"n","body":{"c":3}}' <fx.stream >r5.stream
-expect 0 "two report files" "tr-encode -o two.json <r5.stream" &&
+expect 0 "two report files" "tr-encode --compact-report -o two.json <r5.stream" &&
 	printf '{"n":{"c":3}}\n' >want.json && same "two report files: empty body and a member" want.json two.json.e.json &&
 	printf '{"m":{"b":[2,"x"]}}\n' >want.json && same "two report files: the other" want.json two.json.test.json
-expect 0 "reports with a .gz trace" "tr-encode -o gzr.json.gz <r1.stream" &&
+expect 0 "reports with a .gz trace" "tr-encode --compact-report -o gzr.json.gz <r1.stream" &&
 	printf '{"a":1}\n' >want.json && same "reports with a .gz trace: plain report beside it" want.json gzr.json.gz.test.json
 
 echo old >busy.json.test.json
@@ -175,12 +175,12 @@ I2='{"@tr":"report","suffix":".test.json","member":"rows","items":[]}'
 I3='{"@tr":"report","suffix":".test.json","member":"rows","items":[{"i":2}]}'
 V1='{"@tr":"report","suffix":".test.json","member":"s","body":"x\u00e9"}'
 report "$R1" "$I1" "$I2" "$I3" "$V1" "$R2" <fx.stream >it.stream
-expect 0 "report items" "tr-encode -o it.json <it.stream" &&
+expect 0 "report items" "tr-encode --compact-report -o it.json <it.stream" &&
 	printf '{"a":1,"rows":[{"i":0},{"i":1},{"i":2}],"s":"x\\u00e9","m":{"b":[2,"x"]}}\n' >want.json &&
 	same "report items: appended in order, then the next members" want.json it.json.test.json &&
 	json_equal "report items: valid JSON" want.json it.json.test.json
 report "$R1" "$I2" <fx.stream >it2.stream
-expect 0 "report items: only empty pieces" "tr-encode -o it2.json <it2.stream" &&
+expect 0 "report items: only empty pieces" "tr-encode --compact-report -o it2.json <it2.stream" &&
 	printf '{"a":1,"rows":[]}\n' >want.json && same "report items: an empty array" want.json it2.json.test.json
 report "$R1" "$I1" "$V1" "$I3" <fx.stream >it3.stream
 refused "report items after another member" 1 "tr-encode -o it3.json <it3.stream" \
@@ -199,12 +199,62 @@ expect 2 "reports to stdout need --report-base" "tr-encode -o - <r1.stream" \
 absent "reports to stdout: no report file" -.test.json .test.json
 [ ! -s "$T/out" ] && pass "reports to stdout: refused before the trace is out" ||
 	fail "reports to stdout: refused before the trace is out" "$(head -c 200 "$T/out")"
-expect 0 "reports to stdout with --report-base" "tr-encode --report-base base <r1.stream" &&
+expect 0 "reports to stdout with --report-base" "tr-encode --compact-report --report-base base <r1.stream" &&
 	same "reports to stdout: the trace" out.json "$T/out" &&
 	printf '{"a":1}\n' >want.json && same "reports to stdout: base.test.json" want.json base.test.json
-expect 0 "--report-base with -o" "tr-encode -o rb.json --report-base rbase <r1.stream" &&
+expect 0 "--report-base with -o" "tr-encode --compact-report -o rb.json --report-base rbase <r1.stream" &&
 	same "--report-base with -o: report at the base" want.json rbase.test.json
 absent "--report-base with -o: none at the output" rb.json.test.json
+
+# Reports are indented by default as Python's json.dump(indent=2) writes them
+# (the oracle: python's own layout of the same document, which keeps these
+# numbers' text), number text and string bytes exact; --compact-report
+# gives the one-line form; members named "event" (tr-compact's retired
+# source events) keep their exact text on one line.
+P1='{"@tr":"report","suffix":".p.json","body":{"n":1.50e+03,"s":"a, b: {c} \"q\"","u":"x\u00e9","e":[],"o":{}}}'
+P2='{"@tr":"report","suffix":".p.json","member":"rows","items":[{"i":0,"k":[1,2]},{"i":1,"k":[]}]}'
+P3='{"@tr":"report","suffix":".p.json","member":"retired","body":[{"source_event_index":7,"event":{"name":"n","args":{"x":[1,{}]}}}]}'
+report "$P1" "$P2" "$P3" <fx.stream >pr.stream
+cat >want.json <<'WANT'
+{
+  "n": 1.50e+03,
+  "s": "a, b: {c} \"q\"",
+  "u": "x\u00e9",
+  "e": [],
+  "o": {},
+  "rows": [
+    {
+      "i": 0,
+      "k": [
+        1,
+        2
+      ]
+    },
+    {
+      "i": 1,
+      "k": []
+    }
+  ],
+  "retired": [
+    {
+      "source_event_index": 7,
+      "event": {"name":"n","args":{"x":[1,{}]}}
+    }
+  ]
+}
+WANT
+expect 0 "indented report" "tr-encode -o pr.json <pr.stream" &&
+	same "indented report: json.dump(indent=2)'s layout, exact text" want.json pr.json.p.json
+printf '{"n":1.50e+03,"s":"a, b: {c} \\"q\\"","u":"x\\u00e9","e":[],"o":{},"rows":[{"i":0,"k":[1,2]},{"i":1,"k":[]}],"retired":[{"source_event_index":7,"event":{"name":"n","args":{"x":[1,{}]}}}]}\n' >want1.json
+expect 0 "--compact-report" "tr-encode --compact-report -o prc.json <pr.stream" &&
+	same "--compact-report: one line" want1.json prc.json.p.json &&
+	same "--compact-report: the trace is the same" pr.json prc.json
+"$PYTHON" -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(a != b or list(a) != list(b))' pr.json.p.json prc.json.p.json &&
+	pass "indented and one-line reports: the same document, the same key order" ||
+	fail "indented and one-line reports: the same document, the same key order"
 
 # ---------------------------------------------------------- custom stages
 

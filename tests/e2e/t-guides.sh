@@ -17,7 +17,7 @@ EV='test evidence: model config'
 # asks for, the anchors being chosen here independently of the C code.  More
 # outputs of the same source may follow "::" (the source is parsed once).
 cat >gcheck.py <<'EOF'
-import argparse, gzip, hashlib, json, re, sys
+import argparse, gzip, hashlib, json, os, re, sys
 from decimal import Decimal, ROUND_FLOOR, ROUND_HALF_UP
 
 def check(cond, what):
@@ -53,6 +53,7 @@ ap.add_argument('--passes', type=int, default=1)
 ap.add_argument('--first', type=int, default=0)
 ap.add_argument('--pid'); ap.add_argument('--device')
 ap.add_argument('--phase'); ap.add_argument('--evidence'); ap.add_argument('--version')
+ap.add_argument('--record-path', action='store_true')
 argv, groups = sys.argv[1:], [[]]
 srcpath = argv.pop(0)
 for x in argv:
@@ -178,7 +179,8 @@ for group in groups:
               'first_layer': str(a.first), 'passes': str(a.passes),
               'confirm_regex': None, 'confirm_cpu': False,
               'original_event_count': str(len(sev)), 'added_event_count': str(need + 2),
-              'source_file': srcpath, 'source_sha256': src_sha,
+              'source_file': srcpath if a.record_path else os.path.basename(srcpath),
+              'source_sha256': src_sha,
               'tool_version': 'trace-layers ' + a.version}
     for k, v in expect.items():
         check(rep[k] == v, 'report %s: %r, wanted %r' % (k, rep[k], v))
@@ -495,7 +497,7 @@ refused "usage: tr-layer-track --num-layers 0" 2 "--num-layers: invalid value '0
 	--anchor-regex attn --num-layers 0 --anchor-offset 0
 refused "usage: tr-layer-track blank --evidence" 2 "must not be blank" base.json \
 	--anchor-regex attn --num-layers 1 --anchor-offset 0 --evidence ' '
-refused "usage: tr-layer-track unknown option" 2 "unknown option: --layers" base.json \
+refused "usage: tr-layer-track unknown option" 2 "tr-layer-track: unrecognized option '--layers'" base.json \
 	--anchor-regex attn --layers 1 --anchor-offset 0
 expect 2 "usage: tr-layer-track without --output" \
 	"tr-layer-track --trace base.json --anchor-regex attn --num-layers 1 --anchor-offset 0 --phase p --evidence e" \
@@ -622,6 +624,356 @@ track "devices: --device 1" dev2.json d1.json prefill \
 	--anchor-regex "$TARGET" --num-layers 2 --anchor-offset 0 --passes 2 --device 1
 track "devices: --pid 0 --device 0" dev2.json d0.json prefill \
 	--anchor-regex "$TARGET" --num-layers 2 --anchor-offset 0 --passes 2 --pid 0 --device 0
+
+# ------------------------------------- the one-line commands' command line
+
+# Every option of tr-layer-track and tr-compact-track as --name VALUE,
+# --name=VALUE and abbreviated: the same files, byte for byte.  The source
+# is named ./plain.json so that --record-path shows (the base name is
+# plain.json).
+SRC=./plain.json
+# lt_all DIR FORM: tr-layer-track with every value option in FORM (sep, eq
+# or abbr) and every flag but --help/--version.
+lt_all() {
+	rm -rf "$1" && mkdir "$1"
+	case $2 in
+	sep) set -- --trace "$SRC" --output "$1/o.json" --anchor-regex "$TARGET" --num-layers 3 \
+		--anchor-offset 0 --passes 3 --first-layer 2 --pid 0 --device 0 \
+		--end-anchor-regex silu_kernel --phase prefill --evidence '--not an option' \
+		--max-gpu-lanes 4 --max-event-bytes 1M --record-path --compact-report --no-verify ;;
+	eq) set -- --trace="$SRC" --output="$1/o.json" --anchor-regex="$TARGET" --num-layers=3 \
+		--anchor-offset=0 --passes=3 --first-layer=2 --pid=0 --device=0 \
+		--end-anchor-regex=silu_kernel --phase=prefill --evidence='--not an option' \
+		--max-gpu-lanes=4 --max-event-bytes=1M --record-path --compact-report --no-verify ;;
+	abbr) set -- --tr "$SRC" --ou="$1/o.json" --anchor-r "$TARGET" --nu 3 \
+		--anchor-o=0 --pa 3 --f 2 --pi 0 --d=0 \
+		--en silu_kernel --ph prefill --ev '--not an option' \
+		--max-g 4 --max-e=1M --rec --com --no ;;
+	esac
+	RC=0
+	tr-layer-track "$@" >"$T/out" 2>"$T/err" || RC=$?
+}
+lt_all lt-sep sep
+if [ "$RC" = 0 ] && [ ! -s "$T/err" ]; then
+	pass "options: tr-layer-track, every option as --name VALUE"
+else
+	fail "options: tr-layer-track, every option as --name VALUE" "exit $RC" "$(head -c 400 "$T/err")"
+fi
+sed 's|lt-sep/||' "$T/out" >lt-sep.out
+for form in eq abbr; do
+	lt_all "lt-$form" "$form"
+	if [ "$RC" = 0 ] && [ ! -s "$T/err" ]; then
+		pass "options: tr-layer-track, every option ($form)"
+	else
+		fail "options: tr-layer-track, every option ($form)" "exit $RC" "$(head -c 400 "$T/err")"
+	fi
+	same "options: tr-layer-track ($form): the same output" lt-sep/o.json "lt-$form/o.json"
+	same "options: tr-layer-track ($form): the same report" lt-sep/o.json.layers.json \
+		"lt-$form/o.json.layers.json"
+	sed "s|lt-$form/||" "$T/out" >"lt-$form.out"
+	same "options: tr-layer-track ($form): the same summary" lt-sep.out "lt-$form.out"
+done
+# --record-path and --compact-report: the path as typed, one line; --no-verify:
+# no verdict; --max-gpu-lanes 4 --pid 0: compacted into 4 lanes of pid 0
+"$PY" - lt-sep/o.json.layers.json lt-sep.out >lt-facts.txt <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+rep = json.loads(text)
+out = open(sys.argv[2]).read()
+c = rep['compaction']
+print(text.count('\n'), rep['source_file'], c['source_file'], rep['evidence'],
+      sorted(set(g['pid'] for g in c['groups'])), c['max_lanes'], rep['first_layer'],
+      rep['end_anchor_regex'], 'verification:' in out)
+EOF
+echo "1 ./plain.json ./plain.json --not an option [0] 4 2 silu_kernel False" >lt-facts.want
+same "options: --record-path, --compact-report, --no-verify, --max-gpu-lanes, --pid" \
+	lt-facts.want lt-facts.txt
+
+# ct_all DIR FORM: the same for tr-compact-track
+ct_all() {
+	rm -rf "$1" && mkdir "$1"
+	case $2 in
+	sep) set -- --trace "$SRC" --output "$1/o.json" --max-gpu-lanes 2 --pid 0 \
+		--max-event-bytes 1M --record-path --compact-report --no-verify ;;
+	eq) set -- --trace="$SRC" --output="$1/o.json" --max-gpu-lanes=2 --pid=0 \
+		--max-event-bytes=1M --record-path --compact-report --no-verify ;;
+	abbr) set -- --t "$SRC" --o="$1/o.json" --max-g 2 --p=0 --max-e 1M --r --c --n ;;
+	esac
+	RC=0
+	tr-compact-track "$@" >"$T/out" 2>"$T/err" || RC=$?
+}
+for form in sep eq abbr; do
+	ct_all "ct-$form" "$form"
+	if [ "$RC" = 0 ] && [ ! -s "$T/err" ]; then
+		pass "options: tr-compact-track, every option ($form)"
+	else
+		fail "options: tr-compact-track, every option ($form)" "exit $RC" "$(head -c 400 "$T/err")"
+	fi
+	sed "s|ct-$form/||" "$T/out" >"ct-$form.out"
+	[ "$form" = sep ] && continue
+	same "options: tr-compact-track ($form): the same output" ct-sep/o.json "ct-$form/o.json"
+	same "options: tr-compact-track ($form): the same report" ct-sep/o.json.compact.json \
+		"ct-$form/o.json.compact.json"
+	same "options: tr-compact-track ($form): the same summary" ct-sep.out "ct-$form.out"
+done
+"$PY" - ct-sep/o.json.compact.json ct-sep.out >ct-facts.txt <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+rep = json.loads(text)
+out = open(sys.argv[2]).read()
+print(text.count('\n'), rep['source_file'], sorted(set(g['pid'] for g in rep['groups'])),
+      rep['max_lanes'], max(g['lanes'] for g in rep['groups']), 'verification:' in out)
+EOF
+echo "1 ./plain.json [0] 2 2 False" >ct-facts.want
+same "options: tr-compact-track --record-path, --compact-report, --no-verify, --max-gpu-lanes" \
+	ct-facts.want ct-facts.txt
+
+# The defaults: the base name, an indented report (json.dump(indent=2)'s
+# layout: the same document as the one-line report, the same key order),
+# and verification.
+rm -rf lt-def && mkdir lt-def
+expect 0 "defaults: tr-layer-track" "tr-layer-track --trace $SRC --output lt-def/o.json \
+	--anchor-regex '$TARGET' --num-layers 3 --anchor-offset 0 --passes 3 --first-layer 2 \
+	--end-anchor-regex silu_kernel --phase prefill --evidence '--not an option' --max-gpu-lanes 4"
+grep -qx 'verification: verified (tr-verify: source identity, reversal, render, counts)' "$T/out" &&
+	pass "defaults: tr-layer-track verifies" || fail "defaults: tr-layer-track verifies" "$(cat "$T/out")"
+"$PY" - lt-def/o.json.layers.json lt-sep/o.json.layers.json >lt-def.txt <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+a, b = json.loads(text), json.loads(open(sys.argv[2]).read())
+lines = text.splitlines()
+print(lines[0]); print(lines[1]); print(lines[2].startswith('  "notice": "Layer guides'), text.endswith('}\n'))
+print(a['source_file'], a['compaction']['source_file'])
+b['source_file'] = b['compaction']['source_file'] = 'plain.json'
+print(a == b, json.dumps(a, indent=2) == json.dumps(b, indent=2))
+EOF
+cat >lt-def.want <<'EOF'
+{
+  "schema_version": 1,
+True True
+plain.json plain.json
+True True
+EOF
+same "defaults: base name, indented report, the same document and key order" lt-def.want lt-def.txt
+same "defaults: the same trace as with every option" lt-sep/o.json lt-def/o.json
+rm -rf ct-def && mkdir ct-def
+expect 0 "defaults: tr-compact-track" "tr-compact-track --trace $SRC --output ct-def/o.json --max-gpu-lanes 2"
+"$PY" - ct-def/o.json.compact.json ct-sep/o.json.compact.json >ct-def.txt <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+a, b = json.loads(text), json.loads(open(sys.argv[2]).read())
+b['source_file'] = 'plain.json'
+print(text.splitlines()[1], a['source_file'], a == b, list(a) == list(b))
+EOF
+echo '  "schema_version": 1, plain.json True True' >ct-def.want
+same "defaults: tr-compact-track: base name, indented report" ct-def.want ct-def.txt
+# one "boundary_kind" per guide, however the report is laid out
+rm -rf lt-lab && mkdir lt-lab
+tr-layer-track --trace "$SRC" --output lt-lab/o.json --anchor-regex "$TARGET" --num-layers 3 \
+	--anchor-offset 0 --passes 3 --phase p --evidence e --no-verify >lt-lab.out 2>&1
+grep -qx 'labels added: 9' lt-lab.out && grep -qx 'labels added: 9' lt-sep.out &&
+	pass "labels counted in indented and one-line reports" ||
+	fail "labels counted in indented and one-line reports" "$(cat lt-lab.out lt-sep.out)"
+
+# The head record names the source: the base name, the path with
+# --record-path, "-" for standard input.
+{
+	tr-decode "$SRC" | head -n 1
+	tr-decode --record-path "$SRC" | head -n 1
+	tr-decode "$T/plain.json" | head -n 1
+	tr-decode - <plain.json | head -n 1
+} | sed 's/.*"source":\("[^"]*"\).*/\1/' >src-names.txt
+printf '"plain.json"\n"./plain.json"\n"plain.json"\n"-"\n' >src-names.want
+same "tr-decode: the head records the base name, or the path with --record-path" src-names.want src-names.txt
+
+# Refusals of the command line, as getopt_long words them, then the usage.
+LTB="tr-layer-track --trace base.json --output u.json --anchor-regex attn --num-layers 3 --anchor-offset 0"
+cmdline() { # NAME WANTED-FIRST-LINE CMD
+	run "$3"
+	if [ "$RC" = 2 ] && [ "$(head -n 1 "$T/err")" = "$2" ] &&
+	   sed -n 2p "$T/err" | grep -q '^usage: tr-' && [ ! -e u.json ] && [ ! -s "$T/out" ]; then
+		pass "$1"
+	else
+		fail "$1" "exit $RC" "stderr: $(head -c 300 "$T/err")" "wanted: $2"
+	fi
+}
+cmdline "usage: ambiguous --p" \
+	"tr-layer-track: option '--p' is ambiguous; possibilities: '--passes' '--pid' '--phase'" \
+	"$LTB --p 1 --phase p --evidence e"
+cmdline "usage: ambiguous --e=x" \
+	"tr-layer-track: option '--e' is ambiguous; possibilities: '--end-anchor-regex' '--evidence'" \
+	"$LTB --phase p --e=x"
+cmdline "usage: ambiguous --max" \
+	"tr-layer-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes'" \
+	"$LTB --phase p --evidence e --max 4"
+cmdline "usage: tr-compact-track ambiguous --max" \
+	"tr-compact-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes'" \
+	"tr-compact-track --trace base.json --output u.json --max=4"
+cmdline "usage: a flag with a value" \
+	"tr-layer-track: option '--no-verify' doesn't allow an argument" \
+	"$LTB --phase p --evidence e --no-v=yes"
+cmdline "usage: tr-compact-track, a flag with a value" \
+	"tr-compact-track: option '--record-path' doesn't allow an argument" \
+	"tr-compact-track --trace base.json --output u.json --record-path=1"
+cmdline "usage: a value missing at the end" \
+	"tr-layer-track: option '--evidence' requires an argument" "$LTB --phase p --evid"
+cmdline "usage: tr-compact-track, a value missing" \
+	"tr-compact-track: option '--pid' requires an argument" "tr-compact-track --trace base.json --output u.json --pid"
+cmdline "usage: an operand" "tr-layer-track: unexpected argument 'base.json'" \
+	"$LTB --phase p --evidence e base.json"
+cmdline "usage: an operand after --" "tr-compact-track: unexpected argument 'x'" \
+	"tr-compact-track --trace base.json --output u.json -- x"
+cmdline "usage: a short option" "tr-compact-track: unrecognized option '-x'" \
+	"tr-compact-track --trace base.json --output u.json -x"
+cmdline "usage: --=x" "tr-layer-track: unrecognized option '--=x'" "$LTB --=x"
+cmdline "usage: tr-compact-track unknown option" "tr-compact-track: unrecognized option '--lanes'" \
+	"tr-compact-track --trace base.json --output u.json --lanes 3"
+cmdline "usage: --trace= is no trace" "tr-compact-track: --trace and --output are required" \
+	"tr-compact-track --trace= --output u.json"
+expect 0 "usage: --h is --help" "tr-layer-track --h" && grep -q '^usage: tr-layer-track' "$T/out" &&
+	pass "usage: --h prints the usage on stdout" || fail "usage: --h prints the usage on stdout"
+expect 0 "usage: --vers is --version" "tr-compact-track --vers" &&
+	[ "$(cat "$T/out")" = "tr-compact-track $VERSION" ] &&
+	pass "usage: --vers prints the version" || fail "usage: --vers prints the version" "$(cat "$T/out")"
+expect 0 "usage: -h" "tr-compact-track -h"
+
+# --trace - and --output -: the commands need files; no stage runs.
+expect 2 "--trace - is refused" "$LTB --phase p --evidence e --trace -" \
+	"tr-layer-track: --trace -: the trace must be a file, not standard input (it is read twice: to write the output and to verify it); save it to a file first (./- names a file called -)"
+expect 2 "tr-compact-track --trace - is refused" "tr-compact-track --trace - --output u.json <base.json" \
+	"tr-compact-track: --trace -: the trace must be a file"
+expect 2 "--output - is refused" "$LTB --phase p --evidence e --output -" \
+	"tr-layer-track: --output -: the output must be a file, not standard output (its report is written beside it); give a file name (./- names a file called -)"
+expect 2 "tr-compact-track --output - is refused" "tr-compact-track --trace base.json --output -" \
+	"tr-compact-track: --output -: the output must be a file"
+absent "--output -: no report named -.layers.json" ./-.layers.json ./-.compact.json
+mkdir -p dash && cp plain.json dash/-
+expect 0 "a trace file named - as ./-" "cd dash && tr-compact-track --trace ./- --output ./o.json"
+
+# --max-event-bytes reaches tr-decode (and tr-verify: see below).
+refused "--max-event-bytes 100: tr-decode refuses a larger event" 1 \
+	"larger than --max-event-bytes" "$SRC" --anchor-regex "$TARGET" --num-layers 3 --anchor-offset 0 \
+	--max-event-bytes 100
+expect 1 "tr-compact-track --max-event-bytes=100: refused" \
+	"tr-compact-track --trace $SRC --output u.json --max-event-bytes=100" "larger than --max-event-bytes"
+absent "tr-compact-track --max-event-bytes=100: nothing written" u.json u.json.compact.json
+
+# --pid scopes the compaction: pid 0 needs 11 lanes, pid 1 fits.
+{
+	echo @lanes11.json
+	for t in 1 2 3 4 5 6 7 8 9 10 11; do echo "kernel|gemm$t|0|$t|100|50|0"; done
+	echo 'kernel|attn|1|1|100|10|1'
+	echo 'kernel|gemm|1|2|105|30|1'
+	echo 'kernel|attn|1|1|200|10|1'
+	echo 'kernel|gemm|1|2|205|30|1'
+	echo 'kernel|attn|1|1|300|10|1'
+} | mk
+refused "--max-gpu-lanes without --pid compacts every pid: refused" 1 \
+	"pid 0, device 0: GPU activity needs 11 lanes (peak concurrency) but --max-gpu-lanes is 10" \
+	lanes11.json --anchor-regex attn --num-layers 3 --anchor-offset 0 --max-gpu-lanes 10
+rm -f p1.json p1.json.layers.json
+expect 0 "--pid 1 --max-gpu-lanes 10: pid 1 only" "tr-layer-track --trace lanes11.json --output p1.json \
+	--anchor-regex attn --num-layers 3 --anchor-offset 0 --phase p --evidence e --pid 1 --max-gpu-lanes 10"
+tr-decode lanes11.json | grep '"pid":0,' >p1-src0.txt
+tr-decode p1.json | grep '"pid":0,' >p1-out0.txt
+same "--pid 1: pid 0's events are untouched" p1-src0.txt p1-out0.txt
+"$PY" -c '
+import json
+c = json.load(open("p1.json.layers.json"))["compaction"]
+print([(g["pid"], g["device"], g["lanes"]) for g in c["groups"]])' >p1.txt
+echo '[(1, 1, 2)]' >p1.want
+same "--pid 1: only pid 1 is compacted (2 lanes)" p1.want p1.txt
+
+# Verification does not depend on stdout: with stdout a pipe whose reader is
+# gone, the command still verifies (a stand-in tr-verify records its
+# arguments), says nothing of the lost summary, and a failed verification
+# still ends it with exit 1 and the verdict on stderr.  The stand-in also
+# shows that --max-event-bytes reaches tr-verify.
+mkdir -p stand && cp "$ROOT/scripts/tr-layer-track" "$ROOT/scripts/tr-compact-track" \
+	"$ROOT/scripts/tr-common.sh" stand/
+for b in "$BIN"/tr-*; do ln -sf "$b" stand/; done
+rm -f stand/tr-verify
+cat >stand/tr-verify <<EOF
+#!/bin/sh
+printf '%s\n' "\$*" >>"$T/verify.log"
+[ -z "\${VERIFY_FAILS:-}" ] || { echo "NOT VERIFIED: stand-in" >&2; exit 1; }
+exit 0
+EOF
+chmod +x stand/tr-verify
+# closed_stdout CMD...: run CMD with stdout a pipe whose reading end is
+# closed (every write fails with SIGPIPE/EPIPE); RC and T/err as run does.
+closed_stdout() {
+	RC=0
+	"$PY" -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w, stderr=open(os.environ["ERR"], "wb")).returncode)
+' "$@" || RC=$?
+}
+rm -f verify.log sp.json*
+ERR=$T/err closed_stdout stand/tr-layer-track --trace "$SRC" --output sp.json --anchor-regex "$TARGET" \
+	--num-layers 3 --anchor-offset 0 --phase p --evidence e --max-event-bytes 2M
+if [ "$RC" = 0 ] && [ ! -s "$T/err" ] && [ "$(cat verify.log)" = "--max-event-bytes 2M --source $SRC --output sp.json" ]; then
+	pass "stdout gone: tr-layer-track still verifies, exit 0, nothing on stderr"
+else
+	fail "stdout gone: tr-layer-track still verifies, exit 0, nothing on stderr" "exit $RC" \
+		"stderr: $(head -c 300 "$T/err")" "tr-verify ran with: $(cat verify.log 2>/dev/null)"
+fi
+rm -f verify.log sp.json*
+ERR=$T/err VERIFY_FAILS=1 closed_stdout stand/tr-compact-track --trace "$SRC" --output sp.json --max-e=2M
+if [ "$RC" = 1 ] && grep -qxF "NOT VERIFIED: stand-in" "$T/err" &&
+   grep -qF "tr-compact-track: verification FAILED (tr-verify exit status 1): do not use this output" "$T/err" &&
+   [ "$(cat verify.log)" = "--max-event-bytes 2M --source $SRC --output sp.json" ]; then
+	pass "stdout gone: a failed verification still exits 1 and says so"
+else
+	fail "stdout gone: a failed verification still exits 1 and says so" "exit $RC" \
+		"stderr: $(head -c 300 "$T/err")" "tr-verify ran with: $(cat verify.log 2>/dev/null)"
+fi
+# stdout closed (>&-): the stages do not inherit the closed descriptor
+rm -f cs.json*
+expect 0 "stdout closed: tr-compact-track still writes and verifies" \
+	"tr-compact-track --trace $SRC --output cs.json >&-" &&
+	[ ! -s "$T/err" ] && [ -s cs.json ] && [ -s cs.json.compact.json ] &&
+	pass "stdout closed: the output and report, nothing on stderr" ||
+	fail "stdout closed: the output and report, nothing on stderr" "$(head -c 300 "$T/err")"
+# the real tr-verify with --max-event-bytes, where it has the option
+if tr-verify --help 2>&1 | grep -q -- --max-event-bytes; then
+	rm -f mv.json*
+	expect 0 "--max-event-bytes: verified with the real tr-verify" \
+		"tr-compact-track --trace $SRC --output mv.json --max-event-bytes 1M"
+else
+	skip "--max-event-bytes with the real tr-verify" "this tr-verify has no --max-event-bytes"
+fi
+
+# The summary goes through an unlinked scratch file: nothing of the command
+# is left in TMPDIR, even by SIGKILL (which no trap sees).
+mkdir -p tmpd
+rm -f sk.json*
+TMPDIR=$T/tmpd tr-layer-track --trace "$SRC" --output sk.json --anchor-regex "$TARGET" --num-layers 3 \
+	--anchor-offset 0 --phase p --evidence e --max-gpu-lanes 4 --no-verify >/dev/null 2>&1
+TMPDIR=$T/tmpd tr-compact-track --trace "$SRC" --output sk2.json --no-verify >/dev/null 2>&1
+if [ -e sk.json ] && [ -e sk2.json ] && [ -z "$(ls -A tmpd)" ]; then
+	pass "scratch: the summary file is gone from TMPDIR while the command runs"
+else
+	fail "scratch: the summary file is gone from TMPDIR while the command runs" "$(ls -A tmpd)"
+fi
+# a stage ended by a signal: named once, no bash job messages
+rm -f stand/tr-encode
+cat >stand/tr-encode <<'EOF'
+#!/bin/sh
+kill -KILL $$
+EOF
+chmod +x stand/tr-encode
+rm -f sg.json*
+run "stand/tr-compact-track --trace $SRC --output sg.json"
+printf '%s\n' "tr-compact-track: a stage of the pipeline was ended by SIGKILL" \
+	"tr-compact-track: failed (exit status 2); nothing was written" >sg.want
+if [ "$RC" = 2 ] && cmp -s sg.want "$T/err"; then
+	pass "a stage killed: named, no job-control noise"
+else
+	fail "a stage killed: named, no job-control noise" "exit $RC" "stderr: $(head -c 400 "$T/err")"
+fi
 
 # ------------------------------------------------------------ real traces
 

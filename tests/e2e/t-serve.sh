@@ -185,6 +185,11 @@ expect 2 "--ui without a scheme: exit 2" "tr-serve --ui 127.0.0.1:9 t.json" "--u
 expect 2 "--ui http:// alone: exit 2" "tr-serve --ui http:// t.json" "--ui: invalid URL"
 expect 2 "no trace: exit 2" "tr-serve" "no trace given"
 expect 2 "two traces: exit 2" "tr-serve t.json t.json" "one trace only"
+expect 2 "--trace and an operand: exit 2" "tr-serve --trace t.json t.json" "one trace only"
+expect 2 "--trace twice: exit 2" "tr-serve --trace t.json --trace=t.json" "one trace only"
+expect 2 "--trace without a value: exit 2" "tr-serve --trace" "requires an argument"
+expect 2 "--trace of a missing file: exit 2" "tr-serve --trace nosuch.json" \
+	"tr-serve: nosuch.json: No such file or directory"
 expect 2 "missing trace: exit 2" "tr-serve nosuch.json" "tr-serve: nosuch.json: No such file or directory"
 expect 2 "directory: exit 2" "tr-serve dir.json" "tr-serve: dir.json: not a regular file"
 expect 1 "empty trace: exit 1" "tr-serve empty.json" "tr-serve: empty.json: empty file"
@@ -193,6 +198,22 @@ if [ "$(id -u)" -ne 0 ]; then
 	chmod 000 unreadable.json
 	expect 2 "unreadable trace: exit 2" "tr-serve unreadable.json" "Permission denied"
 fi
+
+# The trace as an option (the seed's viewer command: serve ... --trace FILE),
+# in both forms, abbreviated too.
+for form in "--trace t.json.gz" "--trace=t.json.gz" "--tr t.json.gz"; do
+	# shellcheck disable=SC2086 # the form is two words or one on purpose
+	if ! start st $form || [ -z "$TOKEN" ]; then
+		fail "$form: prints its URL" "stderr: $(head -c 400 st.err)"
+		continue
+	fi
+	req GET "/$TOKEN/trace"
+	status "$form: trace 200" 200
+	same "$form: the file's bytes" t.json.gz b
+	req GET "/$TOKEN/"
+	ok "$form: the page names the file" grep -q 'NAME = dec("t.json.gz")' b
+	stop st TERM "$form: exits 0 on SIGTERM"
+done
 
 # ----------------------------------------------------------- server: .json
 
