@@ -741,13 +741,13 @@ fi
 mkdir -p track-rocm
 expect 0 "rocm: tr-compact-track, verified" \
 	"tr-compact-track --trace '$T/rocm.json' --output '$T/track-rocm/r.json'" &&
-	grep -qxF "verification: verified (tr-verify: source identity, reversal, render, counts)" "$T/out" &&
+	grep -qxF "verification: verified (tr-verify: source identity, exact reversal, render, counts)" "$T/out" &&
 	pass "rocm: tr-compact-track says verified" || fail "rocm: tr-compact-track says verified" "$(cat "$T/out")"
 expect 0 "rocm: tr-layer-track --max-gpu-lanes 10, verified" \
 	"tr-layer-track --trace '$T/rocm.json' --output '$T/track-rocm/g.json' \
 	--anchor-regex 'rotary_embedding_kernel<__hip_bfloat16, true>' --num-layers 4 \
 	--anchor-offset 0 --passes 2 --pid 0 --phase target --evidence test --max-gpu-lanes 10" &&
-	grep -qxF "verification: verified (tr-verify: source identity, reversal, render, counts)" "$T/out" &&
+	grep -qxF "verification: verified (tr-verify: source identity, exact reversal, render, counts, placement)" "$T/out" &&
 	pass "rocm: tr-layer-track says verified" || fail "rocm: tr-layer-track says verified" "$(cat "$T/out")"
 if python3 "$ROOT/tests/e2e/compact_check.py" "$T/rocm.json" "$T/track-rocm/g.json" \
 	"$T/track-rocm/g.json.layers.json" >"$T/cc.out" 2>&1; then
@@ -899,7 +899,7 @@ same "tr-layer-track: the command without --max-gpu-lanes" lt-c6.want lt-c6.got
 absent "tr-layer-track: compaction refused: nothing written" "$T/lt-c6/c6.json" \
 	"$T/lt-c6/c6.json.layers.json"
 expect 0 "tr-layer-track: the printed command succeeds" "$(tail -n 1 lt-c6.got)" &&
-	grep -qxF "verification: verified (tr-verify: source identity, reversal, render, counts)" "$T/out" &&
+	grep -qxF "verification: verified (tr-verify: source identity, preservation, render, counts, placement)" "$T/out" &&
 	pass "tr-layer-track: the printed command is verified" ||
 	fail "tr-layer-track: the printed command is verified" "$(tail -n 3 "$T/out")"
 # when the guides fail too, no such advice
