@@ -179,7 +179,7 @@ tr_worst_status() {
 # unverified output once it is placed.  The command then dies of the same
 # signal, as an interrupted program should.  tr_catch_interrupts TRACE OUTPUT
 # sets this up for the whole run.
-tr_group= tr_verifier= tr_trace= tr_output=
+tr_trace= tr_output=
 tr_catch_interrupts() {
 	tr_trace=$1 tr_output=$2
 	trap 'tr_interrupted INT' INT
@@ -188,11 +188,16 @@ tr_catch_interrupts() {
 }
 
 tr_interrupted() {
+	local job
 	trap '' INT TERM HUP
-	# SIGINT, not SIGTERM: a shell reports a pipeline that died of any
-	# other signal ("Terminated"), and that is not news to the user
-	[ -z "$tr_group" ] || kill -INT -- -"$tr_group" 2>/dev/null
-	[ -z "$tr_verifier" ] || kill -TERM "$tr_verifier" 2>/dev/null
+	# Every job of the command: the pipeline's process group gets SIGINT,
+	# not SIGTERM (a shell reports a pipeline that died of any other signal,
+	# "Terminated", and that is not news to the user), tr-verify SIGTERM.
+	# From the job table, not from a variable: on a loaded machine the
+	# signal can come before the command has stored the job's pid.
+	for job in $(jobs -p); do
+		kill -INT -- -"$job" 2>/dev/null || kill -TERM "$job" 2>/dev/null
+	done
 	wait
 	if [ -e "$tr_output" ]; then
 		echo "$prog: interrupted (SIG$1) after writing $tr_output and its report;" \
@@ -218,17 +223,16 @@ tr_quote() {
 # stage (tr-encode then removes its temporary files).  Returns the
 # function's status.
 tr_run_pipeline() {
-	local status
+	local status group
 	set -m
 	# The job's shell outlives its stages: it runs the trap only once the
 	# pipeline has ended, so that waiting for the job waits for every stage
 	# (tr-encode may be taking back a half-placed output).
 	( trap 'exit 130' INT TERM HUP; "$1" ) &
-	tr_group=$!
+	group=$!
 	set +m
-	wait "$tr_group"
+	wait "$group"
 	status=$?
-	tr_group=
 	return $status
 }
 
@@ -243,10 +247,8 @@ tr_verify() {
 	exec 3>"$log" 4<"$log"
 	rm -f "$log"
 	tr-verify "${verify_args[@]}" --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&- &
-	tr_verifier=$!
-	wait "$tr_verifier"
+	wait $!
 	status=$?
-	tr_verifier=
 	exec 3>&-
 	if [ $status -eq 0 ]; then
 		# the names of the checks that ran, from lines "NAME   ok: ..."
