@@ -84,6 +84,50 @@ static void interrupt_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 }
 
+static int simulate; /* outfile_test_simulate */
+static void (*before_rename)(void);
+
+/* The name under which an open file can be linked into place: linkat(2)
+ * with AT_SYMLINK_FOLLOW on /proc/self/fd/N needs no privilege (open(2),
+ * O_TMPFILE). */
+static void fd_name(char *name, size_t size, int fd)
+{
+	snprintf(name, size, "/proc/self/fd/%d", fd);
+}
+
+/* An unnamed file in the destination's directory (O_TMPFILE), or -1 where
+ * the kernel, the file system or a missing /proc cannot give one that can
+ * later be linked into place. */
+static int open_anonymous(const char *path, size_t dirlen)
+{
+#ifdef O_TMPFILE
+	char dir[4096], name[64];
+	int fd;
+
+	if (dirlen >= sizeof dir)
+		return -1;
+	if (dirlen == 0) {
+		strcpy(dir, ".");
+	} else {
+		memcpy(dir, path, dirlen);
+		dir[dirlen] = '\0';
+	}
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	fd_name(name, sizeof name, fd);
+	if (access(name, F_OK) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+#else
+	(void)path;
+	(void)dirlen;
+	return -1;
+#endif
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	struct stat st;
@@ -106,11 +150,18 @@ int outfile_open(struct outfile *o, const char *path)
 	if (errno != ENOENT)
 		return -1;
 	o->path = strdup(path);
+	if (o->path == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	/* An unnamed file where the kernel has them: a run killed even by
+	 * SIGKILL leaves nothing behind. */
+	if (simulate == OUTFILE_SIM_OFF && (o->fd = open_anonymous(path, dirlen)) >= 0)
+		return 0;
 	o->tmp = malloc(dirlen + strlen(base) + sizeof "..tmp.XXXXXX");
-	if (o->path == NULL || o->tmp == NULL) {
+	if (o->tmp == NULL) {
 		free(o->path);
-		free(o->tmp);
-		o->path = o->tmp = NULL;
+		o->path = NULL;
 		errno = ENOMEM;
 		return -1;
 	}
@@ -133,8 +184,10 @@ int outfile_open(struct outfile *o, const char *path)
 	return 0;
 }
 
-static int simulate; /* outfile_test_simulate */
-static void (*before_rename)(void);
+static int no_links(void)
+{
+	return simulate == OUTFILE_SIM_NO_LINK || simulate == OUTFILE_SIM_NO_LINK_NO_RENAME2;
+}
 
 void outfile_test_simulate(int what, void (*hook)(void))
 {
@@ -180,6 +233,25 @@ int outfile_commit(struct outfile *o)
 	int saved;
 
 	umask(mask);
+	if (o->tmp == NULL) {
+		/* unnamed: linked while open, then closed (a close that fails
+		 * takes the placed file back) */
+		char name[64];
+		fd_name(name, sizeof name, o->fd);
+		if (fchmod(o->fd, 0666 & ~mask) != 0 ||
+		    linkat(AT_FDCWD, name, AT_FDCWD, o->path, AT_SYMLINK_FOLLOW) != 0)
+			goto fail;
+		if (close(o->fd) != 0) {
+			saved = errno;
+			o->fd = -1;
+			unlink(o->path);
+			errno = saved;
+			goto fail;
+		}
+		o->fd = -1;
+		outfile_abort(o);
+		return 0;
+	}
 	if (fchmod(o->fd, 0666 & ~mask) != 0 || close(o->fd) != 0) {
 		o->fd = -1;
 		goto fail;
@@ -187,7 +259,7 @@ int outfile_commit(struct outfile *o)
 	o->fd = -1;
 	/* link(2) fails with EEXIST if the destination appeared meanwhile,
 	 * where rename(2) would silently replace it. */
-	if ((simulate ? (errno = EPERM, -1) : link(o->tmp, o->path)) != 0) {
+	if ((no_links() ? (errno = EPERM, -1) : link(o->tmp, o->path)) != 0) {
 		if (errno == EEXIST)
 			goto fail;
 		/* file systems without hard links (vfat, some FUSE and SMB) */

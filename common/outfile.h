@@ -1,8 +1,12 @@
 /* outfile: output files that appear whole or not at all.  Bytes go to a
- * temporary file beside the destination; commit links it into place only if
- * the destination still does not exist (an existing file, or a symlink in
- * its place, is never replaced).  Abort, die() and SIGINT/SIGTERM/SIGHUP
- * remove every temporary file still open. */
+ * temporary file in the destination's directory: an unnamed one (O_TMPFILE)
+ * where the kernel and file system have them, so that nothing is left even
+ * by SIGKILL, else a hidden ".NAME.tmp.XXXXXX".  Commit links it into place
+ * only if the destination still does not exist (an existing file, or a
+ * symlink in its place, is never replaced).  Abort, die() and
+ * SIGINT/SIGTERM/SIGHUP remove every temporary file still open.  Library
+ * code: returns a status, never prints or exits (the signal handler dies of
+ * the signal, as the program would have). */
 #ifndef TR_OUTFILE_H
 #define TR_OUTFILE_H
 
@@ -10,7 +14,7 @@
 
 struct outfile {
 	char *path;  /* destination */
-	char *tmp;   /* temporary file beside it */
+	char *tmp;   /* temporary file beside it; NULL when it is unnamed */
 	int fd;
 };
 
@@ -41,9 +45,12 @@ void outfile_catch_signals(void);
 
 /* Tests only: make commit behave as on a file system without hard links
  * (OUTFILE_SIM_NO_LINK), and also without RENAME_NOREPLACE
- * (OUTFILE_SIM_NO_LINK_NO_RENAME2); OUTFILE_SIM_OFF is the real thing.
- * hook, when not NULL, runs just before the rename (a racing writer). */
-enum { OUTFILE_SIM_OFF = 0, OUTFILE_SIM_NO_LINK, OUTFILE_SIM_NO_LINK_NO_RENAME2 };
+ * (OUTFILE_SIM_NO_LINK_NO_RENAME2), or open named temporary files as where
+ * O_TMPFILE is missing (OUTFILE_SIM_NAMED; every simulation does);
+ * OUTFILE_SIM_OFF is the real thing.  hook, when not NULL, runs just
+ * before the rename (a racing writer). */
+enum { OUTFILE_SIM_OFF = 0, OUTFILE_SIM_NO_LINK, OUTFILE_SIM_NO_LINK_NO_RENAME2,
+       OUTFILE_SIM_NAMED };
 void outfile_test_simulate(int what, void (*hook)(void));
 
 #endif

@@ -100,3 +100,11 @@ no_temp() {
 		pass "$1"
 	fi
 }
+
+# temp_open DIR: a program has a temporary output open in DIR: a hidden
+# ".NAME.tmp.XXXXXX", or an unnamed file (O_TMPFILE), which only the
+# kernel's list of open files shows ("DIR/#INODE (deleted)").
+temp_open() {
+	ls -a "$1" | grep -q '\.tmp\.' && return 0
+	ls -l /proc/[0-9]*/fd 2>/dev/null | grep -qF -- " $1/#"
+}

@@ -337,11 +337,11 @@ signal_test() { # SIGNAL OUTPUT
 	head -n 4 big.stream >&3
 	k=0
 	# a guard against a hang (60 s), not a timing assumption
-	while ! ls -a | grep -q "^\.$2\.tmp\." && [ $k -lt 1200 ]; do
+	while ! temp_open "$(pwd -P)" && [ $k -lt 1200 ]; do
 		sleep 0.05
 		k=$((k + 1))
 	done
-	if ls -a | grep -q "^\.$2\.tmp\."; then
+	if temp_open "$(pwd -P)"; then
 		pass "SIG$1 ($2): temporary file while the stream comes"
 	else
 		fail "SIG$1 ($2): temporary file while the stream comes" "$(ls -a)"

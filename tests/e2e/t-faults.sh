@@ -59,7 +59,7 @@ expect 2 "tr-compact-track: output equal to the source through a .. path" \
 # code.  The one-line commands find their programs beside themselves, so a
 # copy of them in $S runs the real programs except for one stand-in that
 # holds the run at the point under test until the signal comes.
-S=$T/shim O=$T/sig GATE=$T/gate
+S=$T/shim O=$(cd "$T" && pwd -P)/sig GATE=$T/gate
 PRELOAD=$BIN/../tests/interrupt_placement.so
 mkfifo "$GATE"
 # fresh: no output, no gate marker of an earlier run
@@ -130,7 +130,7 @@ stages_gone() {
 	fi
 }
 
-TEMP_OPEN="ls -a '$O' | grep -q '\.tmp\.'"
+TEMP_OPEN=". '$ROOT/tests/e2e/lib.sh'; temp_open '$O'"
 LT="tr-layer-track --trace '$T/t.json' --anchor-regex flash --num-layers 4 --anchor-offset 0 \
 	--phase p --evidence e"
 
@@ -184,6 +184,31 @@ if interrupt "tr-compact-track, SIGTERM in the pipeline" TERM "[ -e '$GATE.held'
 	stderr_is "tr-compact-track, SIGTERM in the pipeline: says so" \
 		"tr-compact-track: interrupted (SIGTERM); nothing was written"
 	stages_gone "tr-compact-track, SIGTERM in the pipeline: every stage stopped"
+fi
+
+# SIGKILL of everything while tr-encode writes: no handler runs, and with
+# unnamed temporary files (O_TMPFILE) nothing is left either.
+fresh
+sh -c "exec $S/$LT --max-gpu-lanes 4 --output '$O/lt.json'" >/dev/null 2>&1 &
+pid=$!
+polls=0
+until { [ -e "$GATE.held" ] && sh -c "$TEMP_OPEN"; } || [ $polls -gt 2400 ]; do
+	sleep 0.05
+	polls=$((polls + 1))
+done
+if ls -a "$O" | grep -q '\.tmp\.'; then
+	named=1  # no O_TMPFILE here: the hidden file stays, as documented
+else
+	named=
+fi
+pkill -KILL -f -- "$T/" 2>/dev/null
+wait "$pid" 2>/dev/null
+if [ -n "$named" ]; then
+	skip "tr-layer-track, SIGKILL: nothing left" "no unnamed temporary files on this file system"
+elif [ -z "$(ls -A "$O")" ]; then
+	pass "tr-layer-track, SIGKILL: nothing left beside the output"
+else
+	fail "tr-layer-track, SIGKILL: nothing left beside the output" "$(ls -a "$O")"
 fi
 
 # 2. Between placing the trace and placing its report: tr-encode takes the

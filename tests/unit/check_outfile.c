@@ -20,8 +20,11 @@
 static char dir[64];
 static char dest[128];
 
+/* The named temporary files (where the kernel has no O_TMPFILE) are what
+ * most cases look at: their name, mode and removal can be seen. */
 static void setup(void)
 {
+	outfile_test_simulate(OUTFILE_SIM_NAMED, NULL);
 	strcpy(dir, "/tmp/check_outfile.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(dest, sizeof dest, "%s/out.json", dir);
@@ -377,7 +380,7 @@ START_TEST(test_commit_no_link)
 	ck_assert_int_eq(outfile_open(&o, dest), 0);
 	ck_assert_int_eq(write_all(o.fd, "mine\n", 5), 0);
 	ck_assert_int_eq(outfile_commit(&o), 0);
-	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+	outfile_test_simulate(OUTFILE_SIM_NAMED, NULL);
 	expect_contents(dest, "mine\n");
 	ck_assert_int_eq(lstat(dest, &st), 0);
 	ck_assert_int_eq((int)st.st_nlink, 1);
@@ -403,7 +406,7 @@ START_TEST(test_commit_no_link_race)
 	errno = 0;
 	ck_assert_int_eq(outfile_commit(&o), -1);
 	ck_assert_int_eq(errno, EEXIST);
-	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+	outfile_test_simulate(OUTFILE_SIM_NAMED, NULL);
 	expect_contents(dest, "theirs\n");
 	expect_no_tmp();
 }
@@ -422,7 +425,7 @@ START_TEST(test_commit_no_link_no_rename2)
 	errno = 0;
 	ck_assert_int_eq(outfile_commit(&o), -1);
 	ck_assert_int_eq(errno, EOPNOTSUPP);
-	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+	outfile_test_simulate(OUTFILE_SIM_NAMED, NULL);
 	ck_assert_int_eq(lstat(dest, &st), -1);
 	ck_assert_int_eq(count_entries(&tmps), 0);
 }
@@ -529,12 +532,149 @@ START_TEST(test_commit_all_interrupted)
 }
 END_TEST
 
+/* ---- unnamed temporary files (O_TMPFILE), the default where they exist ---- */
+
+static void setup_unnamed(void)
+{
+	setup();
+	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+}
+
+/* Whether this kernel and file system give unnamed files here: open one
+ * and see whether a name appeared. */
+static int unnamed_here(void)
+{
+	struct outfile o;
+	int tmps, n;
+
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	n = count_entries(&tmps);
+	outfile_abort(&o);
+	return n == 0 && o.tmp == NULL;
+}
+
+START_TEST(test_unnamed_commit)
+{
+	mode_t old = umask(027);
+	struct outfile o;
+	struct stat st;
+	int tmps;
+
+	if (!unnamed_here()) {
+		umask(old);
+		return; /* named files, tested above */
+	}
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_ptr_null(o.tmp);
+	ck_assert_int_eq(count_entries(&tmps), 0);  /* nothing to be seen */
+	ck_assert_int_eq(write_all(o.fd, "{\"a\":1}\n", 8), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	umask(old);
+	expect_contents(dest, "{\"a\":1}\n");
+	ck_assert_int_eq(lstat(dest, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0640);
+	ck_assert_int_eq(count_entries(&tmps), 1);
+	ck_assert_int_eq(o.fd, -1);
+}
+END_TEST
+
+/* The destination appeared meanwhile: refused, the other file untouched. */
+START_TEST(test_unnamed_race)
+{
+	struct outfile o;
+	int fd, tmps;
+
+	if (!unnamed_here())
+		return;
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	fd = open(dest, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "theirs", 6), 6);
+	close(fd);
+	ck_assert_int_eq(write_all(o.fd, "ours", 4), 0);
+	errno = 0;
+	ck_assert_int_eq(outfile_commit(&o), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	expect_contents(dest, "theirs");
+	ck_assert_int_eq(count_entries(&tmps), 1);
+}
+END_TEST
+
+/* SIGKILL while writing: no handler runs, and nothing is left. */
+START_TEST(test_unnamed_sigkill_leaves_nothing)
+{
+	int fds[2], status, tmps;
+	char c;
+	pid_t pid;
+
+	if (!unnamed_here())
+		return;
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct outfile o;
+		close(fds[0]);
+		if (outfile_open(&o, dest) != 0 || write_all(o.fd, "x", 1) != 0)
+			_exit(3);
+		if (write(fds[1], "w", 1) != 1)
+			_exit(4);
+		pause();
+		_exit(5);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &c, 1), 1);  /* it is writing */
+	close(fds[0]);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status));
+	ck_assert_int_eq(count_entries(&tmps), 0);
+}
+END_TEST
+
+/* A set of unnamed outputs placed as one, and taken back on an interrupt. */
+START_TEST(test_unnamed_commit_all_interrupted)
+{
+	int status, tmps;
+	char second[160];
+	pid_t pid;
+
+	if (!unnamed_here())
+		return;
+	snprintf(second, sizeof second, "%s.report.json", dest);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct outfile a, b;
+		struct outfile *set[] = { &a, &b };
+		sigset_t term;
+		size_t failed;
+		outfile_catch_signals();
+		if (outfile_open(&a, dest) != 0 || outfile_open(&b, second) != 0)
+			_exit(3);
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		raise(SIGTERM);
+		if (outfile_commit_all(set, 2, &failed) != -1 || errno != EINTR || failed != 2)
+			_exit(4);
+		sigprocmask(SIG_UNBLOCK, &term, NULL);
+		_exit(5);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status));
+	ck_assert_int_eq(WTERMSIG(status), SIGTERM);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+}
+END_TEST
+
 static Suite *outfile_suite(void)
 {
 	Suite *s = suite_create("outfile");
 	TCase *commit = tcase_create("commit");
 	TCase *refuse = tcase_create("refuse");
 	TCase *abort_ = tcase_create("abort");
+	TCase *unnamed = tcase_create("unnamed");
 
 	tcase_add_checked_fixture(commit, setup, teardown);
 	tcase_add_loop_test(commit, test_commit, 0, (int)(sizeof umasks / sizeof umasks[0]));
@@ -563,6 +703,13 @@ static Suite *outfile_suite(void)
 	tcase_add_test(abort_, test_abort_all);
 	tcase_add_test(abort_, test_signal_removes_tmp);
 	suite_add_tcase(s, abort_);
+
+	tcase_add_checked_fixture(unnamed, setup_unnamed, teardown);
+	tcase_add_test(unnamed, test_unnamed_commit);
+	tcase_add_test(unnamed, test_unnamed_race);
+	tcase_add_test(unnamed, test_unnamed_sigkill_leaves_nothing);
+	tcase_add_test(unnamed, test_unnamed_commit_all_interrupted);
+	suite_add_tcase(s, unnamed);
 	return s;
 }
 
