@@ -48,7 +48,7 @@ enum { EXIT_NOT_VERIFIED = 1, EXIT_CANNOT_RUN = 2 };
 
 static const char usage_text[] =
 	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
-	"                 [--max-event-bytes N]\n"
+	"                 [--max-event-bytes N] [--max-member-bytes N]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
 	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
 	"names, and imports flat in Perfetto.\n"
@@ -62,6 +62,9 @@ static const char usage_text[] =
 	"                 refuse (exit 2) an event or top-level member of either\n"
 	"                 trace larger than N bytes (suffix K, M or G; default\n"
 	"                 64M, at most 1G), as tr-decode(1)\n"
+	"  --max-member-bytes N\n"
+	"                 the bound on the top-level members before, and after,\n"
+	"                 traceEvents of either trace (default 64M), as tr-decode(1)\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 verified, 1 not verified, 2 could not run.\n";
@@ -76,6 +79,8 @@ static _Noreturn void usage(FILE *to, int status)
 
 /* Decode path in a child process writing the stream to a pipe; the parent
  * reads it like any stage's input.  The child reports its own errors. */
+static size_t max_members = DECODE_DEFAULT_MAX_MEMBERS;  /* --max-member-bytes */
+
 static int spawn_decoder(const char *path, size_t max_event, pid_t *child)
 {
 	int fds[2];
@@ -91,7 +96,7 @@ static int spawn_decoder(const char *path, size_t max_event, pid_t *child)
 
 		close(fds[0]);
 		signal(SIGPIPE, SIG_DFL);
-		decode_file(path, fds[1], max_event, "tr-verify", &result);
+		decode_file_as(path, path, fds[1], max_event, max_members, "tr-verify", &result);
 		if (result.status == DECODE_OPEN)
 			die_errno(EXIT_CANNOT_RUN, "%s", path);
 		if (result.status == DECODE_INPUT || result.status == DECODE_READ)
@@ -2167,6 +2172,7 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-event-bytes", required_argument, NULL, 'm' },
+		{ "max-member-bytes", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -2202,6 +2208,14 @@ int main(int argc, char **argv)
 				die(EXIT_CANNOT_RUN, "--max-event-bytes: invalid value '%s' "
 				    "(allowed 1 to 1G)", optarg);
 			break;
+		case 'M': {
+			uint64_t v;
+			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &v) != 0)
+				die(EXIT_CANNOT_RUN, "--max-member-bytes: invalid value '%s' "
+				    "(allowed 1 to 1G)", optarg);
+			max_members = (size_t)v;
+			break;
+		}
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
 		default: usage(stderr, EXIT_CANNOT_RUN);

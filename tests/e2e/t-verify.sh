@@ -830,3 +830,28 @@ if [ -f "$BERT" ] && [ -f "$B.both.json" ] && [ -f "$B.guides.json.gz" ]; then
 		notverified "BERT mutation: retired metadata removed from the report -> exact reversal" \
 			"$BERT" r5.json 'exact reversal' "^  source event $k \(output event [0-9]+\): "
 fi
+
+# --max-member-bytes: a trace whose top-level members exceed the bound is
+# refused as tr-decode refuses it, and verified with a larger bound; the
+# one-line commands pass it to tr-decode and tr-verify alike.
+"$PY" - <<'PYEOF'
+import json
+d = json.load(open("g1.json"))
+d["bigMeta"] = "m" * 3000
+json.dump(d, open("mm.json", "w"))
+PYEOF
+tr-decode --max-member-bytes 8K mm.json | tr-encode -o mm.copy.json
+expect 2 "--max-member-bytes 1K: refused as tr-decode refuses it" \
+	"tr-verify --source mm.json --output mm.copy.json --max-member-bytes 1K" \
+	"mm.json: byte "
+expect 0 "--max-member-bytes 8K: verified" \
+	"tr-verify --source mm.json --output mm.copy.json --max-member-bytes 8K"
+expect 2 "--max-member-bytes: invalid value" \
+	"tr-verify --source mm.json --output mm.copy.json --max-member-bytes 0" \
+	"--max-member-bytes: invalid value '0' (allowed 1 to 1G)"
+expect 1 "tr-compact-track --max-member-bytes 1K: refused by tr-decode" \
+	"tr-compact-track --trace mm.json --output mm.c1.json --max-member-bytes 1K" \
+	"larger than --max-member-bytes"
+expect 0 "tr-compact-track --max-member-bytes 8K: written and verified" \
+	"tr-compact-track --trace mm.json --output mm.c2.json --max-member-bytes 8K"
+rm -f mm.json mm.copy.json mm.c1.json* mm.c2.json*
