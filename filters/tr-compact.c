@@ -55,12 +55,13 @@ static const char notice[] =
 	"stream scheduling and synchronisation.";
 
 static const char usage_text[] =
-	"usage: tr-compact [--max-gpu-lanes N] [--pid PID]\n"
+	"usage: tr-compact [--max-gpu-lanes N] [--pid PID] [--device D]\n"
 	"Pack each device's GPU activity of a trace-layers stream (tr-stream(5))\n"
 	"into at most N synthetic display lanes, reversibly.\n"
 	"\n"
 	"  --max-gpu-lanes N  lanes per device, 1-10 (default 10)\n"
 	"  --pid PID          compact only this GPU pid\n"
+	"  --device D         compact only the GPU activity whose args.device is D\n"
 	"  --summary FILE     write a short summary for people to FILE\n"
 	"  --help, --version\n"
 	"\n"
@@ -97,6 +98,17 @@ struct track {
 	uint64_t first_other;
 	int64_t max_dur;     /* longest activity, for flow lookups */
 	int has_corr;        /* some activity here carries args.correlation */
+	int dev_selected;    /* --device: activity of that device is here */
+	int dev_seen;        /* --device: any GPU activity is here */
+};
+
+/* --device: a GPU scope without args.device (Kineto writes none) waits
+ * until pass one has seen which tracks hold that device's activity. */
+struct pending_scope {
+	uint64_t index;
+	uint32_t track;
+	char *line;
+	size_t len;
 };
 
 struct lane_count {
@@ -138,6 +150,12 @@ struct state {
 	struct guide_slice *guides;
 	size_t nguides, guides_cap;
 	const char *only_pid;
+	const char *only_device;   /* --device: args.device of the activity to move */
+	struct intern gpu_devices; /* "pid P, device D" of GPU activity, with --device */
+	struct intern device_pids; /* pids with activity of --device */
+	struct pending_scope *pending;
+	size_t npending, pending_cap;
+	uint32_t *act_order;       /* acts by source index, when pending scopes joined */
 	struct intern tracks_by_key, pids, groups_by_key;
 	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
 	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
@@ -484,6 +502,65 @@ static _Noreturn void refuse_untracked(struct state *st, struct member pid, stru
 	    "so it cannot be placed on a lane", st->events, what, (int)pid.len, pid.p);
 }
 
+/* --device: the raw args.device of an event ("null" when absent), with
+ * *present set. */
+static void device_of(struct state *st, const char *line, size_t len, const char **dev,
+		      size_t *dlen, int *present)
+{
+	static const char *const keys[] = { "args" };
+	static const char *const arg_keys[] = { "device" };
+	struct member m[1], am[1] = { { NULL, 0 } };
+
+	members_of(st, line, len, keys, 1, m);
+	if (m[0].len > 0 && m[0].p[0] == '{')
+		members_of(st, m[0].p, m[0].len, arg_keys, 1, am);
+	*present = am[0].len > 0;
+	*dev = *present ? am[0].p : "null";
+	*dlen = *present ? am[0].len : 4;
+}
+
+/* --device: whether a selected-by-pid GPU event stays selected; 1 when it
+ * is a scope without a device, decided after pass one (then it is queued). */
+static int device_selects(struct state *st, const char *line, size_t len, const char *pid,
+			  size_t plen, uint32_t track, int activity, int *deferred)
+{
+	const char *dev;
+	size_t dlen;
+	int present, match;
+
+	*deferred = 0;
+	device_of(st, line, len, &dev, &dlen, &present);
+	if (!activity && !present) {
+		struct pending_scope *p;
+		if (st->npending == st->pending_cap) {
+			st->pending_cap = st->pending_cap ? st->pending_cap * 2 : 64;
+			st->pending = xrealloc(st->pending, st->pending_cap * sizeof *st->pending);
+		}
+		p = &st->pending[st->npending++];
+		p->index = st->events;
+		p->track = track;
+		p->line = xmemdup(line, len);
+		p->len = len;
+		*deferred = 1;
+		return 0;
+	}
+	match = raw_matches_arg(dev, dlen, st->only_device);
+	if (activity) {
+		st->tracks[track].dev_seen = 1;
+		struct buf key = BUF_INIT;
+		if (buf_printf(&key, "pid %.*s, device %.*s", (int)plen, pid, (int)dlen, dev) != 0 ||
+		    intern_id(&st->gpu_devices, key.p, key.len) < 0)
+			die_nomem();
+		buf_release(&key);
+		if (match) {
+			st->tracks[track].dev_selected = 1;
+			if (intern_id(&st->device_pids, pid, plen) < 0)
+				die_nomem();
+		}
+	}
+	return match;
+}
+
 /* Pass one, per event: classify it and keep what the placement needs. */
 static void see_event(struct state *st, const char *line, size_t len)
 {
@@ -529,6 +606,12 @@ static void see_event(struct state *st, const char *line, size_t len)
 	if (m[2].len != 3) {
 		note_other(st, track);
 		return;
+	}
+	if (selected && st->only_device != NULL && (activity || scope) && !guide) {
+		int deferred;
+		selected = device_selects(st, line, len, pid, plen, track, activity, &deferred);
+		if (deferred)
+			return;
 	}
 	if (activity && intern_id(&st->gpu_pids, pid, plen) < 0)
 		die_nomem();
@@ -910,6 +993,18 @@ static _Noreturn void refuse_nothing(struct state *st)
 	struct buf msg = BUF_INIT;
 	uint32_t k;
 
+	if (st->only_device != NULL && st->gpu_devices.n > 0) {
+		buf_printf(&msg, "nothing to compact: no GPU activity on device %s",
+			   st->only_device);
+		if (st->only_pid != NULL)
+			buf_printf(&msg, " in pid %s", st->only_pid);
+		buf_addstr(&msg, "; GPU activity is on ");
+		for (k = 0; k < st->gpu_devices.n && k < MAX_LISTED; k++)
+			buf_printf(&msg, "%s%s", k ? "; " : "", st->gpu_devices.keys[k]);
+		if (st->gpu_devices.n > MAX_LISTED)
+			buf_printf(&msg, " and %" PRIu32 " more", st->gpu_devices.n - MAX_LISTED);
+		die(EXIT_INPUT, "%s", msg.p);
+	}
 	if (st->only_pid != NULL && st->gpu_pids.n > 0) {
 		buf_printf(&msg, "nothing to compact: pid %s has no GPU activity or GPU scopes; "
 			   "GPU activity is in pid ", st->only_pid);
@@ -1314,6 +1409,55 @@ static void release_spill(int fd, uint64_t upto, uint64_t *released)
 	*released = upto;
 }
 
+static int cmp_act_index(const void *a, const void *b)
+{
+	uint32_t x = ACT(sort_state, *(const uint32_t *)a)->index;
+	uint32_t y = ACT(sort_state, *(const uint32_t *)b)->index;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --device, after pass one: a scope without args.device goes with its
+ * track when the track holds that device's activity, or, on a track of
+ * scopes alone, with its pid when the pid does; otherwise it stays where it
+ * is.  The records then get an order by source index for pass two. */
+static void resolve_pending(struct state *st)
+{
+	uint64_t events = st->events;
+	size_t i, added = 0;
+
+	for (i = 0; i < st->npending; i++) {
+		struct pending_scope *p = &st->pending[i];
+		struct track *t = &st->tracks[p->track];
+		int take = t->dev_selected ||
+			   (!t->dev_seen && intern_find(&st->device_pids, t->pid, strlen(t->pid)) >= 0);
+		st->events = p->index;  /* for the records and the messages */
+		if (take) {
+			add_act(st, p->line, p->len, p->track, KIND_SCOPE, 0);
+			added++;
+		} else {
+			note_other(st, p->track);
+		}
+		free(p->line);
+	}
+	st->events = events;
+	free(st->pending);
+	st->pending = NULL;
+	if (added > 0) {
+		st->act_order = xmalloc(st->nacts * sizeof *st->act_order);
+		for (i = 0; i < st->nacts; i++)
+			st->act_order[i] = (uint32_t)i;
+		sort_state = st;
+		qsort(st->act_order, st->nacts, sizeof *st->act_order, cmp_act_index);
+	}
+}
+
+/* The k-th record in source order. */
+static const struct act *act_in_order(const struct state *st, size_t k)
+{
+	return ACT(st, st->act_order != NULL ? st->act_order[k] : k);
+}
+
 /* Pass two: replay the spilled stream, moving and retiring events. */
 static void replay(struct state *st, struct filter *f, int spill)
 {
@@ -1353,8 +1497,8 @@ static void replay(struct state *st, struct filter *f, int spill)
 				continue; /* retired: kept in the report */
 			}
 		}
-		if (next_act < st->nacts && ACT(st, next_act)->index == index) {
-			const struct act *a = ACT(st, next_act);
+		if (next_act < st->nacts && act_in_order(st, next_act)->index == index) {
+			const struct act *a = act_in_order(st, next_act);
 			const struct group *g = &st->groups[a->group];
 			struct member m[PLACE_MEMBERS];
 			next_act++;
@@ -1425,6 +1569,7 @@ static void parse_options(int argc, char **argv, struct state *st)
 	static const struct option longopts[] = {
 		{ "max-gpu-lanes", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "device", required_argument, NULL, 'd' },
 		{ "summary", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1441,6 +1586,7 @@ static void parse_options(int argc, char **argv, struct state *st)
 				    optarg, MAX_LANES);
 			break;
 		case 'p': st->only_pid = optarg; break;
+		case 'd': st->only_device = optarg; break;
 		case 's': st->summary_path = optarg; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
@@ -1496,6 +1642,8 @@ int main(int argc, char **argv)
 	writer_free(&spill);
 	reader_trim(&f.in.r); /* a long report line must not stay held twice */
 
+	if (st.only_device != NULL)
+		resolve_pending(&st);
 	if (st.nacts == 0)
 		refuse_nothing(&st);
 	plan(&st);
@@ -1536,6 +1684,9 @@ int main(int argc, char **argv)
 	intern_free(&st.pids);
 	intern_free(&st.groups_by_key);
 	intern_free(&st.gpu_pids);
+	intern_free(&st.gpu_devices);
+	intern_free(&st.device_pids);
+	free(st.act_order);
 	intern_free(&st.seen_cats);
 	jdoc_free(&st.doc);
 	buf_release(&st.tmp);

@@ -804,10 +804,10 @@ cmdline "usage: ambiguous --e=x" \
 	"tr-layer-track: option '--e' is ambiguous; possibilities: '--end-anchor-regex' '--evidence'" \
 	"$LTB --phase p --e=x"
 cmdline "usage: ambiguous --max" \
-	"tr-layer-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes'" \
+	"tr-layer-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes' '--max-member-bytes'" \
 	"$LTB --phase p --evidence e --max 4"
 cmdline "usage: tr-compact-track ambiguous --max" \
-	"tr-compact-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes'" \
+	"tr-compact-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes' '--max-member-bytes'" \
 	"tr-compact-track --trace base.json --output u.json --max=4"
 cmdline "usage: a flag with a value" \
 	"tr-layer-track: option '--no-verify' doesn't allow an argument" \
@@ -883,6 +883,42 @@ c = json.load(open("p1.json.layers.json"))["compaction"]
 print([(g["pid"], g["device"], g["lanes"]) for g in c["groups"]])' >p1.txt
 echo '[(1, 1, 2)]' >p1.want
 same "--pid 1: only pid 1 is compacted (2 lanes)" p1.want p1.txt
+
+# --device scopes it too: in the layout above (device d is pid d) --device 1
+# gives what --pid 1 gives; in one pid with two devices, only that device's
+# tracks move.
+rm -f d1.json d1.json.layers.json
+expect 0 "--device 1 --max-gpu-lanes 10: device 1 only" "tr-layer-track --trace lanes11.json \
+	--output d1.json --anchor-regex attn --num-layers 3 --anchor-offset 0 --phase p --evidence e \
+	--device 1 --max-gpu-lanes 10"
+tr-decode d1.json | grep -v '^{"@tr"' >d1.events
+tr-decode p1.json | grep -v '^{"@tr"' >p1.events
+same "--device 1: the same events as --pid 1 where device 1 is pid 1" p1.events d1.events
+{
+	echo @twodev.json
+	for t in 1 2 3 4 5 6 7 8 9 10 11; do echo "kernel|gemm$t|0|$t|100|50|0"; done
+	echo 'kernel|attn|0|21|100|10|1'
+	echo 'kernel|gemm|0|22|105|30|1'
+	echo 'kernel|attn|0|21|200|10|1'
+	echo 'kernel|gemm|0|22|205|30|1'
+	echo 'kernel|attn|0|21|300|10|1'
+} | mk
+rm -f d2.json d2.json.layers.json
+expect 0 "--device 1 of a pid with two devices: that device only" "tr-layer-track --trace twodev.json \
+	--output d2.json --anchor-regex attn --num-layers 3 --anchor-offset 0 --phase p --evidence e \
+	--device 1 --max-gpu-lanes 10"
+tr-decode twodev.json | grep '"device":0' >d2-src0.txt
+tr-decode d2.json | grep '"device":0' >d2-out0.txt
+same "--device 1: device 0's events are untouched" d2-src0.txt d2-out0.txt
+"$PY" -c '
+import json
+c = json.load(open("d2.json.layers.json"))["compaction"]
+print([(g["pid"], g["device"], g["lanes"]) for g in c["groups"]])' >d2.txt
+echo '[(0, 1, 2)]' >d2.want
+same "--device 1: only device 1 is compacted (2 lanes)" d2.want d2.txt
+expect 1 "tr-compact --device with no activity there: refused, naming the devices" \
+	"tr-decode twodev.json | tr-compact --device 5" \
+	"tr-compact: nothing to compact: no GPU activity on device 5; GPU activity is on pid 0, device 0; pid 0, device 1"
 
 # Verification does not depend on stdout: with stdout a pipe whose reader is
 # gone, the command still verifies (a stand-in tr-verify records its
@@ -1049,3 +1085,8 @@ for p, out in (("silu_kernel", "qwen15.json"), ("flash_fwd_kernel", "qwen15f.jso
 	refused "Qwen1.5: the guided output is refused as input" 1 "already has layer guides" qwen15.json \
 		--anchor-regex 'silu_kernel' --num-layers 24 --anchor-offset 11
 fi
+rm -f d3.json d3.json.compact.json
+expect 0 "tr-compact-track --device 1 of a pid with two devices" \
+	"tr-compact-track --trace twodev.json --output d3.json --device 1 --max-gpu-lanes 10"
+tr-decode d3.json | grep '"device":0' >d3-out0.txt
+same "tr-compact-track --device 1: device 0's events are untouched" d2-src0.txt d3-out0.txt
