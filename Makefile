@@ -21,16 +21,40 @@ override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64 -Icommon \
 # Object directory: `make B=build-asan CFLAGS=...` gives a separate sanitizer build.
 B ?= build
 
-PKGS       := zlib libcrypto libpcre2-8
+# gzip goes through one backend, chosen here (common/gz.c): Intel ISA-L when
+# it is installed (pkg-config libisal, or its header), else zlib.  `make
+# GZIP=zlib` forces zlib.  A GZIP in the environment is gzip(1)'s own
+# option variable, not this choice, and is never passed on to the tests.
+ifeq ($(origin GZIP),environment)
+override GZIP :=
+endif
+unexport GZIP
+ifeq ($(GZIP),)
+GZIP := $(shell (pkg-config --exists libisal 2>/dev/null || \
+	test -f /usr/include/isa-l/igzip_lib.h) && echo isal || echo zlib)
+endif
+ifeq ($(GZIP),isal)
+GZ_CPPFLAGS := -DGZ_ISAL
+GZ_LIBS     := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
+GZ_NAME     := ISA-L
+else ifeq ($(GZIP),zlib)
+GZ_CPPFLAGS :=
+GZ_LIBS     := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+GZ_NAME     := zlib
+else
+$(error GZIP=$(GZIP): the gzip backend is isal or zlib)
+endif
+
+PKGS       := libcrypto libpcre2-8
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lcrypto -lpcre2-8) -lm
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -lpcre2-8) $(GZ_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
 SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode decodefile regex event filter intern
-UNITS   := buf io jsonscan json tsnum stream decode opt outfile
+COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode decodefile regex event filter intern
+UNITS   := buf io jsonscan json tsnum stream decode opt outfile gz
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -40,9 +64,16 @@ UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 .PHONY: all deps check unit e2e asan-unit lint lint-man valgrind demo bench install uninstall clean fuzz \
 	fuzz-replay
 all: $(BINS)
+	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
 $(B)/common/%.o: common/%.c common/*.h | $(B)/common
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+# gz.o is built for one backend; a change of GZIP= rebuilds it.
+GZ_STAMP := $(B)/gzip-backend
+$(shell mkdir -p $(B) && (echo $(GZIP) | cmp -s - $(GZ_STAMP) || echo $(GZIP) >$(GZ_STAMP)))
+$(B)/common/gz.o: common/gz.c common/*.h $(GZ_STAMP) | $(B)/common
+	$(CC) $(CPPFLAGS) $(GZ_CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/filters/%.o: filters/%.c common/*.h | $(B)/filters
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
