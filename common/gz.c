@@ -505,12 +505,17 @@ int gz_inflate_end(struct gz_in *z)
 /* ---- compression ---- */
 
 #define OUT_BLOCK (1u << 20)  /* compressed bytes per put */
+/* Callers write a line at a time; both backends, ISA-L most, cost much per
+ * call on small input, so input is gathered into blocks of this size. */
+#define IN_BLOCK (1u << 20)
 
 struct gz_out {
 	gz_put_fn put;
 	void *ctx;
 	unsigned char *buf;
 	size_t fill;              /* compressed bytes in buf not yet put */
+	unsigned char *in;
+	size_t in_fill;           /* input bytes gathered in `in` */
 	int failed;
 	char err[96];
 #ifdef GZ_ISAL
@@ -644,11 +649,12 @@ struct gz_out *gz_out_new(int level, gz_put_fn put, void *ctx)
 	z->put = put;
 	z->ctx = ctx;
 	z->buf = malloc(OUT_BLOCK);
+	z->in = malloc(IN_BLOCK);
 	if (level < 1)
 		level = 1;
 	if (level > 9)
 		level = 9;
-	if (z->buf == NULL || out_init(z, level) != GZ_OK) {
+	if (z->buf == NULL || z->in == NULL || out_init(z, level) != GZ_OK) {
 		gz_out_free(z);
 		return NULL;
 	}
@@ -657,21 +663,37 @@ struct gz_out *gz_out_new(int level, gz_put_fn put, void *ctx)
 
 int gz_write(struct gz_out *z, const void *data, size_t n)
 {
-	if (z->failed)
-		return z->failed;
-	if (n == 0)
-		return GZ_OK;
-	return out_run(z, data, n, 0);
-}
-
-int gz_finish(struct gz_out *z)
-{
-	static const unsigned char none[1];
 	int rc;
 
 	if (z->failed)
 		return z->failed;
-	rc = out_run(z, none, 0, 1);
+	if (z->in_fill + n <= IN_BLOCK) {
+		if (n > 0)
+			memcpy(z->in + z->in_fill, data, n);
+		z->in_fill += n;
+		return GZ_OK;
+	}
+	if (z->in_fill > 0) {
+		rc = out_run(z, z->in, z->in_fill, 0);
+		z->in_fill = 0;
+		if (rc != GZ_OK)
+			return rc;
+	}
+	if (n >= IN_BLOCK)
+		return out_run(z, data, n, 0);
+	memcpy(z->in, data, n);
+	z->in_fill = n;
+	return GZ_OK;
+}
+
+int gz_finish(struct gz_out *z)
+{
+	int rc;
+
+	if (z->failed)
+		return z->failed;
+	rc = out_run(z, z->in, z->in_fill, 1);
+	z->in_fill = 0;
 	if (rc != GZ_OK)
 		return rc;
 	return put_block(z);
@@ -688,5 +710,6 @@ void gz_out_free(struct gz_out *z)
 		return;
 	out_free(z);
 	free(z->buf);
+	free(z->in);
 	free(z);
 }
