@@ -191,6 +191,48 @@ static struct bytes member_with_header(const struct bytes *gz, unsigned flags, i
 	return m;
 }
 
+/* A member made by hand, no compressor involved: a stored block of `a`
+ * (final when b is NULL), then the final block: b stored, or (b_fixed) an
+ * empty block with the fixed code. */
+static struct bytes stored_member(const char *a, const char *b, int b_fixed)
+{
+	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	struct bytes m = { NULL, 0, 0 }, data = { NULL, 0, 0 };
+	const char *blocks[2] = { a, b };
+	int i, last = b == NULL && !b_fixed ? 0 : 1;
+	uint32_t crc;
+
+	add(&m, head, sizeof head);
+	for (i = 0; i <= last; i++) {
+		size_t len;
+		unsigned char hdr[5];
+		if (i == 1 && b_fixed) {
+			/* BFINAL 1, BTYPE 01, then end-of-block (7 zero bits) */
+			add(&m, "\x03\x00", 2);
+			break;
+		}
+		len = strlen(blocks[i]);
+		hdr[0] = i == last ? 1 : 0;
+		hdr[1] = (unsigned char)len;
+		hdr[2] = (unsigned char)(len >> 8);
+		hdr[3] = (unsigned char)~len;
+		hdr[4] = (unsigned char)(~len >> 8);
+		add(&m, hdr, 5);
+		add(&m, blocks[i], len);
+		add(&data, blocks[i], len);
+	}
+	crc = crc32_ref(0, data.p, data.len);
+	{
+		unsigned char t[8] = { (unsigned char)crc, (unsigned char)(crc >> 8),
+				       (unsigned char)(crc >> 16), (unsigned char)(crc >> 24),
+				       (unsigned char)data.len, (unsigned char)(data.len >> 8),
+				       (unsigned char)(data.len >> 16), (unsigned char)(data.len >> 24) };
+		add(&m, t, 8);
+	}
+	free(data.p);
+	return m;
+}
+
 /* ---- tests ---- */
 
 START_TEST(test_backend_named)
@@ -349,6 +391,51 @@ START_TEST(test_truncated_everywhere)
 }
 END_TEST
 
+/* Stored blocks and an empty fixed-code block, made here byte by byte
+ * (the deflate data ends at a byte boundary right before the trailer), in
+ * three members: read whole and byte by byte, and cut at every offset. */
+START_TEST(test_stored_blocks)
+{
+	struct bytes m1 = stored_member("{\"traceEvents\":[", NULL, 0);
+	struct bytes m2 = stored_member("{\"ph\":\"X\"}", "]}", 0);
+	struct bytes m3 = stored_member("\n", NULL, 1);
+	struct bytes all = { NULL, 0, 0 }, want = { NULL, 0, 0 };
+	size_t k, piece;
+
+	add(&all, m1.p, m1.len);
+	add(&all, m2.p, m2.len);
+	add(&all, m3.p, m3.len);
+	add(&want, "{\"traceEvents\":[{\"ph\":\"X\"}]}\n", 29);
+	for (piece = 1; piece <= 9; piece++) {
+		size_t size = piece < 9 ? piece : all.len;
+		struct result r = inflate_all(all.p, all.len, size, size);
+		check_same(&r, &want);
+		free(r.data.p);
+	}
+	for (k = 0; k < all.len; k++) {
+		struct result r = inflate_all(all.p, k, 1, 64);
+		if (k == m1.len || k == m1.len + m2.len) {
+			ck_assert_int_eq(r.status, GZ_END);
+		} else if (k == m1.len + 1 || k == m1.len + m2.len + 1) {
+			check_bad(&r, MSG_GARBAGE, k - 1);
+		} else {
+			ck_assert_msg(r.status == GZ_BAD && strcmp(r.msg, MSG_TRUNCATED) == 0 &&
+				      r.offset == k, "cut at %zu: status %d, %s at %llu", k,
+				      r.status, r.msg, (unsigned long long)r.offset);
+		}
+		free(r.data.p);
+	}
+	/* LEN and NLEN that disagree: damaged deflate data in the second member */
+	all.p[m1.len + 11] ^= 1;
+	{
+		struct result r = inflate_all(all.p, all.len, 1, 64);
+		check_bad(&r, MSG_DEFLATE, m1.len);
+		free(r.data.p);
+	}
+	free(m1.p); free(m2.p); free(m3.p); free(all.p); free(want.p);
+}
+END_TEST
+
 /* After a whole member: a stray byte, "1f" alone, zero padding, 1f 8b
  * then a bad method, plain JSON: each named at its first byte. */
 START_TEST(test_after_the_data)
@@ -489,6 +576,7 @@ static Suite *gz_suite(void)
 	tcase_add_test(rt, test_empty_member);
 	tcase_add_test(rt, test_multi_member);
 	tcase_add_test(rt, test_header_fields);
+	tcase_add_test(rt, test_stored_blocks);
 	tcase_add_test(rt, test_write_error);
 	suite_add_tcase(s, rt);
 	tcase_add_loop_test(bad, test_truncated_everywhere, 0, 2);
