@@ -34,7 +34,7 @@ GZIP := $(shell (pkg-config --exists libisal 2>/dev/null || \
 	test -f /usr/include/isa-l/igzip_lib.h) && echo isal || echo zlib)
 endif
 ifeq ($(GZIP),isal)
-GZ_CPPFLAGS := -DGZ_ISAL
+GZ_CPPFLAGS := -DGZ_ISAL $(shell pkg-config --cflags libisal 2>/dev/null)
 GZ_LIBS     := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
 GZ_NAME     := ISA-L
 else ifeq ($(GZIP),zlib)
