@@ -21,28 +21,59 @@ override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64 -Icommon \
 # Object directory: `make B=build-asan CFLAGS=...` gives a separate sanitizer build.
 B ?= build
 
-PKGS       := zlib libcrypto libpcre2-8
+# gzip goes through one backend, chosen here (common/gz.c): Intel ISA-L when
+# it is installed (pkg-config libisal, or its header), else zlib.  `make
+# GZIP=zlib` forces zlib.  A GZIP in the environment is gzip(1)'s own
+# option variable, not this choice, and is never passed on to the tests.
+ifeq ($(origin GZIP),environment)
+override GZIP :=
+endif
+unexport GZIP
+ifeq ($(GZIP),)
+GZIP := $(shell (pkg-config --exists libisal 2>/dev/null || \
+	test -f /usr/include/isa-l/igzip_lib.h) && echo isal || echo zlib)
+endif
+ifeq ($(GZIP),isal)
+GZ_CPPFLAGS := -DGZ_ISAL $(shell pkg-config --cflags libisal 2>/dev/null)
+GZ_LIBS     := $(shell pkg-config --libs libisal 2>/dev/null || echo -lisal)
+GZ_NAME     := ISA-L
+else ifeq ($(GZIP),zlib)
+GZ_CPPFLAGS :=
+GZ_LIBS     := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+GZ_NAME     := zlib
+else
+$(error GZIP=$(GZIP): the gzip backend is isal or zlib)
+endif
+
+PKGS       := libcrypto libpcre2-8
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lcrypto -lpcre2-8) -lm
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -lpcre2-8) $(GZ_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
 SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent
+COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
 BINS        := $(PROGS:%=$(B)/bin/%)
 UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 
-.PHONY: all deps check unit e2e asan-unit lint lint-man valgrind demo bench install uninstall clean fuzz \
+.PHONY: all deps check check-zlib unit e2e asan-unit lint lint-man valgrind demo bench install uninstall clean fuzz \
 	fuzz-replay
 all: $(BINS)
+	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
 $(B)/common/%.o: common/%.c common/*.h | $(B)/common
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+# gz.o is built for one backend; a change of GZIP= rebuilds it.
+GZ_STAMP := $(B)/gzip-backend
+$(shell mkdir -p $(B) && (echo $(GZIP) | cmp -s - $(GZ_STAMP) || echo $(GZIP) >$(GZ_STAMP)))
+$(B)/common/gz.o: common/gz.c common/*.h $(GZ_STAMP) | $(B)/common
+	$(CC) $(CPPFLAGS) $(GZ_CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/filters/%.o: filters/%.c common/*.h | $(B)/filters
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
@@ -80,8 +111,20 @@ PRELOADS := $(B)/tests/interrupt_placement.so
 $(B)/tests/%.so: tests/e2e/%.c | $(B)/tests
 	$(CC) -std=c11 -Wall -Wextra -Werror -g -O1 -fPIC -shared -o $@ $< -ldl
 
+# t-gzip compares this build's gzip with build-zlib's, when check-zlib made it.
 e2e: all $(PRELOADS)
-	@sh tests/e2e/run.sh $(B)/bin
+	@GZIP_OTHER_BIN=$$([ -x $(ZLIB_B)/bin/tr-decode ] && cd $(ZLIB_B)/bin && pwd) \
+		sh tests/e2e/run.sh $(B)/bin
+
+# The zlib backend as well, in its own tree: the gz unit runner (the same
+# expected statuses and offsets as under ISA-L) and the suites that read and
+# write gzip.  e2e's t-gzip then compares the two builds input by input.
+ZLIB_B := build-zlib
+check-zlib:
+	@$(MAKE) --no-print-directory B=$(ZLIB_B) GZIP=zlib all $(ZLIB_B)/tests/check_gz
+	@echo "== $(ZLIB_B)/tests/check_gz"; CK_TIMEOUT_MULTIPLIER=10 $(ZLIB_B)/tests/check_gz
+	@set -e; for s in t-decode t-encode t-hostile; do \
+		echo "== $$s with $(ZLIB_B)/bin"; ONLY=$$s sh tests/e2e/run.sh $(ZLIB_B)/bin; done
 
 lint-man:
 	@sh scripts/lint-man.sh
@@ -106,6 +149,7 @@ check: deps
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory valgrind
+	@$(MAKE) --no-print-directory check-zlib
 	@$(MAKE) --no-print-directory e2e
 
 demo: deps
@@ -189,4 +233,4 @@ uninstall:
 		man5/tr-stream.5 man7/tr-layer-track.7
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-zlib

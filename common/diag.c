@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "gz.h"
 
 #ifndef TR_VERSION
 #define TR_VERSION "unknown"
@@ -180,7 +181,7 @@ void warn_bad_option(int ch, char **argv)
 
 void print_version_and_exit(void)
 {
-	printf("%s %s\n", progname, TR_VERSION);
+	printf("%s %s\ngzip: %s\n", progname, TR_VERSION, gz_backend());
 	if (fflush(stdout) != 0 || ferror(stdout))
 		exit(EXIT_TROUBLE);
 	exit(EXIT_OK);

@@ -7,8 +7,7 @@
 #include <unistd.h>
 
 #include <openssl/evp.h>
-#include <zlib.h>
-
+#include "gz.h"
 #include "io.h"
 #include "source.h"
 
@@ -34,7 +33,6 @@ struct source {
 	int owns_fd;
 	int gzip;
 	int raw_eof;
-	int member_done;     /* the current gzip member ended (Z_STREAM_END) */
 	int finished;        /* sha256 finalised */
 	unsigned char *bufs[2];
 	int cur;             /* raw == bufs[cur] */
@@ -42,8 +40,7 @@ struct source {
 	unsigned char *raw;  /* stored bytes not yet consumed */
 	size_t raw_pos, raw_len;
 	uint64_t stored;     /* stored bytes read (and hashed) so far */
-	z_stream z;
-	int z_ready;
+	struct gz_in *gz;    /* the gzip reader, once the magic was seen */
 	EVP_MD_CTX *sha;
 	unsigned char digest[32];
 	char error[160];
@@ -188,9 +185,8 @@ struct source *source_open(const char *path)
 		s->fd = open(path, O_RDONLY);
 		s->owns_fd = 1;
 	}
-	/* +1: next_member may prepend a byte */
-	s->bufs[0] = malloc(RAW_BLOCK + 1);
-	s->bufs[1] = malloc(RAW_BLOCK + 1);
+	s->bufs[0] = malloc(RAW_BLOCK);
+	s->bufs[1] = malloc(RAW_BLOCK);
 	s->raw = s->bufs[0];
 	s->sha = EVP_MD_CTX_new();
 	if (s->fd < 0 || s->bufs[0] == NULL || s->bufs[1] == NULL || s->sha == NULL ||
@@ -266,100 +262,50 @@ static long read_plain(struct source *s, unsigned char *dst, size_t n)
 	return (long)have;
 }
 
-static uint64_t stored_offset(const struct source *s)
-{
-	return s->stored - (s->raw_len - s->raw_pos);
-}
-
-static int gzip_error(struct source *s, const char *what)
+static int gzip_error(struct source *s)
 {
 	snprintf(s->error, sizeof s->error, "byte %llu of the gzip file: %s",
-		 (unsigned long long)stored_offset(s), what);
+		 (unsigned long long)gz_in_error_offset(s->gz), gz_in_error(s->gz));
 	return -1;
 }
 
-/* After a member ends: another member may follow (its magic), else only the
- * end of the file is acceptable.  zlib's gzread would ignore trailing bytes
- * silently; a trace with junk after its compressed data is refused. */
-static int next_member(struct source *s)
-{
-	for (;;) {
-		if (s->raw_pos == s->raw_len) {
-			if (s->raw_eof)
-				return 0;
-			if (read_raw(s) != 0)
-				return -1;
-			continue;
-		}
-		if (s->raw_len - s->raw_pos < 2 && !s->raw_eof) {
-			/* keep the lone byte and read on to see two */
-			unsigned char first = s->raw[s->raw_pos];
-			if (read_raw(s) != 0)
-				return -1;
-			/* the block is rewritten below: let it be hashed first */
-			hasher_wait(s, s->cur);
-			if (s->raw_len == 0) {
-				/* put the byte back so that the offset names it */
-				s->raw[0] = first;
-				s->raw_len = 1;
-				return gzip_error(s, "trailing garbage after the gzip data");
-			}
-			memmove(s->raw + 1, s->raw, s->raw_len);
-			s->raw[0] = first;
-			s->raw_len += 1;
-			continue;
-		}
-		if (s->raw_len - s->raw_pos >= 2 && s->raw[s->raw_pos] == 0x1f &&
-		    s->raw[s->raw_pos + 1] == 0x8b) {
-			if (inflateReset(&s->z) != Z_OK)
-				return gzip_error(s, "zlib inflateReset failed");
-			s->member_done = 0;
-			return 1;
-		}
-		return gzip_error(s, "trailing garbage after the gzip data");
-	}
-}
-
+/* gz.c reads the members, checks their trailers and refuses what follows
+ * the last one (zlib's gzread would ignore trailing bytes silently; a trace
+ * with junk after its compressed data is refused). */
 static long read_gzip(struct source *s, unsigned char *dst, size_t n)
 {
-	if (!s->z_ready) {
-		if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK)
-			return gzip_error(s, "zlib inflateInit2 failed");
-		s->z_ready = 1;
+	if (s->gz == NULL && (s->gz = gz_in_new()) == NULL) {
+		snprintf(s->error, sizeof s->error, "out of memory");
+		return -1;
 	}
-	if (n > UINT32_MAX)
-		n = UINT32_MAX;
 	for (;;) {
-		int zrc;
-		if (s->member_done) {
-			int more = next_member(s);
-			if (more <= 0)
-				return more;
-		}
-		if (s->raw_pos == s->raw_len) {
-			if (s->raw_eof)
-				return gzip_error(s, "truncated gzip data (unexpected end of file)");
+		size_t used = 0, made = 0;
+		int rc;
+		if (s->raw_pos == s->raw_len && !s->raw_eof) {
 			if (read_raw(s) != 0)
 				return -1;
 			continue;
 		}
-		s->z.next_in = s->raw + s->raw_pos;
-		s->z.avail_in = (uInt)(s->raw_len - s->raw_pos);
-		s->z.next_out = dst;
-		s->z.avail_out = (uInt)n;
-		zrc = inflate(&s->z, Z_NO_FLUSH);
-		s->raw_pos = s->raw_len - s->z.avail_in;
-		if (zrc == Z_STREAM_END) {
-			s->member_done = 1;
-		} else if (zrc == Z_NEED_DICT || zrc == Z_DATA_ERROR) {
-			return gzip_error(s, s->z.msg ? s->z.msg : "corrupt gzip data");
-		} else if (zrc == Z_MEM_ERROR) {
-			return gzip_error(s, "out of memory in zlib");
-		} else if (zrc != Z_OK && zrc != Z_BUF_ERROR) {
-			return gzip_error(s, "zlib inflate failed");
+		/* at the end, the reader may still hold output for no input */
+		rc = gz_inflate(s->gz, s->raw + s->raw_pos, s->raw_len - s->raw_pos, dst, n,
+				&used, &made);
+		s->raw_pos += used;
+		if (rc == GZ_OK && made == 0 && s->raw_pos == s->raw_len && s->raw_eof)
+			rc = gz_inflate_end(s->gz);
+		if (rc == GZ_END)
+			return 0;
+		if (rc == GZ_BAD)
+			return gzip_error(s);
+		if (rc != GZ_OK) {
+			snprintf(s->error, sizeof s->error, "gzip: %s", gz_in_error(s->gz));
+			return -1;
 		}
-		if (s->z.avail_out < n)
-			return (long)(n - s->z.avail_out);
+		if (made > 0)
+			return (long)made;
+		if (used == 0 && s->raw_pos < s->raw_len) {
+			snprintf(s->error, sizeof s->error, "gzip: the reader made no progress");
+			return -1;
+		}
 	}
 }
 
@@ -406,8 +352,7 @@ void source_close(struct source *s)
 	if (s == NULL)
 		return;
 	(void)hasher_stop(s);
-	if (s->z_ready)
-		inflateEnd(&s->z);
+	gz_in_free(s->gz);
 	if (s->owns_fd && s->fd >= 0)
 		close(s->fd);
 	EVP_MD_CTX_free(s->sha);

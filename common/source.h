@@ -1,6 +1,7 @@
 /* source: the bytes of a trace as stored (plain or gzip, detected by the
- * gzip magic), decompressed with zlib, with the stored size and SHA-256
- * computed while streaming.  Concatenated gzip members are one stream. */
+ * gzip magic), decompressed through gz.h (ISA-L or zlib), with the stored
+ * size and SHA-256 computed while streaming.  Concatenated gzip members are
+ * one stream. */
 #ifndef TR_SOURCE_H
 #define TR_SOURCE_H
 

@@ -9,13 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "buf.h"
 #include "diag.h"
 #include "encode.h"
 #include "event.h"
 #include "indent.h"
+#include "gz.h"
 #include "intern.h"
 #include "io.h"
 #include "opt.h"
@@ -29,7 +28,7 @@ static const char usage_text[] =
 	"\n"
 	"  -o, --output OUTPUT  the trace to write; - for standard output (default).\n"
 	"                       An existing file is never replaced.\n"
-	"  --level N            gzip level 1-9 for a .gz OUTPUT (default 6)\n"
+	"  --level N            gzip level 1-9 for a .gz OUTPUT (default 1, the fastest)\n"
 	"  --report-base PATH   report files are PATH.SUFFIX (default: OUTPUT)\n"
 	"  --compact-report     write reports on one line (default: indented by 2)\n"
 	"  --help, --version\n"
@@ -42,47 +41,58 @@ static _Noreturn void usage(FILE *to, int status)
 	exit(status);
 }
 
-/* Where the trace bytes go: a plain buffered writer or a gzip stream. */
+/* Where the trace bytes go: a buffered writer, through a gzip stream (gz.h)
+ * for a .gz OUTPUT. */
 struct sink {
 	struct writer w;
-	gzFile gz;
+	struct gz_out *gz;
 	const char *name;
 };
 
+static int put_compressed(void *ctx, const void *data, size_t n)
+{
+	return writer_put(ctx, data, n);
+}
+
+static void sink_open(struct sink *s, int fd, int gzip, int level)
+{
+	if (writer_init(&s->w, fd) != 0)
+		die_nomem();
+	if (gzip && (s->gz = gz_out_new(level, put_compressed, &s->w)) == NULL)
+		die_nomem();
+}
+
+static void sink_check(struct sink *s, int rc)
+{
+	if (rc == GZ_WRITE)
+		die_write(s->name);
+	if (rc == GZ_NOMEM)
+		die_nomem();
+	if (rc != GZ_OK)
+		die(EXIT_TROUBLE, "%s: gzip: %s", s->name, gz_out_error(s->gz));
+}
+
 static void sink_put(struct sink *s, const void *data, size_t n)
 {
-	if (s->gz == NULL) {
-		if (writer_put(&s->w, data, n) != 0)
-			die_write(s->name);
-		return;
-	}
-	while (n > 0) {
-		unsigned chunk = n > (1u << 30) ? 1u << 30 : (unsigned)n;
-		if (gzwrite(s->gz, data, chunk) != (int)chunk) {
-			int zerr;
-			const char *msg = gzerror(s->gz, &zerr);
-			if (zerr == Z_ERRNO)
-				die_write(s->name);
-			die(EXIT_TROUBLE, "%s: gzip: %s", s->name, msg);
-		}
-		data = (const char *)data + chunk;
-		n -= chunk;
-	}
+	if (s->gz != NULL)
+		sink_check(s, gz_write(s->gz, data, n));
+	else if (writer_put(&s->w, data, n) != 0)
+		die_write(s->name);
 }
 
 static void sink_finish(struct sink *s)
 {
-	if (s->gz != NULL) {
-		int zrc = gzclose_w(s->gz);
-		s->gz = NULL;
-		if (zrc == Z_ERRNO)
-			die_write(s->name);
-		if (zrc != Z_OK)
-			die(EXIT_TROUBLE, "%s: gzip: could not finish the stream", s->name);
-		return;
-	}
+	if (s->gz != NULL)
+		sink_check(s, gz_finish(s->gz));
 	if (writer_flush(&s->w) != 0)
 		die_write(s->name);
+}
+
+static void sink_free(struct sink *s)
+{
+	gz_out_free(s->gz);
+	s->gz = NULL;
+	writer_free(&s->w);
 }
 
 /* Report files: one per suffix.  A record without "member" gives the body
@@ -327,7 +337,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *output = "-", *report_base = NULL;
-	int64_t level = 6;
+	int64_t level = 1;
 	struct outfile file = { NULL, NULL, -1 };
 	struct sink out;
 	struct stream_in in;
@@ -370,15 +380,7 @@ int main(int argc, char **argv)
 		fd = file.fd;
 	}
 	len = strlen(output);
-	if (len > 3 && strcmp(output + len - 3, ".gz") == 0) {
-		char mode[4] = { 'w', 'b', (char)('0' + level), '\0' };
-		int gzfd = dup(fd);
-		if (gzfd < 0 || (out.gz = gzdopen(gzfd, mode)) == NULL)
-			die_errno(EXIT_TROUBLE, "%s", output);
-		gzbuffer(out.gz, 1u << 20);
-	} else if (writer_init(&out.w, fd) != 0) {
-		die_nomem();
-	}
+	sink_open(&out, fd, len > 3 && strcmp(output + len - 3, ".gz") == 0, (int)level);
 	if (stream_in_init(&in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0 ||
 	    encoder_init(&enc, put_sink, &out) != 0)
 		die_nomem();
@@ -446,7 +448,6 @@ int main(int argc, char **argv)
 	free(reports.list);
 	encoder_free(&enc);
 	stream_in_free(&in);
-	if (out.gz == NULL)
-		writer_free(&out.w);
+	sink_free(&out);
 	return EXIT_OK;
 }

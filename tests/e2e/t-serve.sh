@@ -173,7 +173,8 @@ mkdir dir.json
 expect 0 "--help: exit 0" "tr-serve --help"
 ok "--help: usage on stdout" grep -q '^usage: tr-serve \[--port N\] \[--ui URL\] \[--open\] TRACE' "$T/out"
 expect 0 "--version: exit 0" "tr-serve --version"
-ok "--version: tr-serve $VERSION" test "$(cat "$T/out")" = "tr-serve $VERSION"
+ok "--version: tr-serve $VERSION, then the gzip backend" test "$(cat "$T/out")" = \
+	"$(printf 'tr-serve %s\n%s' "$VERSION" "$(grep -E '^gzip: (ISA-L|zlib) [0-9.]+$' "$T/out")")"
 expect 2 "bad option: exit 2" "tr-serve --bogus t.json" "unknown option '--bogus'"
 ok "bad option: usage on stderr" grep -q '^usage: tr-serve' "$T/err"
 expect 2 "--port without a value: exit 2" "tr-serve t.json --port" "requires an argument"
