@@ -130,7 +130,7 @@ stages_gone() {
 	fi
 }
 
-TEMP_OPEN=". '$ROOT/tests/e2e/lib.sh'; temp_open '$O'"
+TEMP_OPEN="{ . '$ROOT/tests/e2e/lib.sh'; temp_open '$O'; }"
 LT="tr-layer-track --trace '$T/t.json' --anchor-regex flash --num-layers 4 --anchor-offset 0 \
 	--phase p --evidence e"
 
