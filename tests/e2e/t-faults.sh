@@ -85,13 +85,15 @@ HOLD_ENCODE="{ head -n 10; : >'$GATE.held'; exec cat '$GATE'; } | '$BIN/tr-encod
 HOLD_VERIFY=": >'$GATE.verifying'; read x <'$GATE'; exec '$BIN/tr-verify' \"\$@\""
 INTERRUPT_PLACEMENT="TR_TEST_SIGNAL_PID_FILE='$T/cmd.pid' LD_PRELOAD='$PRELOAD' exec '$BIN/tr-encode' \"\$@\""
 
-# interrupt NAME SIG CONDITION CMD: start CMD with SIGINT at its default (a
-# background job of a shell starts with it ignored), wait until the shell
+# interrupt NAME SIG CONDITION CMD: start CMD with every signal at its
+# default (a background job of a shell starts with SIGINT ignored, and a
+# test run under nohup with SIGHUP ignored, which a shell script cannot
+# trap then), wait until the shell
 # test CONDITION holds, send SIG (none if SIG is -), wait for the end; the
 # exit status is in $status, stderr in $T/err.  1 if the point never came.
 interrupt() {
 	name=$1 sig=$2 cond=$3 cmd=$4
-	sh -c "echo \$\$ >'$T/cmd.pid'; exec env --default-signal=INT $cmd" >"$T/out" 2>"$T/err" &
+	sh -c "echo \$\$ >'$T/cmd.pid'; exec env --default-signal $cmd" >"$T/out" 2>"$T/err" &
 	pid=$!
 	polls=0
 	until sh -c "$cond"; do
@@ -138,7 +140,7 @@ LT="tr-layer-track --trace '$T/t.json' --anchor-regex flash --num-layers 4 --anc
 # middle of writing), signalled, resumed
 for sig in TERM INT; do
 	fresh
-	sh -c "exec env --default-signal=INT tr-gen --target-bytes 2G -o '$O/g.json'" 2>"$T/err" &
+	sh -c "exec env --default-signal tr-gen --target-bytes 2G -o '$O/g.json'" 2>"$T/err" &
 	pid=$!
 	until sh -c "$TEMP_OPEN" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 	kill -STOP "$pid" 2>/dev/null
