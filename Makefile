@@ -53,8 +53,8 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
 SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz
+COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a

@@ -26,8 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "diag.h"
 #include "opt.h"
+#include "uisetup.h"
 
 #define DEFAULT_UI "https://ui.perfetto.dev"
 #define UI_MAX 2048              /* longer --ui URLs are refused */
@@ -38,18 +40,31 @@
 #define MAX_CHILDREN 16          /* connections served at once */
 #define CHUNK (256 * 1024)       /* trace bytes per read */
 #define TOKEN_BYTES 16           /* 128 random bits, 32 hex digits */
+#define STREAM_ABOVE_DEFAULT (256LL * 1024 * 1024)
+#define BROWSER_JSON_LIMIT 1000000000LL   /* browsers fail to import about this much */
+#define REPORT_MAX (256 * 1024 * 1024)   /* a larger report beside a trace is refused */
 
 static const char usage_text[] =
-	"usage: tr-serve [--port N] [--ui URL] [--open] TRACE | --trace TRACE\n"
+	"usage: tr-serve [--port N] [--ui URL] [--open] [--pass K] [--layer LN]\n"
+	"                [--query SQL] [--no-setup] [--stream-above BYTES]\n"
+	"                TRACE | --trace TRACE\n"
 	"Serve TRACE (.json or .json.gz, sent as stored) and a viewer page on\n"
 	"127.0.0.1 until interrupted; the page opens the Perfetto UI in a new\n"
-	"window and posts the trace to it.  The URL to open goes to standard output.\n"
+	"window and posts the trace to it.  The URL to open goes to standard output,\n"
+	"then the UI URL the page opens.  With a report beside TRACE (.layers.json,\n"
+	".compact.json, .window.json), the UI pins the layer guides and synthetic\n"
+	"GPU lanes, expands the GPU process, shows pass 0 and lists the guides.\n"
 	"\n"
 	"  --trace TRACE  TRACE given as an option (as the seed's viewer command)\n"
 	"  --port N   listen on port N (1-65535; default 0, any free port)\n"
-	"  --ui URL   the Perfetto UI to open (http:// or https://;\n"
+	"  --ui URL   the Perfetto UI to open (http:// or https://, no '#';\n"
 	"             default " DEFAULT_UI ")\n"
 	"  --open     start xdg-open (open on macOS) on the URL\n"
+	"  --pass K   show pass K (default 0) instead\n"
+	"  --layer LN also select the guide of layer N (L3 or 3) of that pass\n"
+	"  --query SQL  open a query tab with SQL instead of the guide listing\n"
+	"  --no-setup open the UI plainly: no pins, range, selection or query\n"
+	"  --stream-above BYTES  stream traces larger than BYTES (default 256 MiB)\n"
 	"  --help     this text\n"
 	"  --version  the version\n"
 	"\n"
@@ -75,15 +90,19 @@ static const char usage_text[] =
 "Browsers open a pop-up window only from a click, so the click is needed.</p>\n" \
 "<p><button id=\"go\" type=\"button\">Open in Perfetto</button></p>\n" \
 "<p id=\"status\" role=\"status\">Not sent yet.</p>\n" \
+"<p id=\"progress\"></p>\n" \
 "<p id=\"warn\" hidden>This confirms the transfer only, not that Perfetto\n" \
 "parsed the trace: look for errors in the Perfetto window.</p>\n" \
 "<script>\n" \
 "\"use strict\";\n" \
 "function dec(s) { try { return decodeURIComponent(s); } catch (e) { return s; } }\n" \
 "const UI = dec(\"%s\"), NAME = dec(\"%s\");\n" \
+"const SIZE = %jd, STREAM_ABOVE = %jd;\n" \
 "const statusEl = document.getElementById(\"status\");\n" \
+"const progressEl = document.getElementById(\"progress\");\n" \
 "const warnEl = document.getElementById(\"warn\");\n" \
 "let uiOrigin = null, win = null, timer = 0, busy = false;\n" \
+"let streamPosted = false, fellBack = false, streamReader = null;\n" \
 "try { uiOrigin = new URL(UI).origin; } catch (e) { }\n" \
 "document.getElementById(\"name\").textContent = NAME;\n" \
 "document.getElementById(\"ui\").textContent = UI;\n" \
@@ -92,7 +111,8 @@ static const char usage_text[] =
 "function stopPing() { if (timer) { clearInterval(timer); timer = 0; } }\n" \
 "function openUI() {\n" \
 "  if (!uiOrigin) { say(\"Not a valid URL for the Perfetto UI: \" + UI); return; }\n" \
-"  stopPing(); busy = false; warnEl.hidden = true;\n" \
+"  stopPing(); busy = false; streamPosted = false; fellBack = false;\n" \
+"  warnEl.hidden = true; progressEl.textContent = \"\";\n" \
 "  win = window.open(UI, \"_blank\");\n" \
 "  if (!win) {\n" \
 "    say(\"The browser blocked the pop-up window (window.open returned null): \" +\n" \
@@ -110,26 +130,90 @@ static const char usage_text[] =
 "    win.postMessage(\"PING\", uiOrigin);\n" \
 "  }, 50);\n" \
 "}\n" \
-"async function sendTrace() {\n" \
-"  say(\"The Perfetto UI answered; fetching the trace...\");\n" \
+"async function fetchTrace() {\n" \
+"  const r = await fetch(\"trace\", { cache: \"no-store\" });\n" \
+"  if (!r.ok) throw new Error(\"HTTP \" + r.status);\n" \
+"  return r;\n" \
+"}\n" \
+"async function sendBuffer(note) {\n" \
+"  const buffer = await (await fetchTrace()).arrayBuffer();\n" \
+"  const n = buffer.byteLength;\n" \
+"  /* Transferred, not copied: a trace can be hundreds of megabytes. */\n" \
+"  win.postMessage({ perfetto: { buffer: buffer, title: NAME, fileName: NAME } },\n" \
+"                  uiOrigin, [buffer]);\n" \
+"  say(note + \"Local trace sent: \" + n + \" bytes\");\n" \
+"  warnEl.hidden = false;\n" \
+"}\n" \
+"/* A large trace goes as a ReadableStream: the UI reads it with backpressure\n" \
+" * and the page never holds it whole.  The progress line counts what the UI\n" \
+" * has taken. */\n" \
+"async function sendStream() {\n" \
+"  const r = await fetchTrace();\n" \
+"  if (!r.body) return sendBuffer(\"This browser gives no response stream; \");\n" \
+"  const reader = r.body.getReader();\n" \
+"  let sent = 0;\n" \
+"  const stream = new ReadableStream({\n" \
+"    async pull(c) {\n" \
+"      const x = await reader.read();\n" \
+"      if (x.done) {\n" \
+"        c.close();\n" \
+"        if (!fellBack) {\n" \
+"          say(\"Local trace streamed: \" + sent + \" bytes\");\n" \
+"          warnEl.hidden = false;\n" \
+"        }\n" \
+"        return;\n" \
+"      }\n" \
+"      sent += x.value.byteLength;\n" \
+"      if (!fellBack) progressEl.textContent = \"Sent \" + sent + \" of \" + SIZE + \" bytes\";\n" \
+"      c.enqueue(x.value);\n" \
+"    },\n" \
+"    cancel(reason) { return reader.cancel(reason); }\n" \
+"  }, { highWaterMark: 0 });\n" \
 "  try {\n" \
-"    const r = await fetch(\"trace\", { cache: \"no-store\" });\n" \
-"    if (!r.ok) throw new Error(\"HTTP \" + r.status);\n" \
-"    const buffer = await r.arrayBuffer();\n" \
-"    const n = buffer.byteLength;\n" \
-"    /* Transferred, not copied: a trace can be hundreds of megabytes. */\n" \
-"    win.postMessage({ perfetto: { buffer: buffer, title: NAME, fileName: NAME } },\n" \
-"                    uiOrigin, [buffer]);\n" \
-"    say(\"Local trace sent: \" + n + \" bytes\");\n" \
-"    warnEl.hidden = false;\n" \
+"    win.postMessage({ perfetto: { stream: stream, title: NAME, bytesTotal: SIZE } },\n" \
+"                    uiOrigin, [stream]);\n" \
+"  } catch (e) {\n" \
+"    reader.cancel();\n" \
+"    return sendBuffer(\"This browser cannot post a stream (\" + e.message +\n" \
+"                      \"): sent as one buffer instead. \");\n" \
+"  }\n" \
+"  streamPosted = true;\n" \
+"  streamReader = reader;\n" \
+"  say(\"Streaming the trace to the Perfetto UI...\");\n" \
+"  /* A UI that took a trace stops listening; an older one ignores the\n" \
+"   * stream and still answers this PING, which comes after it. */\n" \
+"  win.postMessage(\"PING\", uiOrigin);\n" \
+"}\n" \
+"async function sendTrace() {\n" \
+"  try {\n" \
+"    if (SIZE > STREAM_ABOVE && typeof ReadableStream === \"function\") {\n" \
+"      say(\"The Perfetto UI answered; streaming the trace...\");\n" \
+"      await sendStream();\n" \
+"    } else {\n" \
+"      say(\"The Perfetto UI answered; fetching the trace...\");\n" \
+"      await sendBuffer(\"\");\n" \
+"    }\n" \
 "  } catch (e) {\n" \
 "    busy = false;\n" \
 "    say(\"Could not send the trace: \" + e.message);\n" \
 "  }\n" \
 "}\n" \
+"async function fallBack() {\n" \
+"  fellBack = true;\n" \
+"  if (streamReader) streamReader.cancel();\n" \
+"  progressEl.textContent = \"\";\n" \
+"  try {\n" \
+"    await sendBuffer(\"The Perfetto UI did not take a stream (an older UI): \" +\n" \
+"                     \"sent as one buffer instead. \");\n" \
+"  } catch (e) {\n" \
+"    say(\"Could not send the trace: \" + e.message);\n" \
+"  }\n" \
+"}\n" \
 "window.addEventListener(\"message\", function (ev) {\n" \
-"  if (ev.source !== win || ev.origin !== uiOrigin || ev.data !== \"PONG\" || busy)\n" \
+"  if (ev.source !== win || ev.origin !== uiOrigin || ev.data !== \"PONG\")\n" \
 "    return;\n" \
+"  if (streamPosted && !fellBack) { fallBack(); return; }\n" \
+"  if (busy) return;\n" \
 "  busy = true;\n" \
 "  stopPing();\n" \
 "  sendTrace();\n" \
@@ -272,18 +356,193 @@ static char *percent_encode(const char *s)
 	return out;
 }
 
-static void build_page(const char *ui, const char *name)
+static void build_page(const char *ui, const char *name, off_t size, long long stream_above)
 {
 	char *ui_enc = percent_encode(ui), *name_enc = percent_encode(name);
-	int n = snprintf(NULL, 0, PAGE_FMT, ui_enc, name_enc);
+	int n = snprintf(NULL, 0, PAGE_FMT, ui_enc, name_enc, (intmax_t)size,
+			 (intmax_t)stream_above);
 
 	if (n < 0)
 		die_nomem();
 	page_len = (size_t)n;
 	page = xmalloc(page_len + 1);
-	snprintf(page, page_len + 1, PAGE_FMT, ui_enc, name_enc);
+	snprintf(page, page_len + 1, PAGE_FMT, ui_enc, name_enc, (intmax_t)size,
+		 (intmax_t)stream_above);
 	free(ui_enc);
 	free(name_enc);
+}
+
+/* ---- the UI's startup parameters ------------------------------------ */
+
+/* The whole of a report into b: 1, or 0 when there is no such file. */
+static int read_report(const char *path, struct buf *b)
+{
+	char chunk[65536];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	buf_reset(b);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		die_errno(EXIT_TROUBLE, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		die(EXIT_TROUBLE, "%s: not a regular file", path);
+	if (st.st_size > REPORT_MAX)
+		die(EXIT_INPUT, "%s: a report of %jd bytes (at most %d read; --no-setup "
+		    "skips the reports)", path, (intmax_t)st.st_size, REPORT_MAX);
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof chunk);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die_errno(EXIT_TROUBLE, "%s", path);
+		if (r == 0)
+			break;
+		if (buf_add(b, chunk, (size_t)r) != 0)
+			die_nomem();
+	}
+	close(fd);
+	return 1;
+}
+
+static void take_report(struct ui_view *v, const char *path, struct buf *text)
+{
+	struct buf why = BUF_INIT;
+	int rc = ui_view_add_report(v, text->p, text->len, &why);
+
+	if (rc == UI_NOMEM)
+		die_nomem();
+	if (rc != UI_OK)
+		die(EXIT_INPUT, "%s: %s (--no-setup skips the reports)", path, why.p);
+	buf_release(&why);
+}
+
+/* The reports beside TRACE: TRACE.layers.json, TRACE.compact.json and
+ * TRACE.window.json; a compact report whose source has a layers report
+ * beside it (a guided trace compacted by tr-compact-track) brings that one
+ * too, since compaction keeps the guides and their times. */
+static void read_reports(const char *path, struct ui_view *v)
+{
+	static const char *const kinds[] = { ".layers.json", ".compact.json", ".window.json" };
+	struct buf name = BUF_INIT, text = BUF_INIT, src = BUF_INIT;
+	const char *slash = strrchr(path, '/');
+	int have_layers = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		buf_reset(&name);
+		if (buf_printf(&name, "%s%s", path, kinds[i]) != 0)
+			die_nomem();
+		if (!read_report(name.p, &text))
+			continue;
+		take_report(v, name.p, &text);
+		if (i == 0)
+			have_layers = 1;
+		if (i == 1 && !have_layers && ui_report_source_file(text.p, text.len, &src) == 1 &&
+		    strchr(src.p, '/') == NULL) {
+			buf_reset(&name);
+			if (buf_printf(&name, "%.*s%s.layers.json",
+				       slash ? (int)(slash - path + 1) : 0, path, src.p) != 0)
+				die_nomem();
+			if (strcmp(name.p, path) != 0 && read_report(name.p, &text))
+				take_report(v, name.p, &text);
+		}
+	}
+	buf_release(&name);
+	buf_release(&text);
+	buf_release(&src);
+}
+
+/* The URL the page opens: the UI with its hash route and parameters. */
+static char *ui_url(const char *ui, const char *path, const struct ui_choice *choice)
+{
+	struct ui_view v = UI_VIEW_INIT;
+	struct buf params = BUF_INIT, why = BUF_INIT, url = BUF_INIT;
+	const char *host = strstr(ui, "://") + 3;
+	int rc;
+
+	if (!choice->no_setup)
+		read_reports(path, &v);
+	rc = ui_build_params(&v, choice, &params, &why);
+	if (rc == UI_NOMEM)
+		die_nomem();
+	if (rc != UI_OK)
+		die(EXIT_INPUT, "%s: %s", path, why.p);
+	if (buf_addstr(&url, ui) != 0)
+		die_nomem();
+	if (params.len > 0 &&
+	    ((strpbrk(host, "/?") == NULL && buf_addch(&url, '/') != 0) ||
+	     buf_addstr(&url, "#!/?") != 0 || buf_add(&url, params.p, params.len) != 0))
+		die_nomem();
+	ui_view_free(&v);
+	buf_release(&params);
+	buf_release(&why);
+	return url.p;
+}
+
+/* s quoted for a POSIX shell when it needs it. */
+static void put_shell_word(struct buf *b, const char *s)
+{
+	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				 "0123456789-._/+,:=@%") == strlen(s)) {
+		buf_addstr(b, s);
+		return;
+	}
+	buf_addch(b, '\'');
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			buf_addstr(b, "'\\''");
+		else
+			buf_addch(b, *s);
+	}
+	buf_addch(b, '\'');
+}
+
+/* The size of the JSON text: the file's, or for gzip the larger of the
+ * compressed size and the trailer's ISIZE (the size modulo 4 GiB). */
+static long long json_text_size(off_t size)
+{
+	unsigned char tail[4], magic[2];
+	long long isize;
+
+	if (size < 18 || pread(trace_fd, magic, 2, 0) != 2 || magic[0] != 0x1f ||
+	    magic[1] != 0x8b)
+		return (long long)size;
+	if (pread(trace_fd, tail, 4, size - 4) != 4)
+		return (long long)size;
+	isize = (long long)tail[0] | (long long)tail[1] << 8 | (long long)tail[2] << 16 |
+		(long long)tail[3] << 24;
+	return isize > (long long)size ? isize : (long long)size;
+}
+
+/* Browsers fail to import JSON traces of about 1 GB and more: say so, and
+ * give the command that cuts pass 0 out of the trace (tr-window(1)). */
+static void warn_if_too_big(const char *path, off_t size)
+{
+	long long text = json_text_size(size);
+	struct buf cmd = BUF_INIT, out = BUF_INIT;
+	size_t n = strlen(path);
+
+	if (text <= BROWSER_JSON_LIMIT)
+		return;
+	if (n > 8 && strcmp(path + n - 8, ".json.gz") == 0)
+		n -= 8;
+	else if (n > 5 && strcmp(path + n - 5, ".json") == 0)
+		n -= 5;
+	buf_printf(&out, "%.*s.pass0.json.gz", (int)n, path);
+	buf_addstr(&cmd, "tr-decode ");
+	put_shell_word(&cmd, path);
+	buf_addstr(&cmd, " | tr-window --passes 0 | tr-encode -o ");
+	put_shell_word(&cmd, out.p);
+	if (cmd.len == 0 || out.len == 0)
+		die_nomem();
+	warnx_tr("warning: %s holds about %lld bytes of JSON; browsers fail to import "
+		 "JSON traces of about 1 GB and more. Cut a window (pass 0) with:\n  %s",
+		 path, text, cmd.p);
+	buf_release(&cmd);
+	buf_release(&out);
 }
 
 static void make_token(void)
@@ -798,20 +1057,28 @@ static void stop_children(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_PORT = 256, OPT_UI, OPT_OPEN, OPT_TRACE, OPT_HELP, OPT_VERSION };
+	enum { OPT_PORT = 256, OPT_UI, OPT_OPEN, OPT_TRACE, OPT_HELP, OPT_VERSION,
+	       OPT_PASS, OPT_LAYER, OPT_QUERY, OPT_NO_SETUP, OPT_STREAM_ABOVE };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "ui", required_argument, NULL, OPT_UI },
 		{ "open", no_argument, NULL, OPT_OPEN },
+		{ "pass", required_argument, NULL, OPT_PASS },
+		{ "layer", required_argument, NULL, OPT_LAYER },
+		{ "query", required_argument, NULL, OPT_QUERY },
+		{ "no-setup", no_argument, NULL, OPT_NO_SETUP },
+		{ "stream-above", required_argument, NULL, OPT_STREAM_ABOVE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *ui = DEFAULT_UI, *path = NULL, *name, *s;
-	int64_t want_port = 0;
+	int64_t want_port = 0, stream_above = STREAM_ABOVE_DEFAULT;
+	struct ui_choice choice = { 0, 0, 0, 0, 0, NULL };
 	int do_open = 0, ch;
-	char url[128];
+	char url[128], *ui_full;
+	off_t size;
 
 	diag_init(argv[0]);
 	opterr = 0;
@@ -827,6 +1094,32 @@ int main(int argc, char **argv)
 			break;
 		case OPT_OPEN:
 			do_open = 1;
+			break;
+		case OPT_PASS:
+			if (opt_parse_i64(optarg, 0, INT64_MAX, &choice.pass) != 0)
+				die(EXIT_TROUBLE, "--pass: invalid value '%s' (a pass index, 0 "
+				    "or more)", optarg);
+			choice.pass_given = 1;
+			break;
+		case OPT_LAYER:
+			if (opt_parse_i64(optarg + (optarg[0] == 'L'), 0, INT64_MAX,
+					  &choice.layer) != 0)
+				die(EXIT_TROUBLE, "--layer: invalid value '%s' (a layer, as L3 "
+				    "or 3)", optarg);
+			choice.layer_given = 1;
+			break;
+		case OPT_QUERY:
+			if (optarg[strspn(optarg, " \t\r\n")] == '\0')
+				die(EXIT_TROUBLE, "--query: empty");
+			choice.query = optarg;
+			break;
+		case OPT_NO_SETUP:
+			choice.no_setup = 1;
+			break;
+		case OPT_STREAM_ABOVE:
+			if (opt_parse_i64(optarg, 0, INT64_MAX, &stream_above) != 0)
+				die(EXIT_TROUBLE, "--stream-above: invalid value '%s' (bytes, 0 "
+				    "or more)", optarg);
 			break;
 		case OPT_TRACE:
 			if (path != NULL) {
@@ -852,19 +1145,24 @@ int main(int argc, char **argv)
 	s = strncasecmp(ui, "https://", 8) == 0 ? ui + 8
 	  : strncasecmp(ui, "http://", 7) == 0 ? ui + 7 : NULL;
 	if (s == NULL || *s == '\0' || *s == '/' || strlen(ui) > UI_MAX ||
-	    strpbrk(ui, " \t\r\n\"'<>\\") != NULL)
+	    strpbrk(ui, " \t\r\n\"'<>\\#") != NULL)
 		die(EXIT_TROUBLE, "--ui: invalid URL '%s' (wanted http://HOST... or "
 		    "https://HOST...)", ui);
 	name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
-	open_trace(path);
+	if (choice.no_setup && (choice.pass_given || choice.layer_given || choice.query))
+		die(EXIT_TROUBLE, "--no-setup: not with --pass, --layer or --query");
+
+	size = open_trace(path);
+	ui_full = ui_url(ui, path, &choice);
+	warn_if_too_big(path, size);
 	make_token();
-	build_page(ui, name);
+	build_page(ui_full, name, size, (long long)stream_above);
 	install_signals();
 	open_listener((unsigned)want_port);
 
 	snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, page_path);
-	if (printf("open %s\n", url) < 0 || fflush(stdout) != 0)
+	if (printf("open %s\nui %s\n", url, ui_full) < 0 || fflush(stdout) != 0)
 		die_write("standard output");
 	if (do_open)
 		spawn_opener(url);
@@ -892,5 +1190,6 @@ int main(int argc, char **argv)
 	stop_children();
 	close(trace_fd);
 	free(page);
+	free(ui_full);
 	return EXIT_OK;
 }

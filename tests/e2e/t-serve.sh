@@ -55,9 +55,10 @@ start() {
 	fi
 	(sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$T/$n.pid" "$@" \
 		>"$T/$n.out" 2>"$T/$n.err"; echo $? >"$T/$n.rc") &
-	URL= PORT= TOKEN=
+	URL= PORT= TOKEN= UIURL=
 	wait_file "$n.out" 60 || return 1
 	URL=$(sed -n 's/^open //p' "$n.out")
+	UIURL=$(sed -n 's/^ui //p' "$n.out")
 	PORT=$(echo "$URL" | sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/[0-9a-f]*/$|\1|p')
 	TOKEN=$(echo "$URL" | sed -n 's|^http://127\.0\.0\.1:[0-9]*/\([0-9a-f]*\)/$|\1|p')
 }
@@ -171,7 +172,7 @@ mkdir dir.json
 # ----------------------------------------------------------- command line
 
 expect 0 "--help: exit 0" "tr-serve --help"
-ok "--help: usage on stdout" grep -q '^usage: tr-serve \[--port N\] \[--ui URL\] \[--open\] TRACE' "$T/out"
+ok "--help: usage on stdout" grep -q '^usage: tr-serve \[--port N\] \[--ui URL\] \[--open\] \[--pass K\]' "$T/out"
 expect 0 "--version: exit 0" "tr-serve --version"
 ok "--version: tr-serve $VERSION, then the gzip backend" test "$(cat "$T/out")" = \
 	"$(printf 'tr-serve %s\n%s' "$VERSION" "$(grep -E '^gzip: (ISA-L|zlib) [0-9.]+$' "$T/out")")"
@@ -216,6 +217,142 @@ for form in "--trace t.json.gz" "--trace=t.json.gz" "--tr t.json.gz"; do
 	stop st TERM "$form: exits 0 on SIGTERM"
 done
 
+# ------------------------------------------------------ UI startup setup
+
+# A guided, compacted trace and its report: 2 passes of 3 layers, 2 lanes.
+ANCHOR='^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,'
+tr-gen --layers 3 --passes 2 --streams 4 --concurrency 2 -o gsrc.json ||
+	fail "fixture: tr-gen (guided)"
+tr-layer-track --trace gsrc.json --output g.json --anchor-regex "$ANCHOR" \
+	--num-layers 3 --anchor-offset 0 --passes 2 --phase decode --evidence e \
+	--max-gpu-lanes 2 >/dev/null 2>&1 || fail "fixture: tr-layer-track"
+# guides only, then compacted by tr-compact-track: its report names the
+# source, whose layers report tells the guides
+tr-layer-track --trace gsrc.json --output g2.json --anchor-regex "$ANCHOR" \
+	--num-layers 3 --anchor-offset 0 --passes 2 --phase decode --evidence e \
+	>/dev/null 2>&1 || fail "fixture: tr-layer-track (no lanes)"
+tr-compact-track --trace g2.json --output c.json --max-gpu-lanes 2 >/dev/null 2>&1 ||
+	fail "fixture: tr-compact-track"
+
+# check_ui NAME TRACE URL [PASS [LAYER]]: the UI URL's parameters against
+# the served trace (serve_check.py, an independent oracle).
+check_ui() {
+	if "$PY" "$ROOT/tests/e2e/serve_check.py" "$2" "$3" ${4:+"$4"} ${5:+"$5"} >oracle.out 2>&1; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 600 oracle.out)"
+	fi
+}
+
+# serve_ui NAME [OPTIONS] TRACE: start server su, check it printed its URLs,
+# stop it; UIURL holds the UI URL.
+serve_ui() {
+	sname=$1
+	shift
+	if ! start su "$@" || [ -z "$TOKEN" ] || [ -z "$UIURL" ]; then
+		fail "$sname: prints both URLs" "stdout: $(head -c 300 su.out)" \
+			"stderr: $(head -c 400 su.err)"
+		[ ! -f su.pid ] || stop su TERM "$sname: exit 0 on SIGTERM"
+		return 1
+	fi
+	stop su TERM "$sname: exit 0 on SIGTERM"
+}
+
+if serve_ui "setup" g.json; then
+	check_ui "setup: pins exactly the guide and lanes, expands the GPU, pass 0 in view, guide query" \
+		g.json "$UIURL"
+	ok "setup: the UI URL is the default UI's hash route" \
+		test "${UIURL%%#*}" = "https://ui.perfetto.dev/"
+fi
+if serve_ui "setup --pass 1 --layer L1" --pass 1 --layer L1 g.json; then
+	check_ui "setup --pass 1 --layer L1: pass 1 in view, its L1 selected (ts/dur)" \
+		g.json "$UIURL" 1 1
+fi
+if serve_ui "setup --layer 2" --layer 2 g.json; then
+	check_ui "setup --layer 2: pass 0 in view, its L2 selected" g.json "$UIURL" 0 2
+fi
+if serve_ui "setup of a compacted guided trace" c.json; then
+	check_ui "setup of a compacted guided trace: guide (from its source's report) and lanes" \
+		c.json "$UIURL"
+fi
+if serve_ui "setup --no-setup" --no-setup g.json; then
+	ok "setup --no-setup: the plain UI" test "$UIURL" = https://ui.perfetto.dev
+fi
+if serve_ui "setup without a report" t.json; then
+	ok "setup without a report: the plain UI" test "$UIURL" = https://ui.perfetto.dev
+fi
+if serve_ui "setup --query" --query "SELECT 'a&b' AS x -- é" --ui http://127.0.0.1:9/ui/ t.json; then
+	"$PY" -c 'import json, sys, urllib.parse as u
+f = u.urlsplit(sys.argv[1]).fragment
+assert sys.argv[1].startswith("http://127.0.0.1:9/ui/#!/?"), sys.argv[1]
+q = u.parse_qs(f[3:], strict_parsing=True)
+assert list(q) == ["startupCommands"], list(q)
+c = json.loads(q["startupCommands"][0])
+assert c == [{"id": "dev.perfetto.RunQueryAndShowTab", "args": ["SELECT '"'"'a&b'"'"' AS x -- \u00e9"]}], c' \
+		"$UIURL" >oracle.out 2>&1
+	ok "setup --query without a report: only the query tab, the SQL intact" test $? -eq 0
+fi
+# a window report (tr-window's WINDOW.window.json, hand-made here) around pass 1
+cp g.json w.json
+cp g.json.layers.json w.json.layers.json
+"$PY" -c 'import json, sys
+from decimal import Decimal
+r = json.load(open("g.json.layers.json"), parse_float=Decimal)
+p1 = [l for l in r["layers"] if l["pass_index"] == 1]
+s = int(Decimal(p1[0]["guide_start_us"]) * 1000) - 5000
+e = int(Decimal(p1[-1]["guide_end_us"]) * 1000) + 5000
+json.dump({"window": {"start_ns": s, "end_ns": e}}, open("w.json.window.json", "w"), indent=2)'
+if serve_ui "setup with a window report" w.json; then
+	check_ui "setup with a window report: the window's pass (1) in view" w.json "$UIURL" 1
+fi
+
+expect 2 "--pass x: exit 2" "tr-serve --pass x g.json" "--pass: invalid value 'x'"
+expect 2 "--layer Lx: exit 2" "tr-serve --layer Lx g.json" "--layer: invalid value 'Lx'"
+expect 2 "--stream-above -1: exit 2" "tr-serve --stream-above -1 g.json" \
+	"--stream-above: invalid value '-1'"
+expect 2 "--query '': exit 2" "tr-serve --query '' g.json" "--query: empty"
+expect 2 "--no-setup with --pass: exit 2" "tr-serve --no-setup --pass 1 g.json" \
+	"--no-setup: not with --pass, --layer or --query"
+expect 2 "--ui with a fragment: exit 2" "tr-serve --ui 'http://127.0.0.1:9/#x' g.json" \
+	"--ui: invalid URL"
+expect 1 "--pass 5: exit 1, the passes named" "tr-serve --pass 5 g.json" \
+	"tr-serve: g.json: --pass 5: no such pass (the guides have passes 0-1)"
+expect 1 "--layer L9: exit 1" "tr-serve --layer L9 g.json" \
+	"tr-serve: g.json: --layer 9: pass 0 has no guide L9"
+expect 1 "--pass 0 without guides: exit 1" "tr-serve --pass 0 t.json" \
+	"tr-serve: t.json: --pass 0: the served trace has no layer guides"
+cp t.json bad.json
+printf '{"layers": {}}\n' >bad.json.layers.json
+expect 1 "a broken report: exit 1" "tr-serve bad.json" \
+	"tr-serve: bad.json.layers.json: \"layers\" is not an array (--no-setup skips the reports)"
+if serve_ui "a broken report with --no-setup" --no-setup bad.json; then
+	ok "a broken report with --no-setup: the plain UI" test "$UIURL" = https://ui.perfetto.dev
+fi
+
+# Over about 1 GB of JSON: a warning with the tr-window command (a sparse
+# file: tr-serve reads nothing of it before a request).
+if truncate -s 1100000000 "huge trace.json" 2>/dev/null; then
+	if start sh "huge trace.json" && [ -n "$TOKEN" ]; then
+		want="tr-decode 'huge trace.json' | tr-window --passes 0 | tr-encode -o 'huge trace.pass0.json.gz'"
+		if grep -qF "warning: huge trace.json holds about 1100000000 bytes of JSON; browsers fail" sh.err &&
+			grep -qxF "  $want" sh.err; then
+			pass "over 1 GB: warns and prints the tr-window command"
+		else
+			fail "over 1 GB: warns and prints the tr-window command" "stderr: $(cat sh.err)"
+		fi
+		: >sh.err
+		stop sh TERM "over 1 GB: still serves, exit 0 on SIGTERM"
+	else
+		fail "over 1 GB: serves" "stderr: $(head -c 400 sh.err)"
+	fi
+	rm -f "huge trace.json"
+else
+	skip "over 1 GB: warns" "no sparse file here (truncate failed)"
+fi
+start sh t.json
+ok "under 1 GB: no warning" test ! -s sh.err
+stop sh TERM "under 1 GB: exit 0 on SIGTERM"
+
 # ----------------------------------------------------------- server: .json
 
 if ! start s1 t.json || [ -z "$TOKEN" ]; then
@@ -253,7 +390,11 @@ ok "page: waits for PONG from the window it opened" \
 	grep -q 'ev.source !== win || ev.origin !== uiOrigin || ev.data !== "PONG"' b
 ok "page: posts {perfetto: {buffer, title, fileName}}" \
 	grep -q 'postMessage({ perfetto: { buffer: buffer, title: NAME, fileName: NAME } }' b
-ok "page: fetches the trace as an ArrayBuffer" grep -q 'r.arrayBuffer()' b
+ok "page: fetches the trace as an ArrayBuffer" grep -q '(await fetchTrace()).arrayBuffer()' b
+ok "page: posts {perfetto: {stream, title, bytesTotal}} with the stream transferred" \
+	grep -q 'postMessage({ perfetto: { stream: stream, title: NAME, bytesTotal: SIZE } },' b
+ok "page: the size and the default stream threshold (256 MiB)" \
+	grep -qF "const SIZE = $(size_of t.json), STREAM_ABOVE = 268435456;" b
 ok "page: reports the bytes sent" grep -q '"Local trace sent: " + n + " bytes"' b
 ok "page: warns that only the transfer is confirmed" grep -q 'confirms the transfer only' b
 ok "page: says a click is needed" grep -q 'only from a click' b
@@ -413,8 +554,12 @@ if [ -z "$CHROMIUM" ]; then
 	return 0
 fi
 
-# Perfetto's side of the protocol: PONG to PING, then take the buffer and
-# report its size and SHA-256 to this page's own origin.
+# Perfetto's side of the protocol: PONG to PING until it takes a trace (as
+# the UI's handler, which removes itself then), a buffer or a transferred
+# stream, read whole; then report the bytes' size and SHA-256, the names
+# and the location it was opened at to this page's own origin.  With ?old=1
+# it is an older UI that does not know streams: it ignores them and keeps
+# answering PING.
 mkdir ui
 cat >ui/standin.html <<'EOF'
 <!DOCTYPE html>
@@ -422,15 +567,41 @@ cat >ui/standin.html <<'EOF'
 <p id="s">waiting</p>
 <script>
 "use strict";
+const OLD = new URLSearchParams(location.search).get("old") === "1";
+let taken = false;
 window.addEventListener("message", async function (ev) {
-  if (ev.data === "PING") { ev.source.postMessage("PONG", "*"); return; }
-  if (!ev.data || !ev.data.perfetto) return;
+  if (ev.data === "PING") { if (!taken) ev.source.postMessage("PONG", "*"); return; }
+  if (!ev.data || !ev.data.perfetto || taken) return;
   const p = ev.data.perfetto;
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", p.buffer));
+  let bytes, mode;
+  if (p.stream !== undefined) {
+    if (OLD) return;
+    taken = true;
+    mode = "stream";
+    const rd = p.stream.getReader(), parts = [];
+    let n = 0;
+    for (;;) {
+      const x = await rd.read();
+      if (x.done) break;
+      parts.push(x.value);
+      n += x.value.byteLength;
+    }
+    bytes = new Uint8Array(n);
+    let o = 0;
+    for (const q of parts) { bytes.set(q, o); o += q.byteLength; }
+  } else {
+    taken = true;
+    mode = "buffer";
+    bytes = new Uint8Array(p.buffer);
+  }
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   const hex = Array.from(d, function (x) { return x.toString(16).padStart(2, "0"); }).join("");
-  document.getElementById("s").textContent = "got " + p.buffer.byteLength;
-  fetch("/report?bytes=" + p.buffer.byteLength + "&sha256=" + hex +
-        "&title=" + encodeURIComponent(p.title) + "&fileName=" + encodeURIComponent(p.fileName));
+  document.getElementById("s").textContent = "got " + bytes.byteLength;
+  fetch("/report?mode=" + mode + "&bytes=" + bytes.byteLength + "&sha256=" + hex +
+        "&title=" + encodeURIComponent(p.title) +
+        "&fileName=" + encodeURIComponent(p.fileName === undefined ? "-" : p.fileName) +
+        "&bytesTotal=" + (p.bytesTotal === undefined ? "-" : p.bytesTotal) +
+        "&location=" + encodeURIComponent(location.href));
 });
 </script></body></html>
 EOF
@@ -443,42 +614,107 @@ if [ -z "$P2" ]; then
 	return 0
 fi
 
+# browse NAME FILE [OPTIONS]: serve FILE with the stand-in UI (the OPTIONS
+# may give another --ui), open the page in headless Chromium, and wait for
+# the stand-in's report; REPORT holds its query (empty when none came).
+nrun=0
+browse() {
+	bname=$1 file=$2
+	shift 2
+	nrun=$((nrun + 1))
+	: >py.log
+	if ! start "b$nrun" --ui "http://127.0.0.1:$P2/standin.html" "$@" "$file" ||
+		[ -z "$TOKEN" ]; then
+		fail "$bname: tr-serve starts" "stderr: $(head -c 400 "b$nrun.err")"
+		REPORT=
+		return 1
+	fi
+	rm -rf profile
+	mkdir profile
+	# --disable-popup-blocking lets ?auto=1 open the window without a click;
+	# --virtual-time-budget lets both pages run before the DOM is dumped.
+	timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--no-default-browser-check --disable-background-networking \
+		--disable-component-update --disable-sync --disable-extensions \
+		--disable-default-apps --disable-domain-reliability --no-proxy-server \
+		--disable-breakpad --disable-crash-reporter \
+		--disable-popup-blocking --user-data-dir="$T/profile" \
+		--virtual-time-budget=20000 --dump-dom "${URL}?auto=1" >dom.html 2>chromium.err
+	crc=$?
+	# The report is a separate request: wait for it to reach the log (a
+	# minute is the guard against a hang).
+	i=0
+	while ! grep -q 'GET /report?' py.log && [ "$i" -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	REPORT=$(sed -n 's|.*"GET /report?\([^ ]*\) HTTP.*|\1|p' py.log | head -n 1)
+	[ -n "$REPORT" ] || fail "$bname: the stand-in UI reports" "chromium exit $crc" \
+		"log: $(tail -n 5 py.log)" "chromium: $(grep -v dbus chromium.err | tail -n 3)"
+	stop "b$nrun" TERM "$bname: tr-serve exit 0 on SIGTERM"
+	[ -n "$REPORT" ]
+}
+
+# field NAME: a decoded field of the stand-in's report.
+field() {
+	"$PY" -c 'import sys, urllib.parse as u
+print(u.parse_qs(sys.argv[1], keep_blank_values=True)[sys.argv[2]][0])' "$REPORT" "$1"
+}
+
+# got NAME FILE MODE: the stand-in got FILE's bytes (size, SHA-256) by MODE.
+got() {
+	want="$3 $(size_of "$2") $(sha256sum "$2" | cut -d' ' -f1) $(basename "$2")"
+	have="$(field mode) $(field bytes) $(field sha256) $(field title)"
+	if [ "$have" = "$want" ]; then
+		pass "$1"
+	else
+		fail "$1" "got: $have" "wanted: $want"
+	fi
+}
+
+# status_is NAME TEXT: the page's status line, as the DOM was dumped.
+status_is() {
+	have=$(sed -n 's|.*<p id="status" role="status">\([^<]*\)</p>.*|\1|p' dom.html)
+	if [ "$have" = "$2" ]; then pass "$1"; else fail "$1" "status: $have" "wanted: $2"; fi
+}
+
 size=$(size_of t.json.gz)
-sha=$(sha256sum t.json.gz | cut -d' ' -f1)
-start s6 --ui "http://127.0.0.1:$P2/standin.html" t.json.gz
-mkdir profile
-# --disable-popup-blocking lets ?auto=1 open the window without a click;
-# --virtual-time-budget lets both pages run before the DOM is dumped.
-timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
-	--no-default-browser-check --disable-background-networking \
-	--disable-component-update --disable-sync --disable-extensions \
-	--disable-default-apps --disable-domain-reliability --no-proxy-server \
-	--disable-breakpad --disable-crash-reporter \
-	--disable-popup-blocking --user-data-dir="$T/profile" \
-	--virtual-time-budget=20000 --dump-dom "${URL}?auto=1" >dom.html 2>chromium.err
-crc=$?
-# The report is a separate request: wait for it to reach the log (a minute
-# is the guard against a hang).
-want="GET /report?bytes=$size&sha256=$sha&title=t.json.gz&fileName=t.json.gz "
-i=0
-while ! grep -qF "$want" py.log && [ "$i" -lt 600 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
-if grep -qF "$want" py.log; then
-	pass "browser: the stand-in UI got the file's bytes (size, SHA-256, names)"
-else
-	fail "browser: the stand-in UI got the file's bytes (size, SHA-256, names)" \
-		"chromium exit $crc; wanted in the log: $want" "log: $(tail -n 5 py.log)" \
-		"chromium: $(grep -v dbus chromium.err | tail -n 3)"
+if browse "browser: buffer" t.json.gz; then
+	got "browser: the stand-in UI got the file's bytes as a buffer (size, SHA-256)" t.json.gz buffer
+	ok "browser: fileName" test "$(field fileName)" = t.json.gz
+	ok "browser: no report, so the UI opened plainly" \
+		test "$(field location)" = "http://127.0.0.1:$P2/standin.html"
+	status_is "browser: the page shows Local trace sent: $size bytes" "Local trace sent: $size bytes"
+	ok "browser: the page shows the warning" grep -q '<p id="warn">This confirms the transfer only' dom.html
 fi
-if grep -qF "Local trace sent: $size bytes" dom.html; then
-	pass "browser: the page shows Local trace sent: $size bytes"
-else
-	fail "browser: the page shows Local trace sent: $size bytes" \
-		"status: $(grep -o '<p id="status"[^<]*' dom.html)"
+
+# The guided trace: the stand-in is opened at the UI URL with its setup.
+gsize=$(size_of g.json)
+if browse "browser: setup" g.json; then
+	got "browser: setup: the guided trace's bytes" g.json buffer
+	check_ui "browser: setup: the stand-in was opened with the guide and lanes pinned, pass 0 in view" \
+		g.json "$(field location)"
 fi
-ok "browser: the page shows the warning" grep -q '<p id="warn">This confirms the transfer only' dom.html
-stop s6 TERM "browser: tr-serve exit 0 on SIGTERM"
+
+# Streamed (every trace is above --stream-above 0): the bytes, the total and
+# the progress line.
+if browse "browser: stream" g.json --stream-above 0; then
+	got "browser: stream: the stand-in read the file's bytes from the stream" g.json stream
+	ok "browser: stream: bytesTotal is the file's size" test "$(field bytesTotal)" = "$gsize"
+	status_is "browser: stream: the page shows Local trace streamed: $gsize bytes" \
+		"Local trace streamed: $gsize bytes"
+	ok "browser: stream: the progress line counts to the total" \
+		grep -qF "<p id=\"progress\">Sent $gsize of $gsize bytes</p>" dom.html
+	check_ui "browser: stream: the setup as well" g.json "$(field location)"
+fi
+
+# An older UI that ignores streams: the page falls back to a buffer and says so.
+if browse "browser: fallback" g.json --stream-above 0 \
+	--ui "http://127.0.0.1:$P2/standin.html?old=1"; then
+	got "browser: fallback: an older UI got the file's bytes as a buffer" g.json buffer
+	status_is "browser: fallback: the page says the UI did not take a stream" \
+		"The Perfetto UI did not take a stream (an older UI): sent as one buffer instead. Local trace sent: $gsize bytes"
+	check_ui "browser: fallback: the setup after the UI's own query" g.json "$(field location)"
+fi
 kill "$(cat py.pid)" 2>/dev/null
 rm -f py.pid
