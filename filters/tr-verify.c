@@ -2271,6 +2271,7 @@ static void verify_window(struct state *st, const char *window_path)
 	if (ok) {
 		uint64_t extra = 0;
 		do {
+			render_event(st, ol, on, oi + extra);
 			if (extra++ == 0)
 				failure(C_WINDOW, "output event %" PRIu64 " is no source event (or is out "
 					"of the source's order): %.*s", oi, (int)(on < 200 ? on : 200), ol);

@@ -23,6 +23,14 @@ def parse(line):
     return json.loads(line, parse_float=Decimal, parse_int=Decimal)
 
 
+def dur(t):
+    """A duration option in ns (default unit ms)."""
+    for unit, f in (('ns', 1), ('us', 1000), ('ms', 1000000), ('s', 10 ** 9)):
+        if t.endswith(unit):
+            return Decimal(t[:-len(unit)]) * f
+    return Decimal(t) * 1000000
+
+
 def window(events, spec):
     args = dict(zip(spec[0::2], spec[1::2]))
     origin = None
@@ -32,8 +40,8 @@ def window(events, spec):
             origin = ts
     if '--from' in args or '--to' in args:
         o = math.floor(origin * 1000)
-        w0 = o + Decimal(args.get('--from', '0')) * 1000000
-        w1 = o + Decimal(args['--to']) * 1000000 if '--to' in args else Decimal((2 ** 63 - 1) // 2)
+        w0 = o + dur(args.get('--from', '0'))
+        w1 = o + dur(args['--to']) if '--to' in args else Decimal((2 ** 63 - 1) // 2)
         return w0, w1
     guides = []
     for e in events:
@@ -59,15 +67,7 @@ def window(events, spec):
             sel = [g for g in guides if g[0] == p]
     lo = min(g[2] for g in sel)
     hi = max(g[3] for g in sel)
-    pad = Decimal(0)
-    if '--pad' in args:
-        t = args['--pad']
-        for unit, f in (('ns', 1), ('us', 1000), ('ms', 1000000), ('s', 10 ** 9)):
-            if t.endswith(unit):
-                pad = Decimal(t[:-len(unit)]) * f
-                break
-        else:
-            pad = Decimal(t) * 1000000
+    pad = dur(args.get('--pad', '0'))
     return math.floor(lo - pad), math.ceil(hi + pad)
 
 
