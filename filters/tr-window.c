@@ -35,7 +35,8 @@
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"
 	"                 --around LN --pass K [--pad DUR] | --from MS [--to MS]\n"
-	"                 [--max-bytes N]\n"
+	"                 [--max-bytes N] [--pass-table FILE]\n"
+	"       tr-window --list-passes\n"
 	"Keep the events of a trace-layers stream (tr-stream(5)) that overlap a\n"
 	"window, whole and byte-identical, and add a report OUTPUT.window.json.\n"
 	"\n"
@@ -47,6 +48,8 @@ static const char usage_text[] =
 	"  --from MS       window start, ms after the trace start (default 0)\n"
 	"  --to MS         window end, ms after the trace start (default: the end)\n"
 	"  --max-bytes N   refuse a window larger than N bytes of events (K, M, G)\n"
+	"  --pass-table FILE  write each pass's time span and bytes to FILE\n"
+	"  --list-passes   write only that table, to standard output, and no stream\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or window refused, 2 usage or\n"
@@ -77,7 +80,12 @@ struct state {
 	/* the spec */
 	const char *from, *to, *passes, *pass, *layers, *around, *pad;
 	uint64_t max_bytes;
-	int have_max;
+	int have_max, list_passes;
+	const char *table_path;
+	/* each pass's extent (half ns) and the bytes of the events overlapping it */
+	struct guide *passes_ext;
+	uint64_t *pass_bytes;
+	size_t npasses;
 	struct buf spec;
 	/* from the first read */
 	int64_t origin_ns;
@@ -462,6 +470,60 @@ static void choose_window(struct state *st)
 	st->w1 = window_half(st->w1_ns);
 }
 
+/* The passes the guides cover, in the guides' order, with their extents. */
+static void find_passes(struct state *st)
+{
+	size_t i, k;
+
+	st->passes_ext = xmalloc((st->ng + 1) * sizeof *st->passes_ext);
+	st->pass_bytes = xmalloc((st->ng + 1) * sizeof *st->pass_bytes);
+	for (i = 0; i < st->ng; i++) {
+		for (k = 0; k < st->npasses; k++)
+			if (st->passes_ext[k].pass == st->g[i].pass)
+				break;
+		if (k == st->npasses) {
+			st->passes_ext[k] = st->g[i];
+			st->pass_bytes[k] = 0;
+			st->npasses++;
+		}
+		if (st->g[i].lo < st->passes_ext[k].lo)
+			st->passes_ext[k].lo = st->g[i].lo;
+		if (st->g[i].hi > st->passes_ext[k].hi)
+			st->passes_ext[k].hi = st->g[i].hi;
+	}
+}
+
+/* The pass table: each pass's time span and the bytes of its events (an
+ * event overlapping two passes counts in both). */
+static void print_passes(const struct state *st, FILE *to)
+{
+	size_t k;
+	char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
+
+	for (k = 0; k < st->npasses; k++) {
+		const struct guide *p = &st->passes_ext[k];
+		num_format_ms6(p->lo / 2 - st->origin_ns, a);
+		num_format_ms6((p->hi + 1) / 2 - st->origin_ns, b);
+		fprintf(to, "pass %" PRId64 ": %s-%s ms from the trace start, %" PRIu64
+			" bytes of events\n", p->pass, a, b, st->pass_bytes[k]);
+	}
+}
+
+static void count_pass_bytes(struct state *st, const struct member *m, enum window_cat c,
+			     size_t len)
+{
+	int64_t lo, hi;
+	size_t k;
+
+	if (st->npasses == 0 || c == WCAT_METADATA ||
+	    window_interval(m[K_TS].p, m[K_TS].len, c == WCAT_COMPLETE ? m[K_DUR].p : NULL,
+			    m[K_DUR].len, &lo, &hi) != 0)
+		return;
+	for (k = 0; k < st->npasses; k++)
+		if (window_overlaps(lo, hi, st->passes_ext[k].lo, st->passes_ext[k].hi))
+			st->pass_bytes[k] += len + 1;
+}
+
 /* ---- the decision ---------------------------------------------------- */
 
 enum verdict { KEEP, DROP, DROP_CUT, META };
@@ -573,6 +635,7 @@ static void measure(struct state *st, struct filter *f, int kind, const char *li
 		return;
 	event_members(line, len, keys, NKEYS, m);
 	c = window_category(m[K_PH].p, m[K_PH].len);
+	count_pass_bytes(st, m, c, len);
 	switch (decide(st, m, c)) {
 	case KEEP:
 		st->bytes += len + 1;
@@ -749,6 +812,8 @@ static void parse_options(int argc, char **argv, struct state *st)
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 't' },
 		{ "max-bytes", required_argument, NULL, 'm' },
+		{ "list-passes", no_argument, NULL, 'L' },
+		{ "pass-table", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -770,6 +835,8 @@ static void parse_options(int argc, char **argv, struct state *st)
 				    "M or G)", optarg);
 			st->have_max = 1;
 			break;
+		case 'L': st->list_passes = 1; break;
+		case 'T': st->table_path = optarg; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
 		default:
@@ -779,6 +846,12 @@ static void parse_options(int argc, char **argv, struct state *st)
 	}
 	if (optind != argc)
 		usage(stderr, EXIT_TROUBLE);
+	if (st->list_passes) {
+		if (st->passes || st->pass || st->layers || st->around || st->pad || st->from ||
+		    st->to || st->have_max || st->table_path)
+			die(EXIT_TROUBLE, "--list-passes takes no other option");
+		return;
+	}
 	kinds = (st->passes != NULL) + (st->from || st->to) +
 		(st->pass != NULL && !st->layers && !st->around) + (st->layers != NULL) +
 		(st->around != NULL);
@@ -803,6 +876,8 @@ static void free_state(struct state *st)
 		free(st->stacks[i].v);
 	free(st->stacks);
 	free(st->g);
+	free(st->passes_ext);
+	free(st->pass_bytes);
 	free(st->groups);
 	free(st->pairs);
 	free(st->pid_kept);
@@ -881,6 +956,22 @@ int main(int argc, char **argv)
 	writer_free(&spill);
 	reader_trim(&f.in.r);
 
+	find_passes(&st);
+	if (st.list_passes) {
+		if (st.ng == 0)
+			die(EXIT_INPUT, "the stream has no layer guides (cat \"layer_guide\"): "
+			    "--list-passes needs a trace annotated by tr-guides or tr-layer-track");
+		/* every event is inside this window: only the passes count */
+		st.w0 = INT64_MIN;
+		st.w1 = INT64_MAX;
+		replay(&st, &f, spill_fd, measure);
+		print_passes(&st, stdout);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			die_write("standard output");
+		close(spill_fd);
+		free_state(&st);
+		return EXIT_OK;
+	}
 	choose_window(&st);
 	replay(&st, &f, spill_fd, measure);
 	if (st.bytes == 0) {
@@ -893,6 +984,14 @@ int main(int argc, char **argv)
 	if (st.have_max && st.bytes > st.max_bytes)
 		die(EXIT_INPUT, "the window would be %" PRIu64 " bytes of events, more than "
 		    "--max-bytes %" PRIu64 "; choose a smaller window", st.bytes, st.max_bytes);
+	if (st.table_path != NULL) {
+		FILE *t = fopen(st.table_path, "w");
+		if (t == NULL)
+			die_errno(EXIT_TROUBLE, "%s", st.table_path);
+		print_passes(&st, t);
+		if (fclose(t) != 0)
+			die_errno(EXIT_TROUBLE, "%s", st.table_path);
+	}
 	replay(&st, &f, spill_fd, write_line);
 	filter_close(&f);
 	close(spill_fd);

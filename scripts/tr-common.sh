@@ -274,7 +274,8 @@ tr_window_name() {
 
 # tr_window OUTPUT SPEC WINDOW: cut the window SPEC (tr-window's options as
 # words, e.g. '--passes 3-4') out of the finished OUTPUT into WINDOW (and
-# WINDOW.window.json), then verify it against OUTPUT unless --no-verify.
+# WINDOW.window.json), print each pass's time span and bytes, then verify
+# the window against OUTPUT unless --no-verify.
 # A refused window leaves the full output in place and exits 1.
 tr_window() {
 	local output=$1 spec=$2 wout=$3 words status statuses
@@ -282,7 +283,9 @@ tr_window() {
 	# shellcheck disable=SC2206 # the spec is split into words on purpose
 	words=($spec)
 	set +f
-	tr-decode -- "$output" | tr-window "${words[@]}" | tr-encode -o "$wout"
+	tr_open_scratch
+	tr-decode -- "$output" | tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" |
+		tr-encode -o "$wout"
 	statuses=("${PIPESTATUS[@]}")
 	tr_worst_status "${statuses[@]}"
 	status=$?
@@ -291,7 +294,9 @@ tr_window() {
 			"the full output $output is complete" >&2
 		exit 1
 	fi
-	tr_print "window: $wout ($(wc -c <"$wout") bytes, $spec)
+	# each pass's span and bytes (from tr-window), to choose the next window
+	tr_print "$(sed 's/^/passes: /' <&"$tr_scratch_fd")
+window: $wout ($(wc -c <"$wout") bytes, $spec)
 window report: $wout.window.json"
 	[ -n "$no_verify" ] || tr_verify "$output" "$wout"
 }

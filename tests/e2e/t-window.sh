@@ -132,8 +132,9 @@ expect 0 "tr-layer-track --window" "tr-layer-track --trace g.json --output cmd/o
 	--phase decode --evidence x --max-gpu-lanes 2 --window '--pass 1 --layers 1-2'"
 [ -f cmd/o.window.json.gz ] && [ -f cmd/o.window.json.gz.window.json ] &&
 	grep -q '^window: cmd/o.window.json.gz' "$T/out" &&
+	[ "$(grep -c '^passes: pass [0-2]: [0-9.]*-[0-9.]* ms from the trace start, [0-9]* bytes of events$' "$T/out")" = 3 ] &&
 	[ "$(grep -c '^verification: verified' "$T/out")" = 2 ] &&
-	pass "tr-layer-track --window: the window beside the output, both verified" ||
+	pass "tr-layer-track --window: the window beside the output, the pass table, both verified" ||
 	fail "tr-layer-track --window: the window beside the output, both verified" "$(cat "$T/out")"
 expect 0 "tr-compact-track --window --window-output" "tr-compact-track --trace o.json \
 	--output cmd/c.json --window '--from 2 --to 3' --window-output cmd/cw.json"
@@ -248,3 +249,42 @@ if [ -d "$TRACES" ]; then
 else
 	skip "real traces" "$TRACES is absent"
 fi
+
+# ------------------------------------------------- the pass table
+
+# each pass's span and bytes, recomputed from the guides and the events
+tr-decode o.json >src.stream
+python3 - src.stream >want.passes <<'EOF2'
+import json, math, sys
+from decimal import Decimal
+ev = [json.loads(l, parse_float=Decimal, parse_int=Decimal) for l in open(sys.argv[1])
+      if not l.startswith('{"@tr":')]
+lines = [l for l in open(sys.argv[1]) if not l.startswith('{"@tr":')]
+origin = min(e['ts'] for e in ev if isinstance(e.get('ts'), Decimal)) * 1000
+ext = {}
+for e in ev:
+    if e.get('cat') == 'layer_guide' and e.get('ph') == 'X':
+        a = e['args']
+        lo = min(e['ts'] * 1000, Decimal(a['start_us']) * 1000)
+        hi = max((e['ts'] + e['dur']) * 1000, Decimal(a['end_us']) * 1000)
+        p = int(a['pass_index'])
+        if p in ext:
+            lo, hi = min(lo, ext[p][0]), max(hi, ext[p][1])
+        ext[p] = (lo, hi)
+for p, (lo, hi) in sorted(ext.items()):
+    n = 0
+    for e, l in zip(ev, lines):
+        if e.get('ph') == 'M' or not isinstance(e.get('ts'), Decimal):
+            continue
+        t = e['ts'] * 1000
+        d = e['dur'] * 1000 if e.get('ph') == 'X' and 'dur' in e else 0
+        if t <= hi and t + d >= lo:
+            n += len(l.encode())
+    print('pass %d: %.6f-%.6f ms from the trace start, %d bytes of events' %
+          (p, (math.floor(lo) - origin) / Decimal(10 ** 6), (math.ceil(hi) - origin) / Decimal(10 ** 6), n))
+EOF2
+tr-window --list-passes <src.stream >got.passes 2>"$T/err"
+same "--list-passes: each pass's span and bytes" want.passes got.passes
+refuse 1 "refused: --list-passes without guides" g.json \
+	'tr-window: the stream has no layer guides (cat "layer_guide"): --list-passes needs a trace annotated by tr-guides or tr-layer-track' \
+	--list-passes
