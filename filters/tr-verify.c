@@ -49,7 +49,7 @@ enum { EXIT_NOT_VERIFIED = 1, EXIT_CANNOT_RUN = 2 };
 
 static const char usage_text[] =
 	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
-	"                 [--max-event-bytes N]\n"
+	"                 [--max-event-bytes N] [--window]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
 	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
 	"names, and imports flat in Perfetto.\n"
@@ -59,6 +59,8 @@ static const char usage_text[] =
 	"  --report R     a report to use (default: OUT.layers.json and\n"
 	"                 OUT.compact.json where they exist)\n"
 	"  --json         print the result as a JSON object\n"
+	"  --window       OUT is a window of SRC cut by tr-window(1), with its report\n"
+	"                 OUT.window.json (automatic when that file exists)\n"
 	"  --max-event-bytes N\n"
 	"                 refuse (exit 2) an event or top-level member of either\n"
 	"                 trace larger than N bytes (suffix K, M or G; default\n"
@@ -2351,6 +2353,9 @@ int main(int argc, char **argv)
 	if (optind != argc || st.src_path == NULL || st.out_path == NULL)
 		usage(stderr, EXIT_CANNOT_RUN);
 	/* a window: OUT.window.json, given with --window or found beside OUT */
+	if (window && nreports > 0)
+		die(EXIT_CANNOT_RUN, "--window takes no --report: the window's report is "
+		    "OUT.window.json, and the reports beside SRC are read for its guides and lanes");
 	buf_printf(&window_path, "%s.window.json", st.out_path);
 	if (nreports == 0 && (window || stat(window_path.p, &wsb) == 0)) {
 		st.max_event = (size_t)max_event;
