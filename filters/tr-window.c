@@ -5,10 +5,11 @@
  *
  * The window is known only at the end of the stream (the guides come last,
  * the trace start is the smallest ts anywhere), so the stream is spilled to
- * an unlinked temporary file while the guides, the trace start and every
- * flow, async pair and B/E pair are recorded; the spill is then read twice:
- * once to find the threads that keep an event (their metadata may come
- * first) and the size, once to write. */
+ * an unlinked temporary file while the guides, the trace start, every flow,
+ * async pair and B/E pair and every metadata event are recorded; the spill
+ * is then read twice: once to decide each event (a bit each) and find the
+ * threads that keep one, whose metadata is then decided from the record,
+ * and once to write the events whose bit is set. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -71,6 +72,14 @@ struct guide {
 	int64_t pass, layer, lo, hi;
 };
 
+/* A metadata event, decided once the threads that keep events are known. */
+struct meta {
+	uint64_t index;
+	char *pid;       /* raw text */
+	char *thread;    /* "pid\001tid", or NULL for process metadata */
+	size_t bytes;
+};
+
 struct stack {
 	uint32_t *v;
 	size_t n, cap;
@@ -112,6 +121,9 @@ struct state {
 	size_t pid_cap, thread_cap;
 	uint64_t kept[WCAT_N], dropped[WCAT_N];
 	uint64_t flows_cut, async_cut, bytes;
+	struct meta *meta;
+	size_t nmeta, meta_cap;
+	uint8_t *keep;                 /* a bit per event */
 	struct buf rows;               /* dropped-event rows, ',' separated */
 	uint64_t nrows;
 	struct jdoc doc;
@@ -242,29 +254,94 @@ static void extend(struct group *g, int64_t lo, int64_t hi)
 }
 
 /* The first read: the origin, the guides, the groups. */
+/* The members an event's decision needs: ph, ts, dur, pid and tid, which
+ * come before args in Kineto's events (the walk stops once it has them);
+ * cat for a slice (a guide?), id and id2 for flows and async events, name
+ * for metadata, in a second walk only for those. */
+static enum window_cat members_of(const char *line, size_t len, struct member *m)
+{
+	static const char *const more[] = { "cat", "id", "id2", "name" };
+	enum window_cat c;
+
+	event_members(line, len, keys, K_CAT, m);
+	c = window_category(m[K_PH].p, m[K_PH].len);
+	if (c == WCAT_FLOW || c == WCAT_ASYNC || c == WCAT_METADATA || c == WCAT_COMPLETE) {
+		memset(m + K_CAT, 0, (NKEYS - K_CAT) * sizeof *m);
+		if (c == WCAT_COMPLETE)
+			event_members(line, len, more, 1, m + K_CAT);
+		else
+			event_members(line, len, more, 4, m + K_CAT);
+	} else {
+		memset(m + K_CAT, 0, (NKEYS - K_CAT) * sizeof *m);
+	}
+	return c;
+}
+
+static void see_meta(struct state *st, const struct member *m, size_t len)
+{
+	struct meta *x;
+	size_t n;
+
+	st->meta = grow(st->meta, &st->meta_cap, st->nmeta + 1, sizeof *st->meta);
+	x = &st->meta[st->nmeta++];
+	x->index = st->events;
+	x->bytes = len + 1;
+	x->pid = m[K_PID].len ? xmemdup(m[K_PID].p, m[K_PID].len) : NULL;
+	x->thread = NULL;
+	/* metadata of a process (no tid, or a process_* name) follows its pid;
+	 * any other its thread */
+	if (m[K_PID].len && m[K_TID].len &&
+	    !(m[K_NAME].len > 9 && memcmp(m[K_NAME].p, "\"process_", 9) == 0)) {
+		const char *k = thread_key(st, m, &n);
+		x->thread = xmemdup(k, n);
+	}
+}
+
+/* The trace start: the smallest numeric ts, as tr-select-anchors counts it. */
+static void see_origin(struct state *st, struct member ts)
+{
+	int64_t ns;
+	int sub;
+
+	/* most ts texts are plainly not below the origin's: no conversion */
+	if (ts.len == 0 || ts.p[0] == '"' ||
+	    (st->have_origin && num_text_not_below(ts.p, ts.len, st->origin_text.p,
+						   st->origin_text.len)))
+		return;
+	if (num_us_to_ns(ts.p, ts.len, &ns, &sub) == NUM_OK &&
+	    (!st->have_origin || ns < st->origin_ns)) {
+		st->origin_ns = ns;
+		st->have_origin = 1;
+		buf_reset(&st->origin_text);
+		if (buf_add(&st->origin_text, ts.p, ts.len) != 0)
+			die_nomem();
+	}
+}
+
 static void see_event(struct state *st, const char *line, size_t len)
 {
+	static const char *const first[] = { "ph", "ts", "cat" };
 	struct member m[NKEYS];
 	enum window_cat c;
 	int64_t lo, hi, id;
 	int timed;
 
-	event_members(line, len, keys, NKEYS, m);
-	if (m[K_TS].len > 0 && m[K_TS].p[0] != '"' &&
-	    !(st->have_origin && num_text_not_below(m[K_TS].p, m[K_TS].len, st->origin_text.p,
-						    st->origin_text.len))) {
-		int64_t ns;
-		int sub;
-		if (num_us_to_ns(m[K_TS].p, m[K_TS].len, &ns, &sub) == NUM_OK &&
-		    (!st->have_origin || ns < st->origin_ns)) {
-			st->origin_ns = ns;
-			st->have_origin = 1;
-			buf_reset(&st->origin_text);
-			if (buf_add(&st->origin_text, m[K_TS].p, m[K_TS].len) != 0)
-				die_nomem();
-		}
+	/* most events are slices: ph, ts and cat (a guide?) are all this read
+	 * needs of them, and they come first */
+	event_members(line, len, first, 3, m);
+	c = window_category(m[0].p, m[0].len);
+	if ((c == WCAT_COMPLETE && !(m[2].len == 13 &&
+				     memcmp(m[2].p, "\"layer_guide\"", 13) == 0)) ||
+	    c == WCAT_INSTANT || c == WCAT_COUNTER || c == WCAT_OTHER) {
+		see_origin(st, m[1]);
+		return;
 	}
-	c = window_category(m[K_PH].p, m[K_PH].len);
+	c = members_of(line, len, m);
+	see_origin(st, m[K_TS]);
+	if (c == WCAT_METADATA) {
+		see_meta(st, m, len);
+		return;
+	}
 	timed = window_interval(m[K_TS].p, m[K_TS].len, c == WCAT_COMPLETE ? m[K_DUR].p : NULL,
 				m[K_DUR].len, &lo, &hi) == 0;
 	if (c == WCAT_COMPLETE && timed && m[K_CAT].len == 13 &&
@@ -578,20 +655,25 @@ static int is_kept(const struct intern *t, const uint8_t *kept, const char *k, s
 	return id >= 0 && kept[id];
 }
 
-/* Metadata of a process (no tid, or a process_* name) follows its pid;
- * any other metadata its thread. */
-static int meta_kept(struct state *st, const struct member *m)
+/* Metadata: kept when its pid (process metadata) or its thread keeps an
+ * event. */
+static void decide_meta(struct state *st)
 {
-	size_t n;
-	const char *k;
+	size_t i;
 
-	if (m[K_PID].len == 0 || !is_kept(&st->pids, st->pid_kept, m[K_PID].p, m[K_PID].len))
-		return 0;
-	if (m[K_TID].len == 0 ||
-	    (m[K_NAME].len > 9 && memcmp(m[K_NAME].p, "\"process_", 9) == 0))
-		return 1;
-	k = thread_key(st, m, &n);
-	return is_kept(&st->threads, st->thread_kept, k, n);
+	for (i = 0; i < st->nmeta; i++) {
+		const struct meta *x = &st->meta[i];
+		int kept = x->pid != NULL && is_kept(&st->pids, st->pid_kept, x->pid, strlen(x->pid)) &&
+			   (x->thread == NULL ||
+			    is_kept(&st->threads, st->thread_kept, x->thread, strlen(x->thread)));
+		if (kept) {
+			st->keep[x->index / 8] |= (uint8_t)(1u << (x->index % 8));
+			st->bytes += x->bytes;
+			st->kept[WCAT_METADATA]++;
+		} else {
+			st->dropped[WCAT_METADATA]++;
+		}
+	}
 }
 
 typedef void (*line_fn)(struct state *st, struct filter *f, int kind, const char *line,
@@ -620,7 +702,10 @@ static void replay(struct state *st, struct filter *f, int spill, line_fn fn)
 	stream_in_free(&in);
 }
 
-/* The second read: the threads that keep events, and the size. */
+static void add_row(struct state *st, uint64_t index, const struct member *m, const char *why);
+
+/* The second read: each event's bit, the threads that keep events, the
+ * counts and the size. */
 static void measure(struct state *st, struct filter *f, int kind, const char *line,
 		    size_t len, uint64_t index)
 {
@@ -628,16 +713,17 @@ static void measure(struct state *st, struct filter *f, int kind, const char *li
 	enum window_cat c;
 	size_t n;
 	const char *k;
+	int64_t id;
 
 	(void)f;
-	(void)index;
 	if (kind != LINE_EVENT)
 		return;
-	event_members(line, len, keys, NKEYS, m);
-	c = window_category(m[K_PH].p, m[K_PH].len);
+	c = members_of(line, len, m);
 	count_pass_bytes(st, m, c, len);
 	switch (decide(st, m, c)) {
 	case KEEP:
+		st->keep[index / 8] |= (uint8_t)(1u << (index % 8));
+		st->kept[c]++;
 		st->bytes += len + 1;
 		if (m[K_PID].len) {
 			mark(&st->pids, &st->pid_kept, &st->pid_cap, m[K_PID].p, m[K_PID].len);
@@ -647,7 +733,23 @@ static void measure(struct state *st, struct filter *f, int kind, const char *li
 			}
 		}
 		break;
-	default:
+	case DROP_CUT:
+		st->dropped[c]++;
+		id = group_of(st, c, m, 0);
+		if (!st->groups[id].counted) {
+			st->groups[id].counted = 1;
+			if (c == WCAT_FLOW)
+				st->flows_cut++;
+			else
+				st->async_cut++;
+		}
+		add_row(st, index, m, c == WCAT_FLOW ? "flow with an end outside the window" :
+			"async pair with an end outside the window");
+		break;
+	case DROP:
+		st->dropped[c]++;
+		break;
+	case META:
 		break;
 	}
 }
@@ -662,14 +764,10 @@ static void add_row(struct state *st, uint64_t index, const struct member *m, co
 
 static void put_report(struct state *st, struct filter *f);
 
-/* The third read: write. */
+/* The third read: write the events whose bit is set. */
 static void write_line(struct state *st, struct filter *f, int kind, const char *line,
 		       size_t len, uint64_t index)
 {
-	struct member m[NKEYS];
-	enum window_cat c;
-	enum verdict v;
-
 	if (kind == LINE_TAIL)
 		put_report(st, f);
 	if (kind != LINE_EVENT) {
@@ -679,29 +777,8 @@ static void write_line(struct state *st, struct filter *f, int kind, const char 
 		filter_pass(f, line, len);
 		return;
 	}
-	event_members(line, len, keys, NKEYS, m);
-	c = window_category(m[K_PH].p, m[K_PH].len);
-	v = decide(st, m, c);
-	if (v == META)
-		v = meta_kept(st, m) ? KEEP : DROP;
-	if (v == KEEP) {
-		st->kept[c]++;
+	if (st->keep[index / 8] & (1u << (index % 8)))
 		filter_pass(f, line, len);
-		return;
-	}
-	st->dropped[c]++;
-	if (v == DROP_CUT) {
-		int64_t id = group_of(st, c, m, 0);
-		if (!st->groups[id].counted) {
-			st->groups[id].counted = 1;
-			if (c == WCAT_FLOW)
-				st->flows_cut++;
-			else
-				st->async_cut++;
-		}
-		add_row(st, index, m, c == WCAT_FLOW ? "flow with an end outside the window" :
-			"async pair with an end outside the window");
-	}
 }
 
 static void put_quoted(struct buf *b, const char *s)
@@ -875,6 +952,12 @@ static void free_state(struct state *st)
 	for (i = 0; i < st->stacks_cap; i++)
 		free(st->stacks[i].v);
 	free(st->stacks);
+	for (i = 0; i < st->nmeta; i++) {
+		free(st->meta[i].pid);
+		free(st->meta[i].thread);
+	}
+	free(st->meta);
+	free(st->keep);
 	free(st->g);
 	free(st->passes_ext);
 	free(st->pass_bytes);
@@ -893,22 +976,6 @@ static void free_state(struct state *st)
 	buf_release(&st->sha);
 	buf_release(&st->rows);
 	buf_release(&st->key);
-}
-
-/* The metadata bytes the window keeps: decided once the threads are known,
- * by a look at the metadata lines alone. */
-static void meta_bytes(struct state *st, struct filter *f, int kind, const char *line,
-		       size_t len, uint64_t index)
-{
-	struct member m[NKEYS];
-
-	(void)f;
-	(void)index;
-	if (kind != LINE_EVENT || len < 8 || find_bytes(line, len, "\"ph\":\"M\"", 8) == NULL)
-		return;
-	event_members(line, len, keys, NKEYS, m);
-	if (window_category(m[K_PH].p, m[K_PH].len) == WCAT_METADATA && meta_kept(st, m))
-		st->bytes += len + 1;
 }
 
 int main(int argc, char **argv)
@@ -957,6 +1024,8 @@ int main(int argc, char **argv)
 	reader_trim(&f.in.r);
 
 	find_passes(&st);
+	st.keep = xmalloc(st.events / 8 + 1);
+	memset(st.keep, 0, st.events / 8 + 1);
 	if (st.list_passes) {
 		if (st.ng == 0)
 			die(EXIT_INPUT, "the stream has no layer guides (cat \"layer_guide\"): "
@@ -974,13 +1043,13 @@ int main(int argc, char **argv)
 	}
 	choose_window(&st);
 	replay(&st, &f, spill_fd, measure);
+	decide_meta(&st);
 	if (st.bytes == 0) {
 		char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
 		num_format_us3(st.w0_ns, a);
 		num_format_us3(st.w1_ns, b);
 		die(EXIT_INPUT, "empty window: no event overlaps [%s, %s] us (%s)", a, b, st.spec.p);
 	}
-	replay(&st, &f, spill_fd, meta_bytes);
 	if (st.have_max && st.bytes > st.max_bytes)
 		die(EXIT_INPUT, "the window would be %" PRIu64 " bytes of events, more than "
 		    "--max-bytes %" PRIu64 "; choose a smaller window", st.bytes, st.max_bytes);
