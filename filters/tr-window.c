@@ -1038,6 +1038,8 @@ int main(int argc, char **argv)
 		if (fflush(stdout) != 0 || ferror(stdout))
 			die_write("standard output");
 		close(spill_fd);
+		writer_free(&f.out);
+		stream_in_free(&f.in);
 		free_state(&st);
 		return EXIT_OK;
 	}
