@@ -51,10 +51,10 @@ PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -lp
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
-PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
+PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window
 SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup
+COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup window
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup window
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a

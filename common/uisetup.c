@@ -219,12 +219,14 @@ int ui_view_add_report(struct ui_view *v, const char *text, size_t len, struct b
 	if (rc == UI_OK && t >= 0)
 		rc = jdoc_type(&d, t) == JT_ARRAY ? add_groups(v, &d, t, why)
 		   : bad(why, "\"groups\" is not an array");
-	w = jdoc_find(&d, 0, "window");
-	if (rc == UI_OK && w >= 0 && jdoc_type(&d, w) == JT_OBJECT) {
-		if (int_member(&d, w, "start_ns", &v->window_start_ns) != 0 ||
-		    int_member(&d, w, "end_ns", &v->window_end_ns) != 0 ||
+	/* tr-window's report: the window in exact ns */
+	w = jdoc_find(&d, 0, "window_start_ns");
+	if (rc == UI_OK && (w >= 0 || jdoc_find(&d, 0, "window_end_ns") >= 0)) {
+		if (int_member(&d, 0, "window_start_ns", &v->window_start_ns) != 0 ||
+		    int_member(&d, 0, "window_end_ns", &v->window_end_ns) != 0 ||
 		    v->window_end_ns < v->window_start_ns)
-			rc = bad(why, "\"window\" lacks integer start_ns and end_ns (start first)");
+			rc = bad(why, "window_start_ns and window_end_ns are not integers, "
+				 "start first");
 		else
 			v->have_window = 1;
 	}

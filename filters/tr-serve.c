@@ -420,9 +420,10 @@ static void take_report(struct ui_view *v, const char *path, struct buf *text)
 }
 
 /* The reports beside TRACE: TRACE.layers.json, TRACE.compact.json and
- * TRACE.window.json; a compact report whose source has a layers report
- * beside it (a guided trace compacted by tr-compact-track) brings that one
- * too, since compaction keeps the guides and their times. */
+ * TRACE.window.json; a compact or window report whose source has reports
+ * beside it (a guided trace compacted by tr-compact-track, a window cut by
+ * tr-window from an annotated output) brings those too, since compaction
+ * and windows keep the guides, their times and the lanes. */
 static void read_reports(const char *path, struct ui_view *v)
 {
 	static const char *const kinds[] = { ".layers.json", ".compact.json", ".window.json" };
@@ -440,14 +441,21 @@ static void read_reports(const char *path, struct ui_view *v)
 		take_report(v, name.p, &text);
 		if (i == 0)
 			have_layers = 1;
-		if (i == 1 && !have_layers && ui_report_source_file(text.p, text.len, &src) == 1 &&
+		if (i >= 1 && !have_layers && ui_report_source_file(text.p, text.len, &src) == 1 &&
 		    strchr(src.p, '/') == NULL) {
-			buf_reset(&name);
-			if (buf_printf(&name, "%.*s%s.layers.json",
-				       slash ? (int)(slash - path + 1) : 0, path, src.p) != 0)
-				die_nomem();
-			if (strcmp(name.p, path) != 0 && read_report(name.p, &text))
-				take_report(v, name.p, &text);
+			/* the source's own reports, beside it: its guides (and,
+			 * for a window, its lanes) */
+			size_t k;
+			for (k = 0; k < i; k++) {
+				buf_reset(&name);
+				if (buf_printf(&name, "%.*s%s%s", slash ? (int)(slash - path + 1) : 0,
+					       path, src.p, kinds[k]) != 0)
+					die_nomem();
+				if (strcmp(name.p, path) != 0 && read_report(name.p, &text)) {
+					take_report(v, name.p, &text);
+					have_layers |= k == 0;
+				}
+			}
 		}
 	}
 	buf_release(&name);

@@ -30,6 +30,7 @@
 #include "source.h"
 #include "stream.h"
 #include "tsnum.h"
+#include "window.h"
 
 #define KEY "_compact_gpu_track"
 #define MAX_SHOWN 20
@@ -48,7 +49,7 @@ enum { EXIT_NOT_VERIFIED = 1, EXIT_CANNOT_RUN = 2 };
 
 static const char usage_text[] =
 	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
-	"                 [--max-event-bytes N] [--max-member-bytes N]\n"
+	"                 [--max-event-bytes N] [--max-member-bytes N] [--window]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
 	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
 	"names, and imports flat in Perfetto.\n"
@@ -58,6 +59,8 @@ static const char usage_text[] =
 	"  --report R     a report to use (default: OUT.layers.json and\n"
 	"                 OUT.compact.json where they exist)\n"
 	"  --json         print the result as a JSON object\n"
+	"  --window       OUT is a window of SRC cut by tr-window(1), with its report\n"
+	"                 OUT.window.json (automatic when that file exists)\n"
 	"  --max-event-bytes N\n"
 	"                 refuse (exit 2) an event or top-level member of either\n"
 	"                 trace larger than N bytes (suffix K, M or G; default\n"
@@ -120,7 +123,7 @@ struct check {
 };
 
 enum { C_IDENTITY, C_PRESERVE, C_REVERSAL, C_RENDER, C_COUNTS, C_PLACEMENT, C_LANDMARK,
-	NCHECKS };
+	C_WINDOW, NCHECKS };
 
 static struct check checks[NCHECKS] = {
 	{ "source identity", 0, BUF_INIT, BUF_INIT, 0, 0 },
@@ -130,6 +133,7 @@ static struct check checks[NCHECKS] = {
 	{ "counts", 0, BUF_INIT, BUF_INIT, 0, 0 },
 	{ "placement", 0, BUF_INIT, BUF_INIT, 0, 0 },
 	{ "landmark", 0, BUF_INIT, BUF_INIT, 0, 0 },
+	{ "window", 0, BUF_INIT, BUF_INIT, 0, 0 },
 };
 
 static void failure(int c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -2164,6 +2168,141 @@ static void free_state(struct state *st)
 	buf_release(&st->rows.row);
 }
 
+/* ---- a window (tr-window) ---------------------------------------------- */
+
+/* OUT is a window of SRC cut by tr-window(1), described by the report
+ * WINDOW: every OUT event equals (as bytes) an SRC event, in SRC's order;
+ * every SRC event that overlaps the window is in OUT unless the report lists
+ * it as dropped; the window's guides and lanes import flat, with the
+ * layers and compaction reports beside SRC (the trace it was cut from). */
+static void verify_window(struct state *st, const char *window_path)
+{
+	struct buf text = BUF_INIT, path = BUF_INIT;
+	struct jdoc d = JDOC_INIT;
+	struct input src, out;
+	const char *sl = NULL, *ol = NULL, *v;
+	size_t sn = 0, on = 0, n, nd = 0, k, claims_len;
+	uint64_t si = 0, oi = 0, *dropped = NULL, missing = 0, matched_dropped = 0;
+	int64_t w0, w1, lo, hi;
+	int sk, ok, rows, tok, c, fd = open_report(window_path);
+	static const char *const keys[] = { "ph", "ts", "dur" };
+	struct member m[3];
+
+	for (;;) {
+		char chunk[65536];
+		ssize_t r = read(fd, chunk, sizeof chunk);
+		if (r < 0)
+			die_errno(EXIT_CANNOT_RUN, "%s", window_path);
+		if (r == 0)
+			break;
+		if (text.len + (size_t)r > REPORT_MAX_WHOLE)
+			die(EXIT_CANNOT_RUN, "%s: larger than " REPORT_MAX_WHOLE_TEXT, window_path);
+		if (buf_add(&text, chunk, (size_t)r) != 0)
+			die_nomem();
+	}
+	close(fd);
+	while (text.len > 0 && (text.p[text.len - 1] == '\n' || text.p[text.len - 1] == ' '))
+		text.len--;
+	if (jdoc_parse(&d, text.p, text.len, NULL) != 0 || jdoc_type(&d, 0) != JT_OBJECT ||
+	    jdoc_int64(&d, jdoc_find(&d, 0, "window_start_ns"), &w0) != 0 ||
+	    jdoc_int64(&d, jdoc_find(&d, 0, "window_end_ns"), &w1) != 0)
+		die(EXIT_CANNOT_RUN, "%s: not a window report (no window_start_ns and "
+		    "window_end_ns)", window_path);
+	claim_sha(st, &d, 0, window_path);
+	rows = jdoc_find(&d, 0, "dropped_events");
+	for (k = 0, tok = rows + 1; rows >= 0 && k < (size_t)jdoc_size(&d, rows);
+	     k++, tok = jdoc_next(&d, tok)) {
+		int64_t idx;
+		if (jdoc_int64(&d, jdoc_find(&d, tok, "source_index"), &idx) != 0 || idx < 0)
+			die(EXIT_CANNOT_RUN, "%s: a dropped_events row without source_index",
+			    window_path);
+		dropped = xrealloc(dropped, (nd + 1) * sizeof *dropped);
+		dropped[nd++] = (uint64_t)idx;
+	}
+	/* the reports of the trace the window was cut from: its guides and lanes
+	 * (their source_sha256 names the trace before that one: not claimed) */
+	claims_len = st->sha_claims.len;
+	for (c = 0; c < 2; c++) {
+		struct stat sb;
+		buf_reset(&path);
+		buf_printf(&path, "%s%s", st->src_path, c ? ".compact.json" : ".layers.json");
+		if (stat(path.p, &sb) == 0)
+			load_report(st, path.p);
+	}
+	buf_setlen(&st->sha_claims, claims_len);
+	if (st->lanes == NULL)
+		st->lanes = calloc(1, sizeof *st->lanes);
+	w0 = window_half(w0);
+	w1 = window_half(w1);
+
+	src.path = st->src_path;
+	out.path = st->out_path;
+	if (stream_in_init(&src.in, spawn_decoder(st->src_path, st->max_event, &src.child),
+			   STREAM_DEFAULT_MAX_LINE) ||
+	    stream_in_init(&out.in, spawn_decoder(st->out_path, st->max_event, &out.child),
+			   STREAM_DEFAULT_MAX_LINE))
+		die_nomem();
+	checks[C_WINDOW].ran = 1;
+	/* the heads first: the window's members are the source's */
+	if (next_line(&src, &sl, &sn) != LINE_HEAD || next_line(&out, &ol, &on) != LINE_HEAD)
+		die(EXIT_CANNOT_RUN, "a decoder wrote no head");
+	ok = next_line(&out, &ol, &on) == LINE_EVENT;
+	k = 0;
+	while ((sk = next_line(&src, &sl, &sn)) == LINE_EVENT) {
+		if (ok && on == sn && memcmp(ol, sl, sn) == 0) {
+			render_event(st, ol, on, oi);
+			oi++;
+			while (k < nd && dropped[k] < si)
+				k++;
+			if (k < nd && dropped[k] == si)
+				matched_dropped++;
+			ok = next_line(&out, &ol, &on) == LINE_EVENT;
+			si++;
+			continue;
+		}
+		event_members(sl, sn, keys, 3, m);
+		if (window_category(m[0].p, m[0].len) != WCAT_METADATA &&
+		    window_interval(m[1].p, m[1].len, window_category(m[0].p, m[0].len) ==
+				    WCAT_COMPLETE ? m[2].p : NULL, m[2].len, &lo, &hi) == 0 &&
+		    window_overlaps(lo, hi, w0, w1)) {
+			while (k < nd && dropped[k] < si)
+				k++;
+			if (k == nd || dropped[k] != si) {
+				missing++;
+				failure(C_WINDOW, "source event %" PRIu64 " overlaps the window but is "
+					"not in it, and the report does not list it as dropped", si);
+			}
+		}
+		si++;
+	}
+	if (ok) {
+		uint64_t extra = 0;
+		do {
+			render_event(st, ol, on, oi + extra);
+			if (extra++ == 0)
+				failure(C_WINDOW, "output event %" PRIu64 " is no source event (or is out "
+					"of the source's order): %.*s", oi, (int)(on < 200 ? on : 200), ol);
+		} while (next_line(&out, &ol, &on) == LINE_EVENT);
+		(void)extra;
+	}
+	if (matched_dropped)
+		failure(C_WINDOW, "%" PRIu64 " events the report lists as dropped are in the window",
+			matched_dropped);
+	check_identity(st, sl, sn);
+	if (finish(&src) != 0 || finish(&out) != 0)
+		die(EXIT_CANNOT_RUN, "a decoder failed");
+	buf_printf(&checks[C_WINDOW].figures, "%" PRIu64 " events of %" PRIu64 " kept, byte for "
+		   "byte and in order; %zu overlapping events dropped as the report says, %" PRIu64
+		   " missing", oi, si, nd, missing);
+	v = jdoc_raw(&d, jdoc_find(&d, 0, "spec"), &n);
+	buf_printf(&checks[C_WINDOW].figures, "; window %.*s", (int)n, v);
+	check_render(st);
+	free(dropped);
+	jdoc_free(&d);
+	buf_release(&text);
+	buf_release(&path);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -2173,6 +2312,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-event-bytes", required_argument, NULL, 'm' },
 		{ "max-member-bytes", required_argument, NULL, 'M' },
+		{ "window", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -2180,7 +2320,9 @@ int main(int argc, char **argv)
 	struct state st;
 	struct input src, out;
 	const char *reports[8];
-	int nreports = 0, json = 0, ch, c, failed = 0;
+	int nreports = 0, json = 0, ch, c, failed = 0, window = 0;
+	struct buf window_path = BUF_INIT;
+	struct stat wsb;
 	uint64_t max_event = DEFAULT_MAX_EVENT;
 	size_t i;
 
@@ -2203,6 +2345,7 @@ int main(int argc, char **argv)
 			reports[nreports++] = optarg;
 			break;
 		case 'j': json = 1; break;
+		case 'w': window = 1; break;
 		case 'm':
 			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
 				die(EXIT_CANNOT_RUN, "--max-event-bytes: invalid value '%s' "
@@ -2223,7 +2366,16 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || st.src_path == NULL || st.out_path == NULL)
 		usage(stderr, EXIT_CANNOT_RUN);
-	if (nreports == 0) {
+	/* a window: OUT.window.json, given with --window or found beside OUT */
+	if (window && nreports > 0)
+		die(EXIT_CANNOT_RUN, "--window takes no --report: the window's report is "
+		    "OUT.window.json, and the reports beside SRC are read for its guides and lanes");
+	buf_printf(&window_path, "%s.window.json", st.out_path);
+	if (nreports == 0 && (window || stat(window_path.p, &wsb) == 0)) {
+		st.max_event = (size_t)max_event;
+		verify_window(&st, window_path.p);
+		nreports = -1;
+	} else if (nreports == 0) {
 		static const char *const suffixes[] = { ".layers.json", ".compact.json" };
 		static struct buf found[2] = { BUF_INIT, BUF_INIT };
 		for (i = 0; i < 2; i++) {
@@ -2235,6 +2387,8 @@ int main(int argc, char **argv)
 	}
 	for (c = 0; c < nreports; c++)
 		load_report(&st, reports[c]);
+	if (nreports < 0)
+		goto print;
 	if (st.lanes == NULL)
 		st.lanes = calloc(1, sizeof *st.lanes);
 
@@ -2252,7 +2406,8 @@ int main(int argc, char **argv)
 	if (st.have_layers)
 		finish_placement(&st);
 	check_landmark(&st, reports, nreports);
-
+print:
+	buf_release(&window_path);
 	if (json)
 		print_json();
 	else

@@ -128,7 +128,13 @@ sync; t0=$(now); gzip -dc "$big.gz" >/dev/null; cat lt.json >/dev/null; t1=$(now
 both=$(secs "$t0" "$t1")
 row "tr-verify (gz source, plain output)" "$v" "$(rss v.rss)" \
 	"$(printf '%.2fx gzip -dc + cat of both' "$(echo "$v / $both" | bc -l)")"
-rm -f lt.json lt.json.layers.json
+# a one-pass window of the annotated trace (tr-window(1)): wall and RSS
+sync; t0=$(now)
+tr-decode lt.json | $TIME -f %M -o w.rss tr-window --pass 1 | tr-encode -o w.json
+t1=$(now)
+row "tr-decode | tr-window --pass 1 | tr-encode" "$(secs "$t0" "$t1")" "$(rss w.rss)" \
+	"(tr-window's RSS; a window of $(($(wc -c <w.json) / 1048576)) MiB)"
+rm -f lt.json lt.json.layers.json w.json w.json.window.json
 
 sync; t0=$(now)
 $TIME -f %M -o c1.rss tr-decode "$big.gz" |

@@ -264,6 +264,45 @@ tr_verify() {
 	exit 1
 }
 
+# tr_window_name OUTPUT: the default name of the window beside OUTPUT
+# (x.json.gz -> x.window.json.gz, x.json -> x.window.json).
+tr_window_name() {
+	case $1 in
+	*.json.gz) echo "${1%.json.gz}.window.json.gz" ;;
+	*.json) echo "${1%.json}.window.json" ;;
+	*) echo "$1.window.json.gz" ;;
+	esac
+}
+
+# tr_window OUTPUT SPEC WINDOW: cut the window SPEC (tr-window's options as
+# words, e.g. '--passes 3-4') out of the finished OUTPUT into WINDOW (and
+# WINDOW.window.json), print each pass's time span and bytes, then verify
+# the window against OUTPUT unless --no-verify.
+# A refused window leaves the full output in place and exits 1.
+tr_window() {
+	local output=$1 spec=$2 wout=$3 words status statuses
+	set -f
+	# shellcheck disable=SC2206 # the spec is split into words on purpose
+	words=($spec)
+	set +f
+	tr_open_scratch
+	tr-decode -- "$output" | tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" |
+		tr-encode -o "$wout"
+	statuses=("${PIPESTATUS[@]}")
+	tr_worst_status "${statuses[@]}"
+	status=$?
+	if [ $status -ne 0 ]; then
+		echo "$prog: the window '$spec' was not written (exit status $status);" \
+			"the full output $output is complete" >&2
+		exit 1
+	fi
+	# each pass's span and bytes (from tr-window), to choose the next window
+	tr_print "$(sed 's/^/passes: /' <&"$tr_scratch_fd")
+window: $wout ($(wc -c <"$wout") bytes, $spec)
+window report: $wout.window.json"
+	[ -n "$no_verify" ] || tr_verify "$output" "$wout"
+}
+
 # Descriptors 0, 1 and 2 must be open, as every tr-* program checks at start
 # (common/diag.c): a closed one would be taken by the next file opened.
 # Checked when this file is sourced; $prog is set by then.  bash itself

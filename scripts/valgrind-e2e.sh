@@ -34,6 +34,9 @@ run tr-guides "$vg $BIN/tr-guides --phase p --evidence e <$work/a >$work/g"
 run tr-compact "$vg $BIN/tr-compact --max-gpu-lanes 4 <$work/g >$work/c"
 run tr-encode "$vg $BIN/tr-encode -o $work/out.json.gz <$work/c"
 run tr-verify "$vg $BIN/tr-verify --source $work/t.json.gz --output $work/out.json.gz >/dev/null"
+run tr-window "$BIN/tr-decode $work/out.json.gz >$work/o && \
+	$vg $BIN/tr-window --passes 1 <$work/o >$work/w && $BIN/tr-encode -o $work/w.json <$work/w"
+run "tr-verify (window)" "$vg $BIN/tr-verify --source $work/out.json.gz --output $work/w.json >/dev/null"
 run tr-survey "$vg $BIN/tr-survey --num-layers 3 <$work/s >/dev/null"
 run "tr-decode (refusal)" "printf '{\"traceEvents\":[{]}' >$work/bad.json; \
 	$vg $BIN/tr-decode $work/bad.json >/dev/null 2>&1; test \$? -eq 1"

@@ -301,9 +301,25 @@ r = json.load(open("g.json.layers.json"), parse_float=Decimal)
 p1 = [l for l in r["layers"] if l["pass_index"] == 1]
 s = int(Decimal(p1[0]["guide_start_us"]) * 1000) - 5000
 e = int(Decimal(p1[-1]["guide_end_us"]) * 1000) + 5000
-json.dump({"window": {"start_ns": s, "end_ns": e}}, open("w.json.window.json", "w"), indent=2)'
+json.dump({"window_start_ns": s, "window_end_ns": e}, open("w.json.window.json", "w"), indent=2)'
 if serve_ui "setup with a window report" w.json; then
 	check_ui "setup with a window report: the window's pass (1) in view" w.json "$UIURL" 1
+fi
+# a real tr-window cut of pass 1: its report names its source, whose layers
+# report (beside it) gives the guides; set up as with the reports beside it
+if command -v tr-window >/dev/null 2>&1; then
+	tr-decode g.json | tr-window --passes 1-1 | tr-encode -o rw.json
+	cp rw.json w2.json
+	cp g.json.layers.json w2.json.layers.json
+	cp rw.json.window.json w2.json.window.json
+	if serve_ui "setup with tr-window's report" rw.json; then
+		rwurl=$UIURL
+		if serve_ui "setup with tr-window's report, the reports copied beside" w2.json; then
+			check_ui "tr-window cut: pass 1 in view" w2.json "$UIURL" 1
+			ok "tr-window cut: the source's reports found through source_file" \
+				test "${rwurl#*#}" = "${UIURL#*#}"
+		fi
+	fi
 fi
 
 expect 2 "--pass x: exit 2" "tr-serve --pass x g.json" "--pass: invalid value 'x'"

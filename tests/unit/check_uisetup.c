@@ -180,14 +180,14 @@ START_TEST(test_window)
 	char *p;
 
 	add(&v, layers_report);
-	add(&v, "{\"window\": {\"start_ns\": 900000, \"end_ns\": 2000000}}");
+	add(&v, "{\"window_start_ns\": 900000, \"window_end_ns\": 2000000}");
 	p = params(&v, &c);
 	ck_assert(strncmp(p, "visStart=1000000&visEnd=1100000&startupCommands=[", 49) == 0);
 	free(p);
 	ui_view_free(&v);
 
 	/* no guides in the window: the window itself */
-	add(&v, "{\"window\": {\"start_ns\": 5, \"end_ns\": 7}}");
+	add(&v, "{\"window_start_ns\": 5, \"window_end_ns\": 7}");
 	p = params(&v, &c);
 	ck_assert_str_eq(p, "visStart=5&visEnd=7");
 	free(p);
@@ -264,8 +264,8 @@ START_TEST(test_bad_reports)
 	bad_report("{\"track_name\": [1]}", "\"track_name\" is not a string");
 	bad_report("{\"groups\": [{\"kind\": \"activity\"}]}",
 		   "a compaction group lacks kind, device, lanes or display_pid");
-	bad_report("{\"window\": {\"start_ns\": 9, \"end_ns\": 1}}",
-		   "\"window\" lacks integer start_ns and end_ns (start first)");
+	bad_report("{\"window_start_ns\": 9, \"window_end_ns\": 1}",
+		   "window_start_ns and window_end_ns are not integers, start first");
 }
 END_TEST
 
