@@ -27,10 +27,10 @@ PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lcrypto
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
-PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
-SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent
+PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-ranks
+SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
+COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent ranktab
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent ranktab
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
