@@ -212,10 +212,16 @@ static void read_rows(struct report *r)
 
 static void read_report(struct report *r)
 {
+	size_t lead = 0;
 	int nomem, j;
 
 	read_whole(r);
-	if (jdoc_parse(&r->doc, r->text, r->len, &nomem) != 0) {
+	/* the value itself: a report ends with a newline */
+	while (r->len > 0 && strchr(" \t\r\n", r->text[r->len - 1]) != NULL)
+		r->len--;
+	while (lead < r->len && strchr(" \t\r\n", r->text[lead]) != NULL)
+		lead++;
+	if (jdoc_parse(&r->doc, r->text + lead, r->len - lead, &nomem) != 0) {
 		if (nomem)
 			die_nomem();
 		bad_report(r, "not JSON");
@@ -708,7 +714,7 @@ static void svgf(struct buf *b, const char *fmt, ...)
 	add(b, tmp);
 }
 
-enum { CELL_H = 20, LEFT = 80, TOP = 92, LEGEND_H = 120 };
+enum { CELL_H = 20, LEFT = 80, TOP = 100, LEGEND_H = 120 };
 
 static void svg_map(struct buf *b, const struct ranktab *t, const struct report *rep,
 	const struct options *o)
@@ -727,8 +733,8 @@ static void svg_map(struct buf *b, const struct ranktab *t, const struct report 
 	if (label_max * 7 + 8 > cell_w)
 		cell_w = label_max * 7 + 8;
 	width = LEFT + cell_w * (t->nranks + 1) + 40;
-	if (width < 640)
-		width = 640;
+	if (width < 760)
+		width = 760;
 	height = TOP + CELL_H * rows + 8 + LEGEND_H;
 	svgf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
@@ -745,9 +751,10 @@ static void svg_map(struct buf *b, const struct ranktab *t, const struct report 
 	    "relative to its row&apos;s median over the ranks; cells in µs (");
 	what_cells_are(&s, rep, o->pass);
 	add_xml(b, s.p);
-	add(b, "). Not layer latencies: each cell runs from a layer&apos;s anchor kernel "
-	    "to the next layer&apos;s anchor.</text>\n");
-	svgf(b, "<text id=\"x-axis\" x=\"%zu\" y=\"60\" text-anchor=\"middle\" "
+	add(b, ").</text>\n<text id=\"notice\" x=\"10\" y=\"54\">Not layer latencies: "
+	    "each cell runs from a layer&apos;s anchor kernel to the next layer&apos;s "
+	    "anchor.</text>\n");
+	svgf(b, "<text id=\"x-axis\" x=\"%zu\" y=\"72\" text-anchor=\"middle\" "
 	     "font-weight=\"bold\">rank</text>\n",
 	     LEFT + cell_w * (t->nranks + 1) / 2);
 	svgf(b, "<text id=\"y-axis\" x=\"14\" y=\"%zu\" text-anchor=\"middle\" "
@@ -787,9 +794,10 @@ static void svg_map(struct buf *b, const struct ranktab *t, const struct report 
 			     band_fill[band]);
 			add(b, "<title>");
 			add(b, s.p);
-			add(b, ", ");
-			add_xml(b, c < t->nranks ? rep[c].label : "median");
-			svgf(b, ": %s</title>", v == RANKTAB_NONE ? "no interval" : us);
+			add(b, c < t->nranks ? ", rank " : ", ");
+			add_xml(b, c < t->nranks ? rep[c].label : "median over the ranks");
+			svgf(b, ": %s%s</title>", v == RANKTAB_NONE ? "no interval" : us,
+			     v == RANKTAB_NONE ? "" : " µs");
 			svgf(b, "<text x=\"%zu\" y=\"%zu\" text-anchor=\"middle\" fill=\"%s\">%s"
 			     "</text></g>\n", LEFT + cell_w * c + (c == t->nranks ? 6 : 0) +
 			     cell_w / 2, y + 14, dark ? "#ffffff" : "#000000",
