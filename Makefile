@@ -177,13 +177,14 @@ install: all
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
 	install -m 0755 $(BINS) $(SCRIPTS:%=scripts/%) $(DESTDIR)$(BINDIR)/
 	install -m 0644 scripts/tr-common.sh $(DESTDIR)$(DATADIR)/
+	install -m 0755 scripts/tr-ranks.sbatch $(DESTDIR)$(DATADIR)/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
 
 uninstall:
 	cd $(DESTDIR)$(BINDIR) && rm -f $(PROGS) $(SCRIPTS)
-	rm -f $(DESTDIR)$(DATADIR)/tr-common.sh
+	rm -f $(DESTDIR)$(DATADIR)/tr-common.sh $(DESTDIR)$(DATADIR)/tr-ranks.sbatch
 	-rmdir $(DESTDIR)$(DATADIR)
 	cd $(DESTDIR)$(MANDIR) && rm -f $(PROGS:%=man1/%.1) $(SCRIPTS:%=man1/%.1) \
 		man5/tr-stream.5 man7/tr-layer-track.7
