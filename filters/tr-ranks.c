@@ -720,7 +720,7 @@ static void svg_map(struct buf *b, const struct ranktab *t, const struct report 
 	const struct options *o)
 {
 	size_t c, l, cell_w = 64, label_max = 0;
-	size_t width, height, rows = t->nlayers + 1;
+	size_t width, height, title_w, rows = t->nlayers + 1;
 	struct buf s = BUF_INIT;
 	unsigned th = o->threshold;
 	static const char *legend[6];
@@ -735,6 +735,10 @@ static void svg_map(struct buf *b, const struct ranktab *t, const struct report 
 	width = LEFT + cell_w * (t->nranks + 1) + 40;
 	if (width < 760)
 		width = 760;
+	/* the title, about 8 px a character in bold 14 px sans-serif */
+	title_w = 20 + 8 * (strlen(rep[0].field[F_PHASE].p) + strlen(rep[0].field[F_ANCHOR].p) + 70);
+	if (width < title_w)
+		width = title_w;
 	height = TOP + CELL_H * rows + 8 + LEGEND_H;
 	svgf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
