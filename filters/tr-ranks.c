@@ -901,6 +901,7 @@ int main(int argc, char **argv)
 			die(EXIT_TROUBLE, "--svg -: the heat map goes to a file, the table to "
 			    "standard output");
 		outfile_catch_signals();
+		diag_on_exit(outfile_abort_all);
 		if (outfile_open(&svg, o.svg) != 0)
 			die_errno(EXIT_TROUBLE, "%s", o.svg);
 	}
