@@ -165,7 +165,7 @@ static int64_t ns_member(struct report *r, int obj, const char *key, const char 
 static void read_rows(struct report *r)
 {
 	int rows = member(r, 0, "layers", JT_ARRAY), i, k, nrows;
-	size_t want = (size_t)(r->num_layers * r->passes), j, seen = 0;
+	size_t want = (size_t)(r->num_layers * r->passes), j;
 
 	if (rows < 0)
 		bad_report(r, "no array \"layers\"");
@@ -205,9 +205,7 @@ static void read_rows(struct report *r)
 			die(EXIT_INPUT, "%s: %send_us is before start_us or over 10^15 ns after it",
 			    r->path, where);
 		r->interval[at] = end - start;
-		seen++;
 	}
-	(void)seen;
 }
 
 static void read_report(struct report *r)
@@ -323,8 +321,10 @@ static int is_digit(char c)
 
 static void make_labels(struct report *rep, size_t n)
 {
-	size_t i, pre = rep[0].source.len, suf = rep[0].source.len, min_len = rep[0].source.len;
+	size_t len0 = rep[0].source.len, i, pre, suf, min_len;
 
+	/* shrunk below to what every name shares */
+	pre = suf = min_len = len0;
 	for (i = 1; i < n; i++) {
 		const struct buf *a = &rep[0].source, *b = &rep[i].source;
 		size_t k = 0;
