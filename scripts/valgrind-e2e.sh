@@ -35,6 +35,8 @@ run tr-compact "$vg $BIN/tr-compact --max-gpu-lanes 4 <$work/g >$work/c"
 run tr-encode "$vg $BIN/tr-encode -o $work/out.json.gz <$work/c"
 run tr-verify "$vg $BIN/tr-verify --source $work/t.json.gz --output $work/out.json.gz >/dev/null"
 run tr-survey "$vg $BIN/tr-survey --num-layers 3 <$work/s >/dev/null"
+run tr-ranks "$vg $BIN/tr-ranks --json --svg $work/map.svg $work/out.json.gz.layers.json \
+	$work/out.json.gz.layers.json >/dev/null"
 run "tr-decode (refusal)" "printf '{\"traceEvents\":[{]}' >$work/bad.json; \
 	$vg $BIN/tr-decode $work/bad.json >/dev/null 2>&1; test \$? -eq 1"
 exit $failed
