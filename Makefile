@@ -51,10 +51,10 @@ PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -lp
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
-PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window
-SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup window
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup window
+PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
+SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
+COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup window ranktab
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup window ranktab
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -221,13 +221,14 @@ install: all
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
 	install -m 0755 $(BINS) $(SCRIPTS:%=scripts/%) $(DESTDIR)$(BINDIR)/
 	install -m 0644 scripts/tr-common.sh $(DESTDIR)$(DATADIR)/
+	install -m 0755 scripts/tr-ranks.sbatch $(DESTDIR)$(DATADIR)/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
 
 uninstall:
 	cd $(DESTDIR)$(BINDIR) && rm -f $(PROGS) $(SCRIPTS)
-	rm -f $(DESTDIR)$(DATADIR)/tr-common.sh
+	rm -f $(DESTDIR)$(DATADIR)/tr-common.sh $(DESTDIR)$(DATADIR)/tr-ranks.sbatch
 	-rmdir $(DESTDIR)$(DATADIR)
 	cd $(DESTDIR)$(MANDIR) && rm -f $(PROGS:%=man1/%.1) $(SCRIPTS:%=man1/%.1) \
 		man5/tr-stream.5 man7/tr-layer-track.7

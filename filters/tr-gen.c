@@ -61,6 +61,8 @@ static const uint64_t MAX_DEVICES = 64;
 static const uint64_t MAX_ORIGIN_US = 4000000000000000ULL;
 static const uint64_t MAX_TARGET_BYTES = 1ULL << 40;
 static const uint64_t MAX_SCALE = 10000000;
+static const uint64_t MAX_RANK = 1000000;
+static const uint64_t MAX_SLOWDOWN = 10000;
 
 struct config {
 	uint64_t layers, passes, draft_passes, draft_layers;
@@ -74,6 +76,9 @@ struct config {
 	uint64_t scale_devices;   /* one pid, this many devices, one kernel each */
 	uint64_t scale_pids;      /* this many pids, one kernel each */
 	uint64_t seed;
+	uint64_t rank;            /* --rank: mixed into every device's seed */
+	int64_t slow_layer;       /* -1, or the target layer whose attention is slowed */
+	uint64_t slowdown;        /* percent added to that attention kernel's duration */
 	const char *output;       /* NULL: stdout */
 };
 
@@ -377,6 +382,8 @@ static void device_reset(struct device *dv, uint64_t iterations)
 	/* Each device draws from its own stream, so a device's timeline does not
 	 * depend on the order in which the devices are advanced. */
 	dv->rng = cfg->seed ^ (0xd1b54a32d192ed03ULL * ((uint64_t)dv->id + 1));
+	/* rank 0 keeps the seed as it was, so that its traces stay the same */
+	dv->rng ^= 0x9e3779b97f4a7c15ULL * cfg->rank;
 	(void)rng_next(&dv->rng);
 	dv->started = 0;
 	dv->cpu_t = origin;
@@ -524,6 +531,9 @@ static void gpu_finish(struct device *dv, unsigned slot, struct gpu_event *ev,
 	const struct kernel_type *k = &kernel_types[ev->type];
 
 	ev->dur = rand_between(dv, k->dur_min, k->dur_max);
+	if (ev->type == KT_ATTN && dv->pos.seg == SEG_LAYERS &&
+	    (int64_t)dv->pos.layer == dv->cfg->slow_layer)
+		ev->dur += ev->dur * dv->cfg->slowdown / 100;
 	if (ev->ts + ev->dur < min_end)
 		ev->dur = min_end - ev->ts;
 	dv->slot_free[slot] = ev->ts + ev->dur;
@@ -1519,7 +1529,8 @@ static void usage(FILE *fp)
 		"              [--draft-layers M] [--draft-passes D] [--layers N]\n"
 		"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
 		"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
-		"              [--ts-format kineto|int]\n"
+		"              [--ts-format kineto|int] [--rank K]\n"
+		"              [--slow-layer L --slowdown PCT]\n"
 		"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
 		"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
 		"       tr-gen --help | --version\n");
@@ -1563,7 +1574,7 @@ enum {
 	OPT_ARRAY = 256, OPT_COMPACT, OPT_CONCURRENCY, OPT_DEVICES, OPT_DRAFT_LAYERS,
 	OPT_DRAFT_PASSES, OPT_HELP, OPT_LAYERS, OPT_ORIGIN, OPT_PASSES, OPT_SEED,
 	OPT_STREAMS, OPT_TARGET, OPT_TS_FORMAT, OPT_VERSION, OPT_ROCM, OPT_SCALE_DEVICES,
-	OPT_SCALE_PIDS
+	OPT_SCALE_PIDS, OPT_RANK, OPT_SLOW_LAYER, OPT_SLOWDOWN
 };
 
 static const struct option long_options[] = {
@@ -1578,10 +1589,13 @@ static const struct option long_options[] = {
 	{ "origin-us", required_argument, NULL, OPT_ORIGIN },
 	{ "output", required_argument, NULL, 'o' },
 	{ "passes", required_argument, NULL, OPT_PASSES },
+	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "rocm", no_argument, NULL, OPT_ROCM },
 	{ "scale-devices", required_argument, NULL, OPT_SCALE_DEVICES },
 	{ "scale-pids", required_argument, NULL, OPT_SCALE_PIDS },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "slow-layer", required_argument, NULL, OPT_SLOW_LAYER },
+	{ "slowdown", required_argument, NULL, OPT_SLOWDOWN },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
 	{ "target-bytes", required_argument, NULL, OPT_TARGET },
 	{ "ts-format", required_argument, NULL, OPT_TS_FORMAT },
@@ -1609,6 +1623,7 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 	cfg->devices = 1;
 	cfg->origin_us = 1428625731456ULL;
 	cfg->seed = 1;
+	cfg->slow_layer = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":o:", long_options, NULL)) != -1) {
 		switch (ch) {
@@ -1642,6 +1657,16 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 			cfg->passes = parse_number("--passes", optarg, 1, MAX_PASSES, 0);
 			break;
 		case OPT_ROCM: cfg->rocm = 1; break;
+		case OPT_RANK:
+			cfg->rank = parse_number("--rank", optarg, 0, MAX_RANK, 0);
+			break;
+		case OPT_SLOW_LAYER:
+			cfg->slow_layer = (int64_t)parse_number("--slow-layer", optarg, 0,
+				MAX_LAYERS - 1, 0);
+			break;
+		case OPT_SLOWDOWN:
+			cfg->slowdown = parse_number("--slowdown", optarg, 1, MAX_SLOWDOWN, 0);
+			break;
 		case OPT_SCALE_DEVICES:
 			cfg->scale_devices = parse_number("--scale-devices", optarg, 1, MAX_SCALE, 0);
 			break;
@@ -1679,6 +1704,8 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 		usage(stderr);
 		exit(EXIT_TROUBLE);
 	}
+	if ((cfg->slow_layer >= 0) != (cfg->slowdown > 0))
+		die(EXIT_TROUBLE, "--slow-layer and --slowdown go together");
 	if (cfg->scale_devices && cfg->scale_pids)
 		die(EXIT_TROUBLE, "--scale-devices and --scale-pids exclude each other");
 	/* Activities of one stream never overlap, so C concurrent ones need at

@@ -7,8 +7,10 @@
 # --scale-devices shapes (linear: each row twice the one before).
 # Usage: bench.sh BIN-DIR    (BENCH_DIR for the scratch files, default
 # /tmp/tr-bench; BENCH_MB for the size; BENCH_PEERS=0 skips jq and python;
-# BENCH_PART=scaling runs only the scaling cases, BENCH_PART=throughput
-# only the rest; BENCH_SCALE="10000 20000 40000 80000" the sizes)
+# BENCH_PART=scaling runs only the scaling cases, BENCH_PART=ranks only the
+# batch over ranks, BENCH_PART=throughput only the rest; BENCH_SCALE="10000
+# 20000 40000 80000" the sizes; BENCH_RANKS=8 and BENCH_RANK_MB=200 the
+# batch's traces)
 set -eu -o pipefail
 BIN=$(cd "${1:-build/bin}" && pwd)
 PATH=$BIN:$(cd "$(dirname "$0")" && pwd):$PATH
@@ -59,6 +61,59 @@ scaling() {
 ratio() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then printf '%.1f' "$(echo "$1 / $2" | bc -l)"; else echo -; fi; }
 if [ "$part" = scaling ]; then
 	scaling
+	exit 0
+fi
+
+# The batch over ranks: BENCH_RANKS traces of BENCH_RANK_MB each (gzipped,
+# as a job writes them, to spare the disk), each run alone one after the
+# other, then all through tr-layer-track-ranks --jobs CORES.  The target:
+# the batch's wall time is the sum of the single runs over the cores (over
+# the ranks when there are fewer ranks than cores), within 15%.  Load from
+# other work on the machine makes the single runs and the batch wait alike
+# only when it is steady: compare figures of a quiet machine.  A single run's pipeline already uses more than one core, so
+# the CPU time over the cores is printed too, the bound no schedule beats.
+ranks() {
+	local n=${BENCH_RANKS:-8} rmb=${BENCH_RANK_MB:-200} cores p r t0 t1 one sum=0 cpu=0 wall
+	local opts=(--anchor-regex 'rotary_embedding_kernel<c10::BFloat16, true>' --num-layers 32
+		--anchor-offset 0 --passes 2 --phase decode --evidence 'tr-gen: 32 layers')
+	cores=$(nproc)
+	p=$((cores < n ? cores : n))
+	echo
+	echo "batch over ranks: $n traces of ${rmb} MB (tr-gen --rank K --target-bytes ${rmb}M, gzipped)"
+	mkdir -p ranks
+	for r in $(seq 0 $((n - 1))); do
+		[ -s "ranks/rank-$r.json.gz" ] || tr-gen $gen_opts --rank "$r" --target-bytes "${rmb}M" |
+			gzip -1 >"ranks/rank-$r.json.gz"
+	done
+	rm -rf ranks-one ranks-all
+	mkdir ranks-one
+	for r in $(seq 0 $((n - 1))); do
+		sync; t0=$(now)
+		$TIME -f '%U %S' -o one.cpu tr-layer-track --trace "ranks/rank-$r.json.gz" \
+			--output "ranks-one/rank-$r.layers.json.gz" "${opts[@]}" >/dev/null
+		t1=$(now)
+		one=$(secs "$t0" "$t1")
+		sum=$(echo "$sum + $one" | bc -l)
+		cpu=$(echo "$cpu + $(cpu one.cpu)" | bc -l)
+		printf '  rank %-3s alone %8.2f s wall, %6.2f s CPU\n' "$r" "$one" "$(cpu one.cpu)"
+	done
+	rm -rf ranks-one one.cpu
+	sync; t0=$(now)
+	tr-layer-track-ranks --outdir ranks-all --jobs "$cores" "${opts[@]}" ranks/rank-*.json.gz >/dev/null
+	t1=$(now)
+	wall=$(secs "$t0" "$t1")
+	printf '  sum of the single runs %8.2f s; over %d (cores, or ranks if fewer) %8.2f s\n' \
+		"$sum" "$p" "$(echo "$sum / $p" | bc -l)"
+	printf '  sum of their CPU time  %8.2f s; over %d cores %8.2f s\n' "$cpu" "$cores" \
+		"$(echo "$cpu / $cores" | bc -l)"
+	printf '  tr-layer-track-ranks --jobs %d: %.2f s wall = %.2fx the sum over %d (target: within 15%%: %s)\n' \
+		"$cores" "$wall" "$(echo "$wall * $p / $sum" | bc -l)" "$p" \
+		"$(if [ "$(echo "$wall * $p <= $sum * 1.15" | bc -l)" = 1 ]; then echo met; else echo NOT met; fi)"
+	rm -rf ranks-all
+}
+if [ "$part" = ranks ]; then
+	gen_opts="--layers 32 --passes 2 --streams 300 --concurrency 4"
+	ranks
 	exit 0
 fi
 
@@ -204,4 +259,5 @@ if [ "$peers" = 1 ]; then
 	row "python3 json.load(big.json)" "$(secs "$t0" "$t1")" "$(rss py.rss)"
 fi
 
+[ "$part" = throughput ] || ranks
 [ "$part" = throughput ] || scaling

@@ -29,7 +29,8 @@ tr_usage_error() {
 #                      a stage: a new pass-through option is one entry)
 #   passflag ARRAY...  --NAME is appended to each ARRAY
 #   call FUNCTION      FUNCTION runs at once (--help, --version)
-# -h is --help.  The commands take no operands.
+# -h is --help.  The commands take no operands, except one that declares the
+# array tr_operands: its operands (and every word after --) go there.
 
 # tr_append ARRAY WORD...: append the words to the array named ARRAY.
 tr_append() {
@@ -49,11 +50,21 @@ tr_parse_options() {
 		arg=$1
 		shift
 		case $arg in
-		--) [ $# -eq 0 ] || tr_usage_error "unexpected argument '$1'"; return ;;
+		--)
+			if declare -p tr_operands >/dev/null 2>&1; then
+				tr_operands+=("$@")
+				return
+			fi
+			[ $# -eq 0 ] || tr_usage_error "unexpected argument '$1'"; return ;;
 		-h) arg=--help ;;
 		--[!=]*) ;;
 		-?*) tr_usage_error "unrecognized option '$arg'" ;;
-		*) tr_usage_error "unexpected argument '$arg'" ;;
+		*)
+			if declare -p tr_operands >/dev/null 2>&1; then
+				tr_operands+=("$arg")
+				continue
+			fi
+			tr_usage_error "unexpected argument '$arg'" ;;
 		esac
 		name=${arg#--} has_value=
 		if [[ $name == *=* ]]; then

@@ -38,6 +38,8 @@ run tr-window "$BIN/tr-decode $work/out.json.gz >$work/o && \
 	$vg $BIN/tr-window --passes 1 <$work/o >$work/w && $BIN/tr-encode -o $work/w.json <$work/w"
 run "tr-verify (window)" "$vg $BIN/tr-verify --source $work/out.json.gz --output $work/w.json >/dev/null"
 run tr-survey "$vg $BIN/tr-survey --num-layers 3 <$work/s >/dev/null"
+run tr-ranks "$vg $BIN/tr-ranks --json --svg $work/map.svg $work/out.json.gz.layers.json \
+	$work/out.json.gz.layers.json >/dev/null"
 run "tr-decode (refusal)" "printf '{\"traceEvents\":[{]}' >$work/bad.json; \
 	$vg $BIN/tr-decode $work/bad.json >/dev/null 2>&1; test \$? -eq 1"
 exit $failed

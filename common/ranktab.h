@@ -1,0 +1,64 @@
+/* ranktab: the cross-rank layer table of tr-ranks(1).  Cells are anchor
+ * intervals in integer nanoseconds, one per (layer, rank); a row's median
+ * is taken over the ranks, a rank's total over the layers, and a cell is a
+ * straggler when it exceeds its row's median by more than a threshold
+ * percentage.  Every comparison is exact integer arithmetic (no double), so
+ * that an oracle recomputes the same table from the same reports. */
+#ifndef TR_RANKTAB_H
+#define TR_RANKTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A cell without an interval (the last layer of a pass without
+ * --end-anchor-regex is a zero-length marker). */
+#define RANKTAB_NONE INT64_MIN
+/* Largest interval or total accepted, 10^15 ns (about 11.6 days): with
+ * thresholds up to RANKTAB_MAX_PERCENT no product below can overflow. */
+#define RANKTAB_MAX_NS INT64_C(1000000000000000)
+#define RANKTAB_MAX_PERCENT 1000
+
+struct ranktab {
+	size_t nlayers, nranks;
+	int64_t *cell;     /* [layer * nranks + rank], ns or RANKTAB_NONE */
+	int64_t *median;   /* nlayers + 1: each layer's median over the ranks,
+	                    * then the totals' median; RANKTAB_NONE when the
+	                    * row has no interval */
+	int64_t *total;    /* nranks: the sum of the rank's intervals */
+};
+
+/* Where a cell lies relative to its row's median m, with threshold T
+ * percent: the colour classes of the heat map. */
+enum ranktab_band {
+	RANKTAB_BAND_NONE = 0, /* no interval (or none in the row) */
+	RANKTAB_BAND_FAST,     /* cell < m (100 - T) / 100 */
+	RANKTAB_BAND_BELOW,    /* m (100 - T) / 100 <= cell < m */
+	RANKTAB_BAND_NEAR,     /* m <= cell <= m (100 + T) / 100 */
+	RANKTAB_BAND_SLOW,     /* m (100 + T) / 100 < cell <= m (100 + 3T) / 100: a straggler */
+	RANKTAB_BAND_SLOWEST   /* cell > m (100 + 3T) / 100: a straggler */
+};
+
+/* The lower median of n > 0 values (the smaller of the two middle ones for
+ * an even n, so that it is always one of the values); sorts v in place. */
+int64_t ranktab_median_low(int64_t *v, size_t n);
+
+/* All cells RANKTAB_NONE.  0, or -1 with errno set (ENOMEM, EINVAL for a
+ * zero dimension). */
+int ranktab_init(struct ranktab *t, size_t nlayers, size_t nranks);
+void ranktab_free(struct ranktab *t);
+
+/* Fill median and total from the cells.  0, or -1 with errno ERANGE when a
+ * cell is negative or above RANKTAB_MAX_NS or a total would be, ENOMEM. */
+int ranktab_compute(struct ranktab *t);
+
+/* The cell of a layer, or with layer == nlayers the rank's total. */
+int64_t ranktab_value(const struct ranktab *t, size_t layer, size_t rank);
+
+/* The band of value v against median m (both ns, RANKTAB_NONE allowed) for
+ * threshold percent (0 to RANKTAB_MAX_PERCENT). */
+enum ranktab_band ranktab_band(int64_t v, int64_t m, unsigned percent);
+
+/* 1 when v exceeds m by more than percent: v 100 > m (100 + percent). */
+int ranktab_straggler(int64_t v, int64_t m, unsigned percent);
+
+#endif
