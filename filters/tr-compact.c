@@ -31,6 +31,7 @@
 #include "intern.h"
 #include "io.h"
 #include "json.h"
+#include "lanes.h"
 #include "opt.h"
 #include "tsnum.h"
 
@@ -39,7 +40,6 @@
  * briefly hold the old and the new array, twice the memory. */
 #define ACT_BLOCK ((size_t)1 << 16)
 #define ACT(st, i) (&(st)->blocks[(size_t)(i) / ACT_BLOCK][(size_t)(i) % ACT_BLOCK])
-#define MAX_OVERLAP 4096  /* counted for the refusal message only */
 #define LANE_TID_BASE ((int64_t)0x7E000000)  /* synthetic lane tids start here */
 #define SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
 #define NO_CORR INT64_MIN
@@ -294,29 +294,24 @@ static void members_of(struct state *st, const char *line, size_t len,
 /* Exact and Perfetto bounds of an X event; dies on missing or bad numbers. */
 static void bounds(struct state *st, struct member ts, struct member dur, struct act *a)
 {
-	size_t tn = ts.len, dn = dur.len;
-	const char *tt = ts.p, *dt = dur.p;
-	int64_t ts_ns, dur_ns, pf_ts, pf_dur;
-	int ts_sub, dur_sub;
+	struct lane_bounds lb;
+	int rc;
 
 	if (!is_primitive(ts) || !is_primitive(dur))
 		die(EXIT_INPUT, "event %" PRIu64 ": GPU event without a numeric ts and dur",
 		    st->events);
-	if (num_us_to_ns(tt, tn, &ts_ns, &ts_sub) != NUM_OK ||
-	    num_us_to_ns(dt, dn, &dur_ns, &dur_sub) != NUM_OK ||
-	    perfetto_us_to_ns(tt, tn, &pf_ts) != NUM_OK ||
-	    perfetto_us_to_ns(dt, dn, &pf_dur) != NUM_OK)
+	rc = lanes_bounds(ts.p, ts.len, dur.p, dur.len, &lb);
+	if (rc == LANES_BOUNDS_RANGE)
 		die(EXIT_INPUT, "event %" PRIu64 ": ts %.*s or dur %.*s is out of range",
-		    st->events, (int)tn, tt, (int)dn, dt);
-	if (dur_ns < 0 || pf_dur < 0)
-		die(EXIT_INPUT, "event %" PRIu64 ": negative dur %.*s", st->events, (int)dn, dt);
-	a->start_ns = ts_ns;
-	/* ceiling of the exact end: sub-ns digits on either side round up */
-	a->end_ns = ts_ns + dur_ns + (ts_sub || dur_sub);
-	a->lo_pad = (int16_t)clamp_pad(pf_ts < a->start_ns ? a->start_ns - pf_ts : 0, st->events);
-	a->hi_pad = (int16_t)clamp_pad(pf_ts + pf_dur > a->end_ns ? pf_ts + pf_dur - a->end_ns : 0,
-				       st->events);
-	if (dur_ns == 0 || pf_dur == 0)
+		    st->events, (int)ts.len, ts.p, (int)dur.len, dur.p);
+	if (rc == LANES_BOUNDS_NEGATIVE)
+		die(EXIT_INPUT, "event %" PRIu64 ": negative dur %.*s", st->events,
+		    (int)dur.len, dur.p);
+	a->start_ns = lb.start_ns;
+	a->end_ns = lb.end_ns;
+	a->lo_pad = (int16_t)clamp_pad(lb.lo_pad, st->events);
+	a->hi_pad = (int16_t)clamp_pad(lb.hi_pad, st->events);
+	if (lb.zero)
 		a->flags |= F_ZERO;
 }
 
@@ -567,25 +562,11 @@ static void see_event(struct state *st, const char *line, size_t len)
 	note_other(st, track);
 }
 
-static struct state *sort_state;
-
-static int cmp_start(const void *a, const void *b)
+static int cmp_track(const void *a, const void *b, void *ctx)
 {
-	const struct act *x = ACT(sort_state, *(const uint32_t *)a);
-	const struct act *y = ACT(sort_state, *(const uint32_t *)b);
-	int64_t xs = x->start_ns - x->lo_pad, ys = y->start_ns - y->lo_pad;
-
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	if (xs != ys)
-		return xs < ys ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int cmp_track(const void *a, const void *b)
-{
-	const struct act *x = ACT(sort_state, *(const uint32_t *)a);
-	const struct act *y = ACT(sort_state, *(const uint32_t *)b);
+	struct state *st = ctx;
+	const struct act *x = ACT(st, *(const uint32_t *)a);
+	const struct act *y = ACT(st, *(const uint32_t *)b);
 
 	if (x->track != y->track)
 		return x->track < y->track ? -1 : 1;
@@ -644,61 +625,44 @@ static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsi
 	die(EXIT_INPUT, "%s", msg.p);
 }
 
-/* Greedy interval partitioning in start order, lowest free lane first: the
- * lane count equals the peak concurrency.  Bounds are the union of the exact
- * and Perfetto's converted ones.  Touching is fine, except after a
- * zero-length event: Perfetto sorts a longer slice with the same ts first
- * and would nest the zero-length one under it. */
+/* The packing's view of act i: the union of the exact and Perfetto's bounds. */
+static void lane_get(void *ctx, uint32_t i, struct lane_iv *iv)
+{
+	const struct act *a = ACT((struct state *)ctx, i);
+
+	iv->lo = a->start_ns - a->lo_pad;
+	iv->hi = a->end_ns + a->hi_pad;
+	iv->group = a->group;
+	iv->index = a->index;
+	iv->zero = (a->flags & F_ZERO) != 0;
+}
+
+static void lane_set(void *ctx, uint32_t i, unsigned lane)
+{
+	ACT((struct state *)ctx, i)->lane = (uint8_t)lane;
+}
+
+/* Lanes for every group (lanes.h); dies on a refusal. */
 static void assign_lanes(struct state *st, uint32_t *order)
 {
-	size_t i = 0, n = st->nacts;
+	struct lanes_src src = { st, lane_get, lane_set };
+	struct lanes_refusal why;
+	unsigned *nlanes = xmalloc((st->groups_by_key.n + 1) * sizeof *nlanes);
+	size_t g;
+	int rc;
 
-	sort_state = st;
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	qsort(order, n, sizeof *order, cmp_start);
-	i = 0;
-	while (i < n) {
-		uint32_t gid = ACT(st, order[i])->group;
-		struct group *g = &st->groups[gid];
-		int64_t lane_end[MAX_OVERLAP];
-		int lane_zero[MAX_OVERLAP];
-		unsigned nlanes = 0, peak = 0, k;
-		int64_t first_from = 0, first_to = 0;
-		int exceeded = 0;
+	for (g = 0; g < st->groups_by_key.n; g++)
+		nlanes[g] = st->groups[g].nlanes;
+	rc = lanes_assign(&src, st->nacts, order, (unsigned)st->max_lanes, nlanes, &why);
 
-		for (; i < n && ACT(st, order[i])->group == gid; i++) {
-			struct act *a = ACT(st, order[i]);
-			int64_t s = a->start_ns - a->lo_pad, e = a->end_ns + a->hi_pad;
-			int zero = (a->flags & F_ZERO) != 0;
-			for (k = 0; k < nlanes; k++)
-				if (lane_end[k] < s || (lane_end[k] == s && !lane_zero[k]))
-					break;
-			if (k == nlanes) {
-				if (nlanes == MAX_OVERLAP)
-					die(EXIT_INPUT, "pid %s, device %s: more than %d GPU events overlap",
-					    g->pid, g->device, MAX_OVERLAP);
-				nlanes++;
-				if (nlanes > (unsigned)st->max_lanes && !exceeded) {
-					exceeded = 1;
-					first_from = s;
-					first_to = e;
-					for (k = 0; k + 1 < nlanes; k++)
-						if (lane_end[k] < first_to)
-							first_to = lane_end[k];
-					k = nlanes - 1;
-				}
-			}
-			lane_end[k] = e;
-			lane_zero[k] = zero;
-			a->lane = (uint8_t)k;
-			if (nlanes > peak)
-				peak = nlanes;
-		}
-		if (exceeded)
-			refuse_lanes(st, g, peak, first_from, first_to);
-		g->nlanes = nlanes;
-	}
+	if (rc == LANES_OVERLAP)
+		die(EXIT_INPUT, "pid %s, device %s: more than %d GPU events overlap",
+		    st->groups[why.group].pid, st->groups[why.group].device, LANES_MAX_OVERLAP);
+	if (rc == LANES_TOO_MANY)
+		refuse_lanes(st, &st->groups[why.group], why.peak, why.from, why.to);
+	for (g = 0; g < st->groups_by_key.n; g++)
+		st->groups[g].nlanes = nlanes[g];
+	free(nlanes);
 }
 
 static int pid_used(const struct state *st, int64_t pid)
@@ -965,8 +929,7 @@ static void plan(struct state *st)
 	/* the flow index: by track, correlation, start */
 	for (i = 0; i < st->nacts; i++)
 		st->by_track[i] = (uint32_t)i;
-	sort_state = st;
-	qsort(st->by_track, st->nacts, sizeof *st->by_track, cmp_track);
+	qsort_r(st->by_track, st->nacts, sizeof *st->by_track, cmp_track, st);
 	st->track_first = xmalloc((st->tracks_by_key.n + 1) * sizeof *st->track_first);
 	for (i = 0, k = 0; k <= st->tracks_by_key.n; k++) {
 		while (i < st->nacts && ACT(st, st->by_track[i])->track < k)
