@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "filter.h"
+#include "guides.h"
 #include "json.h"
 #include "tsnum.h"
 
@@ -180,14 +181,25 @@ static int64_t choose_tid(const struct jdoc *d, int used, const char *pid)
 	die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
 }
 
+/* The guides of the anchors (guides.h), with the report's texts; dies on a
+ * refusal. */
 static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 {
-	size_t i;
+	struct guides_anchor *an = xmalloc((st->n + 1) * sizeof *an);
+	struct guides_span *sp = xmalloc((st->n + 1) * sizeof *sp);
+	size_t i, where = 0;
+	int rc;
 
+	for (i = 0; i < st->n; i++) {
+		an[i].layer = st->a[i].layer;
+		an[i].ts_ns = st->a[i].ts_ns;
+		an[i].has_terminal = st->a[i].has_terminal;
+		an[i].term_end_ns = st->a[i].term_end_ns;
+	}
+	rc = guides_build(an, st->n, (size_t)sm->num_layers, sp, &where);
 	for (i = 0; i < st->n; i++) {
 		const struct anchor_rec *a = &st->a[i];
 		struct guide *x = &g[i];
-		int last = a->layer + 1 == (size_t)sm->num_layers;
 		struct buf end = BUF_INIT;
 
 		memset(x, 0, sizeof *x);
@@ -197,36 +209,31 @@ static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 		x->anchor_name = a->name;
 		x->anchor_tid = a->tid;
 		x->source_index = a->source_index;
-		x->start_ns = a->ts_ns;
 		x->start_text = a->ts;
-		if (!last) {
-			x->end_ns = st->a[i + 1].ts_ns;
-			x->kind = "next_layer_anchor";
-			buf_addstr(&end, st->a[i + 1].ts);
-		} else if (a->has_terminal) {
-			x->end_ns = a->term_end_ns;
-			x->kind = "terminal_kernel_end";
-			num_append_us3(&end, a->term_end_ns);
-		} else {
-			x->end_ns = a->ts_ns;
-			x->kind = "anchor_point_only";
-			buf_addstr(&end, a->ts);
-		}
-		x->end_text = end.p;  /* owned by the guide now */
-		x->start_us = num_round_ns_to_us(x->start_ns);
-		x->end_us = num_round_ns_to_us(x->end_ns);
-		if (x->end_us < x->start_us)
+		if (rc == GUIDES_BACKWARDS && i == where)
 			die(EXIT_INPUT, "guide L%zu would end before it starts", x->layer);
+		if (rc == GUIDES_BACKWARDS && i > where)
+			break;
+		x->start_ns = sp[i].start_ns;
+		x->end_ns = sp[i].end_ns;
+		x->start_us = sp[i].start_us;
+		x->end_us = sp[i].end_us;
+		x->kind = guides_kind_name(sp[i].kind);
+		if (sp[i].kind == GUIDES_NEXT_LAYER_ANCHOR)
+			buf_addstr(&end, st->a[i + 1].ts);
+		else if (sp[i].kind == GUIDES_TERMINAL_KERNEL_END)
+			num_append_us3(&end, sp[i].end_ns);
+		else
+			buf_addstr(&end, a->ts);
+		x->end_text = end.p;  /* owned by the guide now */
 	}
-	/* A zero-length guide sharing its start with another guide would nest
-	 * under it in Perfetto (depth 1); refuse rather than draw it wrong. */
-	for (i = 0; i + 1 < st->n; i++)
-		if (g[i + 1].start_us == g[i].start_us ||
-		    (g[i].end_us == g[i].start_us && g[i + 1].start_us == g[i].start_us))
-			die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
-			    "(%s and %s); their guides would overlap in Perfetto",
-			    g[i].anchor_index, g[i + 1].anchor_index, g[i].start_text,
-			    g[i + 1].start_text);
+	if (rc == GUIDES_SAME_US)
+		die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
+		    "(%s and %s); their guides would overlap in Perfetto",
+		    g[where].anchor_index, g[where + 1].anchor_index, g[where].start_text,
+		    g[where + 1].start_text);
+	free(an);
+	free(sp);
 }
 
 static void emit(struct state *st, struct filter *f, const char *tail, size_t tail_len)
