@@ -29,8 +29,8 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve
 SCRIPTS := tr-layer-track tr-compact-track
-COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent lanes guides anchors
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent lanes guides anchors
+COMMON  := diag buf io opt source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent lanes guides anchors trstream
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent lanes guides anchors trstream
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a

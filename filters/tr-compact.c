@@ -34,6 +34,7 @@
 #include "lanes.h"
 #include "opt.h"
 #include "tsnum.h"
+#include "trstream.h"
 
 #define MAX_LANES 10
 /* Records live in blocks, not one array grown by realloc: growing would
@@ -43,9 +44,8 @@
 #define LANE_TID_BASE ((int64_t)0x7E000000)  /* synthetic lane tids start here */
 #define SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
 #define NO_CORR INT64_MIN
-#define KEY "_compact_gpu_track"
 /* a layers report passed by: fold the compaction report into it */
-#define LAYERS_SUFFIX "\"suffix\":\".layers.json\""
+#define LAYERS_SUFFIX "\"suffix\":\"" TRSTREAM_LAYERS_SUFFIX "\""
 
 static const char notice[] =
 	"Compact view: GPU activity is drawn on synthetic display lanes that never "
@@ -489,9 +489,9 @@ static void see_event(struct state *st, const char *line, size_t len)
 	uint32_t track;
 	int kernel = 0, activity = 0, scope = 0, guide = 0, selected;
 
-	if (find_bytes(line, len, KEY, sizeof KEY - 1) != NULL)
+	if (find_bytes(line, len, TRSTREAM_KEY_COMPACT_TRACK, sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL)
 		die(EXIT_INPUT, "event %" PRIu64 ": already compacted (%s); start from the "
-		    "original trace", st->events, KEY);
+		    "original trace", st->events, TRSTREAM_KEY_COMPACT_TRACK);
 	/* one walk over the leading members; args is never looked at here */
 	event_members(line, len, keys, 5, m);
 	pid = m[0].p;
@@ -1050,7 +1050,7 @@ static void rewrite(const char *line, size_t len, const struct member *m, uint64
 				fail |= buf_addstr(out, m[2].len > 2 ? "," : "");
 			else
 				fail |= buf_addstr(out, len > 2 ? ",\"args\":{" : "\"args\":{");
-			fail |= buf_addstr(out, "\"" KEY "\":{\"pid\":");
+			fail |= buf_addstr(out, "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":");
 			fail |= buf_add(out, m[0].p, m[0].len);
 			fail |= buf_addstr(out, ",\"tid\":");
 			fail |= buf_add(out, m[1].p, m[1].len);
@@ -1139,14 +1139,12 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 	size_t gi, i;
 	unsigned k;
 	char space[24];
-	int sha;
 
 	if (st->layers_report)
-		buf_addstr(&r, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
-			   "\"compaction\",\"body\":{");
+		trstream_report_member(&r, TRSTREAM_LAYERS_SUFFIX, "compaction", 0);
 	else
-		buf_addstr(&r, "{\"@tr\":\"report\",\"suffix\":\".compact.json\",\"body\":{");
-	buf_addstr(&r, "\"schema_version\":1,\"notice\":");
+		trstream_report_body(&r, TRSTREAM_COMPACT_SUFFIX);
+	buf_addstr(&r, "{\"schema_version\":1,\"notice\":");
 	put_json_text(&r, notice);
 	buf_printf(&r, ",\"max_lanes\":%" PRId64 ",\"original_event_count\":%" PRIu64
 		   ",\"output_event_count\":%" PRIu64 ",\"relocated_events\":%" PRIu64
@@ -1213,15 +1211,11 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 	}
 	buf_addstr(&r, "],\"source_file\":");
 	put_json_text(&r, st->source_name ? st->source_name : "");
-	buf_addstr(&r, ",\"source_sha256\":");
-	if (jdoc_parse(&td, tail, tail_len, NULL) == 0 &&
-	    jdoc_type(&td, sha = jdoc_find(&td, 0, "source_sha256")) == JT_STRING) {
-		size_t n;
-		const char *raw = jdoc_raw(&td, sha, &n);
-		buf_add(&r, raw, n);
-	} else {
+	buf_addstr(&r, ",\"" TRSTREAM_KEY_SOURCE_SHA256 "\":");
+	if (jdoc_parse(&td, tail, tail_len, NULL) == 0)
+		trstream_put_source_sha256(&r, &td);
+	else
 		buf_addstr(&r, "null");
-	}
 	buf_printf(&r, ",\"tool_version\":\"trace-layers %s\"}}", TR_VERSION);
 	filter_put(f, r.p, r.len);
 	jdoc_free(&td);

@@ -14,11 +14,11 @@
 #include "guides.h"
 #include "json.h"
 #include "tsnum.h"
+#include "trstream.h"
 
 #define GUIDE_SORT_INDEX (-1000)
 #define MAX_TID ((int64_t)INT32_MAX)
 #define LAYER_ROWS 500  /* guide rows per report record: about 200 KB */
-#define REPORT_MEMBER "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
 
 static const char notice[] =
 	"Layer guides are anchor-to-anchor navigation aids: each slice runs from one "
@@ -242,7 +242,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	struct guide *g;
 	struct buf ev = BUF_INIT, rep = BUF_INIT, track = BUF_INIT;
 	struct jdoc td = JDOC_INIT;
-	int used, sha;
+	int used;
 	size_t i;
 	const char *device;
 	size_t dlen;
@@ -302,9 +302,8 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	/* The report, with the source's identity from the tail. */
 	if (jdoc_parse(&td, tail, tail_len, NULL) != 0)
 		die(EXIT_INPUT, "malformed tail record");
-	sha = jdoc_find(&td, 0, "source_sha256");
-	buf_addstr(&rep, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"body\":{"
-		   "\"schema_version\":1,\"notice\":");
+	trstream_report_body(&rep, TRSTREAM_LAYERS_SUFFIX);
+	buf_addstr(&rep, "{\"schema_version\":1,\"notice\":");
 	put_quoted(&rep, notice);
 	buf_addstr(&rep, ",\"phase\":");
 	put_quoted(&rep, st->phase);
@@ -336,7 +335,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	for (i = 0; i < st->n; i++) {
 		if (i % LAYER_ROWS == 0) {
 			buf_reset(&rep);
-			buf_addstr(&rep, REPORT_MEMBER "\"layers\",\"items\":[");
+			trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
 		}
 		buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
 		put_row(&rep, &g[i], sm.origin_ns);
@@ -347,24 +346,18 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 		}
 	}
 	buf_reset(&rep);
-	buf_addstr(&rep, REPORT_MEMBER "\"source_file\",\"body\":");
+	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "source_file", 0);
 	put_quoted(&rep, st->source_name ? st->source_name : "");
 	buf_addstr(&rep, "}");
 	filter_put(f, rep.p, rep.len);
 	buf_reset(&rep);
-	buf_addstr(&rep, REPORT_MEMBER "\"source_sha256\",\"body\":");
-	if (jdoc_type(&td, sha) == JT_STRING) {
-		size_t n;
-		const char *raw = jdoc_raw(&td, sha, &n);
-		buf_add(&rep, raw, n);
-	} else {
-		buf_addstr(&rep, "null");
-	}
+	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, TRSTREAM_KEY_SOURCE_SHA256, 0);
+	trstream_put_source_sha256(&rep, &td);
 	buf_addstr(&rep, "}");
 	filter_put(f, rep.p, rep.len);
 	buf_reset(&rep);
-	buf_printf(&rep, REPORT_MEMBER "\"tool_version\",\"body\":\"trace-layers %s\"}",
-		   TR_VERSION);
+	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "tool_version", 0);
+	buf_printf(&rep, "\"trace-layers %s\"}", TR_VERSION);
 	filter_put(f, rep.p, rep.len);
 
 	for (i = 0; i < st->n; i++)

@@ -19,6 +19,7 @@
 #include "opt.h"
 #include "regex.h"
 #include "tsnum.h"
+#include "trstream.h"
 
 static const char usage_text[] =
 	"usage: tr-select-anchors --anchor-regex RE --num-layers N --anchor-offset K\n"
@@ -819,7 +820,8 @@ static void emit_records(struct state *st, struct filter *f)
 	else if (st->confirm_re != NULL)
 		check_gpu_landmark(st, need, anchors, nanchors, ends, nends, pid, device);
 
-	buf_printf(&rec, "{\"@tr\":\"anchors\",\"anchor_regex\":");
+	trstream_record_begin(&rec, TRSTREAM_ANCHORS);
+	buf_addstr(&rec, ",\"anchor_regex\":");
 	json_escape(&rec, st->opt.anchor_regex, strlen(st->opt.anchor_regex));
 	buf_addstr(&rec, ",\"end_anchor_regex\":");
 	if (st->opt.end_regex)
@@ -852,7 +854,8 @@ static void emit_records(struct state *st, struct filter *f)
 		const struct match *next = at + 1 < nanchors ? anchors[at + 1] : NULL;
 		const struct match *term = NULL;
 		buf_reset(&rec);
-		buf_printf(&rec, "{\"@tr\":\"anchor\",\"i\":%zu,\"pass\":%zu,\"layer\":%zu,"
+		trstream_record_begin(&rec, TRSTREAM_ANCHOR);
+		buf_printf(&rec, ",\"i\":%zu,\"pass\":%zu,\"layer\":%zu,"
 			   "\"anchor_index\":%zu,\"anchor\":", i,
 			   i / (size_t)st->opt.num_layers, i % (size_t)st->opt.num_layers, at);
 		put_match(&rec, a);

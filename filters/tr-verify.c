@@ -30,8 +30,8 @@
 #include "source.h"
 #include "stream.h"
 #include "tsnum.h"
+#include "trstream.h"
 
-#define KEY "_compact_gpu_track"
 #define MAX_SHOWN 20
 /* A report is read as a stream: its members besides the layers rows are
  * held together up to this size, and the rows one at a time. */
@@ -477,7 +477,7 @@ static void load_compaction(struct state *st, const struct jdoc *d, int obj, con
 static void claim_sha(struct state *st, const struct jdoc *d, int obj, const char *path)
 {
 	size_t n;
-	int sha = jdoc_find(d, obj, "source_sha256");
+	int sha = jdoc_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256);
 	const char *text;
 
 	if (jdoc_type(d, sha) != JT_STRING) {
@@ -968,7 +968,7 @@ static void finish_selection(struct state *st)
 	sel->nterms = 0;
 }
 
-/* args.KEY of a guide must be the raw text want. */
+/* args._compact_gpu_track of a guide must be the raw text want. */
 static void arg_is(const struct jdoc *d, int args, const char *key, const char *want,
 		   size_t k, uint64_t o, const struct expect *e)
 {
@@ -1199,7 +1199,7 @@ static int undo(struct state *st, const char *line, size_t len, struct buf *out,
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		return -1;
 	args = jdoc_find(d, 0, "args");
-	note = jdoc_find(d, args, KEY);
+	note = jdoc_find(d, args, TRSTREAM_KEY_COMPACT_TRACK);
 	pid = jdoc_find(d, 0, "pid");
 	tid = jdoc_find(d, 0, "tid");
 	if (jdoc_type(d, note) != JT_OBJECT || pid < 0 || tid < 0)
@@ -1512,7 +1512,7 @@ static void check_identity(struct state *st, const char *tail, size_t len)
 
 	checks[C_IDENTITY].ran = 1;
 	if (jdoc_parse(&d, tail, len, NULL) != 0 ||
-	    jdoc_type(&d, sha = jdoc_find(&d, 0, "source_sha256")) != JT_STRING)
+	    jdoc_type(&d, sha = jdoc_find(&d, 0, TRSTREAM_KEY_SOURCE_SHA256)) != JT_STRING)
 		die(EXIT_CANNOT_RUN, "%s: no digest from the decoder", st->src_path);
 	actual = jdoc_text(&d, sha, &n);
 	for (line = strtok_r(st->sha_claims.p, "\n", &save); line;
@@ -1667,16 +1667,16 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 		}
 		render_event(st, ol, olen, o);
 		count_cat(st, ol, olen, -1);
-		if (st->have_compact && find_bytes(ol, olen, KEY, sizeof KEY - 1) != NULL) {
+		if (st->have_compact && find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK, sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL) {
 			uint64_t at;
 			int is_guide;
 			/* a moved event is drawn on one of the report's lanes, not
 			 * on a track of its own */
 			if (lane_of(st, ol, olen, &is_guide) < 0)
 				failure(C_RENDER, "output event %" PRIu64 ": moved (it has %s) but not "
-					"on a synthetic lane of the report", o, KEY);
+					"on a synthetic lane of the report", o, TRSTREAM_KEY_COMPACT_TRACK);
 			if (undo(st, ol, olen, &undone, &at) != 0) {
-				failure(C_REVERSAL, "output event %" PRIu64 ": malformed %s note", o, KEY);
+				failure(C_REVERSAL, "output event %" PRIu64 ": malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
 			} else {
 				if (at != i)
 					failure(C_REVERSAL, "output event %" PRIu64 ": records source index %"
