@@ -38,7 +38,7 @@ BINS        := $(PROGS:%=$(B)/bin/%)
 UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 
 .PHONY: all deps check unit e2e asan-unit lint lint-man valgrind demo bench install uninstall clean fuzz \
-	fuzz-replay
+	fuzz-replay man-examples
 all: $(BINS)
 
 $(B)/common/%.o: common/%.c common/*.h | $(B)/common
@@ -86,6 +86,10 @@ e2e: all $(PRELOADS)
 lint-man:
 	@sh scripts/lint-man.sh
 
+# The EXAMPLES of the man pages, run on small generated traces.
+man-examples: all
+	@sh tests/man-examples.sh $(B)/bin
+
 # Static analysis; each suppression in the sources says why.
 lint: lint-man
 	@if command -v cppcheck >/dev/null 2>&1; then \
@@ -106,6 +110,7 @@ check: deps
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory valgrind
+	@$(MAKE) --no-print-directory man-examples
 	@$(MAKE) --no-print-directory e2e
 
 demo: deps
