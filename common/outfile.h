@@ -2,7 +2,8 @@
  * temporary file beside the destination; commit links it into place only if
  * the destination still does not exist (an existing file, or a symlink in
  * its place, is never replaced).  Abort, die() and SIGINT/SIGTERM/SIGHUP
- * remove every temporary file still open. */
+ * remove every temporary file still open.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_OUTFILE_H
 #define TR_OUTFILE_H
 

@@ -201,7 +201,7 @@ static uint32_t track_of(struct state *st, const char *pid, size_t plen, const c
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->ntracks_cap) {
-		size_t cap = st->ntracks_cap ? st->ntracks_cap * 2 : 64;
+		size_t cap = grow_cap(st->ntracks_cap, 64, sizeof *st->tracks);
 		st->tracks = xrealloc(st->tracks, cap * sizeof *st->tracks);
 		st->ntracks_cap = cap;
 	}
@@ -237,7 +237,7 @@ static uint32_t group_of(struct state *st, const struct track *t, const char *de
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->ngroups_cap) {
-		size_t cap = st->ngroups_cap ? st->ngroups_cap * 2 : 16;
+		size_t cap = grow_cap(st->ngroups_cap, 16, sizeof *st->groups);
 		st->groups = xrealloc(st->groups, cap * sizeof *st->groups);
 		st->ngroups_cap = cap;
 	}
@@ -378,7 +378,7 @@ static void see_guide(struct state *st, const char *line, size_t len, const char
 	const char *text;
 
 	if (st->nguides == st->guides_cap) {
-		st->guides_cap = st->guides_cap ? st->guides_cap * 2 : 64;
+		st->guides_cap = grow_cap(st->guides_cap, 64, sizeof *st->guides);
 		st->guides = xrealloc(st->guides, st->guides_cap * sizeof *st->guides);
 	}
 	g = &st->guides[st->nguides++];
@@ -550,7 +550,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 	     (nlen == 19 && memcmp(name, "\"thread_sort_index\"", 19) == 0))) {
 		struct retired *r;
 		if (st->nret == st->ret_cap) {
-			st->ret_cap = st->ret_cap ? st->ret_cap * 2 : 64;
+			st->ret_cap = grow_cap(st->ret_cap, 64, sizeof *st->ret);
 			st->ret = xrealloc(st->ret, st->ret_cap * sizeof *st->ret);
 		}
 		r = &st->ret[st->nret++];
@@ -771,7 +771,7 @@ static void count_lane(struct state *st, const struct act *a)
 		die_nomem();
 	if (st->lane_keys.n != before) {
 		if ((size_t)id >= st->lane_slot_cap) {
-			st->lane_slot_cap = st->lane_slot_cap ? st->lane_slot_cap * 2 : 64;
+			st->lane_slot_cap = grow_cap(st->lane_slot_cap, 64, sizeof *st->lane_slot);
 			st->lane_slot = xrealloc(st->lane_slot, st->lane_slot_cap * sizeof *st->lane_slot);
 		}
 		g->counts[a->lane] = xrealloc(g->counts[a->lane],

@@ -100,7 +100,7 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		die(EXIT_INPUT, "malformed anchor record");
 	if (st->n == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 64;
+		st->cap = grow_cap(st->cap, 64, sizeof *st->a);
 		st->a = xrealloc(st->a, st->cap * sizeof *st->a);
 	}
 	r = &st->a[st->n++];

@@ -114,7 +114,7 @@ static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
 	if (set->seen.n == before)
 		return;
 	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 64;
+		set->cap = grow_cap(set->cap, 64, sizeof *set->pid);
 		set->pid = xrealloc(set->pid, set->cap * sizeof *set->pid);
 		set->tid = xrealloc(set->tid, set->cap * sizeof *set->tid);
 	}
@@ -235,7 +235,7 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		die(EXIT_INPUT, "stdin: event %" PRIu64 ": not a JSON object", st->events);
 	if (st->m.n == st->m.cap) {
-		st->m.cap = st->m.cap ? st->m.cap * 2 : 256;
+		st->m.cap = grow_cap(st->m.cap, 256, sizeof *st->m.v);
 		st->m.v = xrealloc(st->m.v, st->m.cap * sizeof *st->m.v);
 	}
 	m = &st->m.v[st->m.n++];
@@ -261,7 +261,7 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 static struct cpu_mark *add_mark(struct cpu_marks *set)
 {
 	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 256;
+		set->cap = grow_cap(set->cap, 256, sizeof *set->v);
 		set->v = xrealloc(set->v, set->cap * sizeof *set->v);
 	}
 	memset(&set->v[set->n], 0, sizeof set->v[0]);

@@ -654,7 +654,7 @@ static void keep_anchor(struct selection *sel, struct cand *c, const char *ts, s
 		return;
 	}
 	if (sel->nheap == sel->heap_cap) {
-		sel->heap_cap = sel->heap_cap ? sel->heap_cap * 2 : 64;
+		sel->heap_cap = grow_cap(sel->heap_cap, 64, sizeof *sel->heap);
 		if (sel->heap_cap > sel->keep)
 			sel->heap_cap = sel->keep;
 		sel->heap = xrealloc(sel->heap, sel->heap_cap * sizeof *sel->heap);
@@ -686,7 +686,7 @@ static void keep_terminal(struct selection *sel, const struct cand *c)
 		sel->nterms = n;
 	}
 	if (sel->nterms * 2 >= sel->terms_cap) {
-		sel->terms_cap = sel->terms_cap ? sel->terms_cap * 2 : 64;
+		sel->terms_cap = grow_cap(sel->terms_cap, 64, sizeof *sel->terms);
 		sel->terms = xrealloc(sel->terms, sel->terms_cap * sizeof *sel->terms);
 	}
 	sel->terms[sel->nterms++] = *c;
@@ -1156,7 +1156,7 @@ static void count_cat(struct state *st, const char *line, size_t len, int64_t de
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->cat_cap) {
-		size_t cap = st->cat_cap ? st->cat_cap * 2 : 64;
+		size_t cap = grow_cap(st->cat_cap, 64, sizeof *st->cat_count);
 		st->cat_count = xrealloc(st->cat_count, cap * sizeof *st->cat_count);
 		memset(st->cat_count + st->cat_cap, 0, (cap - st->cat_cap) * sizeof *st->cat_count);
 		st->cat_cap = cap;
@@ -1324,7 +1324,7 @@ static int pf_span(const char *line, size_t len, struct span *s)
 static void add_span(struct span **v, size_t *n, size_t *cap, struct span s)
 {
 	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
+		*cap = grow_cap(*cap, 256, sizeof **v);
 		*v = xrealloc(*v, *cap * sizeof **v);
 	}
 	(*v)[(*n)++] = s;
@@ -1373,7 +1373,7 @@ static int render_event(struct state *st, const char *line, size_t len, uint64_t
 		size_t tn;
 		struct flow_ref *f;
 		if (st->nflows == st->flows_cap) {
-			st->flows_cap = st->flows_cap ? st->flows_cap * 2 : 256;
+			st->flows_cap = grow_cap(st->flows_cap, 256, sizeof *st->flows);
 			st->flows = xrealloc(st->flows, st->flows_cap * sizeof *st->flows);
 		}
 		f = &st->flows[st->nflows++];
@@ -1759,7 +1759,7 @@ static void lm_add(struct lm_marks *set, int64_t key, int64_t ns, const struct j
 	struct lm_mark *m;
 
 	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 256;
+		set->cap = grow_cap(set->cap, 256, sizeof *set->v);
 		set->v = xrealloc(set->v, set->cap * sizeof *set->v);
 	}
 	m = &set->v[set->n++];
