@@ -1390,7 +1390,8 @@ static void parse_options(int argc, char **argv, struct state *st)
 	int ch;
 
 	st->max_lanes = MAX_LANES;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			if (opt_parse_i64(optarg, 1, MAX_LANES, &st->max_lanes) != 0)
@@ -1401,7 +1402,9 @@ static void parse_options(int argc, char **argv, struct state *st)
 		case 's': st->summary_path = optarg; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_TROUBLE);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_TROUBLE);
 		}
 	}
 	if (optind != argc)

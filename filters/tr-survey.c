@@ -1176,7 +1176,8 @@ int main(int argc, char **argv)
 	st.top = 10;
 	st.tmp = (struct buf)BUF_INIT;
 	st.origin_text = (struct buf)BUF_INIT;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			if (opt_parse_i64(optarg, 1, 1000000, &st.num_layers) != 0)
@@ -1192,7 +1193,9 @@ int main(int argc, char **argv)
 		case 'j': st.json = 1; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_TROUBLE);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_TROUBLE);
 		}
 	}
 	if (optind != argc || !have_layers)

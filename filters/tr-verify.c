@@ -2187,7 +2187,8 @@ int main(int argc, char **argv)
 	st.sel.name = (struct buf)BUF_INIT;
 	st.sel.origin_raw = (struct buf)BUF_INIT;
 	st.rows.row = (struct buf)BUF_INIT;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': st.src_path = optarg; break;
 		case 'o': st.out_path = optarg; break;
@@ -2204,7 +2205,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_CANNOT_RUN);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_CANNOT_RUN);
 		}
 	}
 	if (optind != argc || st.src_path == NULL || st.out_path == NULL)

@@ -302,6 +302,32 @@ expect 0 "--version" "tr-decode --version" &&
 
 # ------------------------------------------------------------ real traces
 
+# ----------------------------------------------------- option errors
+# Every program words a bad option alike: the short program name (never
+# getopt's argv[0]), then its usage, exit 2.
+optline() { # NAME WANTED-FIRST-LINE CMD
+	run "$3"
+	if [ "$RC" = 2 ] && [ "$(head -n 1 "$T/err")" = "$2" ] &&
+	   sed -n 2p "$T/err" | grep -q '^usage: tr-' && [ ! -s "$T/out" ]; then
+		pass "$1"
+	else
+		fail "$1" "exit $RC" "stderr: $(head -c 300 "$T/err")" "wanted: $2"
+	fi
+}
+for p in tr-decode tr-encode tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-gen \
+	tr-serve; do
+	optline "$p: an unknown option" "$p: unknown option '--bogus'" "$p --bogus </dev/null"
+	optline "$p: an unknown short option" "$p: unknown option '-x'" "$p -x </dev/null"
+done
+optline "tr-decode: a missing value" "tr-decode: option '--max-event-bytes' requires an argument" \
+	"tr-decode --max-event-bytes </dev/null"
+optline "tr-compact: an abbreviation without its value" \
+	"tr-compact: option '--max' requires an argument" "tr-compact --max </dev/null"
+optline "tr-decode: a value for a flag" "tr-decode: option '--record-path=1' takes no argument" \
+	"tr-decode --record-path=1 </dev/null"
+optline "tr-verify: an unknown option" "tr-verify: unknown option '--fast'" \
+	"tr-verify --source a.json --output b.json --fast"
+
 if [ ! -d "$TRACES" ]; then
 	skip "real traces" "$TRACES is absent: no round trips on real traces"
 else
