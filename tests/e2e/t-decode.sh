@@ -327,6 +327,18 @@ optline "tr-decode: a value for a flag" "tr-decode: option '--record-path=1' tak
 	"tr-decode --record-path=1 </dev/null"
 optline "tr-verify: an unknown option" "tr-verify: unknown option '--fast'" \
 	"tr-verify --source a.json --output b.json --fast"
+# One rule for byte counts: K, M or G in upper case (powers of 1024).
+expect 2 "tr-gen: a lower-case suffix is refused" "tr-gen --target-bytes 1m -o never.json" \
+	"tr-gen: --target-bytes: invalid value '1m' (allowed 1-1099511627776)"
+absent "tr-gen: a refused suffix writes nothing" never.json
+expect 2 "tr-decode: a lower-case suffix is refused" "tr-decode --max-event-bytes 1m </dev/null" \
+	"tr-decode: --max-event-bytes: invalid value '1m' (allowed 1 to 1G)"
+expect 2 "tr-gen: a count takes no suffix" "tr-gen --layers 2K --compact" \
+	"tr-gen: --layers: invalid value '2K' (allowed 1-100000)"
+expect 0 "tr-gen: an upper-case suffix" "tr-gen --target-bytes 64K --compact | tr-decode >/dev/null"
+expect 0 "tr-gen: the largest seed" "tr-gen --seed 18446744073709551615 --compact >/dev/null"
+expect 2 "tr-gen: a seed past 2^64 - 1" "tr-gen --seed 18446744073709551616 --compact" \
+	"tr-gen: --seed: invalid value '18446744073709551616'"
 
 if [ ! -d "$TRACES" ]; then
 	skip "real traces" "$TRACES is absent: no round trips on real traces"
