@@ -33,6 +33,7 @@
 #include "json.h"
 #include "lanes.h"
 #include "opt.h"
+#include "outfile.h"
 #include "tsnum.h"
 #include "trstream.h"
 
@@ -61,7 +62,7 @@ static const char usage_text[] =
 	"\n"
 	"  --max-gpu-lanes N  lanes per device, 1-10 (default 10)\n"
 	"  --pid PID          compact only this GPU pid\n"
-	"  --summary FILE     write a short summary for people to FILE\n"
+	"  --summary FILE     write a short summary for people to FILE (never replaced)\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or refused, 2 usage or system trouble.\n";
@@ -134,7 +135,7 @@ struct guide_slice {
 struct state {
 	int64_t max_lanes;
 	const char *summary_path;
-	FILE *summary;
+	struct outfile summary;    /* path NULL: a /dev/ descriptor, fd only */
 	struct guide_slice *guides;
 	size_t nguides, guides_cap;
 	const char *only_pid;
@@ -1331,30 +1332,67 @@ static void replay(struct state *st, struct filter *f, int spill)
 static void write_summary(struct state *st)
 {
 	size_t gi;
-	FILE *out = st->summary;
+	struct buf out = BUF_INIT;
+	int fail = 0;
 
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
 		size_t streams;
 		free(group_streams(g, &streams));
 		if (g->kind == KIND_SCOPE && g->by_device)
-			fprintf(out, "pid %s device %s GPU scopes: %zu original streams -> %u scope "
-				"lanes in pid %" PRId64 "\n", g->pid, g->device, streams, g->nlanes,
-				g->display_pid);
+			fail |= buf_printf(&out, "pid %s device %s GPU scopes: %zu original streams -> "
+					   "%u scope lanes in pid %" PRId64 "\n", g->pid, g->device,
+					   streams, g->nlanes, g->display_pid);
 		else if (g->kind == KIND_SCOPE)
-			fprintf(out, "pid %s GPU scopes: %zu original streams -> %u scope lanes "
-				"in pid %" PRId64 "\n", g->pid, streams, g->nlanes, g->display_pid);
+			fail |= buf_printf(&out, "pid %s GPU scopes: %zu original streams -> %u scope "
+					   "lanes in pid %" PRId64 "\n", g->pid, streams, g->nlanes,
+					   g->display_pid);
 		else
-			fprintf(out, "pid %s device %s: %zu original streams -> %u synthetic lanes "
-				"(%" PRIu64 " kernels, %" PRIu64 " GPU events)\n", g->pid, g->device,
-				streams, g->nlanes, g->nkernels, g->nacts);
+			fail |= buf_printf(&out, "pid %s device %s: %zu original streams -> %u "
+					   "synthetic lanes (%" PRIu64 " kernels, %" PRIu64
+					   " GPU events)\n", g->pid, g->device, streams, g->nlanes,
+					   g->nkernels, g->nacts);
 	}
-	fprintf(out, "moved: %" PRIu64 " events, %" PRIu64 " flows; retired %" PRIu64
-		" thread metadata events (kept in the report)\n", st->relocated,
-		st->relocated_flows, st->nretired);
-	fprintf(out, "notice: %s\n", notice);
-	if (fclose(out) != 0)
+	fail |= buf_printf(&out, "moved: %" PRIu64 " events, %" PRIu64 " flows; retired %" PRIu64
+			   " thread metadata events (kept in the report)\n", st->relocated,
+			   st->relocated_flows, st->nretired);
+	fail |= buf_printf(&out, "notice: %s\n", notice);
+	if (fail)
+		die_nomem();
+	if (write_all(st->summary.fd, out.p, out.len) != 0)
 		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
+	if (st->summary.path != NULL) {
+		if (outfile_commit(&st->summary) != 0) {
+			if (errno == EEXIST)
+				die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it",
+				    st->summary_path);
+			die_errno(EXIT_TROUBLE, "%s", st->summary_path);
+		}
+	} else if (close(st->summary.fd) != 0) {
+		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
+	}
+	buf_release(&out);
+}
+
+/* --summary FILE: a file appears whole, after the stream, or not at all, and
+ * never replaces one; a /dev/ path (/dev/stderr, the /dev/fd/N of a
+ * script's scratch file) is a descriptor the caller gave, written directly. */
+static void open_summary(struct state *st)
+{
+	const char *path = st->summary_path;
+
+	if (strncmp(path, "/dev/", 5) == 0) {
+		st->summary.path = NULL;
+		st->summary.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (st->summary.fd < 0)
+			die_errno(EXIT_TROUBLE, "%s", path);
+		return;
+	}
+	if (outfile_open(&st->summary, path) != 0) {
+		if (errno == EEXIST)
+			die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it", path);
+		die_errno(EXIT_TROUBLE, "%s", path);
+	}
 }
 
 /* An unlinked temporary file in TMPDIR: nothing is left behind, whatever
@@ -1427,8 +1465,11 @@ int main(int argc, char **argv)
 	st.key = (struct buf)BUF_INIT;
 	st.last_track_key = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
-	if (st.summary_path && (st.summary = fopen(st.summary_path, "w")) == NULL)
-		die_errno(EXIT_TROUBLE, "%s", st.summary_path);
+	if (st.summary_path != NULL) {
+		diag_on_exit(outfile_abort_all);
+		outfile_catch_signals();
+		open_summary(&st);
+	}
 	spill_fd = open_spill();
 	st.spill_fd = spill_fd;
 	if (writer_init(&spill, spill_fd) != 0)
@@ -1462,7 +1503,7 @@ int main(int argc, char **argv)
 	replay(&st, &f, spill_fd);
 	filter_close(&f);
 	close(spill_fd);
-	if (st.summary != NULL)
+	if (st.summary_path != NULL)
 		write_summary(&st);
 	for (i = 0; i < st.nguides; i++)
 		free(st.guides[i].pid);
