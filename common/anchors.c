@@ -1,4 +1,6 @@
 /* anchors: see anchors.h. */
+#include <string.h>
+
 #include "anchors.h"
 
 int anchors_time_cmp(const struct anchors_time *x, const struct anchors_time *y)
@@ -56,6 +58,31 @@ static int refuse(struct anchors_result *r, enum anchors_status status, size_t a
 	r->count = count;
 	r->term = (size_t)-1;
 	return status;
+}
+
+int anchors_choose_group(const struct anchors_where *w, const int *wanted, size_t n,
+			 struct anchors_result *r)
+{
+	size_t i, first = n;
+	int several_pids = 0, several_devs = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!wanted[i])
+			continue;
+		if (first == n)
+			first = i;
+		else if (strcmp(w[first].pid, w[i].pid) != 0)
+			several_pids = 1;
+		else if (strcmp(w[first].device, w[i].device) != 0)
+			several_devs = 1;
+	}
+	if (first == n)
+		return refuse(r, ANCHORS_NO_MATCH, 0, 0);
+	if (several_pids)
+		return refuse(r, ANCHORS_SEVERAL_PIDS, first, 0);
+	if (several_devs)
+		return refuse(r, ANCHORS_SEVERAL_DEVICES, first, 0);
+	return refuse(r, ANCHORS_OK, first, 0);
 }
 
 int anchors_select(const struct anchors_kernel *a, size_t n, size_t offset, size_t need,

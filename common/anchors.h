@@ -35,6 +35,9 @@ int anchors_kernel_cmp(const struct anchors_kernel *x, const struct anchors_kern
 
 enum anchors_status {
 	ANCHORS_OK = 0,
+	ANCHORS_NO_MATCH,           /* no wanted anchor matches at all */
+	ANCHORS_SEVERAL_PIDS,       /* wanted anchors fall in several pids */
+	ANCHORS_SEVERAL_DEVICES,    /* ... on several devices of one pid */
 	ANCHORS_TRUNCATED,          /* fewer than need from the offset; count: how many */
 	ANCHORS_NO_DUR,             /* the kernel at has no numeric dur */
 	ANCHORS_NEGATIVE_DUR,       /* the kernel at has a negative dur */
@@ -53,6 +56,19 @@ struct anchors_result {
 	size_t term;    /* ANCHORS_LANDMARK_COUNT on a last layer: its terminal in ends,
 			 * or (size_t)-1 when the span ends at the next anchor */
 };
+
+/* Where a match lies: raw pid text and args.device text ("(none)" when
+ * absent), compared as bytes. */
+struct anchors_where {
+	const char *pid, *device;
+};
+
+/* The one (pid, device) of the anchor matches w[i] with wanted[i] set
+ * (in the --pid and on the --device asked for): r->at is the first of
+ * them.  Refused: ANCHORS_NO_MATCH, then ANCHORS_SEVERAL_PIDS, then
+ * ANCHORS_SEVERAL_DEVICES (several devices within the first match's pid). */
+int anchors_choose_group(const struct anchors_where *w, const int *wanted, size_t n,
+			 struct anchors_result *r);
 
 /* The selection a[offset .. offset + need) of the sorted matches a[0..n):
  * enough of them, each with a dur >= 0, at strictly increasing times

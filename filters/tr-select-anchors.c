@@ -497,28 +497,27 @@ static int wanted(const struct state *st, const struct match *m)
 	       (st->opt.device == NULL || raw_matches_arg(dev, strlen(dev), st->opt.device));
 }
 
-/* Keep only the kernels of one pid and device, anchors and terminals apart. */
+/* Keep only the kernels of one pid and device, anchors and terminals apart
+ * (anchors_choose_group); refuses with the matches per group. */
 static void choose_group(struct state *st, const char **pid, const char **device)
 {
-	size_t i;
-	const char *first_pid = NULL, *first_dev = NULL;
-	int several_pids = 0, several_devs = 0;
+	struct anchors_where *w = xmalloc((st->m.n + 1) * sizeof *w);
+	int *want = xmalloc((st->m.n + 1) * sizeof *want);
+	struct anchors_result r;
 	struct buf msg = BUF_INIT;
+	size_t i;
+	int rc;
 
 	for (i = 0; i < st->m.n; i++) {
 		const struct match *m = &st->m.v[i];
-		if (m->role != ROLE_ANCHOR || !wanted(st, m))
-			continue;
-		if (first_pid == NULL) {
-			first_pid = m->pid;
-			first_dev = device_of(m);
-		} else if (strcmp(first_pid, m->pid) != 0) {
-			several_pids = 1;
-		} else if (strcmp(first_dev, device_of(m)) != 0) {
-			several_devs = 1;
-		}
+		w[i].pid = m->pid;
+		w[i].device = device_of(m);
+		want[i] = m->role == ROLE_ANCHOR && wanted(st, m);
 	}
-	if (first_pid == NULL) {
+	rc = anchors_choose_group(w, want, st->m.n, &r);
+	free(w);
+	free(want);
+	if (rc == ANCHORS_NO_MATCH) {
 		buf_printf(&msg, "no X kernel event matches --anchor-regex '%s'%s%s%s%s%s",
 			   st->opt.anchor_regex, st->opt.pid ? " in pid " : "",
 			   st->opt.pid ? st->opt.pid : "", st->opt.device ? " on device " : "",
@@ -527,14 +526,14 @@ static void choose_group(struct state *st, const char **pid, const char **device
 		refuse(st, msg.p, "check the kernel name (tr-survey lists candidates) and "
 		       "--pid/--device");
 	}
-	if (several_pids)
+	if (rc == ANCHORS_SEVERAL_PIDS)
 		refuse(st, "anchor matches fall in several pids:",
 		       "choose one with --pid");
-	if (several_devs)
+	if (rc == ANCHORS_SEVERAL_DEVICES)
 		refuse(st, "anchor matches fall on several args.device values of one pid:",
 		       "choose one with --device");
-	*pid = first_pid;
-	*device = first_dev;
+	*pid = st->m.v[r.at].pid;
+	*device = device_of(&st->m.v[r.at]);
 	buf_release(&msg);
 }
 

@@ -221,6 +221,31 @@ START_TEST(test_gpu_landmark_last_layer)
 }
 END_TEST
 
+START_TEST(test_choose_group)
+{
+	struct anchors_where w[4] = { { "1", "0" }, { "0", "0" }, { "0", "1" }, { "2", "(none)" } };
+	int want[4] = { 0, 1, 0, 0 };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_OK);
+	ck_assert_uint_eq(r.at, 1);
+	/* another device of the same pid */
+	want[2] = 1;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_SEVERAL_DEVICES);
+	ck_assert_uint_eq(r.at, 1);
+	/* another pid is named first, even after a device problem */
+	want[3] = 1;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_SEVERAL_PIDS);
+	/* a match that is not wanted (another --pid, or not an anchor) counts not */
+	want[1] = want[2] = want[3] = 0;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_NO_MATCH);
+	ck_assert_int_eq(anchors_choose_group(w, want, 0, &r), ANCHORS_NO_MATCH);
+	want[3] = 1;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_OK);
+	ck_assert_uint_eq(r.at, 3);
+}
+END_TEST
+
 static Suite *anchors_suite(void)
 {
 	Suite *s = suite_create("anchors");
@@ -228,6 +253,7 @@ static Suite *anchors_suite(void)
 
 	tcase_add_test(tc, test_time_order);
 	tcase_add_test(tc, test_count_between);
+	tcase_add_test(tc, test_choose_group);
 	tcase_add_test(tc, test_select_ok);
 	tcase_add_test(tc, test_select_truncated);
 	tcase_add_test(tc, test_select_durations);
