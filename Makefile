@@ -53,8 +53,8 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
 SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
-COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup window ranktab
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup window ranktab
+COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup window ranktab lanes guides anchors trstream
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup window ranktab lanes guides anchors trstream
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -62,7 +62,7 @@ BINS        := $(PROGS:%=$(B)/bin/%)
 UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 
 .PHONY: all deps check check-zlib unit e2e asan-unit lint lint-man valgrind demo bench install uninstall clean fuzz \
-	fuzz-replay
+	fuzz-replay man-examples
 all: $(BINS)
 	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
@@ -129,6 +129,10 @@ check-zlib:
 lint-man:
 	@sh scripts/lint-man.sh
 
+# The EXAMPLES of the man pages, run on small generated traces.
+man-examples: all
+	@sh tests/man-examples.sh $(B)/bin
+
 # Static analysis; each suppression in the sources says why.
 lint: lint-man
 	@if command -v cppcheck >/dev/null 2>&1; then \
@@ -150,6 +154,7 @@ check: deps
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory valgrind
 	@$(MAKE) --no-print-directory check-zlib
+	@$(MAKE) --no-print-directory man-examples
 	@$(MAKE) --no-print-directory e2e
 
 demo: deps

@@ -1,5 +1,6 @@
 /* buf: a growable byte buffer with git strbuf's invariants: p is never NULL
- * and p[len] == '\0' always.  Growth failures are reported, not fatal. */
+ * and p[len] == '\0' always.  Growth failures are reported, not fatal.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_BUF_H
 #define TR_BUF_H
 

@@ -6,6 +6,7 @@
 #include "decode.h"
 #include "json.h"
 #include "stream.h"
+#include "trstream.h"
 
 #ifndef TR_VERSION
 #define TR_VERSION "unknown"
@@ -98,7 +99,7 @@ int decode_put_tail(struct decode *d, uint64_t stored_bytes, const char *sha256_
 	buf_reset(&tail);
 	if (rc == DECODE_OK) {
 		rc = buf_printf(&tail, "},\"events\":%" PRIu64 ",\"source_bytes\":%" PRIu64
-				",\"source_sha256\":\"%s\"}\n", d->events, stored_bytes,
+				",\"" TRSTREAM_KEY_SOURCE_SHA256 "\":\"%s\"}\n", d->events, stored_bytes,
 				sha256_hex) == 0 ? put_buf(d, &tail) : DECODE_NOMEM;
 	}
 	buf_release(&tail);

@@ -1,7 +1,8 @@
 /* decode: a Chrome JSON trace document (object or array format) into the
  * event stream: a head record, one line per element of the event array in
  * source order (whitespace removed, everything else byte for byte), and the
- * members that follow the array, kept for the tail record. */
+ * members that follow the array, kept for the tail record.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_DECODE_H
 #define TR_DECODE_H
 

@@ -1,7 +1,8 @@
 /* decodefile: decode one stored trace (a path, or "-" for standard input)
  * into the event stream on a file descriptor, with the tail's size and
  * SHA-256 of the stored bytes.  tr-decode is this plus option parsing;
- * tr-verify runs it in child processes. */
+ * tr-verify runs it in child processes.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_DECODEFILE_H
 #define TR_DECODEFILE_H
 

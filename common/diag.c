@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,15 @@ void *xrealloc(void *p, size_t n)
 	if (q == NULL)
 		die_nomem();
 	return q;
+}
+
+size_t grow_cap(size_t cap, size_t first, size_t elem)
+{
+	size_t n = cap ? cap * 2 : first;
+
+	if (cap > SIZE_MAX / 2 || (elem != 0 && n > SIZE_MAX / elem))
+		die_nomem();
+	return n;
 }
 
 char *xmemdup(const void *p, size_t n)

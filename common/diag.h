@@ -1,6 +1,8 @@
 /* diag: the program name, fixed exit statuses and the few functions that
  * print a diagnostic.  Everything else in common/ returns errors and lets
- * the program decide how to report them. */
+ * the program decide how to report them.
+ * The exception to the common/ rule: diag.c and filter.c print and exit
+ * for the programs; every other module returns a status. */
 #ifndef TR_DIAG_H
 #define TR_DIAG_H
 
@@ -44,6 +46,10 @@ _Noreturn void die_nomem(void) __attribute__((noreturn));
  * library functions that report errors to their caller). */
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+/* The next capacity of a growing array of elem-byte items: cap doubled (or
+ * first, for an empty one), with buf_grow's overflow checks: dies as out of
+ * memory when the count or its size in bytes would overflow size_t. */
+size_t grow_cap(size_t cap, size_t first, size_t elem);
 /* A NUL-terminated copy of n bytes. */
 char *xmemdup(const void *p, size_t n);
 

@@ -3,7 +3,8 @@
  * passed on: strict JSON (RFC 8259, as common/jsonscan.c reads it) and
  * exactly one value on the line.  Head and tail records give the top-level
  * members around traceEvents; other control records are handed back to the
- * caller (tr-encode writes report files from them). */
+ * caller (tr-encode writes report files from them).
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_ENCODE_H
 #define TR_ENCODE_H
 

@@ -2,7 +2,8 @@
  * tokenizing the whole line.  Stages that look at one or two members of
  * every event (ts, pid, tid) use this; anything more goes through json.h.
  * The line must be one JSON object as written by tr-decode; on anything
- * else the functions return "not found", never read out of bounds. */
+ * else the functions return "not found", never read out of bounds.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_EVENT_H
 #define TR_EVENT_H
 

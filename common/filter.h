@@ -1,7 +1,9 @@
 /* filter: the skeleton every stream stage shares: read the stream on
  * standard input, write it on standard output, die with the stage's name on
  * a truncated or malformed stream.  A stage calls filter_next in a loop and
- * decides per line what to pass on. */
+ * decides per line what to pass on.
+ * Program-side, like diag.c: the one other module of common/ that prints
+ * and exits (the common/ rule binds every other module). */
 #ifndef TR_FILTER_H
 #define TR_FILTER_H
 

@@ -4,7 +4,8 @@
  * Only whitespace outside strings changes; number text and string bytes
  * pass through exactly, and member order is kept.  Width 0 passes the text
  * through unchanged.  The input is trusted to be JSON (the writer validates
- * it); an unbalanced closing bracket is reported, nothing else is checked. */
+ * it); an unbalanced closing bracket is reported, nothing else is checked.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_INDENT_H
 #define TR_INDENT_H
 

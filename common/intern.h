@@ -1,6 +1,7 @@
 /* intern: give each distinct byte string a small dense id (0, 1, 2, ...),
  * e.g. the raw text of a (pid, tid) pair.  Open addressing with FNV-1a;
- * the table doubles when half full. */
+ * the table doubles when half full.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_INTERN_H
 #define TR_INTERN_H
 

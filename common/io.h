@@ -1,6 +1,7 @@
 /* io: block-wise line reading and buffered writing on file descriptors.
  * Filters pass megabytes per call rather than a line per call: per-line stdio
- * and 64 KiB pipes dominate the cost of a pipeline otherwise. */
+ * and 64 KiB pipes dominate the cost of a pipeline otherwise.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_IO_H
 #define TR_IO_H
 

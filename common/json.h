@@ -1,6 +1,7 @@
 /* json: token-level access to one JSON value (an event line, a control
  * record) through jsmn, plus string escaping and unescaping.  This is the
- * only file that includes jsmn.  Token indices are ints; token 0 is the root. */
+ * only file that includes jsmn.  Token indices are ints; token 0 is the root.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_JSON_H
 #define TR_JSON_H
 

@@ -4,9 +4,9 @@
  * by SIGKILL, else a hidden ".NAME.tmp.XXXXXX".  Commit links it into place
  * only if the destination still does not exist (an existing file, or a
  * symlink in its place, is never replaced).  Abort, die() and
- * SIGINT/SIGTERM/SIGHUP remove every temporary file still open.  Library
- * code: returns a status, never prints or exits (the signal handler dies of
- * the signal, as the program would have). */
+ * SIGINT/SIGTERM/SIGHUP remove every temporary file still open.
+ * The common/ rule: library code returns a status and never prints or exits
+ * (the signal handler dies of the signal, as the program would have). */
 #ifndef TR_OUTFILE_H
 #define TR_OUTFILE_H
 

@@ -1,7 +1,8 @@
 /* regex: Python-style regular expressions through PCRE2, matched like
  * Python's re.search: anywhere in the subject unless the pattern anchors
  * itself.  Subjects are UTF-8 (invalid sequences never match a character
- * but do not make the match fail). */
+ * but do not make the match fail).
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_REGEX_H
 #define TR_REGEX_H
 

@@ -2,7 +2,8 @@
  * tr-stream(5)).  Event lines are JSON objects; control records are lines
  * that begin with the exact bytes {"@tr": and carry a kind; the first line
  * is the head record and the last the tail record.  A stream without its
- * tail is truncated and every stage refuses it. */
+ * tail is truncated and every stage refuses it.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_STREAM_H
 #define TR_STREAM_H
 

@@ -7,7 +7,8 @@
  * arithmetic so that we can predict what its importer will see.
  *
  * Every function takes (text, len): the text need not be NUL-terminated and
- * may hold any bytes, so each one is safe to call directly from a fuzzer. */
+ * may hold any bytes, so each one is safe to call directly from a fuzzer.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_TSNUM_H
 #define TR_TSNUM_H
 

@@ -31,21 +31,22 @@
 #include "intern.h"
 #include "io.h"
 #include "json.h"
+#include "lanes.h"
 #include "opt.h"
+#include "outfile.h"
 #include "tsnum.h"
+#include "trstream.h"
 
 #define MAX_LANES 10
 /* Records live in blocks, not one array grown by realloc: growing would
  * briefly hold the old and the new array, twice the memory. */
 #define ACT_BLOCK ((size_t)1 << 16)
 #define ACT(st, i) (&(st)->blocks[(size_t)(i) / ACT_BLOCK][(size_t)(i) % ACT_BLOCK])
-#define MAX_OVERLAP 4096  /* counted for the refusal message only */
 #define LANE_TID_BASE ((int64_t)0x7E000000)  /* synthetic lane tids start here */
 #define SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
 #define NO_CORR INT64_MIN
-#define KEY "_compact_gpu_track"
 /* a layers report passed by: fold the compaction report into it */
-#define LAYERS_SUFFIX "\"suffix\":\".layers.json\""
+#define LAYERS_SUFFIX "\"suffix\":\"" TRSTREAM_LAYERS_SUFFIX "\""
 
 static const char notice[] =
 	"Compact view: GPU activity is drawn on synthetic display lanes that never "
@@ -62,7 +63,7 @@ static const char usage_text[] =
 	"  --max-gpu-lanes N  lanes per device, 1-10 (default 10)\n"
 	"  --pid PID          compact only this GPU pid\n"
 	"  --device D         compact only the GPU activity whose args.device is D\n"
-	"  --summary FILE     write a short summary for people to FILE\n"
+	"  --summary FILE     write a short summary for people to FILE (never replaced)\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or refused, 2 usage or system trouble.\n";
@@ -146,7 +147,7 @@ struct guide_slice {
 struct state {
 	int64_t max_lanes;
 	const char *summary_path;
-	FILE *summary;
+	struct outfile summary;    /* path NULL: a /dev/ descriptor, fd only */
 	struct guide_slice *guides;
 	size_t nguides, guides_cap;
 	const char *only_pid;
@@ -219,7 +220,7 @@ static uint32_t track_of(struct state *st, const char *pid, size_t plen, const c
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->ntracks_cap) {
-		size_t cap = st->ntracks_cap ? st->ntracks_cap * 2 : 64;
+		size_t cap = grow_cap(st->ntracks_cap, 64, sizeof *st->tracks);
 		st->tracks = xrealloc(st->tracks, cap * sizeof *st->tracks);
 		st->ntracks_cap = cap;
 	}
@@ -255,7 +256,7 @@ static uint32_t group_of(struct state *st, const struct track *t, const char *de
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->ngroups_cap) {
-		size_t cap = st->ngroups_cap ? st->ngroups_cap * 2 : 16;
+		size_t cap = grow_cap(st->ngroups_cap, 16, sizeof *st->groups);
 		st->groups = xrealloc(st->groups, cap * sizeof *st->groups);
 		st->ngroups_cap = cap;
 	}
@@ -312,29 +313,24 @@ static void members_of(struct state *st, const char *line, size_t len,
 /* Exact and Perfetto bounds of an X event; dies on missing or bad numbers. */
 static void bounds(struct state *st, struct member ts, struct member dur, struct act *a)
 {
-	size_t tn = ts.len, dn = dur.len;
-	const char *tt = ts.p, *dt = dur.p;
-	int64_t ts_ns, dur_ns, pf_ts, pf_dur;
-	int ts_sub, dur_sub;
+	struct lane_bounds lb;
+	int rc;
 
 	if (!is_primitive(ts) || !is_primitive(dur))
 		die(EXIT_INPUT, "event %" PRIu64 ": GPU event without a numeric ts and dur",
 		    st->events);
-	if (num_us_to_ns(tt, tn, &ts_ns, &ts_sub) != NUM_OK ||
-	    num_us_to_ns(dt, dn, &dur_ns, &dur_sub) != NUM_OK ||
-	    perfetto_us_to_ns(tt, tn, &pf_ts) != NUM_OK ||
-	    perfetto_us_to_ns(dt, dn, &pf_dur) != NUM_OK)
+	rc = lanes_bounds(ts.p, ts.len, dur.p, dur.len, &lb);
+	if (rc == LANES_BOUNDS_RANGE)
 		die(EXIT_INPUT, "event %" PRIu64 ": ts %.*s or dur %.*s is out of range",
-		    st->events, (int)tn, tt, (int)dn, dt);
-	if (dur_ns < 0 || pf_dur < 0)
-		die(EXIT_INPUT, "event %" PRIu64 ": negative dur %.*s", st->events, (int)dn, dt);
-	a->start_ns = ts_ns;
-	/* ceiling of the exact end: sub-ns digits on either side round up */
-	a->end_ns = ts_ns + dur_ns + (ts_sub || dur_sub);
-	a->lo_pad = (int16_t)clamp_pad(pf_ts < a->start_ns ? a->start_ns - pf_ts : 0, st->events);
-	a->hi_pad = (int16_t)clamp_pad(pf_ts + pf_dur > a->end_ns ? pf_ts + pf_dur - a->end_ns : 0,
-				       st->events);
-	if (dur_ns == 0 || pf_dur == 0)
+		    st->events, (int)ts.len, ts.p, (int)dur.len, dur.p);
+	if (rc == LANES_BOUNDS_NEGATIVE)
+		die(EXIT_INPUT, "event %" PRIu64 ": negative dur %.*s", st->events,
+		    (int)dur.len, dur.p);
+	a->start_ns = lb.start_ns;
+	a->end_ns = lb.end_ns;
+	a->lo_pad = (int16_t)clamp_pad(lb.lo_pad, st->events);
+	a->hi_pad = (int16_t)clamp_pad(lb.hi_pad, st->events);
+	if (lb.zero)
 		a->flags |= F_ZERO;
 }
 
@@ -401,7 +397,7 @@ static void see_guide(struct state *st, const char *line, size_t len, const char
 	const char *text;
 
 	if (st->nguides == st->guides_cap) {
-		st->guides_cap = st->guides_cap ? st->guides_cap * 2 : 64;
+		st->guides_cap = grow_cap(st->guides_cap, 64, sizeof *st->guides);
 		st->guides = xrealloc(st->guides, st->guides_cap * sizeof *st->guides);
 	}
 	g = &st->guides[st->nguides++];
@@ -571,9 +567,9 @@ static void see_event(struct state *st, const char *line, size_t len)
 	uint32_t track;
 	int kernel = 0, activity = 0, scope = 0, guide = 0, selected;
 
-	if (find_bytes(line, len, KEY, sizeof KEY - 1) != NULL)
+	if (find_bytes(line, len, TRSTREAM_KEY_COMPACT_TRACK, sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL)
 		die(EXIT_INPUT, "event %" PRIu64 ": already compacted (%s); start from the "
-		    "original trace", st->events, KEY);
+		    "original trace", st->events, TRSTREAM_KEY_COMPACT_TRACK);
 	/* one walk over the leading members; args is never looked at here */
 	event_members(line, len, keys, 5, m);
 	pid = m[0].p;
@@ -638,7 +634,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 	     (nlen == 19 && memcmp(name, "\"thread_sort_index\"", 19) == 0))) {
 		struct retired *r;
 		if (st->nret == st->ret_cap) {
-			st->ret_cap = st->ret_cap ? st->ret_cap * 2 : 64;
+			st->ret_cap = grow_cap(st->ret_cap, 64, sizeof *st->ret);
 			st->ret = xrealloc(st->ret, st->ret_cap * sizeof *st->ret);
 		}
 		r = &st->ret[st->nret++];
@@ -650,25 +646,11 @@ static void see_event(struct state *st, const char *line, size_t len)
 	note_other(st, track);
 }
 
-static struct state *sort_state;
-
-static int cmp_start(const void *a, const void *b)
+static int cmp_track(const void *a, const void *b, void *ctx)
 {
-	const struct act *x = ACT(sort_state, *(const uint32_t *)a);
-	const struct act *y = ACT(sort_state, *(const uint32_t *)b);
-	int64_t xs = x->start_ns - x->lo_pad, ys = y->start_ns - y->lo_pad;
-
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	if (xs != ys)
-		return xs < ys ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int cmp_track(const void *a, const void *b)
-{
-	const struct act *x = ACT(sort_state, *(const uint32_t *)a);
-	const struct act *y = ACT(sort_state, *(const uint32_t *)b);
+	struct state *st = ctx;
+	const struct act *x = ACT(st, *(const uint32_t *)a);
+	const struct act *y = ACT(st, *(const uint32_t *)b);
 
 	if (x->track != y->track)
 		return x->track < y->track ? -1 : 1;
@@ -727,61 +709,44 @@ static _Noreturn void refuse_lanes(struct state *st, const struct group *g, unsi
 	die(EXIT_INPUT, "%s", msg.p);
 }
 
-/* Greedy interval partitioning in start order, lowest free lane first: the
- * lane count equals the peak concurrency.  Bounds are the union of the exact
- * and Perfetto's converted ones.  Touching is fine, except after a
- * zero-length event: Perfetto sorts a longer slice with the same ts first
- * and would nest the zero-length one under it. */
+/* The packing's view of act i: the union of the exact and Perfetto's bounds. */
+static void lane_get(void *ctx, uint32_t i, struct lane_iv *iv)
+{
+	const struct act *a = ACT((struct state *)ctx, i);
+
+	iv->lo = a->start_ns - a->lo_pad;
+	iv->hi = a->end_ns + a->hi_pad;
+	iv->group = a->group;
+	iv->index = a->index;
+	iv->zero = (a->flags & F_ZERO) != 0;
+}
+
+static void lane_set(void *ctx, uint32_t i, unsigned lane)
+{
+	ACT((struct state *)ctx, i)->lane = (uint8_t)lane;
+}
+
+/* Lanes for every group (lanes.h); dies on a refusal. */
 static void assign_lanes(struct state *st, uint32_t *order)
 {
-	size_t i = 0, n = st->nacts;
+	struct lanes_src src = { st, lane_get, lane_set };
+	struct lanes_refusal why;
+	unsigned *nlanes = xmalloc((st->groups_by_key.n + 1) * sizeof *nlanes);
+	size_t g;
+	int rc;
 
-	sort_state = st;
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	qsort(order, n, sizeof *order, cmp_start);
-	i = 0;
-	while (i < n) {
-		uint32_t gid = ACT(st, order[i])->group;
-		struct group *g = &st->groups[gid];
-		int64_t lane_end[MAX_OVERLAP];
-		int lane_zero[MAX_OVERLAP];
-		unsigned nlanes = 0, peak = 0, k;
-		int64_t first_from = 0, first_to = 0;
-		int exceeded = 0;
+	for (g = 0; g < st->groups_by_key.n; g++)
+		nlanes[g] = st->groups[g].nlanes;
+	rc = lanes_assign(&src, st->nacts, order, (unsigned)st->max_lanes, nlanes, &why);
 
-		for (; i < n && ACT(st, order[i])->group == gid; i++) {
-			struct act *a = ACT(st, order[i]);
-			int64_t s = a->start_ns - a->lo_pad, e = a->end_ns + a->hi_pad;
-			int zero = (a->flags & F_ZERO) != 0;
-			for (k = 0; k < nlanes; k++)
-				if (lane_end[k] < s || (lane_end[k] == s && !lane_zero[k]))
-					break;
-			if (k == nlanes) {
-				if (nlanes == MAX_OVERLAP)
-					die(EXIT_INPUT, "pid %s, device %s: more than %d GPU events overlap",
-					    g->pid, g->device, MAX_OVERLAP);
-				nlanes++;
-				if (nlanes > (unsigned)st->max_lanes && !exceeded) {
-					exceeded = 1;
-					first_from = s;
-					first_to = e;
-					for (k = 0; k + 1 < nlanes; k++)
-						if (lane_end[k] < first_to)
-							first_to = lane_end[k];
-					k = nlanes - 1;
-				}
-			}
-			lane_end[k] = e;
-			lane_zero[k] = zero;
-			a->lane = (uint8_t)k;
-			if (nlanes > peak)
-				peak = nlanes;
-		}
-		if (exceeded)
-			refuse_lanes(st, g, peak, first_from, first_to);
-		g->nlanes = nlanes;
-	}
+	if (rc == LANES_OVERLAP)
+		die(EXIT_INPUT, "pid %s, device %s: more than %d GPU events overlap",
+		    st->groups[why.group].pid, st->groups[why.group].device, LANES_MAX_OVERLAP);
+	if (rc == LANES_TOO_MANY)
+		refuse_lanes(st, &st->groups[why.group], why.peak, why.from, why.to);
+	for (g = 0; g < st->groups_by_key.n; g++)
+		st->groups[g].nlanes = nlanes[g];
+	free(nlanes);
 }
 
 static int pid_used(const struct state *st, int64_t pid)
@@ -890,7 +855,7 @@ static void count_lane(struct state *st, const struct act *a)
 		die_nomem();
 	if (st->lane_keys.n != before) {
 		if ((size_t)id >= st->lane_slot_cap) {
-			st->lane_slot_cap = st->lane_slot_cap ? st->lane_slot_cap * 2 : 64;
+			st->lane_slot_cap = grow_cap(st->lane_slot_cap, 64, sizeof *st->lane_slot);
 			st->lane_slot = xrealloc(st->lane_slot, st->lane_slot_cap * sizeof *st->lane_slot);
 		}
 		g->counts[a->lane] = xrealloc(g->counts[a->lane],
@@ -1060,8 +1025,7 @@ static void plan(struct state *st)
 	/* the flow index: by track, correlation, start */
 	for (i = 0; i < st->nacts; i++)
 		st->by_track[i] = (uint32_t)i;
-	sort_state = st;
-	qsort(st->by_track, st->nacts, sizeof *st->by_track, cmp_track);
+	qsort_r(st->by_track, st->nacts, sizeof *st->by_track, cmp_track, st);
 	st->track_first = xmalloc((st->tracks_by_key.n + 1) * sizeof *st->track_first);
 	for (i = 0, k = 0; k <= st->tracks_by_key.n; k++) {
 		while (i < st->nacts && ACT(st, st->by_track[i])->track < k)
@@ -1182,7 +1146,7 @@ static void rewrite(const char *line, size_t len, const struct member *m, uint64
 				fail |= buf_addstr(out, m[2].len > 2 ? "," : "");
 			else
 				fail |= buf_addstr(out, len > 2 ? ",\"args\":{" : "\"args\":{");
-			fail |= buf_addstr(out, "\"" KEY "\":{\"pid\":");
+			fail |= buf_addstr(out, "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":");
 			fail |= buf_add(out, m[0].p, m[0].len);
 			fail |= buf_addstr(out, ",\"tid\":");
 			fail |= buf_add(out, m[1].p, m[1].len);
@@ -1271,14 +1235,12 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 	size_t gi, i;
 	unsigned k;
 	char space[24];
-	int sha;
 
 	if (st->layers_report)
-		buf_addstr(&r, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
-			   "\"compaction\",\"body\":{");
+		trstream_report_member(&r, TRSTREAM_LAYERS_SUFFIX, "compaction", 0);
 	else
-		buf_addstr(&r, "{\"@tr\":\"report\",\"suffix\":\".compact.json\",\"body\":{");
-	buf_addstr(&r, "\"schema_version\":1,\"notice\":");
+		trstream_report_body(&r, TRSTREAM_COMPACT_SUFFIX);
+	buf_addstr(&r, "{\"schema_version\":1,\"notice\":");
 	put_json_text(&r, notice);
 	buf_printf(&r, ",\"max_lanes\":%" PRId64 ",\"original_event_count\":%" PRIu64
 		   ",\"output_event_count\":%" PRIu64 ",\"relocated_events\":%" PRIu64
@@ -1345,15 +1307,11 @@ static void put_report(struct state *st, struct filter *f, const char *tail, siz
 	}
 	buf_addstr(&r, "],\"source_file\":");
 	put_json_text(&r, st->source_name ? st->source_name : "");
-	buf_addstr(&r, ",\"source_sha256\":");
-	if (jdoc_parse(&td, tail, tail_len, NULL) == 0 &&
-	    jdoc_type(&td, sha = jdoc_find(&td, 0, "source_sha256")) == JT_STRING) {
-		size_t n;
-		const char *raw = jdoc_raw(&td, sha, &n);
-		buf_add(&r, raw, n);
-	} else {
+	buf_addstr(&r, ",\"" TRSTREAM_KEY_SOURCE_SHA256 "\":");
+	if (jdoc_parse(&td, tail, tail_len, NULL) == 0)
+		trstream_put_source_sha256(&r, &td);
+	else
 		buf_addstr(&r, "null");
-	}
 	buf_printf(&r, ",\"tool_version\":\"trace-layers %s\"}}", TR_VERSION);
 	filter_put(f, r.p, r.len);
 	jdoc_free(&td);
@@ -1409,10 +1367,11 @@ static void release_spill(int fd, uint64_t upto, uint64_t *released)
 	*released = upto;
 }
 
-static int cmp_act_index(const void *a, const void *b)
+static int cmp_act_index(const void *a, const void *b, void *ctx)
 {
-	uint32_t x = ACT(sort_state, *(const uint32_t *)a)->index;
-	uint32_t y = ACT(sort_state, *(const uint32_t *)b)->index;
+	const struct state *st = ctx;
+	uint32_t x = ACT(st, *(const uint32_t *)a)->index;
+	uint32_t y = ACT(st, *(const uint32_t *)b)->index;
 
 	return x < y ? -1 : x > y;
 }
@@ -1447,8 +1406,7 @@ static void resolve_pending(struct state *st)
 		st->act_order = xmalloc(st->nacts * sizeof *st->act_order);
 		for (i = 0; i < st->nacts; i++)
 			st->act_order[i] = (uint32_t)i;
-		sort_state = st;
-		qsort(st->act_order, st->nacts, sizeof *st->act_order, cmp_act_index);
+		qsort_r(st->act_order, st->nacts, sizeof *st->act_order, cmp_act_index, st);
 	}
 }
 
@@ -1518,30 +1476,67 @@ static void replay(struct state *st, struct filter *f, int spill)
 static void write_summary(struct state *st)
 {
 	size_t gi;
-	FILE *out = st->summary;
+	struct buf out = BUF_INIT;
+	int fail = 0;
 
 	for (gi = 0; gi < st->groups_by_key.n; gi++) {
 		const struct group *g = &st->groups[gi];
 		size_t streams;
 		free(group_streams(g, &streams));
 		if (g->kind == KIND_SCOPE && g->by_device)
-			fprintf(out, "pid %s device %s GPU scopes: %zu original streams -> %u scope "
-				"lanes in pid %" PRId64 "\n", g->pid, g->device, streams, g->nlanes,
-				g->display_pid);
+			fail |= buf_printf(&out, "pid %s device %s GPU scopes: %zu original streams -> "
+					   "%u scope lanes in pid %" PRId64 "\n", g->pid, g->device,
+					   streams, g->nlanes, g->display_pid);
 		else if (g->kind == KIND_SCOPE)
-			fprintf(out, "pid %s GPU scopes: %zu original streams -> %u scope lanes "
-				"in pid %" PRId64 "\n", g->pid, streams, g->nlanes, g->display_pid);
+			fail |= buf_printf(&out, "pid %s GPU scopes: %zu original streams -> %u scope "
+					   "lanes in pid %" PRId64 "\n", g->pid, streams, g->nlanes,
+					   g->display_pid);
 		else
-			fprintf(out, "pid %s device %s: %zu original streams -> %u synthetic lanes "
-				"(%" PRIu64 " kernels, %" PRIu64 " GPU events)\n", g->pid, g->device,
-				streams, g->nlanes, g->nkernels, g->nacts);
+			fail |= buf_printf(&out, "pid %s device %s: %zu original streams -> %u "
+					   "synthetic lanes (%" PRIu64 " kernels, %" PRIu64
+					   " GPU events)\n", g->pid, g->device, streams, g->nlanes,
+					   g->nkernels, g->nacts);
 	}
-	fprintf(out, "moved: %" PRIu64 " events, %" PRIu64 " flows; retired %" PRIu64
-		" thread metadata events (kept in the report)\n", st->relocated,
-		st->relocated_flows, st->nretired);
-	fprintf(out, "notice: %s\n", notice);
-	if (fclose(out) != 0)
+	fail |= buf_printf(&out, "moved: %" PRIu64 " events, %" PRIu64 " flows; retired %" PRIu64
+			   " thread metadata events (kept in the report)\n", st->relocated,
+			   st->relocated_flows, st->nretired);
+	fail |= buf_printf(&out, "notice: %s\n", notice);
+	if (fail)
+		die_nomem();
+	if (write_all(st->summary.fd, out.p, out.len) != 0)
 		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
+	if (st->summary.path != NULL) {
+		if (outfile_commit(&st->summary) != 0) {
+			if (errno == EEXIST)
+				die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it",
+				    st->summary_path);
+			die_errno(EXIT_TROUBLE, "%s", st->summary_path);
+		}
+	} else if (close(st->summary.fd) != 0) {
+		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
+	}
+	buf_release(&out);
+}
+
+/* --summary FILE: a file appears whole, after the stream, or not at all, and
+ * never replaces one; a /dev/ path (/dev/stderr, the /dev/fd/N of a
+ * script's scratch file) is a descriptor the caller gave, written directly. */
+static void open_summary(struct state *st)
+{
+	const char *path = st->summary_path;
+
+	if (strncmp(path, "/dev/", 5) == 0) {
+		st->summary.path = NULL;
+		st->summary.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (st->summary.fd < 0)
+			die_errno(EXIT_TROUBLE, "%s", path);
+		return;
+	}
+	if (outfile_open(&st->summary, path) != 0) {
+		if (errno == EEXIST)
+			die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it", path);
+		die_errno(EXIT_TROUBLE, "%s", path);
+	}
 }
 
 /* An unlinked temporary file in TMPDIR: nothing is left behind, whatever
@@ -1578,7 +1573,8 @@ static void parse_options(int argc, char **argv, struct state *st)
 	int ch;
 
 	st->max_lanes = MAX_LANES;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			if (opt_parse_i64(optarg, 1, MAX_LANES, &st->max_lanes) != 0)
@@ -1590,7 +1586,9 @@ static void parse_options(int argc, char **argv, struct state *st)
 		case 's': st->summary_path = optarg; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_TROUBLE);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_TROUBLE);
 		}
 	}
 	if (optind != argc)
@@ -1613,8 +1611,11 @@ int main(int argc, char **argv)
 	st.key = (struct buf)BUF_INIT;
 	st.last_track_key = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
-	if (st.summary_path && (st.summary = fopen(st.summary_path, "w")) == NULL)
-		die_errno(EXIT_TROUBLE, "%s", st.summary_path);
+	if (st.summary_path != NULL) {
+		diag_on_exit(outfile_abort_all);
+		outfile_catch_signals();
+		open_summary(&st);
+	}
 	spill_fd = open_spill();
 	st.spill_fd = spill_fd;
 	if (writer_init(&spill, spill_fd) != 0)
@@ -1650,7 +1651,7 @@ int main(int argc, char **argv)
 	replay(&st, &f, spill_fd);
 	filter_close(&f);
 	close(spill_fd);
-	if (st.summary != NULL)
+	if (st.summary_path != NULL)
 		write_summary(&st);
 	for (i = 0; i < st.nguides; i++)
 		free(st.guides[i].pid);

@@ -66,7 +66,8 @@ int main(int argc, char **argv)
 	int ch, record_path = 0;
 
 	diag_init(argv[0]);
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
 		case 'V':
 			print_version_and_exit();
 		default:
+			warn_bad_option(ch, argv);
 			usage(stderr, EXIT_TROUBLE);
 		}
 	}

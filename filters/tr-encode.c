@@ -348,7 +348,8 @@ int main(int argc, char **argv)
 	size_t len, i;
 
 	diag_init(argv[0]);
-	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o': output = optarg; break;
 		case 'l':
@@ -359,7 +360,9 @@ int main(int argc, char **argv)
 		case 'c': report_indent = 0; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_TROUBLE);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_TROUBLE);
 		}
 	}
 	if (optind != argc)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "opt.h"
 #include "outfile.h"
 
 /* Fixed identities of the generated process. */
@@ -1543,31 +1544,19 @@ static _Noreturn void bad_value(const char *opt, const char *arg, uint64_t min,
 		(unsigned long long)min, (unsigned long long)max);
 }
 
-/* A decimal number in [min, max]; with suffixes, also K, M or G (powers of 1024). */
+/* A decimal number in [min, max]; with suffixes, also K, M or G (powers of
+ * 1024, upper case only): the rule of opt_parse_size, as every program's
+ * byte counts. */
 static uint64_t parse_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
 	int suffixes)
 {
-	unsigned long long v;
-	uint64_t mult = 1;
-	char *end;
+	uint64_t v;
 
-	if (arg[0] < '0' || arg[0] > '9')
+	if (!suffixes && arg[strspn(arg, "0123456789")] != '\0')
 		bad_value(opt, arg, min, max);
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno != 0)
+	if (opt_parse_size(arg, min, max, &v) != 0)
 		bad_value(opt, arg, min, max);
-	if (suffixes && *end != '\0' && end[1] == '\0') {
-		switch (*end) {
-		case 'K': case 'k': mult = 1ULL << 10; end++; break;
-		case 'M': case 'm': mult = 1ULL << 20; end++; break;
-		case 'G': case 'g': mult = 1ULL << 30; end++; break;
-		default: break;
-		}
-	}
-	if (*end != '\0' || v > max / mult || v * mult < min)
-		bad_value(opt, arg, min, max);
-	return v * mult;
+	return v;
 }
 
 enum {

@@ -11,13 +11,14 @@
 #include "buf.h"
 #include "diag.h"
 #include "filter.h"
+#include "guides.h"
 #include "json.h"
 #include "tsnum.h"
+#include "trstream.h"
 
 #define GUIDE_SORT_INDEX (-1000)
 #define MAX_TID ((int64_t)INT32_MAX)
 #define LAYER_ROWS 500  /* guide rows per report record: about 200 KB */
-#define REPORT_MEMBER "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
 
 static const char notice[] =
 	"Layer guides are anchor-to-anchor navigation aids: each slice runs from one "
@@ -99,7 +100,7 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		die(EXIT_INPUT, "malformed anchor record");
 	if (st->n == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 64;
+		st->cap = grow_cap(st->cap, 64, sizeof *st->a);
 		st->a = xrealloc(st->a, st->cap * sizeof *st->a);
 	}
 	r = &st->a[st->n++];
@@ -180,14 +181,25 @@ static int64_t choose_tid(const struct jdoc *d, int used, const char *pid)
 	die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
 }
 
+/* The guides of the anchors (guides.h), with the report's texts; dies on a
+ * refusal. */
 static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 {
-	size_t i;
+	struct guides_anchor *an = xmalloc((st->n + 1) * sizeof *an);
+	struct guides_span *sp = xmalloc((st->n + 1) * sizeof *sp);
+	size_t i, where = 0;
+	int rc;
 
+	for (i = 0; i < st->n; i++) {
+		an[i].layer = st->a[i].layer;
+		an[i].ts_ns = st->a[i].ts_ns;
+		an[i].has_terminal = st->a[i].has_terminal;
+		an[i].term_end_ns = st->a[i].term_end_ns;
+	}
+	rc = guides_build(an, st->n, (size_t)sm->num_layers, sp, &where);
 	for (i = 0; i < st->n; i++) {
 		const struct anchor_rec *a = &st->a[i];
 		struct guide *x = &g[i];
-		int last = a->layer + 1 == (size_t)sm->num_layers;
 		struct buf end = BUF_INIT;
 
 		memset(x, 0, sizeof *x);
@@ -197,36 +209,31 @@ static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 		x->anchor_name = a->name;
 		x->anchor_tid = a->tid;
 		x->source_index = a->source_index;
-		x->start_ns = a->ts_ns;
 		x->start_text = a->ts;
-		if (!last) {
-			x->end_ns = st->a[i + 1].ts_ns;
-			x->kind = "next_layer_anchor";
-			buf_addstr(&end, st->a[i + 1].ts);
-		} else if (a->has_terminal) {
-			x->end_ns = a->term_end_ns;
-			x->kind = "terminal_kernel_end";
-			num_append_us3(&end, a->term_end_ns);
-		} else {
-			x->end_ns = a->ts_ns;
-			x->kind = "anchor_point_only";
-			buf_addstr(&end, a->ts);
-		}
-		x->end_text = end.p;  /* owned by the guide now */
-		x->start_us = num_round_ns_to_us(x->start_ns);
-		x->end_us = num_round_ns_to_us(x->end_ns);
-		if (x->end_us < x->start_us)
+		if (rc == GUIDES_BACKWARDS && i == where)
 			die(EXIT_INPUT, "guide L%zu would end before it starts", x->layer);
+		if (rc == GUIDES_BACKWARDS && i > where)
+			break;
+		x->start_ns = sp[i].start_ns;
+		x->end_ns = sp[i].end_ns;
+		x->start_us = sp[i].start_us;
+		x->end_us = sp[i].end_us;
+		x->kind = guides_kind_name(sp[i].kind);
+		if (sp[i].kind == GUIDES_NEXT_LAYER_ANCHOR)
+			buf_addstr(&end, st->a[i + 1].ts);
+		else if (sp[i].kind == GUIDES_TERMINAL_KERNEL_END)
+			num_append_us3(&end, sp[i].end_ns);
+		else
+			buf_addstr(&end, a->ts);
+		x->end_text = end.p;  /* owned by the guide now */
 	}
-	/* A zero-length guide sharing its start with another guide would nest
-	 * under it in Perfetto (depth 1); refuse rather than draw it wrong. */
-	for (i = 0; i + 1 < st->n; i++)
-		if (g[i + 1].start_us == g[i].start_us ||
-		    (g[i].end_us == g[i].start_us && g[i + 1].start_us == g[i].start_us))
-			die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
-			    "(%s and %s); their guides would overlap in Perfetto",
-			    g[i].anchor_index, g[i + 1].anchor_index, g[i].start_text,
-			    g[i + 1].start_text);
+	if (rc == GUIDES_SAME_US)
+		die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
+		    "(%s and %s); their guides would overlap in Perfetto",
+		    g[where].anchor_index, g[where + 1].anchor_index, g[where].start_text,
+		    g[where + 1].start_text);
+	free(an);
+	free(sp);
 }
 
 static void emit(struct state *st, struct filter *f, const char *tail, size_t tail_len)
@@ -235,7 +242,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	struct guide *g;
 	struct buf ev = BUF_INIT, rep = BUF_INIT, track = BUF_INIT;
 	struct jdoc td = JDOC_INIT;
-	int used, sha;
+	int used;
 	size_t i;
 	const char *device;
 	size_t dlen;
@@ -295,9 +302,8 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	/* The report, with the source's identity from the tail. */
 	if (jdoc_parse(&td, tail, tail_len, NULL) != 0)
 		die(EXIT_INPUT, "malformed tail record");
-	sha = jdoc_find(&td, 0, "source_sha256");
-	buf_addstr(&rep, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"body\":{"
-		   "\"schema_version\":1,\"notice\":");
+	trstream_report_body(&rep, TRSTREAM_LAYERS_SUFFIX);
+	buf_addstr(&rep, "{\"schema_version\":1,\"notice\":");
 	put_quoted(&rep, notice);
 	buf_addstr(&rep, ",\"phase\":");
 	put_quoted(&rep, st->phase);
@@ -329,7 +335,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	for (i = 0; i < st->n; i++) {
 		if (i % LAYER_ROWS == 0) {
 			buf_reset(&rep);
-			buf_addstr(&rep, REPORT_MEMBER "\"layers\",\"items\":[");
+			trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
 		}
 		buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
 		put_row(&rep, &g[i], sm.origin_ns);
@@ -340,24 +346,18 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 		}
 	}
 	buf_reset(&rep);
-	buf_addstr(&rep, REPORT_MEMBER "\"source_file\",\"body\":");
+	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "source_file", 0);
 	put_quoted(&rep, st->source_name ? st->source_name : "");
 	buf_addstr(&rep, "}");
 	filter_put(f, rep.p, rep.len);
 	buf_reset(&rep);
-	buf_addstr(&rep, REPORT_MEMBER "\"source_sha256\",\"body\":");
-	if (jdoc_type(&td, sha) == JT_STRING) {
-		size_t n;
-		const char *raw = jdoc_raw(&td, sha, &n);
-		buf_add(&rep, raw, n);
-	} else {
-		buf_addstr(&rep, "null");
-	}
+	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, TRSTREAM_KEY_SOURCE_SHA256, 0);
+	trstream_put_source_sha256(&rep, &td);
 	buf_addstr(&rep, "}");
 	filter_put(f, rep.p, rep.len);
 	buf_reset(&rep);
-	buf_printf(&rep, REPORT_MEMBER "\"tool_version\",\"body\":\"trace-layers %s\"}",
-		   TR_VERSION);
+	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "tool_version", 0);
+	buf_printf(&rep, "\"trace-layers %s\"}", TR_VERSION);
 	filter_put(f, rep.p, rep.len);
 
 	for (i = 0; i < st->n; i++)
@@ -389,13 +389,16 @@ int main(int argc, char **argv)
 	diag_init(argv[0]);
 	memset(&st, 0, sizeof st);
 	st.summary = (struct buf)BUF_INIT;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'p': st.phase = optarg; break;
 		case 'e': st.evidence = optarg; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_TROUBLE);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_TROUBLE);
 		}
 	}
 	if (optind != argc)

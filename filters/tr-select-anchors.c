@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anchors.h"
 #include "buf.h"
 #include "diag.h"
 #include "event.h"
@@ -18,6 +19,7 @@
 #include "opt.h"
 #include "regex.h"
 #include "tsnum.h"
+#include "trstream.h"
 
 static const char usage_text[] =
 	"usage: tr-select-anchors --anchor-regex RE --num-layers N --anchor-offset K\n"
@@ -112,7 +114,7 @@ static void pairs_add(struct pair_set *set, const char *pid, size_t plen,
 	if (set->seen.n == before)
 		return;
 	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 64;
+		set->cap = grow_cap(set->cap, 64, sizeof *set->pid);
 		set->pid = xrealloc(set->pid, set->cap * sizeof *set->pid);
 		set->tid = xrealloc(set->tid, set->cap * sizeof *set->tid);
 	}
@@ -233,7 +235,7 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		die(EXIT_INPUT, "stdin: event %" PRIu64 ": not a JSON object", st->events);
 	if (st->m.n == st->m.cap) {
-		st->m.cap = st->m.cap ? st->m.cap * 2 : 256;
+		st->m.cap = grow_cap(st->m.cap, 256, sizeof *st->m.v);
 		st->m.v = xrealloc(st->m.v, st->m.cap * sizeof *st->m.v);
 	}
 	m = &st->m.v[st->m.n++];
@@ -259,7 +261,7 @@ static void check_kernel(struct state *st, const char *line, size_t len, struct 
 static struct cpu_mark *add_mark(struct cpu_marks *set)
 {
 	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 256;
+		set->cap = grow_cap(set->cap, 256, sizeof *set->v);
 		set->v = xrealloc(set->v, set->cap * sizeof *set->v);
 	}
 	memset(&set->v[set->n], 0, sizeof set->v[0]);
@@ -412,25 +414,31 @@ static const char *device_of(const struct match *m)
 	return m->device ? m->device : "(none)";
 }
 
-static int cmp_ts(const void *a, const void *b)
+/* What the rules of anchors.h need of a match. */
+static struct anchors_kernel kernel_of(const struct match *m)
 {
-	const struct match *x = *(const struct match *const *)a;
-	const struct match *y = *(const struct match *const *)b;
+	struct anchors_kernel k = { m->index, m->ts_ns, m->dur_ns, m->ts_sub, m->dur_sub,
+				    m->dur_ok };
 
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
-	if (x->ts_sub != y->ts_sub)
-		return x->ts_sub < y->ts_sub ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	return k;
 }
 
-/* Strictly later, exactly: equal floors with digits beyond the nanosecond
- * on both sides cannot be ordered. */
-static int strictly_after(const struct match *later, const struct match *earlier)
+static struct anchors_kernel *kernels_of(struct match **v, size_t n)
 {
-	if (later->ts_ns != earlier->ts_ns)
-		return later->ts_ns > earlier->ts_ns;
-	return later->ts_sub && !earlier->ts_sub;
+	struct anchors_kernel *k = xmalloc((n + 1) * sizeof *k);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		k[i] = kernel_of(v[i]);
+	return k;
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	struct anchors_kernel x = kernel_of(*(const struct match *const *)a);
+	struct anchors_kernel y = kernel_of(*(const struct match *const *)b);
+
+	return anchors_kernel_cmp(&x, &y);
 }
 
 /* The evidence for a refusal: matches per pid and device (the first 32
@@ -489,28 +497,27 @@ static int wanted(const struct state *st, const struct match *m)
 	       (st->opt.device == NULL || raw_matches_arg(dev, strlen(dev), st->opt.device));
 }
 
-/* Keep only the kernels of one pid and device, anchors and terminals apart. */
+/* Keep only the kernels of one pid and device, anchors and terminals apart
+ * (anchors_choose_group); refuses with the matches per group. */
 static void choose_group(struct state *st, const char **pid, const char **device)
 {
-	size_t i;
-	const char *first_pid = NULL, *first_dev = NULL;
-	int several_pids = 0, several_devs = 0;
+	struct anchors_where *w = xmalloc((st->m.n + 1) * sizeof *w);
+	int *want = xmalloc((st->m.n + 1) * sizeof *want);
+	struct anchors_result r;
 	struct buf msg = BUF_INIT;
+	size_t i;
+	int rc;
 
 	for (i = 0; i < st->m.n; i++) {
 		const struct match *m = &st->m.v[i];
-		if (m->role != ROLE_ANCHOR || !wanted(st, m))
-			continue;
-		if (first_pid == NULL) {
-			first_pid = m->pid;
-			first_dev = device_of(m);
-		} else if (strcmp(first_pid, m->pid) != 0) {
-			several_pids = 1;
-		} else if (strcmp(first_dev, device_of(m)) != 0) {
-			several_devs = 1;
-		}
+		w[i].pid = m->pid;
+		w[i].device = device_of(m);
+		want[i] = m->role == ROLE_ANCHOR && wanted(st, m);
 	}
-	if (first_pid == NULL) {
+	rc = anchors_choose_group(w, want, st->m.n, &r);
+	free(w);
+	free(want);
+	if (rc == ANCHORS_NO_MATCH) {
 		buf_printf(&msg, "no X kernel event matches --anchor-regex '%s'%s%s%s%s%s",
 			   st->opt.anchor_regex, st->opt.pid ? " in pid " : "",
 			   st->opt.pid ? st->opt.pid : "", st->opt.device ? " on device " : "",
@@ -519,14 +526,14 @@ static void choose_group(struct state *st, const char **pid, const char **device
 		refuse(st, msg.p, "check the kernel name (tr-survey lists candidates) and "
 		       "--pid/--device");
 	}
-	if (several_pids)
+	if (rc == ANCHORS_SEVERAL_PIDS)
 		refuse(st, "anchor matches fall in several pids:",
 		       "choose one with --pid");
-	if (several_devs)
+	if (rc == ANCHORS_SEVERAL_DEVICES)
 		refuse(st, "anchor matches fall on several args.device values of one pid:",
 		       "choose one with --device");
-	*pid = first_pid;
-	*device = first_dev;
+	*pid = st->m.v[r.at].pid;
+	*device = device_of(&st->m.v[r.at]);
 	buf_release(&msg);
 }
 
@@ -559,60 +566,20 @@ static struct match **sorted_group(struct state *st, const char *pid, const char
 	return v;
 }
 
-static void check_duration(const struct match *m, const char *role)
+/* The refusal of a selected kernel's dur (ANCHORS_NO_DUR and
+ * ANCHORS_NEGATIVE_DUR, or their terminal kinds). */
+static _Noreturn void refuse_duration(const struct match *m, const char *role)
 {
 	if (!m->dur_ok)
 		die(EXIT_INPUT, "event %" PRIu64 ": selected %s kernel has no numeric dur (%s)",
 		    m->index, role, m->dur ? m->dur : "missing");
-	if (m->dur_ns < 0)
-		die(EXIT_INPUT, "event %" PRIu64 ": selected %s kernel has a negative dur (%s)",
-		    m->index, role, m->dur);
+	die(EXIT_INPUT, "event %" PRIu64 ": selected %s kernel has a negative dur (%s)",
+	    m->index, role, m->dur);
 }
 
-/* ---- the second landmark (--confirm-regex) ---------------------------- */
-
-/* A time at nanosecond resolution; sub: digits beyond the nanosecond. */
-struct tkey {
-	int64_t ns;
-	int sub;
-};
-
-static int cmp_tkey(const void *a, const void *b)
+static int cmp_time(const void *a, const void *b)
 {
-	const struct tkey *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? -1 : 1;
-	return (x->sub > y->sub) - (x->sub < y->sub);
-}
-
-/* The first of the sorted keys not below at. */
-static size_t lower_bound(const struct tkey *v, size_t n, struct tkey at)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cmp_tkey(&v[mid], &at) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static size_t keys_between(const struct tkey *v, size_t n, struct tkey lo, struct tkey hi)
-{
-	size_t a = lower_bound(v, n, lo), b = lower_bound(v, n, hi);
-
-	return b > a ? b - a : 0;
-}
-
-static struct tkey key_of(const struct match *m)
-{
-	struct tkey k = { m->ts_ns, m->ts_sub };
-
-	return k;
+	return anchors_time_cmp(a, b);
 }
 
 static _Noreturn void refuse_landmark(const struct state *st, const char *where, size_t count,
@@ -627,72 +594,50 @@ static _Noreturn void refuse_landmark(const struct state *st, const char *where,
 	exit(EXIT_INPUT);
 }
 
-/* The terminal of a selected anchor when there is exactly one (the record
- * loop refuses the other cases). */
-static const struct match *unique_terminal(struct match **ends, size_t nends,
-					   const struct match *a, const struct match *next)
+/* A GPU landmark (anchors.h), among the kernels of the anchors' pid and
+ * device. */
+static void check_gpu_landmark(struct state *st, size_t need, struct match **anchors,
+			       size_t nanchors, struct match **ends, size_t nends,
+			       const char *pid, const char *device)
 {
-	const struct match *term = NULL;
-	size_t k, count = 0;
-
-	for (k = 0; k < nends; k++) {
-		const struct match *t = ends[k];
-		if (t->ts_ns >= a->ts_ns && (next == NULL || cmp_ts(&t, &next) < 0)) {
-			count++;
-			term = t;
-		}
-	}
-	return count == 1 ? term : NULL;
-}
-
-/* A GPU landmark: exactly one matching kernel of the anchors' pid and
- * device starts in [anchor_i, anchor_i+1) within a pass and, with
- * --end-anchor-regex, in [last anchor, its terminal's end) of a pass. */
-static void check_gpu_landmark(struct state *st, struct match **sel, struct match **anchors,
-			       size_t nanchors, size_t at0, size_t need, struct match **ends,
-			       size_t nends, const char *pid, const char *device)
-{
-	size_t n, i, N = (size_t)st->opt.num_layers;
+	size_t n, i, N = (size_t)st->opt.num_layers, at0 = (size_t)st->opt.offset;
 	struct match **found = sorted_group(st, pid, device, ROLE_CONFIRM, &n);
-	struct tkey *keys = xmalloc((n + 1) * sizeof *keys);
+	struct anchors_time *marks = xmalloc((n + 1) * sizeof *marks);
+	struct anchors_kernel *ak = kernels_of(anchors, nanchors);
+	struct anchors_kernel *ek = kernels_of(ends, nends);
+	struct anchors_result r;
 	struct buf where = BUF_INIT;
+	char msg[1024];
 
-	for (i = 0; i < n; i++)
-		keys[i] = key_of(found[i]);
-	for (i = 0; i < need; i++) {
-		const struct match *a = sel[i];
-		size_t layer = i % N, count;
-		int64_t first = st->opt.first_layer + (int64_t)layer;
-		struct tkey hi;
-		buf_reset(&where);
-		if (layer + 1 < N) {
-			hi = key_of(sel[i + 1]);
-			buf_printf(&where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at ts "
-				   "%s and %s)", i / N, first, first + 1, a->ts, sel[i + 1]->ts);
-		} else {
-			const struct match *next = at0 + i + 1 < nanchors ? anchors[at0 + i + 1] : NULL;
-			const struct match *t = st->end_re ? unique_terminal(ends, nends, a, next) : NULL;
-			if (t == NULL || !t->dur_ok)
-				continue;
-			hi.ns = t->ts_ns + t->dur_ns;
-			hi.sub = t->ts_sub || t->dur_sub;
-			buf_printf(&where, "pass %zu, layer %" PRId64 " (anchor at ts %s, up to the end "
-				   "of its terminal at ts %s, dur %s)", i / N, first, a->ts, t->ts, t->dur);
-		}
-		count = keys_between(keys, n, key_of(a), hi);
-		if (count != 1) {
-			/* freed first, for leak checkers: the refusal exits */
-			char msg[1024];
-			snprintf(msg, sizeof msg, "%s", where.p);
-			buf_release(&where);
-			free(keys);
-			free(found);
-			refuse_landmark(st, msg, count, "kernels match there");
-		}
+	for (i = 0; i < n; i++) {
+		marks[i].ns = found[i]->ts_ns;
+		marks[i].sub = found[i]->ts_sub;
 	}
-	buf_release(&where);
-	free(keys);
+	if (anchors_gpu_landmark(ak, nanchors, at0, need, N, ek, st->end_re ? nends : 0, marks, n,
+				 &r) != ANCHORS_OK) {
+		const struct match *a = anchors[at0 + r.at];
+		int64_t first = st->opt.first_layer + (int64_t)(r.at % N);
+		if (r.term == (size_t)-1)
+			buf_printf(&where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at ts "
+				   "%s and %s)", r.at / N, first, first + 1, a->ts,
+				   anchors[at0 + r.at + 1]->ts);
+		else
+			buf_printf(&where, "pass %zu, layer %" PRId64 " (anchor at ts %s, up to the end "
+				   "of its terminal at ts %s, dur %s)", r.at / N, first, a->ts,
+				   ends[r.term]->ts, ends[r.term]->dur);
+		/* freed first, for leak checkers: the refusal exits */
+		snprintf(msg, sizeof msg, "%s", where.p);
+		buf_release(&where);
+		free(marks);
+		free(found);
+		free(ak);
+		free(ek);
+		refuse_landmark(st, msg, r.count, "kernels match there");
+	}
+	free(marks);
 	free(found);
+	free(ak);
+	free(ek);
 }
 
 static int cmp_correlation(const void *a, const void *b)
@@ -733,7 +678,7 @@ static void check_cpu_landmark(struct state *st, struct match **sel, size_t need
 	size_t N = (size_t)st->opt.num_layers, i, k, nthreads = 0, nkeys = 0;
 	const struct cpu_mark **launch = xmalloc((need + 1) * sizeof *launch);
 	const char **threads = xmalloc((2 * need + 2) * sizeof *threads);
-	struct tkey *keys = xmalloc((st->scopes.n + 1) * sizeof *keys);
+	struct anchors_time *keys = xmalloc((st->scopes.n + 1) * sizeof *keys);
 	struct buf where = BUF_INIT;
 	char t0[NUM_US_BUFSZ], t1[NUM_US_BUFSZ], msg[1024];
 	size_t count = 0;
@@ -771,12 +716,12 @@ static void check_cpu_landmark(struct state *st, struct match **sel, size_t need
 			keys[nkeys++].sub = s->ts_sub;
 		}
 	}
-	qsort(keys, nkeys, sizeof *keys, cmp_tkey);
+	qsort(keys, nkeys, sizeof *keys, cmp_time);
 	for (i = 0; i + 1 < need; i++) {
 		size_t layer = i % N;
 		int64_t first = st->opt.first_layer + (int64_t)layer;
-		struct tkey lo = { launch[i]->ts_ns, launch[i]->ts_sub };
-		struct tkey hi = { launch[i + 1]->ts_ns, launch[i + 1]->ts_sub };
+		struct anchors_time lo = { launch[i]->ts_ns, launch[i]->ts_sub };
+		struct anchors_time hi = { launch[i + 1]->ts_ns, launch[i + 1]->ts_sub };
 		if (layer + 1 == N)
 			continue;
 		num_format_us3(lo.ns, t0);
@@ -785,13 +730,13 @@ static void check_cpu_landmark(struct state *st, struct match **sel, size_t need
 		buf_printf(&where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at ts %s and "
 			   "%s, launched at ts %s and %s)", i / N, first, first + 1, sel[i]->ts,
 			   sel[i + 1]->ts, t0, t1);
-		if (cmp_tkey(&lo, &hi) >= 0) {
+		if (anchors_time_cmp(&lo, &hi) >= 0) {
 			snprintf(msg, sizeof msg, "--confirm-cpu: %s: the second anchor was not "
 				 "launched after the first (one launch for both, as in a CUDA graph?); "
 				 "no CPU scope can lie between them: use a GPU landmark", where.p);
 			goto refused;
 		}
-		count = keys_between(keys, nkeys, lo, hi);
+		count = anchors_count_between(keys, nkeys, lo, hi);
 		if (count != 1) {
 			snprintf(msg, sizeof msg, "%s", where.p);
 			miscount = 1;
@@ -833,6 +778,8 @@ static void emit_records(struct state *st, struct filter *f)
 {
 	const char *pid, *device;
 	struct match **anchors, **ends = NULL;
+	struct anchors_kernel *ak, *ek;
+	struct anchors_result r;
 	size_t nanchors, nends = 0, need, i, k;
 	struct buf rec = BUF_INIT;
 	char tmp[NUM_US_BUFSZ];
@@ -842,13 +789,16 @@ static void emit_records(struct state *st, struct filter *f)
 	if (st->end_re != NULL)
 		ends = sorted_group(st, pid, device, ROLE_END, &nends);
 	need = (size_t)(st->opt.num_layers * st->opt.passes);
-	if ((size_t)st->opt.offset >= nanchors || nanchors - (size_t)st->opt.offset < need) {
+	ak = kernels_of(anchors, nanchors);
+	ek = kernels_of(ends, nends);
+	switch (anchors_select(ak, nanchors, (size_t)st->opt.offset, need, &r)) {
+	case ANCHORS_OK:
+		break;
+	case ANCHORS_TRUNCATED:
 		fprintf(stderr, "%s: truncated selection: %zu kernels match in pid %s, device %s; "
 			"from --anchor-offset %" PRId64 " there are %zu, but --num-layers %" PRId64
 			" x --passes %" PRId64 " needs %zu\n", diag_progname(), nanchors, pid,
-			device, st->opt.offset,
-			(size_t)st->opt.offset >= nanchors ? 0 : nanchors - (size_t)st->opt.offset,
-			st->opt.num_layers, st->opt.passes, need);
+			device, st->opt.offset, r.count, st->opt.num_layers, st->opt.passes, need);
 		fprintf(stderr, "  sorted matches at ts:");
 		for (i = 0; i < nanchors && i < 6; i++)
 			fprintf(stderr, " [%zu] %s", i, anchors[i]->ts);
@@ -856,24 +806,21 @@ static void emit_records(struct state *st, struct filter *f)
 		fprintf(stderr, "%s: lower --anchor-offset, --passes or --num-layers, or profile "
 			"a longer window\n", diag_progname());
 		exit(EXIT_INPUT);
-	}
-	for (i = 0; i < need; i++) {
-		const struct match *a = anchors[(size_t)st->opt.offset + i];
-		check_duration(a, "anchor");
-		if (i > 0 && !strictly_after(a, anchors[(size_t)st->opt.offset + i - 1]))
-			die(EXIT_INPUT, "selected anchors %zu and %zu (events %" PRIu64 " and %"
-			    PRIu64 ") do not have strictly increasing timestamps (%s, %s)",
-			    (size_t)st->opt.offset + i - 1, (size_t)st->opt.offset + i,
-			    anchors[(size_t)st->opt.offset + i - 1]->index, a->index,
-			    anchors[(size_t)st->opt.offset + i - 1]->ts, a->ts);
+	case ANCHORS_NOT_INCREASING:
+		die(EXIT_INPUT, "selected anchors %zu and %zu (events %" PRIu64 " and %"
+		    PRIu64 ") do not have strictly increasing timestamps (%s, %s)",
+		    r.at - 1, r.at, anchors[r.at - 1]->index, anchors[r.at]->index,
+		    anchors[r.at - 1]->ts, anchors[r.at]->ts);
+	default:
+		refuse_duration(anchors[r.at], "anchor");
 	}
 	if (st->confirm_re != NULL && st->opt.confirm_cpu)
 		check_cpu_landmark(st, anchors + st->opt.offset, need);
 	else if (st->confirm_re != NULL)
-		check_gpu_landmark(st, anchors + st->opt.offset, anchors, nanchors,
-				   (size_t)st->opt.offset, need, ends, nends, pid, device);
+		check_gpu_landmark(st, need, anchors, nanchors, ends, nends, pid, device);
 
-	buf_printf(&rec, "{\"@tr\":\"anchors\",\"anchor_regex\":");
+	trstream_record_begin(&rec, TRSTREAM_ANCHORS);
+	buf_addstr(&rec, ",\"anchor_regex\":");
 	json_escape(&rec, st->opt.anchor_regex, strlen(st->opt.anchor_regex));
 	buf_addstr(&rec, ",\"end_anchor_regex\":");
 	if (st->opt.end_regex)
@@ -906,29 +853,29 @@ static void emit_records(struct state *st, struct filter *f)
 		const struct match *next = at + 1 < nanchors ? anchors[at + 1] : NULL;
 		const struct match *term = NULL;
 		buf_reset(&rec);
-		buf_printf(&rec, "{\"@tr\":\"anchor\",\"i\":%zu,\"pass\":%zu,\"layer\":%zu,"
+		trstream_record_begin(&rec, TRSTREAM_ANCHOR);
+		buf_printf(&rec, ",\"i\":%zu,\"pass\":%zu,\"layer\":%zu,"
 			   "\"anchor_index\":%zu,\"anchor\":", i,
 			   i / (size_t)st->opt.num_layers, i % (size_t)st->opt.num_layers, at);
 		put_match(&rec, a);
 		if (st->end_re != NULL) {
-			size_t count = 0;
-			for (k = 0; k < nends; k++) {
-				const struct match *t = ends[k];
-				if (t->ts_ns >= a->ts_ns && (next == NULL || cmp_ts(&t, &next) < 0)) {
-					count++;
-					term = t;
-				}
-			}
-			if (count != 1)
+			switch (anchors_terminal(ek, nends, &ak[at], next ? &ak[at + 1] : NULL, &r)) {
+			case ANCHORS_OK:
+				break;
+			case ANCHORS_TERMINAL_COUNT:
 				die(EXIT_INPUT, "anchor %zu (event %" PRIu64 ", ts %s): %zu kernels match "
 				    "--end-anchor-regex between it and the %s; exactly one is needed",
-				    at, a->index, a->ts, count,
+				    at, a->index, a->ts, r.count,
 				    next ? "next matching anchor" : "end of the trace");
-			check_duration(term, "terminal");
-			if (next != NULL && term->ts_ns + term->dur_ns > next->ts_ns)
+			case ANCHORS_TERMINAL_PAST_NEXT:
+				term = ends[r.at];
 				die(EXIT_INPUT, "terminal kernel (event %" PRIu64 ", ts %s, dur %s) ends "
 				    "after the next anchor starts (event %" PRIu64 ", ts %s)",
 				    term->index, term->ts, term->dur, next->index, next->ts);
+			default:
+				refuse_duration(ends[r.at], "terminal");
+			}
+			term = ends[r.at];
 			buf_addstr(&rec, ",\"terminal\":");
 			put_match(&rec, term);
 		}
@@ -944,6 +891,8 @@ static void emit_records(struct state *st, struct filter *f)
 	buf_release(&rec);
 	free(anchors);
 	free(ends);
+	free(ak);
+	free(ek);
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -967,7 +916,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof *o);
 	o->passes = 1;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a': o->anchor_regex = optarg; break;
 		case 'e': o->end_regex = optarg; break;
@@ -996,7 +946,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_TROUBLE);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_TROUBLE);
 		}
 	}
 	if (optind != argc)

@@ -139,7 +139,7 @@ static void count_elsewhere(struct state *st, const char *key, size_t len)
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->elsewhere_cap) {
-		size_t cap = st->elsewhere_cap ? st->elsewhere_cap * 2 : 16;
+		size_t cap = grow_cap(st->elsewhere_cap, 16, sizeof *st->elsewhere_n);
 		st->elsewhere_n = xrealloc(st->elsewhere_n, cap * sizeof *st->elsewhere_n);
 		memset(st->elsewhere_n + st->elsewhere_cap, 0,
 		       (cap - st->elsewhere_cap) * sizeof *st->elsewhere_n);
@@ -205,7 +205,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->names_cap) {
-		size_t cap = st->names_cap ? st->names_cap * 2 : 256;
+		size_t cap = grow_cap(st->names_cap, 256, sizeof *st->names);
 		st->names = xrealloc(st->names, cap * sizeof *st->names);
 		memset(st->names + st->names_cap, 0, (cap - st->names_cap) * sizeof *st->names);
 		st->names_cap = cap;
@@ -220,7 +220,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 		s->family = family_of(s->name);
 	}
 	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 4;
+		s->cap = grow_cap(s->cap, 4, sizeof *s->occ);
 		s->occ = xrealloc(s->occ, s->cap * sizeof *s->occ);
 	}
 	s->occ[s->n].ts = ts_ns;
@@ -268,7 +268,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 		if (m[3].len == 0 || num_us_to_ns(m[3].p, m[3].len, &dur, &sub) != NUM_OK || dur < 0)
 			dur = 0;
 		if (st->nsteps == st->steps_cap) {
-			st->steps_cap = st->steps_cap ? st->steps_cap * 2 : 16;
+			st->steps_cap = grow_cap(st->steps_cap, 16, sizeof *st->steps);
 			st->steps = xrealloc(st->steps, st->steps_cap * sizeof *st->steps);
 		}
 		st->steps[st->nsteps].start = ns;
@@ -1176,7 +1176,8 @@ int main(int argc, char **argv)
 	st.top = 10;
 	st.tmp = (struct buf)BUF_INIT;
 	st.origin_text = (struct buf)BUF_INIT;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			if (opt_parse_i64(optarg, 1, 1000000, &st.num_layers) != 0)
@@ -1192,7 +1193,9 @@ int main(int argc, char **argv)
 		case 'j': st.json = 1; break;
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_TROUBLE);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_TROUBLE);
 		}
 	}
 	if (optind != argc || !have_layers)
@@ -1231,7 +1234,7 @@ int main(int argc, char **argv)
 	for (g = 0; g < st.groups.n; g++) {
 		for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
 			if (m == cap) {
-				cap = cap ? cap * 2 : 64;
+				cap = grow_cap(cap, 64, sizeof *members);
 				members = xrealloc(members, cap * sizeof *members);
 			}
 			members[m++] = i;

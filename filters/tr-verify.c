@@ -31,8 +31,8 @@
 #include "stream.h"
 #include "tsnum.h"
 #include "window.h"
+#include "trstream.h"
 
-#define KEY "_compact_gpu_track"
 #define MAX_SHOWN 20
 /* A report is read as a stream: its members besides the layers rows are
  * held together up to this size, and the rows one at a time. */
@@ -486,7 +486,7 @@ static void load_compaction(struct state *st, const struct jdoc *d, int obj, con
 static void claim_sha(struct state *st, const struct jdoc *d, int obj, const char *path)
 {
 	size_t n;
-	int sha = jdoc_find(d, obj, "source_sha256");
+	int sha = jdoc_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256);
 	const char *text;
 
 	if (jdoc_type(d, sha) != JT_STRING) {
@@ -663,7 +663,7 @@ static void keep_anchor(struct selection *sel, struct cand *c, const char *ts, s
 		return;
 	}
 	if (sel->nheap == sel->heap_cap) {
-		sel->heap_cap = sel->heap_cap ? sel->heap_cap * 2 : 64;
+		sel->heap_cap = grow_cap(sel->heap_cap, 64, sizeof *sel->heap);
 		if (sel->heap_cap > sel->keep)
 			sel->heap_cap = sel->keep;
 		sel->heap = xrealloc(sel->heap, sel->heap_cap * sizeof *sel->heap);
@@ -695,7 +695,7 @@ static void keep_terminal(struct selection *sel, const struct cand *c)
 		sel->nterms = n;
 	}
 	if (sel->nterms * 2 >= sel->terms_cap) {
-		sel->terms_cap = sel->terms_cap ? sel->terms_cap * 2 : 64;
+		sel->terms_cap = grow_cap(sel->terms_cap, 64, sizeof *sel->terms);
 		sel->terms = xrealloc(sel->terms, sel->terms_cap * sizeof *sel->terms);
 	}
 	sel->terms[sel->nterms++] = *c;
@@ -977,7 +977,7 @@ static void finish_selection(struct state *st)
 	sel->nterms = 0;
 }
 
-/* args.KEY of a guide must be the raw text want. */
+/* args._compact_gpu_track of a guide must be the raw text want. */
 static void arg_is(const struct jdoc *d, int args, const char *key, const char *want,
 		   size_t k, uint64_t o, const struct expect *e)
 {
@@ -1165,7 +1165,7 @@ static void count_cat(struct state *st, const char *line, size_t len, int64_t de
 	if (id < 0)
 		die_nomem();
 	if ((size_t)id >= st->cat_cap) {
-		size_t cap = st->cat_cap ? st->cat_cap * 2 : 64;
+		size_t cap = grow_cap(st->cat_cap, 64, sizeof *st->cat_count);
 		st->cat_count = xrealloc(st->cat_count, cap * sizeof *st->cat_count);
 		memset(st->cat_count + st->cat_cap, 0, (cap - st->cat_cap) * sizeof *st->cat_count);
 		st->cat_cap = cap;
@@ -1208,7 +1208,7 @@ static int undo(struct state *st, const char *line, size_t len, struct buf *out,
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		return -1;
 	args = jdoc_find(d, 0, "args");
-	note = jdoc_find(d, args, KEY);
+	note = jdoc_find(d, args, TRSTREAM_KEY_COMPACT_TRACK);
 	pid = jdoc_find(d, 0, "pid");
 	tid = jdoc_find(d, 0, "tid");
 	if (jdoc_type(d, note) != JT_OBJECT || pid < 0 || tid < 0)
@@ -1333,7 +1333,7 @@ static int pf_span(const char *line, size_t len, struct span *s)
 static void add_span(struct span **v, size_t *n, size_t *cap, struct span s)
 {
 	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
+		*cap = grow_cap(*cap, 256, sizeof **v);
 		*v = xrealloc(*v, *cap * sizeof **v);
 	}
 	(*v)[(*n)++] = s;
@@ -1382,7 +1382,7 @@ static int render_event(struct state *st, const char *line, size_t len, uint64_t
 		size_t tn;
 		struct flow_ref *f;
 		if (st->nflows == st->flows_cap) {
-			st->flows_cap = st->flows_cap ? st->flows_cap * 2 : 256;
+			st->flows_cap = grow_cap(st->flows_cap, 256, sizeof *st->flows);
 			st->flows = xrealloc(st->flows, st->flows_cap * sizeof *st->flows);
 		}
 		f = &st->flows[st->nflows++];
@@ -1521,7 +1521,7 @@ static void check_identity(struct state *st, const char *tail, size_t len)
 
 	checks[C_IDENTITY].ran = 1;
 	if (jdoc_parse(&d, tail, len, NULL) != 0 ||
-	    jdoc_type(&d, sha = jdoc_find(&d, 0, "source_sha256")) != JT_STRING)
+	    jdoc_type(&d, sha = jdoc_find(&d, 0, TRSTREAM_KEY_SOURCE_SHA256)) != JT_STRING)
 		die(EXIT_CANNOT_RUN, "%s: no digest from the decoder", st->src_path);
 	actual = jdoc_text(&d, sha, &n);
 	for (line = strtok_r(st->sha_claims.p, "\n", &save); line;
@@ -1676,16 +1676,16 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 		}
 		render_event(st, ol, olen, o);
 		count_cat(st, ol, olen, -1);
-		if (st->have_compact && find_bytes(ol, olen, KEY, sizeof KEY - 1) != NULL) {
+		if (st->have_compact && find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK, sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL) {
 			uint64_t at;
 			int is_guide;
 			/* a moved event is drawn on one of the report's lanes, not
 			 * on a track of its own */
 			if (lane_of(st, ol, olen, &is_guide) < 0)
 				failure(C_RENDER, "output event %" PRIu64 ": moved (it has %s) but not "
-					"on a synthetic lane of the report", o, KEY);
+					"on a synthetic lane of the report", o, TRSTREAM_KEY_COMPACT_TRACK);
 			if (undo(st, ol, olen, &undone, &at) != 0) {
-				failure(C_REVERSAL, "output event %" PRIu64 ": malformed %s note", o, KEY);
+				failure(C_REVERSAL, "output event %" PRIu64 ": malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
 			} else {
 				if (at != i)
 					failure(C_REVERSAL, "output event %" PRIu64 ": records source index %"
@@ -1768,7 +1768,7 @@ static void lm_add(struct lm_marks *set, int64_t key, int64_t ns, const struct j
 	struct lm_mark *m;
 
 	if (set->n == set->cap) {
-		set->cap = set->cap ? set->cap * 2 : 256;
+		set->cap = grow_cap(set->cap, 256, sizeof *set->v);
 		set->v = xrealloc(set->v, set->cap * sizeof *set->v);
 	}
 	m = &set->v[set->n++];
@@ -2335,7 +2335,8 @@ int main(int argc, char **argv)
 	st.sel.name = (struct buf)BUF_INIT;
 	st.sel.origin_raw = (struct buf)BUF_INIT;
 	st.rows.row = (struct buf)BUF_INIT;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': st.src_path = optarg; break;
 		case 'o': st.out_path = optarg; break;
@@ -2361,7 +2362,9 @@ int main(int argc, char **argv)
 		}
 		case 'h': usage(stdout, EXIT_OK);
 		case 'V': print_version_and_exit();
-		default: usage(stderr, EXIT_CANNOT_RUN);
+		default:
+			warn_bad_option(ch, argv);
+			usage(stderr, EXIT_CANNOT_RUN);
 		}
 	}
 	if (optind != argc || st.src_path == NULL || st.out_path == NULL)

@@ -58,7 +58,7 @@ tr_parse_options() {
 			[ $# -eq 0 ] || tr_usage_error "unexpected argument '$1'"; return ;;
 		-h) arg=--help ;;
 		--[!=]*) ;;
-		-?*) tr_usage_error "unrecognized option '$arg'" ;;
+		-?*) tr_usage_error "unknown option '$arg'" ;;
 		*)
 			if declare -p tr_operands >/dev/null 2>&1; then
 				tr_operands+=("$arg")
@@ -80,7 +80,7 @@ tr_parse_options() {
 		done
 		if [ -z "$match" ]; then
 			case ${#possible[@]} in
-			0) tr_usage_error "unrecognized option '--$name'" ;;
+			0) tr_usage_error "unknown option '--$name'" ;;
 			1) match=${possible[0]} ;;
 			*)
 				t=
@@ -99,7 +99,7 @@ tr_parse_options() {
 			fi ;;
 		*)
 			[ -z "$has_value" ] ||
-				tr_usage_error "option '--$name' doesn't allow an argument" ;;
+				tr_usage_error "option '--$name' takes no argument" ;;
 		esac
 		case $kind in
 		value) printf -v "$targets" '%s' "$value" ;;

@@ -698,6 +698,19 @@ printf '%s\n' "pid 0 device 0: 1 original streams -> 1 synthetic lanes (1 kernel
 	"pid 5 device 5: 1 original streams -> 1 synthetic lanes (1 kernels, 1 GPU events)" >scope2.want
 head -n 6 scope2.sum >scope2.got
 same "scopes of two devices: the summary names them by device" scope2.want scope2.got
+# --summary FILE appears whole or not at all and never replaces a file.
+cp scope2.sum scope2.sum.before
+expect 2 "--summary: an existing file is refused before anything is read" \
+	"tr-compact --summary '$T/scope2.sum' </dev/null" "scope2.sum: exists; refusing to overwrite it"
+same "--summary: the existing file is unchanged" scope2.sum.before scope2.sum
+mkdir -p "$T/sumdir"
+expect 1 "--summary: a refused stream" \
+	"printf '{\"@tr\":\"head\"\\n' | tr-compact --summary '$T/sumdir/s.txt'" "malformed head record"
+absent "--summary: no summary for a refused stream" "$T/sumdir/s.txt"
+no_temp "--summary: no temporary file left" "$T/sumdir"
+expect 0 "--summary /dev/stderr is written directly" \
+	"tr-decode '$T/scope2.json' | tr-compact --summary /dev/stderr >/dev/null" \
+	"pid 5 GPU scopes: 1 original streams -> 1 scope lanes in pid"
 
 # ---------------------------------------------- ROCm: GPU work on stream 0
 

@@ -497,7 +497,7 @@ refused "usage: tr-layer-track --num-layers 0" 2 "--num-layers: invalid value '0
 	--anchor-regex attn --num-layers 0 --anchor-offset 0
 refused "usage: tr-layer-track blank --evidence" 2 "must not be blank" base.json \
 	--anchor-regex attn --num-layers 1 --anchor-offset 0 --evidence ' '
-refused "usage: tr-layer-track unknown option" 2 "tr-layer-track: unrecognized option '--layers'" base.json \
+refused "usage: tr-layer-track unknown option" 2 "tr-layer-track: unknown option '--layers'" base.json \
 	--anchor-regex attn --layers 1 --anchor-offset 0
 expect 2 "usage: tr-layer-track without --output" \
 	"tr-layer-track --trace base.json --anchor-regex attn --num-layers 1 --anchor-offset 0 --phase p --evidence e" \
@@ -810,10 +810,10 @@ cmdline "usage: tr-compact-track ambiguous --max" \
 	"tr-compact-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes' '--max-member-bytes'" \
 	"tr-compact-track --trace base.json --output u.json --max=4"
 cmdline "usage: a flag with a value" \
-	"tr-layer-track: option '--no-verify' doesn't allow an argument" \
+	"tr-layer-track: option '--no-verify' takes no argument" \
 	"$LTB --phase p --evidence e --no-v=yes"
 cmdline "usage: tr-compact-track, a flag with a value" \
-	"tr-compact-track: option '--record-path' doesn't allow an argument" \
+	"tr-compact-track: option '--record-path' takes no argument" \
 	"tr-compact-track --trace base.json --output u.json --record-path=1"
 cmdline "usage: a value missing at the end" \
 	"tr-layer-track: option '--evidence' requires an argument" "$LTB --phase p --evid"
@@ -823,10 +823,10 @@ cmdline "usage: an operand" "tr-layer-track: unexpected argument 'base.json'" \
 	"$LTB --phase p --evidence e base.json"
 cmdline "usage: an operand after --" "tr-compact-track: unexpected argument 'x'" \
 	"tr-compact-track --trace base.json --output u.json -- x"
-cmdline "usage: a short option" "tr-compact-track: unrecognized option '-x'" \
+cmdline "usage: a short option" "tr-compact-track: unknown option '-x'" \
 	"tr-compact-track --trace base.json --output u.json -x"
-cmdline "usage: --=x" "tr-layer-track: unrecognized option '--=x'" "$LTB --=x"
-cmdline "usage: tr-compact-track unknown option" "tr-compact-track: unrecognized option '--lanes'" \
+cmdline "usage: --=x" "tr-layer-track: unknown option '--=x'" "$LTB --=x"
+cmdline "usage: tr-compact-track unknown option" "tr-compact-track: unknown option '--lanes'" \
 	"tr-compact-track --trace base.json --output u.json --lanes 3"
 cmdline "usage: --trace= is no trace" "tr-compact-track: --trace and --output are required" \
 	"tr-compact-track --trace= --output u.json"

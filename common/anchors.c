@@ -1,0 +1,171 @@
+/* anchors: see anchors.h. */
+#include <string.h>
+
+#include "anchors.h"
+
+int anchors_time_cmp(const struct anchors_time *x, const struct anchors_time *y)
+{
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return (x->sub > y->sub) - (x->sub < y->sub);
+}
+
+/* The first of the sorted times not below at. */
+static size_t lower_bound(const struct anchors_time *v, size_t n, struct anchors_time at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (anchors_time_cmp(&v[mid], &at) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t anchors_count_between(const struct anchors_time *v, size_t n, struct anchors_time lo,
+			     struct anchors_time hi)
+{
+	size_t a = lower_bound(v, n, lo), b = lower_bound(v, n, hi);
+
+	return b > a ? b - a : 0;
+}
+
+int anchors_kernel_cmp(const struct anchors_kernel *x, const struct anchors_kernel *y)
+{
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	if (x->ts_sub != y->ts_sub)
+		return x->ts_sub < y->ts_sub ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Strictly later, exactly: equal floors with digits beyond the nanosecond
+ * on both sides cannot be ordered. */
+static int strictly_after(const struct anchors_kernel *later, const struct anchors_kernel *earlier)
+{
+	if (later->ts_ns != earlier->ts_ns)
+		return later->ts_ns > earlier->ts_ns;
+	return later->ts_sub && !earlier->ts_sub;
+}
+
+static int refuse(struct anchors_result *r, enum anchors_status status, size_t at, size_t count)
+{
+	r->status = status;
+	r->at = at;
+	r->count = count;
+	r->term = (size_t)-1;
+	return status;
+}
+
+int anchors_choose_group(const struct anchors_where *w, const int *wanted, size_t n,
+			 struct anchors_result *r)
+{
+	size_t i, first = n;
+	int several_pids = 0, several_devs = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!wanted[i])
+			continue;
+		if (first == n)
+			first = i;
+		else if (strcmp(w[first].pid, w[i].pid) != 0)
+			several_pids = 1;
+		else if (strcmp(w[first].device, w[i].device) != 0)
+			several_devs = 1;
+	}
+	if (first == n)
+		return refuse(r, ANCHORS_NO_MATCH, 0, 0);
+	if (several_pids)
+		return refuse(r, ANCHORS_SEVERAL_PIDS, first, 0);
+	if (several_devs)
+		return refuse(r, ANCHORS_SEVERAL_DEVICES, first, 0);
+	return refuse(r, ANCHORS_OK, first, 0);
+}
+
+int anchors_select(const struct anchors_kernel *a, size_t n, size_t offset, size_t need,
+		   struct anchors_result *r)
+{
+	size_t i;
+
+	if (offset >= n || n - offset < need)
+		return refuse(r, ANCHORS_TRUNCATED, 0, offset >= n ? 0 : n - offset);
+	for (i = offset; i < offset + need; i++) {
+		if (!a[i].dur_ok)
+			return refuse(r, ANCHORS_NO_DUR, i, 0);
+		if (a[i].dur_ns < 0)
+			return refuse(r, ANCHORS_NEGATIVE_DUR, i, 0);
+		if (i > offset && !strictly_after(&a[i], &a[i - 1]))
+			return refuse(r, ANCHORS_NOT_INCREASING, i, 0);
+	}
+	return refuse(r, ANCHORS_OK, 0, 0);
+}
+
+/* The terminals of a: how many, and the last of them. */
+static size_t terminals(const struct anchors_kernel *ends, size_t nends,
+			const struct anchors_kernel *a, const struct anchors_kernel *next,
+			size_t *last)
+{
+	size_t k, count = 0;
+
+	for (k = 0; k < nends; k++)
+		if (ends[k].ts_ns >= a->ts_ns &&
+		    (next == NULL || anchors_kernel_cmp(&ends[k], next) < 0)) {
+			count++;
+			*last = k;
+		}
+	return count;
+}
+
+int anchors_terminal(const struct anchors_kernel *ends, size_t nends,
+		     const struct anchors_kernel *a, const struct anchors_kernel *next,
+		     struct anchors_result *r)
+{
+	size_t t = 0, count = terminals(ends, nends, a, next, &t);
+
+	if (count != 1)
+		return refuse(r, ANCHORS_TERMINAL_COUNT, 0, count);
+	if (!ends[t].dur_ok)
+		return refuse(r, ANCHORS_TERMINAL_NO_DUR, t, 1);
+	if (ends[t].dur_ns < 0)
+		return refuse(r, ANCHORS_TERMINAL_NEGATIVE_DUR, t, 1);
+	if (next != NULL && ends[t].ts_ns + ends[t].dur_ns > next->ts_ns)
+		return refuse(r, ANCHORS_TERMINAL_PAST_NEXT, t, 1);
+	return refuse(r, ANCHORS_OK, t, 1);
+}
+
+int anchors_gpu_landmark(const struct anchors_kernel *a, size_t n, size_t offset, size_t need,
+			 size_t num_layers, const struct anchors_kernel *ends, size_t nends,
+			 const struct anchors_time *marks, size_t nmarks,
+			 struct anchors_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < need; i++) {
+		const struct anchors_kernel *x = &a[offset + i];
+		struct anchors_time lo = { x->ts_ns, x->ts_sub }, hi;
+		size_t term = (size_t)-1, count;
+
+		if (i % num_layers + 1 < num_layers) {
+			hi.ns = a[offset + i + 1].ts_ns;
+			hi.sub = a[offset + i + 1].ts_sub;
+		} else {
+			const struct anchors_kernel *next = offset + i + 1 < n ? &a[offset + i + 1] : NULL;
+			size_t t = 0;
+			if (terminals(ends, nends, x, next, &t) != 1 || !ends[t].dur_ok)
+				continue;
+			term = t;
+			hi.ns = ends[t].ts_ns + ends[t].dur_ns;
+			hi.sub = ends[t].ts_sub || ends[t].dur_sub;
+		}
+		count = anchors_count_between(marks, nmarks, lo, hi);
+		if (count != 1) {
+			refuse(r, ANCHORS_LANDMARK_COUNT, i, count);
+			r->term = term;
+			return ANCHORS_LANDMARK_COUNT;
+		}
+	}
+	return refuse(r, ANCHORS_OK, 0, 0);
+}

@@ -1,0 +1,76 @@
+/* lanes: pack intervals into non-overlapping display lanes, as tr-compact
+ * draws GPU activity, with bounds that Perfetto will not disturb.
+ * Library code: it returns a status and never prints or exits; the caller
+ * words the refusal.
+ *
+ * Intervals are grouped (one group per pid and device); each group is
+ * packed on its own by greedy interval partitioning in start order, lowest
+ * free lane first, so that its lane count equals its peak concurrency. */
+#ifndef TR_LANES_H
+#define TR_LANES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* More intervals than this overlapping at once is refused outright (the
+ * lanes are counted only for the refusal message). */
+#define LANES_MAX_OVERLAP 4096
+
+/* The bounds of one X event, from the raw text of its ts and dur (in us):
+ * the exact ones (ns, start floored, end ceiled) and how far Perfetto's
+ * double conversion moves them outwards. */
+struct lane_bounds {
+	int64_t start_ns, end_ns;
+	int64_t lo_pad, hi_pad;   /* >= 0: Perfetto starts this much earlier, ends later */
+	int zero;                 /* zero length, exactly or in Perfetto */
+};
+
+enum lanes_bounds_status { LANES_BOUNDS_OK = 0, LANES_BOUNDS_RANGE = -1, LANES_BOUNDS_NEGATIVE = -2 };
+
+/* LANES_BOUNDS_RANGE: ts or dur is not a number or out of range;
+ * LANES_BOUNDS_NEGATIVE: dur is negative.  *out is set only on success. */
+int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,
+		 struct lane_bounds *out);
+
+/* One interval as the packing sees it: the union of the exact and
+ * Perfetto's bounds.  Touching is fine, except after a zero-length
+ * interval: Perfetto sorts a longer slice with the same ts first and would
+ * nest the zero-length one under it. */
+struct lane_iv {
+	int64_t lo, hi;
+	uint32_t group;   /* intervals are packed per group */
+	uint32_t index;   /* ties of lo are broken by index (source order) */
+	int zero;
+};
+
+/* The caller's intervals 0..n-1, read and annotated through ctx. */
+struct lanes_src {
+	void *ctx;
+	void (*get)(void *ctx, uint32_t i, struct lane_iv *iv);
+	void (*set_lane)(void *ctx, uint32_t i, unsigned lane);
+};
+
+enum lanes_status {
+	LANES_OK = 0,
+	LANES_TOO_MANY = 1,   /* a group needs more than max_lanes lanes */
+	LANES_OVERLAP = 2,    /* more than LANES_MAX_OVERLAP intervals overlap */
+};
+
+/* Where a group was refused: its peak concurrency and the first span in
+ * which max_lanes is exceeded (from the start of the interval that needs
+ * lane max_lanes + 1 to the earliest end among the lanes it overlaps). */
+struct lanes_refusal {
+	uint32_t group;
+	unsigned peak;
+	int64_t from, to;
+};
+
+/* Assign a lane to every interval, groups in ascending order.  order has
+ * room for n ids (it is left sorted by group, then lo, then index);
+ * group_lanes[g] receives group g's lane count for every group packed.
+ * Stops at the first refused group: LANES_TOO_MANY or LANES_OVERLAP, with
+ * *why filled (peak, from and to for LANES_TOO_MANY only). */
+int lanes_assign(const struct lanes_src *src, size_t n, uint32_t *order, unsigned max_lanes,
+		 unsigned *group_lanes, struct lanes_refusal *why);
+
+#endif

@@ -1,0 +1,279 @@
+/* Unit tests for common/anchors.c: every refusal of a selection, of a
+ * terminal and of a GPU landmark, with the evidence each names, and the
+ * exact time order (digits beyond the nanosecond). */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "anchors.h"
+
+#define NONE ((size_t)-1)
+
+/* kernel at ts ns (no sub-ns digits), dur ns, source index */
+static struct anchors_kernel K(uint64_t index, int64_t ts, int64_t dur)
+{
+	struct anchors_kernel k = { index, ts, dur, 0, 0, 1 };
+	return k;
+}
+
+static struct anchors_time TM(int64_t ns, int sub)
+{
+	struct anchors_time t = { ns, sub };
+	return t;
+}
+
+START_TEST(test_time_order)
+{
+	struct anchors_time a = TM(5, 0), b = TM(5, 1), c = TM(6, 0);
+	struct anchors_kernel x = K(9, 100, 1), y = K(3, 100, 1);
+
+	ck_assert_int_lt(anchors_time_cmp(&a, &b), 0);
+	ck_assert_int_lt(anchors_time_cmp(&b, &c), 0);
+	ck_assert_int_eq(anchors_time_cmp(&b, &b), 0);
+	/* equal times: source order */
+	ck_assert_int_gt(anchors_kernel_cmp(&x, &y), 0);
+	y.ts_sub = 1;
+	ck_assert_int_lt(anchors_kernel_cmp(&x, &y), 0);
+}
+END_TEST
+
+START_TEST(test_count_between)
+{
+	struct anchors_time v[5] = { TM(10, 0), TM(10, 1), TM(20, 0), TM(20, 0), TM(30, 0) };
+
+	ck_assert_uint_eq(anchors_count_between(v, 5, TM(10, 0), TM(20, 0)), 2);
+	ck_assert_uint_eq(anchors_count_between(v, 5, TM(10, 1), TM(20, 1)), 3);
+	ck_assert_uint_eq(anchors_count_between(v, 5, TM(11, 0), TM(20, 0)), 0);
+	ck_assert_uint_eq(anchors_count_between(v, 5, TM(30, 0), TM(30, 0)), 0);
+	ck_assert_uint_eq(anchors_count_between(v, 5, TM(40, 0), TM(30, 0)), 0);
+	ck_assert_uint_eq(anchors_count_between(v, 0, TM(0, 0), TM(99, 0)), 0);
+}
+END_TEST
+
+START_TEST(test_select_ok)
+{
+	struct anchors_kernel a[4] = { K(0, 10, 1), K(1, 20, 0), K(2, 30, 5), K(3, 40, 1) };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_select(a, 4, 1, 3, &r), ANCHORS_OK);
+	ck_assert_int_eq(r.status, ANCHORS_OK);
+	ck_assert_int_eq(anchors_select(a, 4, 0, 4, &r), ANCHORS_OK);
+}
+END_TEST
+
+START_TEST(test_select_truncated)
+{
+	struct anchors_kernel a[4] = { K(0, 10, 1), K(1, 20, 1), K(2, 30, 1), K(3, 40, 1) };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_select(a, 4, 2, 3, &r), ANCHORS_TRUNCATED);
+	ck_assert_uint_eq(r.count, 2);   /* from the offset there are 2 */
+	ck_assert_int_eq(anchors_select(a, 4, 4, 1, &r), ANCHORS_TRUNCATED);
+	ck_assert_uint_eq(r.count, 0);
+	ck_assert_int_eq(anchors_select(a, 4, 9, 1, &r), ANCHORS_TRUNCATED);
+	ck_assert_uint_eq(r.count, 0);
+	ck_assert_int_eq(anchors_select(a, 0, 0, 1, &r), ANCHORS_TRUNCATED);
+}
+END_TEST
+
+START_TEST(test_select_durations)
+{
+	struct anchors_kernel a[4] = { K(0, 10, -1), K(1, 20, 1), K(2, 30, 1), K(3, 40, -5) };
+	struct anchors_result r;
+
+	/* a bad dur outside the selection does not matter */
+	ck_assert_int_eq(anchors_select(a, 4, 1, 2, &r), ANCHORS_OK);
+	ck_assert_int_eq(anchors_select(a, 4, 1, 3, &r), ANCHORS_NEGATIVE_DUR);
+	ck_assert_uint_eq(r.at, 3);
+	a[2].dur_ok = 0;
+	ck_assert_int_eq(anchors_select(a, 4, 1, 3, &r), ANCHORS_NO_DUR);
+	ck_assert_uint_eq(r.at, 2);
+}
+END_TEST
+
+START_TEST(test_select_not_increasing)
+{
+	struct anchors_kernel a[3] = { K(0, 10, 1), K(1, 20, 1), K(2, 20, 1) };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_select(a, 3, 0, 3, &r), ANCHORS_NOT_INCREASING);
+	ck_assert_uint_eq(r.at, 2);
+	/* 20.0001 after 20: strictly later */
+	a[2].ts_sub = 1;
+	ck_assert_int_eq(anchors_select(a, 3, 0, 3, &r), ANCHORS_OK);
+	/* both beyond the ns on the same floor: cannot be ordered */
+	a[1].ts_sub = 1;
+	ck_assert_int_eq(anchors_select(a, 3, 0, 3, &r), ANCHORS_NOT_INCREASING);
+	ck_assert_uint_eq(r.at, 2);
+	/* a duration problem of the same kernel is named first */
+	a[2].dur_ns = -1;
+	ck_assert_int_eq(anchors_select(a, 3, 0, 3, &r), ANCHORS_NEGATIVE_DUR);
+}
+END_TEST
+
+START_TEST(test_terminal)
+{
+	struct anchors_kernel an[2] = { K(0, 100, 1), K(5, 200, 1) };
+	struct anchors_kernel e[3] = { K(1, 90, 1), K(2, 150, 30), K(6, 250, 10) };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_terminal(e, 3, &an[0], &an[1], &r), ANCHORS_OK);
+	ck_assert_uint_eq(r.at, 1);
+	/* the last anchor: up to the end of the trace */
+	ck_assert_int_eq(anchors_terminal(e, 3, &an[1], NULL, &r), ANCHORS_OK);
+	ck_assert_uint_eq(r.at, 2);
+	/* ends past the next anchor */
+	e[1].dur_ns = 51;
+	ck_assert_int_eq(anchors_terminal(e, 3, &an[0], &an[1], &r), ANCHORS_TERMINAL_PAST_NEXT);
+	ck_assert_uint_eq(r.at, 1);
+	e[1].dur_ns = 50;  /* ending as the next starts is fine */
+	ck_assert_int_eq(anchors_terminal(e, 3, &an[0], &an[1], &r), ANCHORS_OK);
+	e[1].dur_ns = -1;
+	ck_assert_int_eq(anchors_terminal(e, 3, &an[0], &an[1], &r), ANCHORS_TERMINAL_NEGATIVE_DUR);
+	e[1].dur_ok = 0;
+	ck_assert_int_eq(anchors_terminal(e, 3, &an[0], &an[1], &r), ANCHORS_TERMINAL_NO_DUR);
+	ck_assert_uint_eq(r.at, 1);
+}
+END_TEST
+
+START_TEST(test_terminal_count)
+{
+	struct anchors_kernel an[2] = { K(0, 100, 1), K(5, 200, 1) };
+	/* one at the anchor's own ts counts; one at the next anchor's does
+	 * only when it comes first in source order */
+	struct anchors_kernel e[3] = { K(1, 100, 1), K(2, 150, 1), K(6, 200, 1) };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_terminal(e, 3, &an[0], &an[1], &r), ANCHORS_TERMINAL_COUNT);
+	ck_assert_uint_eq(r.count, 2);
+	ck_assert_int_eq(anchors_terminal(e, 1, &an[1], NULL, &r), ANCHORS_TERMINAL_COUNT);
+	ck_assert_uint_eq(r.count, 0);
+	e[2].index = 4;  /* before the next anchor in source order */
+	e[2].dur_ns = 0;  /* and ending as it starts */
+	ck_assert_int_eq(anchors_terminal(&e[2], 1, &an[0], &an[1], &r), ANCHORS_OK);
+	ck_assert_int_eq(anchors_terminal(e, 0, &an[0], &an[1], &r), ANCHORS_TERMINAL_COUNT);
+	ck_assert_uint_eq(r.count, 0);
+}
+END_TEST
+
+START_TEST(test_gpu_landmark)
+{
+	/* one skipped anchor, then 2 passes of 2 layers */
+	struct anchors_kernel a[5] = { K(0, 0, 1), K(1, 100, 1), K(2, 200, 1), K(3, 300, 1),
+				       K(4, 400, 1) };
+	struct anchors_time m[3] = { TM(100, 0), TM(250, 0), TM(300, 0) };
+	struct anchors_result r;
+
+	/* without terminals the last layer of a pass is not checked */
+	ck_assert_int_eq(anchors_gpu_landmark(a, 5, 1, 4, 2, NULL, 0, m, 3, &r), ANCHORS_OK);
+	/* [300, 400) of the second pass loses its landmark: 299.x is before */
+	m[2] = TM(299, 1);
+	ck_assert_int_eq(anchors_gpu_landmark(a, 5, 1, 4, 2, NULL, 0, m, 3, &r),
+			 ANCHORS_LANDMARK_COUNT);
+	ck_assert_uint_eq(r.at, 2);
+	ck_assert_uint_eq(r.count, 0);
+	ck_assert_uint_eq(r.term, NONE);
+}
+END_TEST
+
+START_TEST(test_gpu_landmark_two)
+{
+	struct anchors_kernel a[3] = { K(0, 100, 1), K(1, 200, 1), K(2, 300, 1) };
+	struct anchors_time m[3] = { TM(100, 0), TM(199, 1), TM(250, 0) };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_gpu_landmark(a, 3, 0, 3, 3, NULL, 0, m, 3, &r),
+			 ANCHORS_LANDMARK_COUNT);
+	ck_assert_uint_eq(r.at, 0);
+	ck_assert_uint_eq(r.count, 2);
+}
+END_TEST
+
+START_TEST(test_gpu_landmark_last_layer)
+{
+	/* 1 pass of 2 layers; the last layer runs to its terminal's end */
+	struct anchors_kernel a[2] = { K(0, 100, 1), K(1, 200, 1) };
+	struct anchors_kernel e[1] = { K(2, 250, 50) };
+	struct anchors_time m[3] = { TM(150, 0), TM(210, 0), TM(300, 0) };
+	struct anchors_result r;
+
+	/* [200, 300): the landmark at 300 is outside */
+	ck_assert_int_eq(anchors_gpu_landmark(a, 2, 0, 2, 2, e, 1, m, 3, &r), ANCHORS_OK);
+	m[1] = TM(299, 1);
+	m[2] = TM(299, 1);
+	ck_assert_int_eq(anchors_gpu_landmark(a, 2, 0, 2, 2, e, 1, m, 3, &r),
+			 ANCHORS_LANDMARK_COUNT);
+	ck_assert_uint_eq(r.at, 1);
+	ck_assert_uint_eq(r.count, 2);
+	ck_assert_uint_eq(r.term, 0);
+	/* sub-ns digits of the terminal's dur make its end a ceiling: [200, 300.x) */
+	m[1] = TM(300, 0);
+	m[2] = TM(400, 0);
+	ck_assert_int_eq(anchors_gpu_landmark(a, 2, 0, 2, 2, e, 1, m, 3, &r),
+			 ANCHORS_LANDMARK_COUNT);
+	ck_assert_uint_eq(r.count, 0);
+	e[0].dur_sub = 1;
+	ck_assert_int_eq(anchors_gpu_landmark(a, 2, 0, 2, 2, e, 1, m, 3, &r), ANCHORS_OK);
+	/* a terminal without a dur: the last layer is not checked */
+	e[0].dur_ok = 0;
+	m[1] = TM(400, 0);
+	ck_assert_int_eq(anchors_gpu_landmark(a, 2, 0, 2, 2, e, 1, m, 3, &r), ANCHORS_OK);
+}
+END_TEST
+
+START_TEST(test_choose_group)
+{
+	struct anchors_where w[4] = { { "1", "0" }, { "0", "0" }, { "0", "1" }, { "2", "(none)" } };
+	int want[4] = { 0, 1, 0, 0 };
+	struct anchors_result r;
+
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_OK);
+	ck_assert_uint_eq(r.at, 1);
+	/* another device of the same pid */
+	want[2] = 1;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_SEVERAL_DEVICES);
+	ck_assert_uint_eq(r.at, 1);
+	/* another pid is named first, even after a device problem */
+	want[3] = 1;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_SEVERAL_PIDS);
+	/* a match that is not wanted (another --pid, or not an anchor) counts not */
+	want[1] = want[2] = want[3] = 0;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_NO_MATCH);
+	ck_assert_int_eq(anchors_choose_group(w, want, 0, &r), ANCHORS_NO_MATCH);
+	want[3] = 1;
+	ck_assert_int_eq(anchors_choose_group(w, want, 4, &r), ANCHORS_OK);
+	ck_assert_uint_eq(r.at, 3);
+}
+END_TEST
+
+static Suite *anchors_suite(void)
+{
+	Suite *s = suite_create("anchors");
+	TCase *tc = tcase_create("rules");
+
+	tcase_add_test(tc, test_time_order);
+	tcase_add_test(tc, test_count_between);
+	tcase_add_test(tc, test_choose_group);
+	tcase_add_test(tc, test_select_ok);
+	tcase_add_test(tc, test_select_truncated);
+	tcase_add_test(tc, test_select_durations);
+	tcase_add_test(tc, test_select_not_increasing);
+	tcase_add_test(tc, test_terminal);
+	tcase_add_test(tc, test_terminal_count);
+	tcase_add_test(tc, test_gpu_landmark);
+	tcase_add_test(tc, test_gpu_landmark_two);
+	tcase_add_test(tc, test_gpu_landmark_last_layer);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(anchors_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,204 @@
+/* Unit tests for common/guides.c: guide ends (next anchor, the last layer
+ * with and without an end anchor, passes), rounding to the microsecond
+ * (half away from zero), and both refusals. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "guides.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct guides_anchor A(size_t layer, int64_t ts)
+{
+	struct guides_anchor a = { layer, ts, 0, 0 };
+	return a;
+}
+
+static struct guides_anchor T(size_t layer, int64_t ts, int64_t term_end)
+{
+	struct guides_anchor a = { layer, ts, 1, term_end };
+	return a;
+}
+
+START_TEST(test_kind_names)
+{
+	ck_assert_str_eq(guides_kind_name(GUIDES_NEXT_LAYER_ANCHOR), "next_layer_anchor");
+	ck_assert_str_eq(guides_kind_name(GUIDES_TERMINAL_KERNEL_END), "terminal_kernel_end");
+	ck_assert_str_eq(guides_kind_name(GUIDES_ANCHOR_POINT_ONLY), "anchor_point_only");
+}
+END_TEST
+
+START_TEST(test_last_layer_without_end_anchor)
+{
+	struct guides_anchor a[3] = { A(0, 1000), A(1, 5000), A(2, 9000) };
+	struct guides_span s[3];
+	size_t where = 77;
+
+	ck_assert_int_eq(guides_build(a, 3, 3, s, &where), GUIDES_OK);
+	ck_assert_uint_eq(where, 77);
+	ck_assert_int_eq(s[0].kind, GUIDES_NEXT_LAYER_ANCHOR);
+	ck_assert_int_eq(s[0].start_ns, 1000);
+	ck_assert_int_eq(s[0].end_ns, 5000);
+	ck_assert_int_eq(s[1].end_ns, 9000);
+	/* the last layer is a point at its anchor */
+	ck_assert_int_eq(s[2].kind, GUIDES_ANCHOR_POINT_ONLY);
+	ck_assert_int_eq(s[2].start_ns, 9000);
+	ck_assert_int_eq(s[2].end_ns, 9000);
+	ck_assert_int_eq(s[2].start_us, 9);
+	ck_assert_int_eq(s[2].end_us, 9);
+}
+END_TEST
+
+START_TEST(test_last_layer_with_end_anchor)
+{
+	/* two passes of two layers: each pass's last layer ends at its
+	 * terminal kernel, not at the next pass's first anchor */
+	struct guides_anchor a[4] = { A(0, 1000), T(1, 2000, 3499), A(0, 10000), T(1, 11000, 12500) };
+	struct guides_span s[4];
+	size_t where;
+
+	ck_assert_int_eq(guides_build(a, 4, 2, s, &where), GUIDES_OK);
+	ck_assert_int_eq(s[0].kind, GUIDES_NEXT_LAYER_ANCHOR);
+	ck_assert_int_eq(s[1].kind, GUIDES_TERMINAL_KERNEL_END);
+	ck_assert_int_eq(s[1].end_ns, 3499);
+	ck_assert_int_eq(s[1].end_us, 3);
+	ck_assert_int_eq(s[2].kind, GUIDES_NEXT_LAYER_ANCHOR);
+	ck_assert_int_eq(s[2].end_ns, 11000);
+	ck_assert_int_eq(s[3].kind, GUIDES_TERMINAL_KERNEL_END);
+	ck_assert_int_eq(s[3].end_ns, 12500);
+	ck_assert_int_eq(s[3].end_us, 13);   /* half away from zero */
+}
+END_TEST
+
+START_TEST(test_single_layer_passes)
+{
+	/* --num-layers 1: every guide is a last layer */
+	struct guides_anchor a[2] = { A(0, 1000), A(0, 2000) };
+	struct guides_span s[2];
+	size_t where;
+
+	ck_assert_int_eq(guides_build(a, 2, 1, s, &where), GUIDES_OK);
+	ck_assert_int_eq(s[0].kind, GUIDES_ANCHOR_POINT_ONLY);
+	ck_assert_int_eq(s[0].end_ns, 1000);
+	ck_assert_int_eq(s[1].kind, GUIDES_ANCHOR_POINT_ONLY);
+}
+END_TEST
+
+struct round_case {
+	int64_t ns, us;
+};
+
+/* ties away from zero on both sides of zero */
+static const struct round_case round_cases[] = {
+	{ 0, 0 }, { 499, 0 }, { 500, 1 }, { 1499, 1 }, { 1500, 2 }, { 2500, 3 },
+	{ -499, 0 }, { -500, -1 }, { -1500, -2 }, { -2500, -3 }, { -2501, -3 },
+	{ 1757000000000123500, 1757000000000124 },
+	{ INT64_MAX, INT64_MAX / 1000 + 1 },
+};
+
+START_TEST(test_rounding)
+{
+	const struct round_case *c = &round_cases[_i];
+	struct guides_anchor a[1];
+	struct guides_span s[1];
+	size_t where;
+
+	a[0] = T(0, c->ns, c->ns);
+	ck_assert_int_eq(guides_build(a, 1, 1, s, &where), GUIDES_OK);
+	ck_assert_msg(s[0].start_us == c->us, "%lld ns -> %lld us", (long long)c->ns,
+		      (long long)s[0].start_us);
+	ck_assert_int_eq(s[0].end_us, c->us);
+}
+END_TEST
+
+START_TEST(test_backwards)
+{
+	/* the terminal kernel ends before the anchor, in whole us */
+	struct guides_anchor a[2] = { A(0, 1000), T(1, 10000, 9400) };
+	struct guides_span s[2];
+	size_t where = 77;
+
+	ck_assert_int_eq(guides_build(a, 2, 2, s, &where), GUIDES_BACKWARDS);
+	ck_assert_uint_eq(where, 1);
+}
+END_TEST
+
+START_TEST(test_backwards_only_when_rounded)
+{
+	/* exactly backwards by 2 ns, equal once rounded: a zero-length guide */
+	struct guides_anchor a[1] = { T(0, 10001, 9999) };
+	struct guides_span s[1];
+	size_t where;
+
+	ck_assert_int_eq(guides_build(a, 1, 1, s, &where), GUIDES_OK);
+	ck_assert_int_eq(s[0].start_us, 10);
+	ck_assert_int_eq(s[0].end_us, 10);
+}
+END_TEST
+
+START_TEST(test_same_microsecond)
+{
+	struct guides_anchor a[3] = { A(0, 1000), A(1, 5000), A(2, 5499) };
+	struct guides_span s[3];
+	size_t where = 77;
+
+	ck_assert_int_eq(guides_build(a, 3, 3, s, &where), GUIDES_SAME_US);
+	ck_assert_uint_eq(where, 1);
+}
+END_TEST
+
+START_TEST(test_backwards_reported_first)
+{
+	/* both problems: the backwards guide is named */
+	struct guides_anchor a[3] = { A(0, 1000), A(0, 1200), T(0, 9000, 7000) };
+	struct guides_span s[3];
+	size_t where = 77;
+
+	ck_assert_int_eq(guides_build(a, 3, 1, s, &where), GUIDES_BACKWARDS);
+	ck_assert_uint_eq(where, 2);
+}
+END_TEST
+
+START_TEST(test_anchors_stop_inside_a_pass)
+{
+	/* a stream that ends mid-pass: the guide does not read past it */
+	struct guides_anchor a[2] = { A(0, 1000), A(1, 2000) };
+	struct guides_span s[2];
+	size_t where;
+
+	ck_assert_int_eq(guides_build(a, 2, 3, s, &where), GUIDES_OK);
+	ck_assert_int_eq(s[1].kind, GUIDES_ANCHOR_POINT_ONLY);
+	ck_assert_int_eq(s[1].end_ns, 2000);
+}
+END_TEST
+
+static Suite *guides_suite(void)
+{
+	Suite *s = suite_create("guides");
+	TCase *tc = tcase_create("build");
+
+	tcase_add_test(tc, test_kind_names);
+	tcase_add_test(tc, test_last_layer_without_end_anchor);
+	tcase_add_test(tc, test_last_layer_with_end_anchor);
+	tcase_add_test(tc, test_single_layer_passes);
+	tcase_add_loop_test(tc, test_rounding, 0, (int)COUNT(round_cases));
+	tcase_add_test(tc, test_backwards);
+	tcase_add_test(tc, test_backwards_only_when_rounded);
+	tcase_add_test(tc, test_same_microsecond);
+	tcase_add_test(tc, test_backwards_reported_first);
+	tcase_add_test(tc, test_anchors_stop_inside_a_pass);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(guides_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

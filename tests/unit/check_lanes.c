@@ -1,0 +1,300 @@
+/* Unit tests for common/lanes.c: the bounds Perfetto will not disturb, and
+ * lane packing: equal starts, touching intervals, zero-length intervals,
+ * collisions made by Perfetto's microsecond doubles (2^53 ns and beyond),
+ * groups, and the "where" of a refusal. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanes.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------ bounds */
+
+struct bounds_case {
+	const char *ts, *dur;
+	int rc;
+	int64_t start, end, lo_pad, hi_pad;
+	int zero;
+};
+
+/* The Perfetto values were checked independently with python3:
+ * int(float(text) * 1000) for a fractional text. */
+static const struct bounds_case bounds_cases[] = {
+	{ "1.5", "2.25", 0, 1500, 3750, 0, 0, 0 },
+	{ "0", "0", 0, 0, 0, 0, 0, 1 },
+	{ "10", "1", 0, 10000, 11000, 0, 0, 0 },
+	/* sub-ns digits: start floored, end ceiled */
+	{ "1757000000000.1234", "1", 0, 1757000000000123, 1757000000001124, 0, 0, 0 },
+	/* past 2^53 ns: Perfetto's double puts the start 1 ns earlier */
+	{ "9007199254740.993", "0.001", 0, 9007199254740993, 9007199254740994, 1, 0, 0 },
+	{ "9007199254740.993", "0", 0, 9007199254740993, 9007199254740993, 1, 0, 1 },
+	/* Perfetto truncates 0.4 ns to nothing: zero length there */
+	{ "1234567890123.4567", "0.0004", 0, 1234567890123456, 1234567890123457, 0, 0, 1 },
+	{ "1", "-1", LANES_BOUNDS_NEGATIVE, 0, 0, 0, 0, 0 },
+	{ "x", "1", LANES_BOUNDS_RANGE, 0, 0, 0, 0, 0 },
+	{ "1", "1e400", LANES_BOUNDS_RANGE, 0, 0, 0, 0, 0 },
+	{ "9223372036854775807", "1", LANES_BOUNDS_RANGE, 0, 0, 0, 0, 0 },
+};
+
+START_TEST(test_bounds)
+{
+	const struct bounds_case *c = &bounds_cases[_i];
+	struct lane_bounds b = { -7, -7, -7, -7, -7 };
+	int rc = lanes_bounds(c->ts, strlen(c->ts), c->dur, strlen(c->dur), &b);
+
+	ck_assert_msg(rc == c->rc, "%s %s: rc %d", c->ts, c->dur, rc);
+	if (rc != 0) {
+		ck_assert_int_eq(b.start_ns, -7);  /* untouched on failure */
+		return;
+	}
+	ck_assert_int_eq(b.start_ns, c->start);
+	ck_assert_int_eq(b.end_ns, c->end);
+	ck_assert_int_eq(b.lo_pad, c->lo_pad);
+	ck_assert_int_eq(b.hi_pad, c->hi_pad);
+	ck_assert_int_eq(b.zero, c->zero);
+}
+END_TEST
+
+/* ------------------------------------------------------------ packing */
+
+struct ivs {
+	struct lane_iv iv[5000];
+	unsigned lane[5000];
+	size_t n;
+};
+
+static void get(void *ctx, uint32_t i, struct lane_iv *iv)
+{
+	*iv = ((struct ivs *)ctx)->iv[i];
+}
+
+static void set_lane(void *ctx, uint32_t i, unsigned lane)
+{
+	((struct ivs *)ctx)->lane[i] = lane;
+}
+
+static struct ivs *ivs;
+
+static void add(int64_t lo, int64_t hi, uint32_t group, int zero)
+{
+	struct lane_iv *iv = &ivs->iv[ivs->n];
+
+	iv->lo = lo;
+	iv->hi = hi;
+	iv->group = group;
+	iv->index = (uint32_t)ivs->n;
+	iv->zero = zero;
+	ivs->lane[ivs->n++] = 99;
+}
+
+/* From bounds texts, as tr-compact builds its intervals. */
+static void add_text(const char *ts, const char *dur, uint32_t group)
+{
+	struct lane_bounds b;
+
+	ck_assert_int_eq(lanes_bounds(ts, strlen(ts), dur, strlen(dur), &b), 0);
+	add(b.start_ns - b.lo_pad, b.end_ns + b.hi_pad, group, b.zero);
+}
+
+static int pack(unsigned max_lanes, unsigned *group_lanes, struct lanes_refusal *why)
+{
+	struct lanes_src src = { ivs, get, set_lane };
+	static uint32_t order[5000];
+
+	return lanes_assign(&src, ivs->n, order, max_lanes, group_lanes, why);
+}
+
+static void setup(void)
+{
+	ivs = calloc(1, sizeof *ivs);
+}
+
+static void teardown(void)
+{
+	free(ivs);
+}
+
+START_TEST(test_equal_starts)
+{
+	unsigned g[1] = { 0 };
+	struct lanes_refusal why;
+
+	/* the same start: source order decides, whatever the lengths */
+	add(100, 200, 0, 0);
+	add(100, 150, 0, 0);
+	add(100, 300, 0, 0);
+	ck_assert_int_eq(pack(10, g, &why), LANES_OK);
+	ck_assert_uint_eq(ivs->lane[0], 0);
+	ck_assert_uint_eq(ivs->lane[1], 1);
+	ck_assert_uint_eq(ivs->lane[2], 2);
+	ck_assert_uint_eq(g[0], 3);
+}
+END_TEST
+
+START_TEST(test_touching)
+{
+	unsigned g[1] = { 0 };
+	struct lanes_refusal why;
+
+	add(0, 10, 0, 0);
+	add(10, 20, 0, 0);   /* touches the first: the same lane */
+	add(20, 20, 0, 1);   /* zero length, touching: still fine */
+	add(20, 30, 0, 0);   /* touches a zero-length one: Perfetto would nest it */
+	add(30, 40, 0, 0);   /* lane 0 ended at 20, the lowest free lane */
+	ck_assert_int_eq(pack(10, g, &why), LANES_OK);
+	ck_assert_uint_eq(ivs->lane[0], 0);
+	ck_assert_uint_eq(ivs->lane[1], 0);
+	ck_assert_uint_eq(ivs->lane[2], 0);
+	ck_assert_uint_eq(ivs->lane[3], 1);
+	ck_assert_uint_eq(ivs->lane[4], 0);
+	ck_assert_uint_eq(g[0], 2);
+}
+END_TEST
+
+START_TEST(test_rounding_collision)
+{
+	unsigned g[1] = { 0 };
+	struct lanes_refusal why;
+
+	/* exactly, these touch (993 ns); Perfetto starts the second 1 ns early */
+	add_text("9007199254740.992", "0.001", 0);
+	add_text("9007199254740.993", "0.001", 0);
+	ck_assert_int_eq(pack(10, g, &why), LANES_OK);
+	ck_assert_uint_eq(ivs->lane[0], 0);
+	ck_assert_uint_eq(ivs->lane[1], 1);
+	ck_assert_uint_eq(g[0], 2);
+}
+END_TEST
+
+START_TEST(test_big_timestamps)
+{
+	unsigned g[1] = { 0 };
+	struct lanes_refusal why;
+
+	/* far beyond 2^53 ns, exact integer us: no double anywhere */
+	add_text("4611686018427387", "1", 0);
+	add_text("4611686018427388", "1", 0);
+	add_text("4611686018427387.5", "1", 0);
+	ck_assert_int_eq(pack(10, g, &why), LANES_OK);
+	ck_assert_uint_eq(ivs->lane[0], 0);
+	ck_assert_uint_eq(ivs->lane[1], 0);
+	ck_assert_uint_eq(ivs->lane[2], 1);
+	ck_assert_uint_eq(g[0], 2);
+}
+END_TEST
+
+START_TEST(test_groups)
+{
+	unsigned g[3] = { 77, 77, 77 };
+	struct lanes_refusal why;
+
+	/* overlapping intervals of different groups never share the count */
+	add(0, 100, 2, 0);
+	add(0, 100, 0, 0);
+	add(50, 150, 0, 0);
+	add(10, 20, 2, 0);
+	ck_assert_int_eq(pack(2, g, &why), LANES_OK);
+	ck_assert_uint_eq(g[0], 2);
+	ck_assert_uint_eq(g[1], 77);  /* no intervals: untouched */
+	ck_assert_uint_eq(g[2], 2);
+	ck_assert_uint_eq(ivs->lane[0], 0);
+	ck_assert_uint_eq(ivs->lane[3], 1);
+}
+END_TEST
+
+START_TEST(test_refusal_where)
+{
+	unsigned g[2] = { 77, 77 };
+	struct lanes_refusal why;
+
+	add(0, 10, 0, 0);      /* group 0 packs */
+	add(1000, 2000, 1, 0);
+	add(1100, 1500, 1, 0);
+	add(1200, 1300, 1, 0); /* needs lane 3: first exceeds 2 from 1200 to 1300 */
+	add(1250, 1260, 1, 0); /* peak 4 */
+	add(1400, 1450, 1, 0);
+	ck_assert_int_eq(pack(2, g, &why), LANES_TOO_MANY);
+	ck_assert_uint_eq(why.group, 1);
+	ck_assert_uint_eq(why.peak, 4);
+	ck_assert_int_eq(why.from, 1200);
+	ck_assert_int_eq(why.to, 1300);
+	ck_assert_uint_eq(g[0], 1);
+	ck_assert_uint_eq(g[1], 77);
+}
+END_TEST
+
+START_TEST(test_refusal_where_other_lane_ends_first)
+{
+	unsigned g[1] = { 77 };
+	struct lanes_refusal why;
+
+	add(0, 500, 0, 0);
+	add(100, 200, 0, 0);
+	add(150, 900, 0, 0);   /* the overlap with lane 1 ends at 200 */
+	ck_assert_int_eq(pack(2, g, &why), LANES_TOO_MANY);
+	ck_assert_uint_eq(why.peak, 3);
+	ck_assert_int_eq(why.from, 150);
+	ck_assert_int_eq(why.to, 200);
+}
+END_TEST
+
+START_TEST(test_overlap_limit)
+{
+	unsigned g[2] = { 0, 0 };
+	struct lanes_refusal why;
+	int i;
+
+	for (i = 0; i < LANES_MAX_OVERLAP; i++)
+		add(i, 100000, 1, 0);
+	ck_assert_int_eq(pack(10, g, &why), LANES_TOO_MANY);
+	add(LANES_MAX_OVERLAP, 100000, 1, 0);
+	ck_assert_int_eq(pack(10, g, &why), LANES_OVERLAP);
+	ck_assert_uint_eq(why.group, 1);
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+	unsigned g[1] = { 5 };
+	struct lanes_refusal why;
+
+	ck_assert_int_eq(pack(1, g, &why), LANES_OK);
+	ck_assert_uint_eq(g[0], 5);
+}
+END_TEST
+
+static Suite *lanes_suite(void)
+{
+	Suite *s = suite_create("lanes");
+	TCase *tb = tcase_create("bounds");
+	TCase *tp = tcase_create("pack");
+
+	tcase_add_loop_test(tb, test_bounds, 0, (int)COUNT(bounds_cases));
+	suite_add_tcase(s, tb);
+	tcase_add_checked_fixture(tp, setup, teardown);
+	tcase_add_test(tp, test_equal_starts);
+	tcase_add_test(tp, test_touching);
+	tcase_add_test(tp, test_rounding_collision);
+	tcase_add_test(tp, test_big_timestamps);
+	tcase_add_test(tp, test_groups);
+	tcase_add_test(tp, test_refusal_where);
+	tcase_add_test(tp, test_refusal_where_other_lane_ends_first);
+	tcase_add_test(tp, test_overlap_limit);
+	tcase_add_test(tp, test_empty);
+	suite_add_tcase(s, tp);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(lanes_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
