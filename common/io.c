@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -210,4 +211,28 @@ void writer_free(struct writer *w)
 {
 	free(w->buf);
 	w->buf = NULL;
+}
+
+int io_open_spill(const char *prefix, const char **dir)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path;
+	int fd, saved;
+
+	if (tmp == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	*dir = tmp;
+	path = malloc(strlen(tmp) + strlen(prefix) + sizeof "/.XXXXXX");
+	if (path == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	sprintf(path, "%s/%s.XXXXXX", tmp, prefix);
+	fd = mkstemp(path);
+	saved = errno;
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	errno = saved;
+	return fd;
 }

@@ -65,6 +65,12 @@ void writer_free(struct writer *w);
 
 /* write(2) every byte, retrying short writes and EINTR. */
 int write_all(int fd, const void *data, size_t n);
+
+/* A spill file for a stage that reads its input twice: created in TMPDIR
+ * (or /tmp) as PREFIX.XXXXXX and unlinked at once, so that nothing is left
+ * behind whatever happens to the process.  The descriptor, or -1 with errno
+ * set; *dir is the directory tried, for the message. */
+int io_open_spill(const char *prefix, const char **dir);
 /* read(2) up to n bytes, retrying EINTR; returns bytes read, 0 at EOF, -1. */
 long read_some(int fd, void *data, size_t n);
 

@@ -1543,19 +1543,14 @@ static void open_summary(struct state *st)
  * happens to the process. */
 static int open_spill(void)
 {
-	const char *dir = getenv("TMPDIR");
-	struct buf path = BUF_INIT;
-	int fd;
+	const char *dir;
+	int fd = io_open_spill("tr-compact", &dir);
 
-	if (dir == NULL || *dir == '\0')
-		dir = "/tmp";
-	if (buf_printf(&path, "%s/tr-compact.XXXXXX", dir) != 0)
-		die_nomem();
-	fd = mkstemp(path.p);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ENOMEM)
+			die_nomem();
 		die_errno(EXIT_TROUBLE, "temporary file in %s", dir);
-	unlink(path.p);
-	buf_release(&path);
+	}
 	return fd;
 }
 

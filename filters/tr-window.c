@@ -10,6 +10,7 @@
  * is then read twice: once to decide each event (a bit each) and find the
  * threads that keep one, whose metadata is then decided from the record,
  * and once to write the events whose bit is set. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -855,19 +856,14 @@ static void put_report(struct state *st, struct filter *f)
 
 static int open_spill(void)
 {
-	const char *dir = getenv("TMPDIR");
-	struct buf path = BUF_INIT;
-	int fd;
+	const char *dir;
+	int fd = io_open_spill("tr-window", &dir);
 
-	if (dir == NULL || *dir == '\0')
-		dir = "/tmp";
-	if (buf_printf(&path, "%s/tr-window.XXXXXX", dir) != 0)
-		die_nomem();
-	fd = mkstemp(path.p);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ENOMEM)
+			die_nomem();
 		die_errno(EXIT_TROUBLE, "temporary file in %s", dir);
-	unlink(path.p);
-	buf_release(&path);
+	}
 	return fd;
 }
 

@@ -557,6 +557,39 @@ START_TEST(test_read_some)
 }
 END_TEST
 
+/* The spill file: in TMPDIR, already unlinked, readable and writable; a
+ * TMPDIR that does not exist is -1 with errno and the directory named. */
+START_TEST(test_open_spill)
+{
+	char dir[] = "/tmp/check_io_spill.XXXXXX", buf[4];
+	const char *used = NULL;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("TMPDIR", dir, 1);
+	fd = io_open_spill("tr-test", &used);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_str_eq(used, dir);
+	ck_assert_int_eq(rmdir(dir), 0);  /* empty: the file has no name */
+	ck_assert_int_eq(write(fd, "abc", 3), 3);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(read(fd, buf, 3), 3);
+	ck_assert_int_eq(memcmp(buf, "abc", 3), 0);
+	close(fd);
+	setenv("TMPDIR", "/nonexistent/tr-test", 1);
+	errno = 0;
+	ck_assert_int_eq(io_open_spill("tr-test", &used), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_str_eq(used, "/nonexistent/tr-test");
+	setenv("TMPDIR", "", 1);
+	fd = io_open_spill("tr-test", &used);
+	ck_assert_str_eq(used, "/tmp");
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unsetenv("TMPDIR");
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
@@ -590,6 +623,7 @@ static Suite *io_suite(void)
 	tcase_add_test(writer, test_writer_error);
 	tcase_add_test(writer, test_write_all_epipe);
 	tcase_add_test(writer, test_read_some);
+	tcase_add_test(writer, test_open_spill);
 	suite_add_tcase(s, writer);
 	return s;
 }
