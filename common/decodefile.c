@@ -69,8 +69,7 @@ void decode_file_as(const char *path, const char *recorded, int out_fd, size_t m
 	if (rc == DECODE_READ) {
 		snprintf(result->msg, sizeof result->msg, "%s", source_error(src));
 		/* gzip damage is the input's fault; an I/O error is trouble */
-		result->input_fault = source_is_gzip(src) &&
-				      strncmp(source_error(src), "byte ", 5) == 0;
+		result->input_fault = source_error_is_damage(src);
 	}
 	result->status = rc;
 	decode_free(&dec);

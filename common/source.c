@@ -44,6 +44,7 @@ struct source {
 	EVP_MD_CTX *sha;
 	unsigned char digest[32];
 	char error[160];
+	int damaged;         /* the last error is damaged gzip data, not I/O */
 };
 
 static void *hash_blocks(void *arg)
@@ -237,6 +238,11 @@ uint64_t source_stored_bytes(const struct source *s)
 	return s->stored;
 }
 
+int source_error_is_damage(const struct source *s)
+{
+	return s->damaged;
+}
+
 const char *source_error(const struct source *s)
 {
 	return s->error;
@@ -264,6 +270,7 @@ static long read_plain(struct source *s, unsigned char *dst, size_t n)
 
 static int gzip_error(struct source *s)
 {
+	s->damaged = 1;
 	snprintf(s->error, sizeof s->error, "byte %llu of the gzip file: %s",
 		 (unsigned long long)gz_in_error_offset(s->gz), gz_in_error(s->gz));
 	return -1;

@@ -30,6 +30,9 @@ uint64_t source_stored_bytes(const struct source *s);
 void source_sha256_hex(struct source *s, char hex[SOURCE_SHA256_HEX]);
 /* The last error: a message and, for gzip errors, the stored byte offset. */
 const char *source_error(const struct source *s);
+/* Whether that error is damaged gzip data (the input's fault) rather than
+ * an I/O or memory error (trouble). */
+int source_error_is_damage(const struct source *s);
 void source_close(struct source *s);
 
 #endif
