@@ -22,7 +22,7 @@ gen() { # NAME LAYERS [tr-gen options]
 	name=$1 layers=$2
 	shift 2
 	case $name in
-	*.gz) tr-gen --layers "$layers" --passes 1 "$@" | gzip -c >"$name" ;;
+	*.gz) tr-gen --layers "$layers" --passes 1 "$@" | gzip -c >"$name" ;;  # a later --passes wins
 	*) tr-gen --layers "$layers" --passes 1 "$@" -o "$name" ;;
 	esac || { echo "man-examples: tr-gen $name failed" >&2; exit 2; }
 }
@@ -41,7 +41,19 @@ tr-layer-track --trace trace.json.gz --output trace.guides.json.gz --anchor-rege
 tr-layer-track --trace big.json --output big.guides.json --anchor-regex flash_fwd_kernel \
 	--num-layers 4 --anchor-offset 0 --phase p --evidence e --no-verify >/dev/null &&
 tr-compact-track --trace rank0.json.gz --output rank0.lanes.json --max-gpu-lanes 4 \
-	--no-verify >/dev/null || { echo "man-examples: preparing outputs failed" >&2; exit 2; }
+	--no-verify >/dev/null &&
+# an annotated trace of 4 passes of 20 layers, and a window of it (tr-window)
+gen out-src.json.gz 20 --passes 4 &&
+tr-layer-track --trace out-src.json.gz --output out.json.gz --anchor-regex flash_fwd_kernel \
+	--num-layers 20 --passes 4 --anchor-offset 0 --phase p --evidence e --no-verify >/dev/null &&
+tr-decode out.json.gz | tr-window --pass 3 | tr-encode -o p3.json.gz &&
+# the ranks of a job, and the batch's reports of them (tr-ranks)
+mkdir traces &&
+tr-gen --layers 36 --passes 8 --rank 0 | gzip -c >traces/rank-0.pt.trace.json.gz &&
+tr-gen --layers 36 --passes 8 --rank 1 | gzip -c >traces/rank-1.pt.trace.json.gz &&
+tr-layer-track-ranks --outdir out --anchor-regex rotary_embedding --num-layers 36 --passes 8 \
+	--anchor-offset 0 --phase decode --evidence e traces/rank-*.pt.trace.json.gz >/dev/null 2>&1 ||
+	{ echo "man-examples: preparing outputs failed" >&2; exit 2; }
 
 # examples FILE: one example per line: a line ending in a backslash (mdoc's
 # \e) or a pipe continues on the next; \e made a backslash.
@@ -68,7 +80,7 @@ examples() {
 outputs() {
 	case $1 in tr-verify*) return 0 ;; esac
 	printf '%s\n' "$1" | tr ' ' '\n' | awk '
-	prev == "-o" || prev == "--output" || prev == ">" { print }
+	prev == "-o" || prev == "--output" || prev == "--outdir" || prev == ">" { print }
 	/^--out(put)?=/ { sub(/^[^=]*=/, ""); print }
 	{ prev = $0 }'
 }
@@ -94,6 +106,7 @@ for page in "$ROOT"/man/*.1; do
 		*--target-bytes\ 1G*) why="writes 1 GB" ;;
 		*--scale-pids\ 80000*) why="a scaling run (make bench)" ;;
 		*\|\ jq\ *) command -v jq >/dev/null 2>&1 || why="jq is not installed" ;;
+		*\|\ column\ *) command -v column >/dev/null 2>&1 || why="column is not installed" ;;
 		esac
 		if [ -n "$why" ]; then
 			echo "SKIP - $(basename "$page"): $cmd: $why"
@@ -105,7 +118,7 @@ for page in "$ROOT"/man/*.1; do
 		outputs "$cmd" >"$T/outs"
 		for f in "$pool"/*; do
 			b=$(basename "$f")
-			written "$b" || ln "$f" "$dir/$b"
+			written "$b" || cp -al "$f" "$dir/$b"
 		done
 		if (cd "$dir" && bash -o pipefail -c "$cmd") >"$T/out" 2>&1; then
 			echo "PASS - $(basename "$page"): $cmd"
