@@ -130,42 +130,8 @@ static int put(struct encoder *e, const void *data, size_t n)
 	return e->put(e->put_ctx, data, n) == 0 ? ENCODE_OK : ENCODE_WRITE;
 }
 
-/* Index just past the string at t[i] == '"' of valid, minified JSON. */
-static size_t skip_string(const char *t, size_t i)
-{
-	for (i++; t[i] != '"'; i++)
-		if (t[i] == '\\')
-			i++;
-	return i + 1;
-}
-
-/* Index just past the value at t[i] of valid, minified JSON. */
-static size_t skip_value(const char *t, size_t i)
-{
-	size_t depth = 0;
-
-	for (;;) {
-		char c = t[i];
-		if (c == '"') {
-			i = skip_string(t, i);
-			if (depth == 0)
-				return i;
-			continue;
-		}
-		if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (depth == 0)
-				return i;
-			if (--depth == 0)
-				return i + 1;
-		} else if (depth == 0 && c == ',') {
-			return i;
-		}
-		i++;
-	}
-}
-
+/* Whether the member name KEY (its raw text, quotes included) is
+ * "traceEvents", however it is escaped. */
 static int is_trace_events(const char *key, size_t n)
 {
 	static const char name[] = "traceEvents";
@@ -191,8 +157,9 @@ static int members(struct encoder *e, const struct member *m, int put_them, int 
 	size_t i = 1;
 	int rc, k = 0;
 
-	while (m->p[i] == '"') {
-		size_t kend = skip_string(m->p, i), vend = skip_value(m->p, kend + 1);
+	while (i < m->len && m->p[i] == '"') {
+		size_t kend = event_skip_string(m->p, m->len, i),
+		       vend = event_skip_value(m->p, m->len, kend + 1);
 		if (is_trace_events(m->p + i, kend - i))
 			return refuse(e, lineno, head ? "head record: its members hold a "
 				      "traceEvents member (events come only as event lines)" :
@@ -203,7 +170,7 @@ static int members(struct encoder *e, const struct member *m, int put_them, int 
 		if (put_them && (rc = put(e, m->p + i, vend - i)) != ENCODE_OK)
 			return rc;
 		k++;
-		i = m->p[vend] == ',' ? vend + 1 : vend;
+		i = vend < m->len && m->p[vend] == ',' ? vend + 1 : vend;
 	}
 	if (put_them && head && k > 0)
 		return put(e, ",\n", 2);

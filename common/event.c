@@ -6,7 +6,7 @@
 
 /* Index just past the string starting at line[i] == '"', or len.  Kernel
  * names run to kilobytes, so jump from quote to quote with memchr. */
-static size_t skip_string(const char *line, size_t len, size_t i)
+size_t event_skip_string(const char *line, size_t len, size_t i)
 {
 	size_t stop = i + 17 < len ? i + 17 : len;
 
@@ -34,14 +34,14 @@ static size_t skip_string(const char *line, size_t len, size_t i)
 
 /* Index just past the value starting at line[i] (no whitespace inside the
  * minified line), or len. */
-static size_t skip_value(const char *line, size_t len, size_t i)
+size_t event_skip_value(const char *line, size_t len, size_t i)
 {
 	size_t depth = 0;
 
 	while (i < len) {
 		char c = line[i];
 		if (c == '"') {
-			i = skip_string(line, len, i);
+			i = event_skip_string(line, len, i);
 			if (depth == 0)
 				return i;
 			continue;
@@ -81,11 +81,11 @@ int event_member(const char *line, size_t len, const char *key,
 	if (len < 2 || line[0] != '{')
 		return 0;
 	while (i < len && line[i] == '"') {
-		size_t kend = skip_string(line, len, i), vstart, vend;
+		size_t kend = event_skip_string(line, len, i), vstart, vend;
 		if (kend >= len || line[kend] != ':')
 			return 0;
 		vstart = kend + 1;
-		vend = skip_value(line, len, vstart);
+		vend = event_skip_value(line, len, vstart);
 		if (kend - i == klen + 2 && memcmp(line + i + 1, key, klen) == 0) {
 			*value = line + vstart;
 			*vlen = vend - vstart;
@@ -114,11 +114,11 @@ int event_members(const char *line, size_t len, const char *const *keys, int nke
 	if (len < 2 || line[0] != '{')
 		return 0;
 	while (i < len && line[i] == '"' && found < nkeys) {
-		size_t kend = skip_string(line, len, i), vstart, vend, n;
+		size_t kend = event_skip_string(line, len, i), vstart, vend, n;
 		if (kend >= len || line[kend] != ':')
 			return found;
 		vstart = kend + 1;
-		vend = skip_value(line, len, vstart);
+		vend = event_skip_value(line, len, vstart);
 		n = kend - i - 2;
 		for (k = 0; k < nkeys; k++)
 			if (out[k].p == NULL && n == klen[k] && same_bytes(line + i + 1, keys[k], n) &&

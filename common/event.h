@@ -30,6 +30,11 @@ int event_members(const char *line, size_t len, const char *const *keys, int nke
 
 /* 1 when the comma-separated category list cats[0..n) holds want, e.g.
  * "kernel" in "kernel,cuda". */
+/* Index just past the string starting at line[i] == '"', or len; just past
+ * the value starting at line[i] of a minified line, or len. */
+size_t event_skip_string(const char *line, size_t len, size_t i);
+size_t event_skip_value(const char *line, size_t len, size_t i);
+
 int category_has(const char *cats, size_t n, const char *want);
 
 /* 1 when a raw JSON value (pid, tid, args.device) is what a user wrote on

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -64,4 +65,17 @@ void filter_close(struct filter *f)
 		die_write("standard output");
 	writer_free(&f->out);
 	stream_in_free(&f->in);
+}
+
+int filter_open_spill(const char *stage)
+{
+	const char *dir;
+	int fd = io_open_spill(stage, &dir);
+
+	if (fd < 0) {
+		if (errno == ENOMEM)
+			die_nomem();
+		die_errno(EXIT_TROUBLE, "temporary file in %s", dir);
+	}
+	return fd;
 }

@@ -32,6 +32,9 @@ char *raw_copy(const struct jdoc *d, int tok);
 /* The source name a head record carries (unescaped, malloc'd), or NULL
  * when it has none; dies on a malformed head.  d is scratch space. */
 char *head_source_name(struct jdoc *d, const char *line, size_t len);
+/* A stage's spill file (io_open_spill, named after the stage); dies with
+ * EXIT_TROUBLE when it cannot be made. */
+int filter_open_spill(const char *stage);
 /* Flush and close standard output; dies on a write error. */
 void filter_close(struct filter *f);
 

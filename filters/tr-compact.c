@@ -1539,21 +1539,6 @@ static void open_summary(struct state *st)
 	}
 }
 
-/* An unlinked temporary file in TMPDIR: nothing is left behind, whatever
- * happens to the process. */
-static int open_spill(void)
-{
-	const char *dir;
-	int fd = io_open_spill("tr-compact", &dir);
-
-	if (fd < 0) {
-		if (errno == ENOMEM)
-			die_nomem();
-		die_errno(EXIT_TROUBLE, "temporary file in %s", dir);
-	}
-	return fd;
-}
-
 static void parse_options(int argc, char **argv, struct state *st)
 {
 	static const struct option longopts[] = {
@@ -1611,7 +1596,7 @@ int main(int argc, char **argv)
 		outfile_catch_signals();
 		open_summary(&st);
 	}
-	spill_fd = open_spill();
+	spill_fd = filter_open_spill("tr-compact");
 	st.spill_fd = spill_fd;
 	if (writer_init(&spill, spill_fd) != 0)
 		die_nomem();

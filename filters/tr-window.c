@@ -854,19 +854,6 @@ static void put_report(struct state *st, struct filter *f)
 
 /* ---- main ------------------------------------------------------------ */
 
-static int open_spill(void)
-{
-	const char *dir;
-	int fd = io_open_spill("tr-window", &dir);
-
-	if (fd < 0) {
-		if (errno == ENOMEM)
-			die_nomem();
-		die_errno(EXIT_TROUBLE, "temporary file in %s", dir);
-	}
-	return fd;
-}
-
 static void add_spec(struct state *st, const char *opt, const char *value)
 {
 	if (value == NULL)
@@ -991,7 +978,7 @@ int main(int argc, char **argv)
 	st.rows = (struct buf)BUF_INIT;
 	st.key = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
-	spill_fd = open_spill();
+	spill_fd = filter_open_spill("tr-window");
 	if (writer_init(&spill, spill_fd) != 0)
 		die_nomem();
 

@@ -40,6 +40,14 @@ else
 	skip "full and read-only file systems" "mounting a tmpfs is not allowed here"
 fi
 
+# a TMPDIR that does not exist: the stages that spill say where they tried
+expect 2 "tr-compact with a missing TMPDIR: a clear error" \
+	"TMPDIR='$T/none' tr-compact <'$T/t.stream' >/dev/null" \
+	"tr-compact: temporary file in $T/none: No such file or directory"
+expect 2 "tr-window with a missing TMPDIR: a clear error" \
+	"TMPDIR='$T/none' tr-window --from 0 <'$T/t.stream' >/dev/null" \
+	"tr-window: temporary file in $T/none: No such file or directory"
+
 mkdir -p "$T/adir"
 expect 2 "tr-encode -o a directory: refused" "tr-encode -o '$T/adir' <'$T/t.stream'" \
 	"output exists; refusing to overwrite it"
