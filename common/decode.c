@@ -67,18 +67,17 @@ static int put_buf(struct decode *d, const struct buf *b)
 static int put_head(struct decode *d)
 {
 	struct buf head = BUF_INIT;
+	struct trstream_head h = { d->array_format, d->source_name, d->tool, TR_VERSION };
 	int rc = DECODE_NOMEM;
 
-	if (buf_printf(&head, "%s\"head\",\"format\":\"%s\",\"source\":",
-		       STREAM_CONTROL_PREFIX, d->array_format ? "array" : "object") == 0 &&
-	    json_escape(&head, d->source_name, strlen(d->source_name)) == 0 &&
-	    buf_printf(&head, ",\"tool\":\"%s\",\"version\":\"%s\",\"members\":{",
-		       d->tool, TR_VERSION) == 0) {
+	if (trstream_head_begin(&head, &h) == 0) {
 		rc = put_buf(d, &head);
 		if (rc == DECODE_OK)
 			rc = put_buf(d, &d->members);
+		buf_reset(&head);
 		if (rc == DECODE_OK)
-			rc = put(d, "}}\n", 3);
+			rc = trstream_head_end(&head) == 0 && buf_addch(&head, '\n') == 0 ?
+			     put_buf(d, &head) : DECODE_NOMEM;
 	}
 	buf_release(&head);
 	/* the members after traceEvents start from nothing */
@@ -91,16 +90,15 @@ int decode_put_tail(struct decode *d, uint64_t stored_bytes, const char *sha256_
 	struct buf tail = BUF_INIT;
 	int rc;
 
-	if (buf_printf(&tail, "%s\"tail\",\"members\":{", STREAM_CONTROL_PREFIX) != 0)
+	if (trstream_tail_begin(&tail) != 0)
 		return DECODE_NOMEM;
 	rc = put_buf(d, &tail);
 	if (rc == DECODE_OK)
 		rc = put_buf(d, &d->members);
 	buf_reset(&tail);
 	if (rc == DECODE_OK) {
-		rc = buf_printf(&tail, "},\"events\":%" PRIu64 ",\"source_bytes\":%" PRIu64
-				",\"" TRSTREAM_KEY_SOURCE_SHA256 "\":\"%s\"}\n", d->events, stored_bytes,
-				sha256_hex) == 0 ? put_buf(d, &tail) : DECODE_NOMEM;
+		rc = trstream_tail_end(&tail, d->events, stored_bytes, sha256_hex) == 0 &&
+		     buf_addch(&tail, '\n') == 0 ? put_buf(d, &tail) : DECODE_NOMEM;
 	}
 	buf_release(&tail);
 	return rc;

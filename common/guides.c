@@ -1,5 +1,9 @@
 /* guides: see guides.h. */
+#include <inttypes.h>
+#include <string.h>
+
 #include "guides.h"
+#include "json.h"
 #include "tsnum.h"
 
 const char *guides_kind_name(enum guides_kind kind)
@@ -54,4 +58,76 @@ int guides_build(const struct guides_anchor *a, size_t n, size_t num_layers,
 			return GUIDES_SAME_US;
 		}
 	return GUIDES_OK;
+}
+
+const char guides_notice[] =
+	"Layer guides are anchor-to-anchor navigation aids: each slice runs from one "
+	"layer's anchor kernel to the next layer's anchor (or to the terminal kernel's "
+	"end, or is a zero-length marker). They are not layer boundaries and do not "
+	"assign kernels to layers. ts, dur and *_us values are microseconds; "
+	"*_relative_ms values are milliseconds from the earliest event.";
+
+int guides_choose_tid(const int64_t *used, size_t n, int64_t pid, int64_t *tid)
+{
+	int64_t candidate;
+	size_t k;
+
+	for (candidate = 1; candidate <= GUIDES_MAX_TID; candidate++) {
+		int taken = candidate == pid;
+		for (k = 0; k < n && !taken; k++)
+			taken = used[k] == candidate;
+		if (!taken) {
+			*tid = candidate;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int guides_put_row(struct buf *b, const struct guides_row *g, int64_t origin_ns)
+{
+	if (buf_printf(b, "\"pass_index\":%zu,\"layer_id\":%zu,\"anchor_index\":%zu,"
+		       "\"anchor_name\":%s,\"anchor_tid\":%s,\"start_us\":%s,\"end_us\":%s,"
+		       "\"guide_start_us\":%" PRId64 ",\"guide_end_us\":%" PRId64
+		       ",\"start_relative_ms\":", g->pass, g->layer, g->anchor_index,
+		       g->anchor_name, g->anchor_tid, g->start_text, g->end_text,
+		       g->start_us, g->end_us) != 0 ||
+	    num_append_ms6(b, g->start_ns - origin_ns) != 0 ||
+	    buf_addstr(b, ",\"end_relative_ms\":") != 0 ||
+	    num_append_ms6(b, g->end_ns - origin_ns) != 0)
+		return -1;
+	return buf_printf(b, ",\"boundary_kind\":\"%s\"", g->kind);
+}
+
+static int put_str(struct buf *b, const char *s)
+{
+	return json_escape(b, s, strlen(s));
+}
+
+int guides_put_meta(struct buf *name_event, struct buf *sort_event,
+		    const struct guides_track *t, int64_t ts_us)
+{
+	if (buf_printf(name_event, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":%" PRId64
+		       ",\"pid\":%s,\"tid\":%" PRId64 ",\"args\":{\"name\":", ts_us, t->pid,
+		       t->tid) != 0 ||
+	    put_str(name_event, t->name) != 0 || buf_addstr(name_event, "}}") != 0)
+		return -1;
+	return buf_printf(sort_event, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":%"
+			  PRId64 ",\"pid\":%s,\"tid\":%" PRId64 ",\"args\":{\"sort_index\":%d}}",
+			  ts_us, t->pid, t->tid, GUIDES_SORT_INDEX);
+}
+
+int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
+		     int64_t origin_ns)
+{
+	if (buf_printf(b, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L%zu\","
+		       "\"pid\":%s,\"tid\":%" PRId64 ",\"ts\":%" PRId64 ",\"dur\":%" PRId64
+		       ",\"args\":{", g->layer, t->pid, t->tid, g->start_us,
+		       g->end_us - g->start_us) != 0 ||
+	    guides_put_row(b, g, origin_ns) != 0 ||
+	    buf_addstr(b, ",\"phase\":") != 0 || put_str(b, t->phase) != 0 ||
+	    buf_addstr(b, ",\"evidence\":") != 0 || put_str(b, t->evidence) != 0 ||
+	    buf_addstr(b, ",\"notice\":") != 0 || put_str(b, guides_notice) != 0)
+		return -1;
+	return buf_addstr(b, "}}");
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
 /* What a guide needs of its anchor (in anchor order, passes one after the
  * other): the layer within its pass (0 .. num_layers - 1), the exact ts,
  * and for the last layer of a pass the end of the terminal kernel that
@@ -48,5 +50,47 @@ const char *guides_kind_name(enum guides_kind kind);
  * within the same microsecond (Perfetto would nest them). */
 int guides_build(const struct guides_anchor *a, size_t n, size_t num_layers,
 		 struct guides_span *out, size_t *where);
+
+
+/* The guide track sorts first (thread_sort_index) and takes the smallest
+ * free positive tid below 2^31 in its pid. */
+#define GUIDES_SORT_INDEX (-1000)
+#define GUIDES_MAX_TID ((int64_t)INT32_MAX)
+
+/* The smallest positive tid that is neither pid nor one of used[0..n)
+ * (UIs older than Perfetto v53 ignore thread_sort_index, and sort by tid).
+ * 0, or -1 when none is free below 2^31. */
+int guides_choose_tid(const int64_t *used, size_t n, int64_t pid, int64_t *tid);
+
+/* One guide as tr-guides writes it: the span and its anchor's texts. */
+struct guides_row {
+	size_t pass, layer, anchor_index;        /* layer: the labelled number */
+	int64_t start_ns, end_ns, start_us, end_us;
+	const char *start_text, *end_text;       /* exact us text */
+	const char *kind;                        /* guides_kind_name */
+	const char *anchor_name, *anchor_tid;    /* raw JSON */
+};
+
+/* The members a guide's args and the report's layers row share:
+ * "pass_index":..,"layer_id":..,... "boundary_kind":"KIND" (no braces);
+ * the relative times from origin_ns.  0, or -1 when memory runs out. */
+int guides_put_row(struct buf *b, const struct guides_row *g, int64_t origin_ns);
+
+/* The guide track's texts: phase, evidence and the notice every guide and
+ * the report carry. */
+struct guides_track {
+	const char *pid;          /* raw JSON */
+	int64_t tid;
+	const char *name;         /* "Layer guide (PHASE) -- anchor intervals" */
+	const char *phase, *evidence;
+};
+extern const char guides_notice[];
+/* The thread_name and thread_sort_index metadata events of the track, at
+ * ts (us), as two lines without newlines: meta[0], meta[1]. */
+int guides_put_meta(struct buf *name_event, struct buf *sort_event,
+		    const struct guides_track *t, int64_t ts_us);
+/* The X slice of guide g: {"ph":"X","cat":"layer_guide","name":"L7",...}. */
+int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
+		     int64_t origin_ns);
 
 #endif

@@ -1,9 +1,363 @@
 /* trstream: see trstream.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "trstream.h"
+#include "tsnum.h"
 
 int trstream_record_begin(struct buf *b, const char *kind)
 {
 	return buf_printf(b, "{\"@tr\":\"%s\"", kind);
+}
+
+static int put_str(struct buf *b, const char *s)
+{
+	return json_escape(b, s, strlen(s));
+}
+
+static int put_str_or_null(struct buf *b, const char *s)
+{
+	return s != NULL ? put_str(b, s) : buf_addstr(b, "null");
+}
+
+static int put_raw_or_null(struct buf *b, const char *raw)
+{
+	return buf_addstr(b, raw != NULL ? raw : "null");
+}
+
+static int refuse(char *err, size_t errsz, const char *what, const char *detail)
+{
+	snprintf(err, errsz, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
+	return -1;
+}
+
+/* "malformed KIND record: no integer KEY" */
+static int no_integer(char *err, size_t errsz, const char *what, const char *key)
+{
+	snprintf(err, errsz, "%s: no integer %s", what, key);
+	return -1;
+}
+
+static int int_member(const struct jdoc *d, int obj, const char *key, int64_t *v)
+{
+	return jdoc_int64(d, jdoc_find(d, obj, key), v);
+}
+
+/* A NUL-terminated copy of token tok's raw text; NULL when tok < 0 (*nomem
+ * tells an allocation failure apart). */
+static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
+{
+	const char *p;
+	size_t n;
+	char *copy;
+
+	if (tok < 0)
+		return NULL;
+	p = jdoc_raw(d, tok, &n);
+	copy = malloc(n + 1);
+	if (copy == NULL) {
+		*nomem = 1;
+		return NULL;
+	}
+	memcpy(copy, p, n);
+	copy[n] = '\0';
+	return copy;
+}
+
+static struct trstream_raw raw_member(const struct jdoc *d, int obj, const char *key)
+{
+	struct trstream_raw r = { "null", 4 };
+	int tok = jdoc_find(d, obj, key);
+
+	if (tok >= 0)
+		r.p = jdoc_raw(d, tok, &r.n);
+	return r;
+}
+
+/* ---- head and tail ------------------------------------------------- */
+
+int trstream_head_begin(struct buf *b, const struct trstream_head *h)
+{
+	if (trstream_record_begin(b, TRSTREAM_HEAD) != 0 ||
+	    buf_printf(b, ",\"format\":\"%s\",\"source\":", h->array_format ? "array" : "object") != 0 ||
+	    put_str(b, h->source) != 0)
+		return -1;
+	return buf_printf(b, ",\"tool\":\"%s\",\"version\":\"%s\",\"members\":{", h->tool,
+			  h->version);
+}
+
+int trstream_head_end(struct buf *b)
+{
+	return buf_addstr(b, "}}");
+}
+
+int trstream_head_read(struct jdoc *d, const char *line, size_t len,
+		       struct trstream_head_in *h, char *err, size_t errsz)
+{
+	struct buf name = BUF_INIT;
+	int src;
+
+	memset(h, 0, sizeof *h);
+	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+		return refuse(err, errsz, "malformed head record", NULL);
+	h->array_format = jdoc_str_eq(d, jdoc_find(d, 0, "format"), "array");
+	src = jdoc_find(d, 0, "source");
+	if (jdoc_type(d, src) == JT_STRING && jdoc_unescape(d, src, &name) == 0) {
+		h->source = malloc(name.len + 1);
+		if (h->source == NULL) {
+			buf_release(&name);
+			return refuse(err, errsz, "out of memory", NULL);
+		}
+		memcpy(h->source, name.p, name.len + 1);
+	}
+	buf_release(&name);
+	return 0;
+}
+
+int trstream_tail_begin(struct buf *b)
+{
+	if (trstream_record_begin(b, TRSTREAM_TAIL) != 0)
+		return -1;
+	return buf_addstr(b, ",\"members\":{");
+}
+
+int trstream_tail_end(struct buf *b, uint64_t events, uint64_t source_bytes,
+		      const char *sha256_hex)
+{
+	return buf_printf(b, "},\"events\":%" PRIu64 ",\"source_bytes\":%" PRIu64
+			  ",\"" TRSTREAM_KEY_SOURCE_SHA256 "\":\"%s\"}", events, source_bytes,
+			  sha256_hex);
+}
+
+int trstream_tail_read(struct jdoc *d, const char *line, size_t len,
+		       struct trstream_tail_in *t, char *err, size_t errsz)
+{
+	int64_t events, bytes;
+
+	memset(t, 0, sizeof *t);
+	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+		return refuse(err, errsz, "malformed tail record", NULL);
+	if (int_member(d, 0, "events", &events) == 0 && events >= 0 &&
+	    int_member(d, 0, "source_bytes", &bytes) == 0 && bytes >= 0) {
+		t->events = (uint64_t)events;
+		t->source_bytes = (uint64_t)bytes;
+		t->has_counts = 1;
+	}
+	return 0;
+}
+
+/* ---- anchors ------------------------------------------------------- */
+
+int trstream_anchors_write(struct buf *b, const struct trstream_anchors *a)
+{
+	char origin_us[NUM_US_BUFSZ];
+	size_t i;
+
+	if (trstream_record_begin(b, TRSTREAM_ANCHORS) != 0 ||
+	    buf_addstr(b, ",\"anchor_regex\":") != 0 || put_str(b, a->anchor_regex) != 0 ||
+	    buf_addstr(b, ",\"end_anchor_regex\":") != 0 ||
+	    put_str_or_null(b, a->end_anchor_regex) != 0 ||
+	    buf_addstr(b, ",\"confirm_regex\":") != 0 ||
+	    put_str_or_null(b, a->confirm_regex) != 0)
+		return -1;
+	num_format_us3(a->trace_origin_ns, origin_us);
+	if (buf_printf(b, ",\"confirm_cpu\":%s,\"anchor_offset\":%" PRId64
+		       ",\"matching_anchor_count\":%" PRIu64 ",\"num_layers\":%" PRId64
+		       ",\"first_layer\":%" PRId64 ",\"passes\":%" PRId64 ",\"pid\":%s,\"device\":",
+		       a->confirm_cpu ? "true" : "false", a->anchor_offset,
+		       a->matching_anchor_count, a->num_layers, a->first_layer, a->passes,
+		       a->pid) != 0 ||
+	    put_raw_or_null(b, a->device) != 0 ||
+	    buf_printf(b, ",\"trace_origin_ns\":%" PRId64 ",\"trace_origin_us\":%s,"
+		       "\"used_tids\":[", a->trace_origin_ns, origin_us) != 0)
+		return -1;
+	for (i = 0; i < a->nused; i++)
+		if ((i > 0 && buf_addch(b, ',') != 0) || buf_addstr(b, a->used_tids[i]) != 0)
+			return -1;
+	return buf_addstr(b, "]}");
+}
+
+int trstream_anchors_read(const char *line, size_t len, struct trstream_anchors_in *a,
+			  char *err, size_t errsz)
+{
+	static const char what[] = "malformed anchors record";
+	struct jdoc *d = &a->d;
+	int used, n, k, tok;
+
+	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+		return refuse(err, errsz, what, NULL);
+	if (int_member(d, 0, "num_layers", &a->num_layers) != 0)
+		return no_integer(err, errsz, what, "num_layers");
+	if (int_member(d, 0, "first_layer", &a->first_layer) != 0)
+		return no_integer(err, errsz, what, "first_layer");
+	if (int_member(d, 0, "passes", &a->passes) != 0)
+		return no_integer(err, errsz, what, "passes");
+	if (int_member(d, 0, "trace_origin_ns", &a->trace_origin_ns) != 0)
+		return no_integer(err, errsz, what, "trace_origin_ns");
+	used = jdoc_find(d, 0, "used_tids");
+	if (jdoc_find(d, 0, "pid") < 0 || jdoc_type(d, used) != JT_ARRAY)
+		return refuse(err, errsz, what, "no pid or used_tids");
+	a->pid = raw_member(d, 0, "pid");
+	a->device = raw_member(d, 0, "device");
+	n = jdoc_size(d, used);
+	free(a->used_tids);
+	a->nused = 0;
+	a->used_tids = malloc(((size_t)n + 1) * sizeof *a->used_tids);
+	if (a->used_tids == NULL)
+		return refuse(err, errsz, "out of memory", NULL);
+	for (k = 0, tok = used + 1; k < n; k++, tok = jdoc_next(d, tok))
+		if (jdoc_int64(d, tok, &a->used_tids[a->nused]) == 0)
+			a->nused++;
+	return 0;
+}
+
+struct trstream_raw trstream_anchors_raw(const struct trstream_anchors_in *a, const char *key)
+{
+	return raw_member(&a->d, 0, key);
+}
+
+void trstream_anchors_in_free(struct trstream_anchors_in *a)
+{
+	jdoc_free(&a->d);
+	free(a->used_tids);
+	a->used_tids = NULL;
+	a->nused = 0;
+}
+
+static int put_kernel(struct buf *b, const struct trstream_kernel *k)
+{
+	if (buf_printf(b, "{\"source_index\":%" PRIu64 ",\"pid\":%s,\"tid\":", k->source_index,
+		       k->pid != NULL ? k->pid : "null") != 0 ||
+	    put_raw_or_null(b, k->tid) != 0 || buf_addstr(b, ",\"device\":") != 0 ||
+	    put_raw_or_null(b, k->device) != 0 || buf_addstr(b, ",\"ts\":") != 0 ||
+	    put_raw_or_null(b, k->ts) != 0 || buf_addstr(b, ",\"dur\":") != 0 ||
+	    put_raw_or_null(b, k->dur) != 0)
+		return -1;
+	return buf_printf(b, ",\"ts_ns\":%" PRId64 ",\"dur_ns\":%" PRId64 ",\"name\":%s}",
+			  k->ts_ns, k->dur_ns, k->name != NULL ? k->name : "null");
+}
+
+int trstream_anchor_write(struct buf *b, const struct trstream_anchor *a)
+{
+	if (trstream_record_begin(b, TRSTREAM_ANCHOR) != 0 ||
+	    buf_printf(b, ",\"i\":%zu,\"pass\":%zu,\"layer\":%zu,\"anchor_index\":%zu,"
+		       "\"anchor\":", a->i, a->pass, a->layer, a->anchor_index) != 0 ||
+	    put_kernel(b, &a->anchor) != 0)
+		return -1;
+	if (a->has_terminal &&
+	    (buf_addstr(b, ",\"terminal\":") != 0 || put_kernel(b, &a->terminal) != 0))
+		return -1;
+	return buf_addch(b, '}');
+}
+
+static void kernel_free(struct trstream_kernel *k)
+{
+	free(k->pid);
+	free(k->tid);
+	free(k->device);
+	free(k->ts);
+	free(k->dur);
+	free(k->name);
+	memset(k, 0, sizeof *k);
+}
+
+/* The texts of kernel object obj; 0, or -1 when memory runs out. */
+static int read_texts(const struct jdoc *d, int obj, struct trstream_kernel *k)
+{
+	int nomem = 0;
+
+	k->pid = raw_dup(d, jdoc_find(d, obj, "pid"), &nomem);
+	k->tid = raw_dup(d, jdoc_find(d, obj, "tid"), &nomem);
+	k->device = raw_dup(d, jdoc_find(d, obj, "device"), &nomem);
+	k->ts = raw_dup(d, jdoc_find(d, obj, "ts"), &nomem);
+	k->dur = raw_dup(d, jdoc_find(d, obj, "dur"), &nomem);
+	k->name = raw_dup(d, jdoc_find(d, obj, "name"), &nomem);
+	return nomem ? -1 : 0;
+}
+
+int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
+			 struct trstream_anchor *a, char *err, size_t errsz)
+{
+	static const char what[] = "malformed anchor record";
+	static const char *const keys[] = { "i", "pass", "layer", "anchor_index" };
+	int64_t v[4];
+	int anchor, term, k;
+
+	memset(a, 0, sizeof *a);
+	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+		return refuse(err, errsz, what, NULL);
+	for (k = 0; k < 4; k++)
+		if (int_member(d, 0, keys[k], &v[k]) != 0)
+			return no_integer(err, errsz, what, keys[k]);
+	a->i = (size_t)v[0];
+	a->pass = (size_t)v[1];
+	a->layer = (size_t)v[2];
+	a->anchor_index = (size_t)v[3];
+	anchor = jdoc_find(d, 0, "anchor");
+	if (jdoc_type(d, anchor) != JT_OBJECT)
+		return refuse(err, errsz, what, "no anchor object");
+	if (int_member(d, anchor, "source_index", &v[0]) != 0)
+		return no_integer(err, errsz, what, "source_index");
+	a->anchor.source_index = (uint64_t)v[0];
+	if (int_member(d, anchor, "ts_ns", &a->anchor.ts_ns) != 0)
+		return no_integer(err, errsz, what, "ts_ns");
+	if (int_member(d, anchor, "dur_ns", &a->anchor.dur_ns) != 0)
+		return no_integer(err, errsz, what, "dur_ns");
+	if (read_texts(d, anchor, &a->anchor) != 0)
+		goto nomem;
+	if (a->anchor.ts == NULL || a->anchor.name == NULL || a->anchor.tid == NULL) {
+		trstream_anchor_free(a);
+		return refuse(err, errsz, what, "ts, name and tid are needed");
+	}
+	term = jdoc_find(d, 0, "terminal");
+	if (jdoc_type(d, term) != JT_OBJECT)
+		return 0;
+	a->has_terminal = 1;
+	if (int_member(d, term, "source_index", &v[0]) == 0)
+		a->terminal.source_index = (uint64_t)v[0];
+	if (int_member(d, term, "ts_ns", &a->terminal.ts_ns) != 0 ||
+	    int_member(d, term, "dur_ns", &a->terminal.dur_ns) != 0) {
+		int no_ts = int_member(d, term, "ts_ns", &v[0]) != 0;
+		trstream_anchor_free(a);
+		return no_integer(err, errsz, what, no_ts ? "ts_ns" : "dur_ns");
+	}
+	if (read_texts(d, term, &a->terminal) != 0)
+		goto nomem;
+	return 0;
+nomem:
+	trstream_anchor_free(a);
+	return refuse(err, errsz, "out of memory", NULL);
+}
+
+void trstream_anchor_free(struct trstream_anchor *a)
+{
+	kernel_free(&a->anchor);
+	kernel_free(&a->terminal);
+}
+
+/* ---- report -------------------------------------------------------- */
+
+int trstream_report_string(struct buf *b, const char *suffix, const char *member,
+			   const char *text)
+{
+	if (trstream_report_member(b, suffix, member, 0) != 0 || put_str(b, text) != 0)
+		return -1;
+	return buf_addch(b, '}');
+}
+
+int trstream_report_raw(struct buf *b, const char *suffix, const char *member,
+			const char *raw, size_t n)
+{
+	if (trstream_report_member(b, suffix, member, 0) != 0 || buf_add(b, raw, n) != 0)
+		return -1;
+	return buf_addch(b, '}');
+}
+
+int trstream_report_items_end(struct buf *b)
+{
+	return buf_addstr(b, "]}");
 }
 
 int trstream_report_body(struct buf *b, const char *suffix)

@@ -1,10 +1,16 @@
-/* trstream: the names of the trace-layers stream contract (tr-stream(5))
- * and the writers of its control records, so that no filter spells a
- * record prefix or a key by hand.
- * Library code: it returns a status (0, or -1 when memory runs out, as
- * buf.h) and never prints or exits. */
+/* trstream: the trace-layers stream contract (tr-stream(5)) in code: the
+ * record kinds, the key names, and one writer and one reader for each
+ * control record (head, tail, anchors, anchor, report), so that no filter
+ * spells a record prefix or a key by hand.
+ * Writers append to a struct buf and return 0, or -1 when memory runs out
+ * (buf.h).  Readers parse a record into a struct and return 0, or -1 with
+ * the exact refusal in err ("malformed anchor record: no integer i").
+ * Library code: it returns a status and never prints or exits. */
 #ifndef TR_TRSTREAM_H
 #define TR_TRSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "json.h"
@@ -19,13 +25,139 @@
 #define TRSTREAM_COMPACT_SUFFIX ".compact.json"
 
 /* The record kinds, as the value of "@tr". */
+#define TRSTREAM_HEAD "head"
+#define TRSTREAM_TAIL "tail"
 #define TRSTREAM_ANCHORS "anchors"
 #define TRSTREAM_ANCHOR "anchor"
 #define TRSTREAM_REPORT "report"
 
+/* Room for a reader's refusal. */
+#define TRSTREAM_ERR_SIZE 160
+
 /* Start a control record of kind: {"@tr":"KIND" -- the caller adds the
  * members, each after a comma, and the closing brace. */
 int trstream_record_begin(struct buf *b, const char *kind);
+
+/* ---- head and tail ------------------------------------------------- */
+
+/* The head record, written in two halves around the source's top-level
+ * members (raw, "name":value,...), which the writer never copies:
+ * {"@tr":"head","format":"object","source":"NAME","tool":"T","version":"V","members":{
+ * ... }} */
+struct trstream_head {
+	int array_format;       /* "array" rather than "object" */
+	const char *source;     /* plain text, escaped by the writer */
+	const char *tool, *version;
+};
+int trstream_head_begin(struct buf *b, const struct trstream_head *h);
+/* "}}": after the members; the newline is the caller's. */
+int trstream_head_end(struct buf *b);
+
+/* The members of a head a reader needs. */
+struct trstream_head_in {
+	int array_format;
+	char *source;           /* unescaped, malloc'd; NULL when not a string */
+};
+/* d is scratch space for the parse; free h->source. */
+int trstream_head_read(struct jdoc *d, const char *line, size_t len,
+		       struct trstream_head_in *h, char *err, size_t errsz);
+
+/* The tail record, in two halves around the members after traceEvents:
+ * {"@tr":"tail","members":{ ... },"events":N,"source_bytes":N,"source_sha256":"HEX"} */
+int trstream_tail_begin(struct buf *b);
+int trstream_tail_end(struct buf *b, uint64_t events, uint64_t source_bytes,
+		      const char *sha256_hex);
+
+struct trstream_tail_in {
+	uint64_t events, source_bytes;   /* 0 when absent */
+	int has_counts;                  /* both present as integers */
+};
+/* d keeps the parse, for trstream_put_source_sha256. */
+int trstream_tail_read(struct jdoc *d, const char *line, size_t len,
+		       struct trstream_tail_in *t, char *err, size_t errsz);
+
+/* ---- anchors: tr-select-anchors to tr-guides ------------------------ */
+
+/* The anchors record: the selection's options and what tr-guides needs
+ * of the trace (its origin, the tids in use in the anchors' pid). */
+struct trstream_anchors {
+	const char *anchor_regex;       /* plain text */
+	const char *end_anchor_regex;   /* plain text, NULL: null */
+	const char *confirm_regex;      /* plain text, NULL: null */
+	int confirm_cpu;
+	int64_t anchor_offset;
+	uint64_t matching_anchor_count;
+	int64_t num_layers, first_layer, passes;
+	const char *pid;                /* raw JSON */
+	const char *device;             /* raw JSON, NULL: null */
+	int64_t trace_origin_ns;
+	const char *const *used_tids;   /* raw JSON, nused of them */
+	size_t nused;
+};
+int trstream_anchors_write(struct buf *b, const struct trstream_anchors *a);
+
+/* A raw JSON text inside a parsed record. */
+struct trstream_raw {
+	const char *p;
+	size_t n;
+};
+
+/* The anchors record as read: the integers tr-guides computes with, and
+ * the raw texts it copies into its report (pointing into the line, which
+ * must outlive them). */
+struct trstream_anchors_in {
+	struct jdoc d;                  /* JDOC_INIT before the first read */
+	int64_t num_layers, first_layer, passes, trace_origin_ns;
+	struct trstream_raw pid, device;
+	int64_t *used_tids;             /* the integer ones, in order; malloc'd */
+	size_t nused;
+};
+/* Refused: "malformed anchors record" (not JSON), "...: no integer KEY"
+ * (num_layers, first_layer, passes, trace_origin_ns, in that order),
+ * "...: no pid or used_tids". */
+int trstream_anchors_read(const char *line, size_t len, struct trstream_anchors_in *a,
+			  char *err, size_t errsz);
+/* The raw text of any member of the record read ("null" when absent). */
+struct trstream_raw trstream_anchors_raw(const struct trstream_anchors_in *a, const char *key);
+void trstream_anchors_in_free(struct trstream_anchors_in *a);
+
+/* A selected kernel, as the anchor record carries it.  The texts are raw
+ * JSON, NUL-terminated; tid and device NULL: null. */
+struct trstream_kernel {
+	uint64_t source_index;
+	char *pid, *tid, *device, *ts, *dur, *name;
+	int64_t ts_ns, dur_ns;
+};
+
+/* One anchor record: the i-th selected anchor (pass i / num_layers, layer
+ * i % num_layers, anchor_index among the sorted matches) and, with
+ * --end-anchor-regex, its terminal kernel. */
+struct trstream_anchor {
+	size_t i, pass, layer, anchor_index;
+	struct trstream_kernel anchor;
+	int has_terminal;
+	struct trstream_kernel terminal;
+};
+int trstream_anchor_write(struct buf *b, const struct trstream_anchor *a);
+/* The reader copies the texts (free with trstream_anchor_free).  Refused:
+ * "malformed anchor record" (not JSON), "...: no integer KEY" (i, pass,
+ * layer, anchor_index, then the anchor's source_index, ts_ns, dur_ns,
+ * then the terminal's ts_ns, dur_ns), "...: no anchor object",
+ * "...: ts, name and tid are needed", "out of memory". */
+int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
+			 struct trstream_anchor *a, char *err, size_t errsz);
+void trstream_anchor_free(struct trstream_anchor *a);
+
+/* ---- report -------------------------------------------------------- */
+
+/* A whole member record whose value is the string text (plain, escaped
+ * here), or the raw JSON value raw[0..n). */
+int trstream_report_string(struct buf *b, const char *suffix, const char *member,
+			   const char *text);
+int trstream_report_raw(struct buf *b, const char *suffix, const char *member,
+			const char *raw, size_t n);
+/* Close an items record: "]}". */
+int trstream_report_items_end(struct buf *b);
 
 /* Start the body of a report: {"@tr":"report","suffix":"SUFFIX","body":
  * -- the caller adds the body value and one closing brace. */

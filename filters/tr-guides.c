@@ -16,16 +16,7 @@
 #include "tsnum.h"
 #include "trstream.h"
 
-#define GUIDE_SORT_INDEX (-1000)
-#define MAX_TID ((int64_t)INT32_MAX)
 #define LAYER_ROWS 500  /* guide rows per report record: about 200 KB */
-
-static const char notice[] =
-	"Layer guides are anchor-to-anchor navigation aids: each slice runs from one "
-	"layer's anchor kernel to the next layer's anchor (or to the terminal kernel's "
-	"end, or is a zero-length marker). They are not layer boundaries and do not "
-	"assign kernels to layers. ts, dur and *_us values are microseconds; "
-	"*_relative_ms values are milliseconds from the earliest event.";
 
 static const char usage_text[] =
 	"usage: tr-guides --phase PHASE --evidence TEXT\n"
@@ -44,30 +35,10 @@ static _Noreturn void usage(FILE *to, int status)
 	exit(status);
 }
 
-/* One guide, computed from its anchor record. */
-struct guide {
-	size_t pass, layer, anchor_index;
-	int64_t start_ns, end_ns;
-	int64_t start_us, end_us;        /* rounded guide endpoints */
-	char *start_text, *end_text;     /* exact µs text for the report */
-	const char *kind;                /* boundary_kind */
-	char *anchor_name, *anchor_tid;  /* raw JSON */
-	uint64_t source_index;
-};
-
-struct anchor_rec {
-	size_t i, pass, layer, anchor_index;
-	uint64_t source_index;
-	int64_t ts_ns, dur_ns;
-	char *ts, *name, *tid;
-	int has_terminal;
-	int64_t term_end_ns;
-};
-
 struct state {
 	const char *phase, *evidence;
 	struct buf summary;          /* the anchors record */
-	struct anchor_rec *a;
+	struct trstream_anchor *a;
 	size_t n, cap;
 	char *source_name;
 	uint64_t events;
@@ -82,108 +53,26 @@ static int blank(const char *s)
 	return 1;
 }
 
-static int64_t int_member(const struct jdoc *d, int obj, const char *key, const char *what)
-{
-	int64_t v;
-
-	if (jdoc_int64(d, jdoc_find(d, obj, key), &v) != 0)
-		die(EXIT_INPUT, "malformed %s record: no integer %s", what, key);
-	return v;
-}
-
 static void read_anchor(struct state *st, const char *line, size_t len)
 {
-	struct jdoc *d = &st->doc;
-	struct anchor_rec *r;
-	int anchor, term;
+	char err[TRSTREAM_ERR_SIZE];
 
-	if (jdoc_parse(d, line, len, NULL) != 0)
-		die(EXIT_INPUT, "malformed anchor record");
 	if (st->n == st->cap) {
 		st->cap = grow_cap(st->cap, 64, sizeof *st->a);
 		st->a = xrealloc(st->a, st->cap * sizeof *st->a);
 	}
-	r = &st->a[st->n++];
-	memset(r, 0, sizeof *r);
-	r->i = (size_t)int_member(d, 0, "i", "anchor");
-	r->pass = (size_t)int_member(d, 0, "pass", "anchor");
-	r->layer = (size_t)int_member(d, 0, "layer", "anchor");
-	r->anchor_index = (size_t)int_member(d, 0, "anchor_index", "anchor");
-	anchor = jdoc_find(d, 0, "anchor");
-	if (jdoc_type(d, anchor) != JT_OBJECT)
-		die(EXIT_INPUT, "malformed anchor record: no anchor object");
-	r->source_index = (uint64_t)int_member(d, anchor, "source_index", "anchor");
-	r->ts_ns = int_member(d, anchor, "ts_ns", "anchor");
-	r->dur_ns = int_member(d, anchor, "dur_ns", "anchor");
-	r->ts = raw_copy(d, jdoc_find(d, anchor, "ts"));
-	r->name = raw_copy(d, jdoc_find(d, anchor, "name"));
-	r->tid = raw_copy(d, jdoc_find(d, anchor, "tid"));
-	if (r->ts == NULL || r->name == NULL || r->tid == NULL)
-		die(EXIT_INPUT, "malformed anchor record: ts, name and tid are needed");
-	term = jdoc_find(d, 0, "terminal");
-	if (jdoc_type(d, term) == JT_OBJECT) {
-		r->has_terminal = 1;
-		r->term_end_ns = int_member(d, term, "ts_ns", "anchor") +
-				 int_member(d, term, "dur_ns", "anchor");
-	}
-	if (r->i != st->n - 1)
+	if (trstream_anchor_read(&st->doc, line, len, &st->a[st->n], err, sizeof err) != 0)
+		die(EXIT_INPUT, "%s", err);
+	st->n++;
+	if (st->a[st->n - 1].i != st->n - 1)
 		die(EXIT_INPUT, "anchor records out of order (record %zu is number %zu)",
-		    st->n - 1, r->i);
-}
-
-/* The guide's args and the report's layer row share these members. */
-static void put_row(struct buf *b, const struct guide *g, int64_t origin_ns)
-{
-	buf_printf(b, "\"pass_index\":%zu,\"layer_id\":%zu,\"anchor_index\":%zu,"
-		   "\"anchor_name\":%s,\"anchor_tid\":%s,\"start_us\":%s,\"end_us\":%s,"
-		   "\"guide_start_us\":%" PRId64 ",\"guide_end_us\":%" PRId64
-		   ",\"start_relative_ms\":", g->pass, g->layer, g->anchor_index,
-		   g->anchor_name, g->anchor_tid, g->start_text, g->end_text,
-		   g->start_us, g->end_us);
-	num_append_ms6(b, g->start_ns - origin_ns);
-	buf_addstr(b, ",\"end_relative_ms\":");
-	num_append_ms6(b, g->end_ns - origin_ns);
-	buf_printf(b, ",\"boundary_kind\":\"%s\"", g->kind);
-}
-
-static void put_quoted(struct buf *b, const char *s)
-{
-	json_escape(b, s, strlen(s));
-}
-
-/* The summary's members needed here. */
-struct summary {
-	struct jdoc d;
-	int64_t num_layers, first_layer, passes, origin_ns;
-	char *pid;
-	int64_t guide_tid;
-};
-
-static int64_t choose_tid(const struct jdoc *d, int used, const char *pid)
-{
-	int64_t pid_value = -1, candidate;
-	int n = jdoc_size(d, used), k, tok;
-
-	(void)jdoc_int64(d, jdoc_find(d, 0, "pid"), &pid_value);
-	(void)pid;
-	/* the smallest free positive tid sorts first in UIs older than
-	 * Perfetto v53, which ignore thread_sort_index */
-	for (candidate = 1; candidate <= MAX_TID; candidate++) {
-		int taken = candidate == pid_value;
-		for (k = 0, tok = used + 1; k < n && !taken; k++, tok = jdoc_next(d, tok)) {
-			int64_t v;
-			if (jdoc_int64(d, tok, &v) == 0 && v == candidate)
-				taken = 1;
-		}
-		if (!taken)
-			return candidate;
-	}
-	die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
+		    st->n - 1, st->a[st->n - 1].i);
 }
 
 /* The guides of the anchors (guides.h), with the report's texts; dies on a
- * refusal. */
-static void build_guides(struct state *st, struct summary *sm, struct guide *g)
+ * refusal.  The end texts are malloc'd. */
+static void build_guides(struct state *st, const struct trstream_anchors_in *sm,
+			 struct guides_row *g)
 {
 	struct guides_anchor *an = xmalloc((st->n + 1) * sizeof *an);
 	struct guides_span *sp = xmalloc((st->n + 1) * sizeof *sp);
@@ -192,24 +81,23 @@ static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 
 	for (i = 0; i < st->n; i++) {
 		an[i].layer = st->a[i].layer;
-		an[i].ts_ns = st->a[i].ts_ns;
+		an[i].ts_ns = st->a[i].anchor.ts_ns;
 		an[i].has_terminal = st->a[i].has_terminal;
-		an[i].term_end_ns = st->a[i].term_end_ns;
+		an[i].term_end_ns = st->a[i].terminal.ts_ns + st->a[i].terminal.dur_ns;
 	}
 	rc = guides_build(an, st->n, (size_t)sm->num_layers, sp, &where);
+	memset(g, 0, st->n * sizeof *g);
 	for (i = 0; i < st->n; i++) {
-		const struct anchor_rec *a = &st->a[i];
-		struct guide *x = &g[i];
+		const struct trstream_anchor *a = &st->a[i];
+		struct guides_row *x = &g[i];
 		struct buf end = BUF_INIT;
 
-		memset(x, 0, sizeof *x);
 		x->pass = a->pass;
 		x->layer = (size_t)sm->first_layer + a->layer;
 		x->anchor_index = a->anchor_index;
-		x->anchor_name = a->name;
-		x->anchor_tid = a->tid;
-		x->source_index = a->source_index;
-		x->start_text = a->ts;
+		x->anchor_name = a->anchor.name;
+		x->anchor_tid = a->anchor.tid;
+		x->start_text = a->anchor.ts;
 		if (rc == GUIDES_BACKWARDS && i == where)
 			die(EXIT_INPUT, "guide L%zu would end before it starts", x->layer);
 		if (rc == GUIDES_BACKWARDS && i > where)
@@ -220,11 +108,11 @@ static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 		x->end_us = sp[i].end_us;
 		x->kind = guides_kind_name(sp[i].kind);
 		if (sp[i].kind == GUIDES_NEXT_LAYER_ANCHOR)
-			buf_addstr(&end, st->a[i + 1].ts);
+			buf_addstr(&end, st->a[i + 1].anchor.ts);
 		else if (sp[i].kind == GUIDES_TERMINAL_KERNEL_END)
 			num_append_us3(&end, sp[i].end_ns);
 		else
-			buf_addstr(&end, a->ts);
+			buf_addstr(&end, a->anchor.ts);
 		x->end_text = end.p;  /* owned by the guide now */
 	}
 	if (rc == GUIDES_SAME_US)
@@ -236,137 +124,137 @@ static void build_guides(struct state *st, struct summary *sm, struct guide *g)
 	free(sp);
 }
 
+static void read_head(struct state *st, const char *line, size_t len)
+{
+	struct trstream_head_in h;
+	char err[TRSTREAM_ERR_SIZE];
+
+	if (trstream_head_read(&st->doc, line, len, &h, err, sizeof err) != 0)
+		die(EXIT_INPUT, "%s", err);
+	st->source_name = h.source;
+}
+
+static void put(struct filter *f, const struct buf *b, int rc)
+{
+	if (rc != 0)
+		die_nomem();
+	filter_put(f, b->p, b->len);
+}
+
+/* The report's body: the guide track, the selection's options copied from
+ * the anchors record, the counts and the origin. */
+static int put_report_body(struct buf *rep, const struct state *st,
+			   const struct trstream_anchors_in *sm, const struct guides_track *t)
+{
+	static const char *const copied[] = { "anchor_regex", "end_anchor_regex",
+		"anchor_offset", "matching_anchor_count", "num_layers", "first_layer",
+		"passes", "confirm_regex", "confirm_cpu" };
+	size_t k;
+	int rc = trstream_report_body(rep, TRSTREAM_LAYERS_SUFFIX);
+
+	rc |= buf_addstr(rep, "{\"schema_version\":1,\"notice\":");
+	rc |= json_escape(rep, guides_notice, strlen(guides_notice));
+	rc |= buf_addstr(rep, ",\"phase\":");
+	rc |= json_escape(rep, t->phase, strlen(t->phase));
+	rc |= buf_addstr(rep, ",\"evidence\":");
+	rc |= json_escape(rep, t->evidence, strlen(t->evidence));
+	rc |= buf_printf(rep, ",\"pid\":%s,\"device\":%.*s,\"guide_tid\":%" PRId64
+			 ",\"track_name\":", t->pid, (int)sm->device.n, sm->device.p, t->tid);
+	rc |= json_escape(rep, t->name, strlen(t->name));
+	for (k = 0; k < sizeof copied / sizeof copied[0]; k++) {
+		struct trstream_raw raw = trstream_anchors_raw(sm, copied[k]);
+		rc |= buf_printf(rep, ",\"%s\":%.*s", copied[k], (int)raw.n, raw.p);
+	}
+	rc |= buf_printf(rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
+			 ",\"trace_origin_us\":", st->events, st->n + 2);
+	rc |= num_append_us3(rep, sm->trace_origin_ns);
+	return rc | buf_addstr(rep, "}}");
+}
+
 static void emit(struct state *st, struct filter *f, const char *tail, size_t tail_len)
 {
-	struct summary sm;
-	struct guide *g;
-	struct buf ev = BUF_INIT, rep = BUF_INIT, track = BUF_INIT;
+	struct trstream_anchors_in sm = { JDOC_INIT, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
+		NULL, 0 };
+	struct trstream_tail_in tail_in;
+	struct guides_track t;
+	struct guides_row *g;
+	struct buf ev = BUF_INIT, ev2 = BUF_INIT, rep = BUF_INIT, track = BUF_INIT;
 	struct jdoc td = JDOC_INIT;
-	int used;
+	char err[TRSTREAM_ERR_SIZE], *pid;
+	int64_t pid_value = -1;
 	size_t i;
-	const char *device;
-	size_t dlen;
 
-	memset(&sm, 0, sizeof sm);
 	if (st->summary.len == 0)
 		die(EXIT_INPUT, "no anchor records in the stream: run tr-select-anchors "
 		    "before tr-guides");
-	if (jdoc_parse(&sm.d, st->summary.p, st->summary.len, NULL) != 0)
-		die(EXIT_INPUT, "malformed anchors record");
-	sm.num_layers = int_member(&sm.d, 0, "num_layers", "anchors");
-	sm.first_layer = int_member(&sm.d, 0, "first_layer", "anchors");
-	sm.passes = int_member(&sm.d, 0, "passes", "anchors");
-	sm.origin_ns = int_member(&sm.d, 0, "trace_origin_ns", "anchors");
-	sm.pid = raw_copy(&sm.d, jdoc_find(&sm.d, 0, "pid"));
-	used = jdoc_find(&sm.d, 0, "used_tids");
-	if (sm.pid == NULL || jdoc_type(&sm.d, used) != JT_ARRAY)
-		die(EXIT_INPUT, "malformed anchors record: no pid or used_tids");
+	if (trstream_anchors_read(st->summary.p, st->summary.len, &sm, err, sizeof err) != 0)
+		die(EXIT_INPUT, "%s", err);
 	if ((int64_t)st->n != sm.num_layers * sm.passes)
 		die(EXIT_INPUT, "%zu anchor records for %" PRId64 " layers x %" PRId64
 		    " passes (a stage dropped some?)", st->n, sm.num_layers, sm.passes);
-	sm.guide_tid = choose_tid(&sm.d, used, sm.pid);
-	device = jdoc_raw(&sm.d, jdoc_find(&sm.d, 0, "device"), &dlen);
+	pid = xmemdup(sm.pid.p, sm.pid.n);
+	(void)jdoc_int64(&sm.d, jdoc_find(&sm.d, 0, "pid"), &pid_value);
+	t.pid = pid;
+	t.phase = st->phase;
+	t.evidence = st->evidence;
+	if (guides_choose_tid(sm.used_tids, sm.nused, pid_value, &t.tid) != 0)
+		die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
 
 	g = xmalloc((st->n + 1) * sizeof *g);
 	build_guides(st, &sm, g);
 
 	buf_printf(&track, "Layer guide (%s) \xe2\x80\x94 anchor intervals", st->phase);
-	buf_printf(&ev, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":%" PRId64
-		   ",\"pid\":%s,\"tid\":%" PRId64 ",\"args\":{\"name\":",
-		   g[0].start_us, sm.pid, sm.guide_tid);
-	put_quoted(&ev, track.p);
-	buf_addstr(&ev, "}}");
+	t.name = track.p;
+	if (guides_put_meta(&ev, &ev2, &t, g[0].start_us) != 0)
+		die_nomem();
 	filter_put(f, ev.p, ev.len);
-	buf_reset(&ev);
-	buf_printf(&ev, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":%" PRId64
-		   ",\"pid\":%s,\"tid\":%" PRId64 ",\"args\":{\"sort_index\":%d}}",
-		   g[0].start_us, sm.pid, sm.guide_tid, GUIDE_SORT_INDEX);
-	filter_put(f, ev.p, ev.len);
+	filter_put(f, ev2.p, ev2.len);
 	for (i = 0; i < st->n; i++) {
 		buf_reset(&ev);
-		buf_printf(&ev, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L%zu\","
-			   "\"pid\":%s,\"tid\":%" PRId64 ",\"ts\":%" PRId64 ",\"dur\":%" PRId64
-			   ",\"args\":{", g[i].layer, sm.pid, sm.guide_tid, g[i].start_us,
-			   g[i].end_us - g[i].start_us);
-		put_row(&ev, &g[i], sm.origin_ns);
-		buf_addstr(&ev, ",\"phase\":");
-		put_quoted(&ev, st->phase);
-		buf_addstr(&ev, ",\"evidence\":");
-		put_quoted(&ev, st->evidence);
-		buf_addstr(&ev, ",\"notice\":");
-		put_quoted(&ev, notice);
-		buf_addstr(&ev, "}}");
-		filter_put(f, ev.p, ev.len);
+		put(f, &ev, guides_put_slice(&ev, &t, &g[i], sm.trace_origin_ns));
 	}
 
 	/* The report, with the source's identity from the tail. */
-	if (jdoc_parse(&td, tail, tail_len, NULL) != 0)
-		die(EXIT_INPUT, "malformed tail record");
-	trstream_report_body(&rep, TRSTREAM_LAYERS_SUFFIX);
-	buf_addstr(&rep, "{\"schema_version\":1,\"notice\":");
-	put_quoted(&rep, notice);
-	buf_addstr(&rep, ",\"phase\":");
-	put_quoted(&rep, st->phase);
-	buf_addstr(&rep, ",\"evidence\":");
-	put_quoted(&rep, st->evidence);
-	buf_printf(&rep, ",\"pid\":%s,\"device\":%.*s,\"guide_tid\":%" PRId64 ",\"track_name\":",
-		   sm.pid, (int)dlen, device, sm.guide_tid);
-	put_quoted(&rep, track.p);
-	{
-		static const char *const copied[] = { "anchor_regex", "end_anchor_regex",
-			"anchor_offset", "matching_anchor_count", "num_layers", "first_layer",
-			"passes", "confirm_regex", "confirm_cpu" };
-		size_t k;
-		for (k = 0; k < sizeof copied / sizeof copied[0]; k++) {
-			size_t n;
-			const char *raw = jdoc_raw(&sm.d, jdoc_find(&sm.d, 0, copied[k]), &n);
-			buf_printf(&rep, ",\"%s\":%.*s", copied[k], (int)n, raw);
-		}
-	}
-	buf_printf(&rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
-		   ",\"trace_origin_us\":", st->events, st->n + 2);
-	num_append_us3(&rep, sm.origin_ns);
-	buf_addstr(&rep, "}}");
-	filter_put(f, rep.p, rep.len);
+	if (trstream_tail_read(&td, tail, tail_len, &tail_in, err, sizeof err) != 0)
+		die(EXIT_INPUT, "%s", err);
+	put(f, &rep, put_report_body(&rep, st, &sm, &t));
 	/* The rows follow in records of LAYER_ROWS each, appended to the body's
 	 * "layers" member by tr-encode: the report grows with the layers (tens
 	 * of MB for tens of thousands), and no stage should hold it as a line.
 	 * The members after "layers" come as records of their own. */
 	for (i = 0; i < st->n; i++) {
+		int rc = 0;
 		if (i % LAYER_ROWS == 0) {
 			buf_reset(&rep);
-			trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
+			rc |= trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
 		}
-		buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
-		put_row(&rep, &g[i], sm.origin_ns);
-		buf_addstr(&rep, "}");
-		if (i % LAYER_ROWS == LAYER_ROWS - 1 || i + 1 == st->n) {
-			buf_addstr(&rep, "]}");
-			filter_put(f, rep.p, rep.len);
-		}
+		rc |= buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
+		rc |= guides_put_row(&rep, &g[i], sm.trace_origin_ns);
+		rc |= buf_addstr(&rep, "}");
+		if (rc != 0)
+			die_nomem();
+		if (i % LAYER_ROWS == LAYER_ROWS - 1 || i + 1 == st->n)
+			put(f, &rep, trstream_report_items_end(&rep));
 	}
 	buf_reset(&rep);
-	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "source_file", 0);
-	put_quoted(&rep, st->source_name ? st->source_name : "");
-	buf_addstr(&rep, "}");
-	filter_put(f, rep.p, rep.len);
+	put(f, &rep, trstream_report_string(&rep, TRSTREAM_LAYERS_SUFFIX, "source_file",
+					    st->source_name ? st->source_name : ""));
 	buf_reset(&rep);
-	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, TRSTREAM_KEY_SOURCE_SHA256, 0);
-	trstream_put_source_sha256(&rep, &td);
-	buf_addstr(&rep, "}");
-	filter_put(f, rep.p, rep.len);
+	put(f, &rep, trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX,
+					    TRSTREAM_KEY_SOURCE_SHA256, 0) |
+		     trstream_put_source_sha256(&rep, &td) | buf_addch(&rep, '}'));
 	buf_reset(&rep);
-	trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "tool_version", 0);
-	buf_printf(&rep, "\"trace-layers %s\"}", TR_VERSION);
-	filter_put(f, rep.p, rep.len);
+	put(f, &rep, trstream_report_string(&rep, TRSTREAM_LAYERS_SUFFIX, "tool_version",
+					    "trace-layers " TR_VERSION));
 
 	for (i = 0; i < st->n; i++)
-		free(g[i].end_text);
+		free((char *)g[i].end_text);
 	free(g);
-	free(sm.pid);
-	jdoc_free(&sm.d);
+	free(pid);
+	trstream_anchors_in_free(&sm);
 	jdoc_free(&td);
 	buf_release(&ev);
+	buf_release(&ev2);
 	buf_release(&rep);
 	buf_release(&track);
 }
@@ -411,7 +299,7 @@ int main(int argc, char **argv)
 	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
 		switch (kind) {
 		case LINE_HEAD:
-			st.source_name = head_source_name(&st.doc, line, len);
+			read_head(&st, line, len);
 			break;
 		case LINE_EVENT:
 			st.events++;
@@ -436,11 +324,8 @@ int main(int argc, char **argv)
 		filter_pass(&f, line, len);
 	}
 	filter_close(&f);
-	for (i = 0; i < st.n; i++) {
-		free(st.a[i].ts);
-		free(st.a[i].name);
-		free(st.a[i].tid);
-	}
+	for (i = 0; i < st.n; i++)
+		trstream_anchor_free(&st.a[i]);
 	free(st.a);
 	free(st.source_name);
 	buf_release(&st.summary);
