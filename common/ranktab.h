@@ -3,12 +3,19 @@
  * is taken over the ranks, a rank's total over the layers, and a cell is a
  * straggler when it exceeds its row's median by more than a threshold
  * percentage.  Every comparison is exact integer arithmetic (no double), so
- * that an oracle recomputes the same table from the same reports. */
+ * that an oracle recomputes the same table from the same reports.  The
+ * table is filled from the ranks' layers reports (tr-guides(1)) and
+ * rendered as text, TSV, JSON or an SVG heat map.
+ * Library code: it returns a status and never prints or exits; a refused
+ * report comes back as the text tr-ranks prints. */
 #ifndef TR_RANKTAB_H
 #define TR_RANKTAB_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "buf.h"
+#include "json.h"
 
 /* A cell without an interval (the last layer of a pass without
  * --end-anchor-regex is a zero-length marker). */
@@ -60,5 +67,66 @@ enum ranktab_band ranktab_band(int64_t v, int64_t m, unsigned percent);
 
 /* 1 when v exceeds m by more than percent: v 100 > m (100 + percent). */
 int ranktab_straggler(int64_t v, int64_t m, unsigned percent);
+
+
+/* ---- the reports ------------------------------------------------------ */
+
+/* The members that must agree between the reports, in the order checked. */
+enum ranktab_field {
+	RANKTAB_PHASE, RANKTAB_ANCHOR, RANKTAB_LAYERS, RANKTAB_FIRST, RANKTAB_PASSES,
+	RANKTAB_NFIELDS
+};
+
+/* One rank's layers report. */
+struct ranktab_report {
+	const char *path;                    /* as given, for the messages */
+	char *text;                          /* the file's bytes (malloc'd, owned) */
+	size_t len;
+	struct jdoc doc;
+	struct buf field[RANKTAB_NFIELDS];   /* unescaped strings, decimal integers */
+	struct buf source;                   /* source_file, unescaped */
+	char *label;                         /* the column's name (ranktab_labels) */
+	int64_t num_layers, first_layer, passes;
+	int64_t *interval;                   /* [pass * num_layers + layer index] */
+};
+
+void ranktab_report_init(struct ranktab_report *r, const char *path);
+void ranktab_report_free(struct ranktab_report *r);
+
+/* Read the report in text[0..len) (r->text or any text that outlives r):
+ * its phase, anchor, layer numbering and one interval per guide row.  0,
+ * or -1 with errno EINVAL and the refusal in msg ("PATH: layers[3]: pass
+ * 0, layer 5 appears twice"), or ENOMEM. */
+int ranktab_report_parse(struct ranktab_report *r, const char *text, size_t len,
+			 struct buf *msg);
+
+/* The reports agree on phase, anchor_regex, num_layers, first_layer and
+ * passes.  -1 with errno EINVAL and the refusal in msg: the reports that
+ * differ from the majority's value (or, without one, every report's
+ * value), a line each, the later lines after "PROGNAME: ". */
+int ranktab_agree(const struct ranktab_report *rep, size_t n, const char *progname,
+		  struct buf *msg);
+
+/* The columns' labels: the source names less their shared prefix and
+ * suffix (never cutting a number), else the whole names, else #1, #2...
+ * 0, or -1 (ENOMEM). */
+int ranktab_labels(struct ranktab_report *rep, size_t n);
+
+/* The cells of a table of nranks == n reports: pass's intervals (pass >=
+ * 0), or the lower median over the passes; then ranktab_compute. */
+int ranktab_fill(struct ranktab *t, const struct ranktab_report *rep, int64_t pass);
+
+/* ---- rendering -------------------------------------------------------- */
+
+struct ranktab_view {
+	int64_t pass;          /* the pass shown, -1: the median over the passes */
+	unsigned threshold;    /* straggler threshold, percent */
+};
+
+enum ranktab_format { RANKTAB_TEXT, RANKTAB_TSV, RANKTAB_JSON, RANKTAB_SVG };
+
+/* Append the table in a format (tr-ranks(1)).  0, or -1 (ENOMEM). */
+int ranktab_render(struct buf *out, enum ranktab_format format, const struct ranktab *t,
+		   const struct ranktab_report *rep, const struct ranktab_view *view);
 
 #endif
