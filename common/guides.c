@@ -4,6 +4,7 @@
 
 #include "guides.h"
 #include "json.h"
+#include "trstream.h"
 #include "tsnum.h"
 
 const char *guides_kind_name(enum guides_kind kind)
@@ -130,4 +131,37 @@ int guides_put_slice(struct buf *b, const struct guides_track *t, const struct g
 	    buf_addstr(b, ",\"notice\":") != 0 || put_str(b, guides_notice) != 0)
 		return -1;
 	return buf_addstr(b, "}}");
+}
+
+int guides_track_name(struct buf *b, const char *phase)
+{
+	return buf_printf(b, "Layer guide (%s) \xe2\x80\x94 anchor intervals", phase);
+}
+
+int guides_put_report_body(struct buf *rep, const struct guides_track *t,
+			   const struct trstream_anchors_in *sm, uint64_t events, size_t nguides)
+{
+	static const char *const copied[] = { "anchor_regex", "end_anchor_regex",
+		"anchor_offset", "matching_anchor_count", "num_layers", "first_layer",
+		"passes", "confirm_regex", "confirm_cpu" };
+	size_t k;
+	int rc = trstream_report_body(rep, TRSTREAM_LAYERS_SUFFIX);
+
+	rc |= buf_addstr(rep, "{\"schema_version\":1,\"notice\":");
+	rc |= put_str(rep, guides_notice);
+	rc |= buf_addstr(rep, ",\"phase\":");
+	rc |= put_str(rep, t->phase);
+	rc |= buf_addstr(rep, ",\"evidence\":");
+	rc |= put_str(rep, t->evidence);
+	rc |= buf_printf(rep, ",\"pid\":%s,\"device\":%.*s,\"guide_tid\":%" PRId64
+			 ",\"track_name\":", t->pid, (int)sm->device.n, sm->device.p, t->tid);
+	rc |= put_str(rep, t->name);
+	for (k = 0; k < sizeof copied / sizeof copied[0]; k++) {
+		struct trstream_raw raw = trstream_anchors_raw(sm, copied[k]);
+		rc |= buf_printf(rep, ",\"%s\":%.*s", copied[k], (int)raw.n, raw.p);
+	}
+	rc |= buf_printf(rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
+			 ",\"trace_origin_us\":", events, nguides + 2);
+	rc |= num_append_us3(rep, sm->trace_origin_ns);
+	return rc | buf_addstr(rep, "}}");
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "trstream.h"
 
 /* What a guide needs of its anchor (in anchor order, passes one after the
  * other): the layer within its pass (0 .. num_layers - 1), the exact ts,
@@ -92,5 +93,15 @@ int guides_put_meta(struct buf *name_event, struct buf *sort_event,
 /* The X slice of guide g: {"ph":"X","cat":"layer_guide","name":"L7",...}. */
 int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
 		     int64_t origin_ns);
+
+/* The track's name: "Layer guide (PHASE) \u2014 anchor intervals". */
+int guides_track_name(struct buf *b, const char *phase);
+
+/* The first record of the .layers.json report: its body, with the track,
+ * the selection's options copied raw from the anchors record, the event
+ * counts (events read, nguides + 2 added) and the trace origin; the rows
+ * follow as items of "layers". */
+int guides_put_report_body(struct buf *rep, const struct guides_track *t,
+			   const struct trstream_anchors_in *sm, uint64_t events, size_t nguides);
 
 #endif

@@ -200,6 +200,8 @@ int trstream_anchors_read(const char *line, size_t len, struct trstream_anchors_
 	if (jdoc_find(d, 0, "pid") < 0 || jdoc_type(d, used) != JT_ARRAY)
 		return refuse(err, errsz, what, "no pid or used_tids");
 	a->pid = raw_member(d, 0, "pid");
+	a->pid_value = -1;
+	(void)jdoc_int64(d, jdoc_find(d, 0, "pid"), &a->pid_value);
 	a->device = raw_member(d, 0, "device");
 	n = jdoc_size(d, used);
 	free(a->used_tids);

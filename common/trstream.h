@@ -108,6 +108,7 @@ struct trstream_raw {
 struct trstream_anchors_in {
 	struct jdoc d;                  /* JDOC_INIT before the first read */
 	int64_t num_layers, first_layer, passes, trace_origin_ns;
+	int64_t pid_value;              /* the pid as an integer, or -1 */
 	struct trstream_raw pid, device;
 	int64_t *used_tids;             /* the integer ones, in order; malloc'd */
 	size_t nused;

@@ -141,39 +141,9 @@ static void put(struct filter *f, const struct buf *b, int rc)
 	filter_put(f, b->p, b->len);
 }
 
-/* The report's body: the guide track, the selection's options copied from
- * the anchors record, the counts and the origin. */
-static int put_report_body(struct buf *rep, const struct state *st,
-			   const struct trstream_anchors_in *sm, const struct guides_track *t)
-{
-	static const char *const copied[] = { "anchor_regex", "end_anchor_regex",
-		"anchor_offset", "matching_anchor_count", "num_layers", "first_layer",
-		"passes", "confirm_regex", "confirm_cpu" };
-	size_t k;
-	int rc = trstream_report_body(rep, TRSTREAM_LAYERS_SUFFIX);
-
-	rc |= buf_addstr(rep, "{\"schema_version\":1,\"notice\":");
-	rc |= json_escape(rep, guides_notice, strlen(guides_notice));
-	rc |= buf_addstr(rep, ",\"phase\":");
-	rc |= json_escape(rep, t->phase, strlen(t->phase));
-	rc |= buf_addstr(rep, ",\"evidence\":");
-	rc |= json_escape(rep, t->evidence, strlen(t->evidence));
-	rc |= buf_printf(rep, ",\"pid\":%s,\"device\":%.*s,\"guide_tid\":%" PRId64
-			 ",\"track_name\":", t->pid, (int)sm->device.n, sm->device.p, t->tid);
-	rc |= json_escape(rep, t->name, strlen(t->name));
-	for (k = 0; k < sizeof copied / sizeof copied[0]; k++) {
-		struct trstream_raw raw = trstream_anchors_raw(sm, copied[k]);
-		rc |= buf_printf(rep, ",\"%s\":%.*s", copied[k], (int)raw.n, raw.p);
-	}
-	rc |= buf_printf(rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
-			 ",\"trace_origin_us\":", st->events, st->n + 2);
-	rc |= num_append_us3(rep, sm->trace_origin_ns);
-	return rc | buf_addstr(rep, "}}");
-}
-
 static void emit(struct state *st, struct filter *f, const char *tail, size_t tail_len)
 {
-	struct trstream_anchors_in sm = { JDOC_INIT, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
+	struct trstream_anchors_in sm = { JDOC_INIT, 0, 0, 0, 0, -1, { NULL, 0 }, { NULL, 0 },
 		NULL, 0 };
 	struct trstream_tail_in tail_in;
 	struct guides_track t;
@@ -181,7 +151,6 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	struct buf ev = BUF_INIT, ev2 = BUF_INIT, rep = BUF_INIT, track = BUF_INIT;
 	struct jdoc td = JDOC_INIT;
 	char err[TRSTREAM_ERR_SIZE], *pid;
-	int64_t pid_value = -1;
 	size_t i;
 
 	if (st->summary.len == 0)
@@ -193,17 +162,17 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 		die(EXIT_INPUT, "%zu anchor records for %" PRId64 " layers x %" PRId64
 		    " passes (a stage dropped some?)", st->n, sm.num_layers, sm.passes);
 	pid = xmemdup(sm.pid.p, sm.pid.n);
-	(void)jdoc_int64(&sm.d, jdoc_find(&sm.d, 0, "pid"), &pid_value);
 	t.pid = pid;
 	t.phase = st->phase;
 	t.evidence = st->evidence;
-	if (guides_choose_tid(sm.used_tids, sm.nused, pid_value, &t.tid) != 0)
+	if (guides_choose_tid(sm.used_tids, sm.nused, sm.pid_value, &t.tid) != 0)
 		die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
 
 	g = xmalloc((st->n + 1) * sizeof *g);
 	build_guides(st, &sm, g);
 
-	buf_printf(&track, "Layer guide (%s) \xe2\x80\x94 anchor intervals", st->phase);
+	if (guides_track_name(&track, st->phase) != 0)
+		die_nomem();
 	t.name = track.p;
 	if (guides_put_meta(&ev, &ev2, &t, g[0].start_us) != 0)
 		die_nomem();
@@ -217,7 +186,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	/* The report, with the source's identity from the tail. */
 	if (trstream_tail_read(&td, tail, tail_len, &tail_in, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
-	put(f, &rep, put_report_body(&rep, st, &sm, &t));
+	put(f, &rep, guides_put_report_body(&rep, &t, &sm, st->events, st->n));
 	/* The rows follow in records of LAYER_ROWS each, appended to the body's
 	 * "layers" member by tr-encode: the report grows with the layers (tens
 	 * of MB for tens of thousands), and no stage should hold it as a line.

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +14,10 @@
 
 #include "buf.h"
 #include "diag.h"
-#include "indent.h"
 #include "io.h"
-#include "json.h"
 #include "opt.h"
 #include "outfile.h"
 #include "ranktab.h"
-#include "tsnum.h"
 
 /* A report is read whole; json.c's token offsets are ints. */
 #define MAX_REPORT_BYTES ((size_t)1 << 30)

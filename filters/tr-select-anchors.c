@@ -3,7 +3,6 @@
  * control records before the tail.  Every line passes through unchanged.
  * See tr-select-anchors(1). */
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +11,8 @@
 #include "anchorscan.h"
 #include "buf.h"
 #include "diag.h"
-#include "event.h"
 #include "filter.h"
-#include "intern.h"
-#include "json.h"
 #include "opt.h"
-#include "regex.h"
-#include "tsnum.h"
 #include "trstream.h"
 
 static const char usage_text[] =
