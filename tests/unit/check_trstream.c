@@ -1,8 +1,10 @@
 /* Unit tests for common/trstream.c: the exact bytes of each control
- * record prefix (tr-encode and tr-decode recognise records by their first
- * bytes, tr-stream(5)), that completed records parse as JSON, and the
- * source_sha256 copied from a tail record. */
+ * record (tr-encode and tr-decode recognise records by their first bytes,
+ * tr-stream(5)), that written records parse as JSON and read back as
+ * written, the exact refusals of malformed records, and the source_sha256
+ * copied from a tail record. */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +96,304 @@ START_TEST(test_source_sha256)
 }
 END_TEST
 
+/* ---- head and tail ---- */
+
+START_TEST(test_head_write_read)
+{
+	struct trstream_head h = { 0, "tr\"ace.json.gz", "tr-decode", "0.1.0" };
+	struct trstream_head_in in;
+	struct jdoc d = JDOC_INIT;
+	struct buf b = BUF_INIT;
+	char err[TRSTREAM_ERR_SIZE];
+
+	ck_assert_int_eq(trstream_head_begin(&b, &h), 0);
+	buf_addstr(&b, "\"schemaVersion\":1");
+	ck_assert_int_eq(trstream_head_end(&b), 0);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"head\",\"format\":\"object\",\"source\":\"tr\\\"ace.json.gz\","
+			 "\"tool\":\"tr-decode\",\"version\":\"0.1.0\",\"members\":{\"schemaVersion\":1}}");
+	ck_assert_int_eq(trstream_head_read(&d, b.p, b.len, &in, err, sizeof err), 0);
+	ck_assert_int_eq(in.array_format, 0);
+	ck_assert_str_eq(in.source, "tr\"ace.json.gz");
+	free(in.source);
+	buf_reset(&b);
+	h.array_format = 1;
+	h.source = "-";
+	trstream_head_begin(&b, &h);
+	trstream_head_end(&b);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"head\",\"format\":\"array\",\"source\":\"-\","
+			 "\"tool\":\"tr-decode\",\"version\":\"0.1.0\",\"members\":{}}");
+	ck_assert_int_eq(trstream_head_read(&d, b.p, b.len, &in, err, sizeof err), 0);
+	ck_assert_int_eq(in.array_format, 1);
+	ck_assert_str_eq(in.source, "-");
+	free(in.source);
+	/* a source that is not a string: none */
+	ck_assert_int_eq(trstream_head_read(&d, "{\"@tr\":\"head\",\"source\":5}", 25, &in, err,
+					    sizeof err), 0);
+	ck_assert_ptr_null(in.source);
+	/* jsmn refuses a bad escape: the record is malformed */
+	ck_assert_int_eq(trstream_head_read(&d, "{\"@tr\":\"head\",\"source\":\"\\x\"}", 28, &in,
+					    err, sizeof err), -1);
+	ck_assert_str_eq(err, "malformed head record");
+	ck_assert_int_eq(trstream_head_read(&d, "{\"@tr\":\"head\",", 14, &in, err, sizeof err), -1);
+	ck_assert_str_eq(err, "malformed head record");
+	ck_assert_int_eq(trstream_head_read(&d, "[1]", 3, &in, err, sizeof err), -1);
+	ck_assert_str_eq(err, "malformed head record");
+	jdoc_free(&d);
+	buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_tail_write_read)
+{
+	struct trstream_tail_in in;
+	struct jdoc d = JDOC_INIT;
+	struct buf b = BUF_INIT;
+	char err[TRSTREAM_ERR_SIZE];
+
+	ck_assert_int_eq(trstream_tail_begin(&b), 0);
+	buf_addstr(&b, "\"displayTimeUnit\":\"ms\"");
+	ck_assert_int_eq(trstream_tail_end(&b, 18221, UINT64_C(444829), "9f2c"), 0);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"tail\",\"members\":{\"displayTimeUnit\":\"ms\"},"
+			 "\"events\":18221,\"source_bytes\":444829,\"source_sha256\":\"9f2c\"}");
+	ck_assert_int_eq(trstream_tail_read(&d, b.p, b.len, &in, err, sizeof err), 0);
+	ck_assert_int_eq(in.has_counts, 1);
+	ck_assert_uint_eq(in.events, 18221);
+	ck_assert_uint_eq(in.source_bytes, 444829);
+	buf_reset(&b);
+	ck_assert_int_eq(trstream_put_source_sha256(&b, &d), 0);
+	ck_assert_str_eq(b.p, "\"9f2c\"");
+	ck_assert_int_eq(trstream_tail_read(&d, "{\"@tr\":\"tail\",\"events\":-1}", 26, &in, err,
+					    sizeof err), 0);
+	ck_assert_int_eq(in.has_counts, 0);
+	ck_assert_int_eq(trstream_tail_read(&d, "{\"@tr\":\"tail\"", 13, &in, err, sizeof err), -1);
+	ck_assert_str_eq(err, "malformed tail record");
+	jdoc_free(&d);
+	buf_release(&b);
+}
+END_TEST
+
+/* ---- anchors ---- */
+
+static const char anchors_rec[] =
+	"{\"@tr\":\"anchors\",\"anchor_regex\":\"^a\\\\(b\\\"\",\"end_anchor_regex\":null,"
+	"\"confirm_regex\":\"c\",\"confirm_cpu\":true,\"anchor_offset\":2,"
+	"\"matching_anchor_count\":9,\"num_layers\":3,\"first_layer\":1,\"passes\":2,"
+	"\"pid\":7,\"device\":null,\"trace_origin_ns\":-1500,\"trace_origin_us\":-1.500,"
+	"\"used_tids\":[1,\"x\",3]}";
+
+START_TEST(test_anchors_write_read)
+{
+	static const char *const tids[] = { "1", "\"x\"", "3" };
+	struct trstream_anchors a = { "^a\\(b\"", NULL, "c", 1, 2, 9, 3, 1, 2, "7", NULL, -1500,
+				      tids, 3 };
+	struct trstream_anchors_in in = { JDOC_INIT, 0, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
+					   NULL, 0 };
+	struct trstream_raw raw;
+	struct buf b = BUF_INIT;
+	char err[TRSTREAM_ERR_SIZE];
+
+	ck_assert_int_eq(trstream_anchors_write(&b, &a), 0);
+	ck_assert_str_eq(b.p, anchors_rec);
+	assert_json(&b);
+	ck_assert_int_eq(trstream_anchors_read(b.p, b.len, &in, err, sizeof err), 0);
+	ck_assert_int_eq(in.num_layers, 3);
+	ck_assert_int_eq(in.first_layer, 1);
+	ck_assert_int_eq(in.passes, 2);
+	ck_assert_int_eq(in.trace_origin_ns, -1500);
+	ck_assert_int_eq(in.pid_value, 7);
+	ck_assert_int_eq((int)in.pid.n, 1);
+	ck_assert_int_eq(memcmp(in.pid.p, "7", 1), 0);
+	ck_assert_int_eq((int)in.device.n, 4);
+	ck_assert_int_eq(memcmp(in.device.p, "null", 4), 0);
+	/* the integer tids only */
+	ck_assert_uint_eq(in.nused, 2);
+	ck_assert_int_eq(in.used_tids[0], 1);
+	ck_assert_int_eq(in.used_tids[1], 3);
+	raw = trstream_anchors_raw(&in, "anchor_regex");
+	ck_assert_int_eq((int)raw.n, 10);
+	ck_assert_int_eq(memcmp(raw.p, "\"^a\\\\(b\\\"\"", 10), 0);
+	raw = trstream_anchors_raw(&in, "no_such_member");
+	ck_assert_int_eq(memcmp(raw.p, "null", 4), 0);
+	trstream_anchors_in_free(&in);
+
+	/* a string pid, a device, no tids */
+	buf_reset(&b);
+	a.pid = "\"Spans\"";
+	a.device = "0";
+	a.nused = 0;
+	a.end_anchor_regex = "e";
+	a.confirm_regex = NULL;
+	a.confirm_cpu = 0;
+	trstream_anchors_write(&b, &a);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"anchors\",\"anchor_regex\":\"^a\\\\(b\\\"\","
+			 "\"end_anchor_regex\":\"e\",\"confirm_regex\":null,\"confirm_cpu\":false,"
+			 "\"anchor_offset\":2,\"matching_anchor_count\":9,\"num_layers\":3,"
+			 "\"first_layer\":1,\"passes\":2,\"pid\":\"Spans\",\"device\":0,"
+			 "\"trace_origin_ns\":-1500,\"trace_origin_us\":-1.500,\"used_tids\":[]}");
+	ck_assert_int_eq(trstream_anchors_read(b.p, b.len, &in, err, sizeof err), 0);
+	ck_assert_int_eq(in.pid_value, -1);
+	ck_assert_uint_eq(in.nused, 0);
+	trstream_anchors_in_free(&in);
+	buf_release(&b);
+}
+END_TEST
+
+static void anchors_refused(const char *rec, const char *want)
+{
+	struct trstream_anchors_in in = { JDOC_INIT, 0, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
+					   NULL, 0 };
+	char err[TRSTREAM_ERR_SIZE];
+
+	ck_assert_int_eq(trstream_anchors_read(rec, strlen(rec), &in, err, sizeof err), -1);
+	ck_assert_str_eq(err, want);
+	trstream_anchors_in_free(&in);
+}
+
+START_TEST(test_anchors_refused)
+{
+	anchors_refused("{\"@tr\":\"anchors\"", "malformed anchors record");
+	anchors_refused("{\"@tr\":\"anchors\"}", "malformed anchors record: no integer num_layers");
+	anchors_refused("{\"num_layers\":3,\"first_layer\":0,\"passes\":1.5}",
+			"malformed anchors record: no integer passes");
+	anchors_refused("{\"num_layers\":3,\"first_layer\":0,\"passes\":1}",
+			"malformed anchors record: no integer trace_origin_ns");
+	anchors_refused("{\"num_layers\":3,\"first_layer\":0,\"passes\":1,\"trace_origin_ns\":0,"
+			"\"used_tids\":[]}", "malformed anchors record: no pid or used_tids");
+	anchors_refused("{\"num_layers\":3,\"first_layer\":0,\"passes\":1,\"trace_origin_ns\":0,"
+			"\"pid\":1,\"used_tids\":{}}", "malformed anchors record: no pid or used_tids");
+}
+END_TEST
+
+static const char anchor_rec[] =
+	"{\"@tr\":\"anchor\",\"i\":4,\"pass\":1,\"layer\":1,\"anchor_index\":6,"
+	"\"anchor\":{\"source_index\":120,\"pid\":7,\"tid\":null,\"device\":0,\"ts\":10.5,"
+	"\"dur\":2,\"ts_ns\":10500,\"dur_ns\":2000,\"name\":\"k\\u0041\"},"
+	"\"terminal\":{\"source_index\":125,\"pid\":7,\"tid\":8,\"device\":null,\"ts\":11,"
+	"\"dur\":0.25,\"ts_ns\":11000,\"dur_ns\":250,\"name\":\"end\"}}";
+
+START_TEST(test_anchor_write_read)
+{
+	struct trstream_anchor a, in;
+	struct jdoc d = JDOC_INIT;
+	struct buf b = BUF_INIT;
+	char err[TRSTREAM_ERR_SIZE];
+	char pid[] = "7", dev[] = "0", ts[] = "10.5", dur[] = "2", name[] = "\"k\\u0041\"";
+	char tid2[] = "8", ts2[] = "11", dur2[] = "0.25", name2[] = "\"end\"";
+
+	memset(&a, 0, sizeof a);
+	a.i = 4;
+	a.pass = 1;
+	a.layer = 1;
+	a.anchor_index = 6;
+	a.anchor = (struct trstream_kernel){ 120, pid, NULL, dev, ts, dur, name, 10500, 2000 };
+	a.has_terminal = 1;
+	a.terminal = (struct trstream_kernel){ 125, pid, tid2, NULL, ts2, dur2, name2, 11000, 250 };
+	ck_assert_int_eq(trstream_anchor_write(&b, &a), 0);
+	ck_assert_str_eq(b.p, anchor_rec);
+	assert_json(&b);
+
+	ck_assert_int_eq(trstream_anchor_read(&d, b.p, b.len, &in, err, sizeof err), 0);
+	ck_assert_uint_eq(in.i, 4);
+	ck_assert_uint_eq(in.pass, 1);
+	ck_assert_uint_eq(in.layer, 1);
+	ck_assert_uint_eq(in.anchor_index, 6);
+	ck_assert_uint_eq(in.anchor.source_index, 120);
+	ck_assert_int_eq(in.anchor.ts_ns, 10500);
+	ck_assert_int_eq(in.anchor.dur_ns, 2000);
+	ck_assert_str_eq(in.anchor.ts, "10.5");
+	ck_assert_str_eq(in.anchor.tid, "null");
+	ck_assert_str_eq(in.anchor.name, "\"k\\u0041\"");
+	ck_assert_str_eq(in.anchor.device, "0");
+	ck_assert_int_eq(in.has_terminal, 1);
+	ck_assert_int_eq(in.terminal.ts_ns, 11000);
+	ck_assert_int_eq(in.terminal.dur_ns, 250);
+	ck_assert_str_eq(in.terminal.dur, "0.25");
+	/* written again, the same bytes */
+	buf_reset(&b);
+	in.anchor.tid = NULL;  /* "null" reads back as the text null */
+	trstream_anchor_write(&b, &in);
+	ck_assert_str_eq(b.p, anchor_rec);
+	in.anchor.tid = NULL;
+	trstream_anchor_free(&in);
+
+	/* without a terminal */
+	buf_reset(&b);
+	a.has_terminal = 0;
+	trstream_anchor_write(&b, &a);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"anchor\",\"i\":4,\"pass\":1,\"layer\":1,\"anchor_index\":6,"
+			 "\"anchor\":{\"source_index\":120,\"pid\":7,\"tid\":null,\"device\":0,"
+			 "\"ts\":10.5,\"dur\":2,\"ts_ns\":10500,\"dur_ns\":2000,\"name\":\"k\\u0041\"}}");
+	ck_assert_int_eq(trstream_anchor_read(&d, b.p, b.len, &in, err, sizeof err), 0);
+	ck_assert_int_eq(in.has_terminal, 0);
+	trstream_anchor_free(&in);
+	jdoc_free(&d);
+	buf_release(&b);
+}
+END_TEST
+
+static void anchor_refused(const char *rec, const char *want)
+{
+	struct trstream_anchor in;
+	struct jdoc d = JDOC_INIT;
+	char err[TRSTREAM_ERR_SIZE];
+
+	ck_assert_int_eq(trstream_anchor_read(&d, rec, strlen(rec), &in, err, sizeof err), -1);
+	ck_assert_str_eq(err, want);
+	jdoc_free(&d);
+}
+
+START_TEST(test_anchor_refused)
+{
+	anchor_refused("{\"@tr\":\"anchor\",", "malformed anchor record");
+	anchor_refused("{\"i\":0}", "malformed anchor record: no integer pass");
+	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0}",
+		       "malformed anchor record: no integer anchor_index");
+	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,\"anchor\":[]}",
+		       "malformed anchor record: no anchor object");
+	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,\"anchor\":{}}",
+		       "malformed anchor record: no integer source_index");
+	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,\"anchor\":"
+		       "{\"source_index\":1,\"ts_ns\":\"5\"}",
+		       "malformed anchor record");
+	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,\"anchor\":"
+		       "{\"source_index\":1,\"ts_ns\":\"5\"}}",
+		       "malformed anchor record: no integer ts_ns");
+	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,\"anchor\":"
+		       "{\"source_index\":1,\"ts_ns\":5,\"dur_ns\":1,\"ts\":5,\"tid\":1}}",
+		       "malformed anchor record: ts, name and tid are needed");
+	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,\"anchor\":"
+		       "{\"source_index\":1,\"ts_ns\":5,\"dur_ns\":1,\"ts\":5,\"tid\":1,\"name\":\"k\"},"
+		       "\"terminal\":{\"ts_ns\":7}}",
+		       "malformed anchor record: no integer dur_ns");
+}
+END_TEST
+
+/* ---- report ---- */
+
+START_TEST(test_report_whole_members)
+{
+	struct buf b = BUF_INIT;
+
+	ck_assert_int_eq(trstream_report_string(&b, TRSTREAM_LAYERS_SUFFIX, "source_file",
+						"a\"b.json"), 0);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
+			 "\"source_file\",\"body\":\"a\\\"b.json\"}");
+	assert_json(&b);
+	buf_reset(&b);
+	ck_assert_int_eq(trstream_report_raw(&b, TRSTREAM_COMPACT_SUFFIX, "n", "[1,2]", 5), 0);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"report\",\"suffix\":\".compact.json\",\"member\":"
+			 "\"n\",\"body\":[1,2]}");
+	buf_reset(&b);
+	trstream_report_member(&b, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
+	buf_addstr(&b, "{}");
+	ck_assert_int_eq(trstream_report_items_end(&b), 0);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"member\":"
+			 "\"layers\",\"items\":[{}]}");
+	assert_json(&b);
+	buf_release(&b);
+}
+END_TEST
+
 static Suite *trstream_suite(void)
 {
 	Suite *s = suite_create("trstream");
@@ -104,6 +404,13 @@ static Suite *trstream_suite(void)
 	tcase_add_test(tc, test_report_body);
 	tcase_add_test(tc, test_report_member);
 	tcase_add_test(tc, test_source_sha256);
+	tcase_add_test(tc, test_head_write_read);
+	tcase_add_test(tc, test_tail_write_read);
+	tcase_add_test(tc, test_anchors_write_read);
+	tcase_add_test(tc, test_anchors_refused);
+	tcase_add_test(tc, test_anchor_write_read);
+	tcase_add_test(tc, test_anchor_refused);
+	tcase_add_test(tc, test_report_whole_members);
 	suite_add_tcase(s, tc);
 	return s;
 }
