@@ -1,0 +1,165 @@
+/* Unit tests for common/anchorscan.c: events in, the exact anchors and
+ * anchor records out (origin, used tids, terminals), and each refusal with
+ * its exact text and status: a bad pattern, an existing guide track, a
+ * kernel matching two patterns, no match, several pids, a truncated
+ * selection, a terminal count, a negative kernel dur. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anchorscan.h"
+
+static struct anchorscan_options opts(const char *re, const char *end, int64_t layers,
+				      int64_t offset, int64_t passes)
+{
+	struct anchorscan_options o;
+
+	memset(&o, 0, sizeof o);
+	o.anchor_regex = re;
+	o.end_regex = end;
+	o.num_layers = layers;
+	o.offset = offset;
+	o.passes = passes;
+	return o;
+}
+
+/* Feed the lines; the status of the first refusal (or of finish). */
+static int run(struct anchorscan *s, const struct anchorscan_options *o,
+	       const char *const *lines, size_t n, struct buf *msg)
+{
+	size_t i;
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	if ((rc = anchorscan_init(s, o, "tr-select-anchors", msg)) != ANCHORSCAN_OK)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = anchorscan_event(s, lines[i], strlen(lines[i]), msg)) != ANCHORSCAN_OK)
+			return rc;
+	return anchorscan_finish(s, msg);
+}
+
+#define K(ts, dur, name) \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" ts \
+	",\"dur\":" dur ",\"args\":{\"device\":0}}"
+
+static const char *const two_layers[] = {
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"tid\":3,\"ts\":5}",
+	K("10", "1", "attn"), K("12", "0.5", "end"), K("20", "1", "attn"),
+	K("22.25", "1", "end"), K("30", "1", "attn"),
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":9,\"tid\":9,\"ts\":2.5,\"dur\":1}",
+};
+
+START_TEST(test_records)
+{
+	struct anchorscan_options o = opts("^attn$", "end", 2, 0, 1);
+	struct anchorscan s;
+	struct buf msg = BUF_INIT, b = BUF_INIT;
+
+	ck_assert_int_eq(run(&s, &o, two_layers, 7, &msg), ANCHORSCAN_OK);
+	ck_assert_uint_eq(s.nanchors, 3);
+	ck_assert_uint_eq(s.need, 2);
+	ck_assert_int_eq(anchorscan_put_anchors(&s, &b), 0);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"anchors\",\"anchor_regex\":\"^attn$\",\"end_anchor_regex\":"
+			 "\"end\",\"confirm_regex\":null,\"confirm_cpu\":false,\"anchor_offset\":0,"
+			 "\"matching_anchor_count\":3,\"num_layers\":2,\"first_layer\":0,\"passes\":1,"
+			 "\"pid\":0,\"device\":0,\"trace_origin_ns\":2500,\"trace_origin_us\":2.500,"
+			 "\"used_tids\":[3,7]}");
+	buf_reset(&b);
+	ck_assert_int_eq(anchorscan_put_anchor(&s, 1, &b), 0);
+	ck_assert_str_eq(b.p, "{\"@tr\":\"anchor\",\"i\":1,\"pass\":0,\"layer\":1,\"anchor_index\":1,"
+			 "\"anchor\":{\"source_index\":3,\"pid\":0,\"tid\":7,\"device\":0,\"ts\":20,"
+			 "\"dur\":1,\"ts_ns\":20000,\"dur_ns\":1000,\"name\":\"attn\"},\"terminal\":"
+			 "{\"source_index\":4,\"pid\":0,\"tid\":7,\"device\":0,\"ts\":22.25,\"dur\":1,"
+			 "\"ts_ns\":22250,\"dur_ns\":1000,\"name\":\"end\"}}");
+	anchorscan_free(&s);
+	buf_release(&msg);
+	buf_release(&b);
+}
+END_TEST
+
+static void refused(const struct anchorscan_options *o, const char *const *lines, size_t n,
+		    int status, const char *want)
+{
+	struct anchorscan s;
+	struct buf msg = BUF_INIT;
+
+	ck_assert_int_eq(run(&s, o, lines, n, &msg), status);
+	ck_assert_str_eq(msg.p, want);
+	anchorscan_free(&s);
+	buf_release(&msg);
+}
+
+START_TEST(test_refusals)
+{
+	struct anchorscan_options o = opts("^attn$", NULL, 2, 2, 1);
+	static const char *const guide[] = {
+		"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":0,\"tid\":1,\"ts\":1}"
+	};
+	static const char *const pids[] = {
+		K("10", "1", "attn"),
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"attn\",\"pid\":1,\"tid\":7,\"ts\":11,"
+		"\"dur\":1}",
+	};
+	static const char *const negative[] = {
+		K("10", "1", "attn"), K("11", "-2", "other"), K("20", "1", "attn"),
+	};
+
+	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED,
+		"truncated selection: 3 kernels match in pid 0, device 0; from --anchor-offset 2 "
+		"there are 1, but --num-layers 2 x --passes 1 needs 2\n"
+		"  sorted matches at ts: [0] 10 [1] 20 [2] 30\n"
+		"tr-select-anchors: lower --anchor-offset, --passes or --num-layers, or profile a "
+		"longer window");
+	o.offset = 0;
+	refused(&o, guide, 1, ANCHORSCAN_REFUSED, "event 0: the trace already has layer guides "
+		"(cat layer_guide); start from the original trace");
+	refused(&o, pids, 2, ANCHORSCAN_REFUSED, "anchor matches fall in several pids:\n"
+		"  pid 0, device 0: 1 matches; first in source order at ts 10\n"
+		"  pid 1, device (none): 1 matches; first in source order at ts 11\n"
+		"tr-select-anchors: choose one with --pid");
+	refused(&o, negative, 3, ANCHORSCAN_REFUSED, "event 1 (ts 11): kernel \"other\" has a "
+		"negative dur (-2); Perfetto would misplace it and the trace bounds, so no guides "
+		"are added to this trace");
+	o.anchor_regex = "nothing";
+	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED, "no X kernel event matches --anchor-regex "
+		"'nothing'\ntr-select-anchors: check the kernel name (tr-survey lists candidates) "
+		"and --pid/--device");
+	o = opts("attn|end", "end", 2, 0, 1);
+	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED, "event 2: kernel 'end' matches both "
+		"--anchor-regex and --end-anchor-regex; make the patterns exclusive");
+	o = opts("^attn$", "end", 3, 0, 1);
+	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED, "anchor 2 (event 5, ts 30): 0 kernels "
+		"match --end-anchor-regex between it and the end of the trace; exactly one is "
+		"needed");
+	o = opts("(", NULL, 1, 0, 1);
+	{
+		struct anchorscan s;
+		struct buf msg = BUF_INIT;
+
+		memset(&s, 0, sizeof s);
+		ck_assert_int_eq(anchorscan_init(&s, &o, "tr-select-anchors", &msg),
+				 ANCHORSCAN_TROUBLE);
+		ck_assert_int_eq(strncmp(msg.p, "--anchor-regex: ", 16), 0);
+		anchorscan_free(&s);
+		buf_release(&msg);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("anchorscan");
+	TCase *tc = tcase_create("scan");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_records);
+	tcase_add_test(tc, test_refusals);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
