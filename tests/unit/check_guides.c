@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "guides.h"
 
@@ -173,12 +174,66 @@ START_TEST(test_anchors_stop_inside_a_pass)
 }
 END_TEST
 
+START_TEST(test_choose_tid)
+{
+	int64_t used[] = { 1, 3, 2 };
+	int64_t tid = 0;
+
+	ck_assert_int_eq(guides_choose_tid(used, 3, 4, &tid), 0);
+	ck_assert_int_eq(tid, 5);
+	ck_assert_int_eq(guides_choose_tid(used, 3, -1, &tid), 0);
+	ck_assert_int_eq(tid, 4);
+	ck_assert_int_eq(guides_choose_tid(NULL, 0, 1, &tid), 0);
+	ck_assert_int_eq(tid, 2);
+}
+END_TEST
+
+START_TEST(test_written)
+{
+	struct guides_track t = { "0", 5, NULL, "decode", "e\"v" };
+	struct guides_row g = { 1, 7, 9, 1500, 2500, 2, 3, "1.5", "2.5", "next_layer_anchor",
+				"\"k\"", "7" };
+	struct buf name = BUF_INIT, a = BUF_INIT, b = BUF_INIT;
+
+	ck_assert_int_eq(guides_track_name(&name, "decode"), 0);
+	ck_assert_str_eq(name.p, "Layer guide (decode) \xe2\x80\x94 anchor intervals");
+	t.name = name.p;
+	ck_assert_int_eq(guides_put_row(&a, &g, 500), 0);
+	ck_assert_str_eq(a.p, "\"pass_index\":1,\"layer_id\":7,\"anchor_index\":9,\"anchor_name\":"
+			 "\"k\",\"anchor_tid\":7,\"start_us\":1.5,\"end_us\":2.5,\"guide_start_us\":2,"
+			 "\"guide_end_us\":3,\"start_relative_ms\":0.001000,\"end_relative_ms\":"
+			 "0.002000,\"boundary_kind\":\"next_layer_anchor\"");
+	buf_reset(&a);
+	ck_assert_int_eq(guides_put_meta(&a, &b, &t, 2), 0);
+	ck_assert_str_eq(a.p, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":2,\"pid\":0,\"tid\":5,"
+			 "\"args\":{\"name\":\"Layer guide (decode) \xe2\x80\x94 anchor intervals\"}}");
+	ck_assert_str_eq(b.p, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":2,\"pid\":0,"
+			 "\"tid\":5,\"args\":{\"sort_index\":-1000}}");
+	buf_reset(&a);
+	ck_assert_int_eq(guides_put_slice(&a, &t, &g, 500), 0);
+	{
+		static const char head[] = "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L7\","
+			"\"pid\":0,\"tid\":5,\"ts\":2,\"dur\":1,\"args\":{\"pass_index\":1,";
+		ck_assert_int_eq(strncmp(a.p, head, sizeof head - 1), 0);
+	}
+	ck_assert_ptr_nonnull(strstr(a.p, ",\"phase\":\"decode\",\"evidence\":\"e\\\"v\","
+				     "\"notice\":\"Layer guides are "));
+	ck_assert_str_eq(a.p + a.len - 4, ".\"}}");
+	buf_release(&name);
+	buf_release(&a);
+	buf_release(&b);
+}
+END_TEST
+
+
 static Suite *guides_suite(void)
 {
 	Suite *s = suite_create("guides");
 	TCase *tc = tcase_create("build");
 
 	tcase_add_test(tc, test_kind_names);
+	tcase_add_test(tc, test_choose_tid);
+	tcase_add_test(tc, test_written);
 	tcase_add_test(tc, test_last_layer_without_end_anchor);
 	tcase_add_test(tc, test_last_layer_with_end_anchor);
 	tcase_add_test(tc, test_single_layer_passes);
