@@ -4,7 +4,9 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ranktab.h"
 
@@ -115,6 +117,143 @@ START_TEST(test_ranges)
 }
 END_TEST
 
+/* A report of 2 layers x 2 passes from source src, with layer 0's
+ * intervals a (pass 0) and b (pass 1) in us; layer 1 is a marker. */
+static void report(struct ranktab_report *r, const char *path, const char *src,
+		   const char *phase, const char *a, const char *b)
+{
+	struct buf msg = BUF_INIT;
+	char text[1024];
+
+	snprintf(text, sizeof text, "{\"phase\":\"%s\",\"anchor_regex\":\"attn\",\"num_layers\":2,"
+		 "\"first_layer\":3,\"passes\":2,\"source_file\":\"%s\",\"layers\":["
+		 "{\"pass_index\":0,\"layer_id\":3,\"boundary_kind\":\"next_layer_anchor\","
+		 "\"start_us\":10,\"end_us\":%s},"
+		 "{\"pass_index\":0,\"layer_id\":4,\"boundary_kind\":\"anchor_point_only\","
+		 "\"start_us\":20,\"end_us\":20},"
+		 "{\"pass_index\":1,\"layer_id\":3,\"boundary_kind\":\"next_layer_anchor\","
+		 "\"start_us\":30,\"end_us\":%s},"
+		 "{\"pass_index\":1,\"layer_id\":4,\"boundary_kind\":\"anchor_point_only\","
+		 "\"start_us\":40,\"end_us\":40}]}\n", phase, src, a, b);
+	ranktab_report_init(r, path);
+	r->text = strdup(text);
+	r->len = strlen(text);
+	ck_assert_msg(ranktab_report_parse(r, r->text, r->len, &msg) == 0, "%s", msg.p);
+	buf_release(&msg);
+}
+
+START_TEST(test_reports_to_tsv)
+{
+	struct ranktab_report rep[3];
+	struct ranktab t;
+	struct ranktab_view view = { -1, 10 };
+	struct buf out = BUF_INIT;
+	size_t i;
+
+	report(&rep[0], "a", "rank-0.json.gz", "p", "12", "33");      /* 2, 3 us: median 2 */
+	report(&rep[1], "b", "rank-1.json.gz", "p", "12.5", "32.5");  /* 2.5 */
+	report(&rep[2], "c", "rank-12.json.gz", "p", "14", "34");     /* 4: a straggler */
+	ck_assert_int_eq(ranktab_agree(rep, 3, "tr-ranks", &out), 0);
+	ck_assert_int_eq(ranktab_labels(rep, 3), 0);
+	ck_assert_str_eq(rep[0].label, "0");
+	ck_assert_str_eq(rep[2].label, "12");
+	ck_assert_int_eq(ranktab_init(&t, 2, 3), 0);
+	ck_assert_int_eq(ranktab_fill(&t, rep, -1), 0);
+	ck_assert_int_eq(ranktab_render(&out, RANKTAB_TSV, &t, rep, &view), 0);
+	ck_assert_str_eq(out.p, "layer\t0\t1\t12\tmedian\tstragglers\n"
+			 "L3\t2.000\t2.500\t4.000\t2.500\t12\n"
+			 "L4\t\t\t\t\t\n"
+			 "total\t2.000\t2.500\t4.000\t2.500\t12\n");
+	buf_reset(&out);
+	view.pass = 1;
+	ck_assert_int_eq(ranktab_fill(&t, rep, 1), 0);
+	ck_assert_int_eq(ranktab_render(&out, RANKTAB_TSV, &t, rep, &view), 0);
+	ck_assert_str_eq(out.p, "layer\t0\t1\t12\tmedian\tstragglers\n"
+			 "L3\t3.000\t2.500\t4.000\t3.000\t12\n"
+			 "L4\t\t\t\t\t\n"
+			 "total\t3.000\t2.500\t4.000\t3.000\t12\n");
+	ranktab_free(&t);
+	for (i = 0; i < 3; i++)
+		ranktab_report_free(&rep[i]);
+	buf_release(&out);
+}
+END_TEST
+
+START_TEST(test_reports_disagree)
+{
+	struct ranktab_report rep[3];
+	struct buf msg = BUF_INIT;
+	size_t i;
+
+	report(&rep[0], "a", "x", "p", "12", "33");
+	report(&rep[1], "b", "y", "q", "12", "33");
+	report(&rep[2], "c", "z", "p", "12", "33");
+	ck_assert_int_eq(ranktab_agree(rep, 3, "tr-ranks", &msg), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_str_eq(msg.p, "b: phase 'q' differs from the other reports' 'p' (2 of 3)\n"
+			 "tr-ranks: refusing to compare reports of different anchors, layer counts "
+			 "or phases (run every rank with the same anchor options)");
+	buf_reset(&msg);
+	ck_assert_int_eq(ranktab_agree(rep, 2, "tr-ranks", &msg), -1);
+	ck_assert_str_eq(msg.p, "a: phase 'p'\ntr-ranks: b: phase 'q'\ntr-ranks: the reports "
+			 "disagree on phase\ntr-ranks: refusing to compare reports of different "
+			 "anchors, layer counts or phases (run every rank with the same anchor options)");
+	/* the same source names: the whole names, then positions */
+	ck_assert_int_eq(ranktab_labels(rep, 3), 0);
+	ck_assert_str_eq(rep[1].label, "y");
+	for (i = 0; i < 3; i++)
+		ranktab_report_free(&rep[i]);
+	report(&rep[0], "a", "same", "p", "12", "33");
+	report(&rep[1], "b", "same", "p", "12", "33");
+	ck_assert_int_eq(ranktab_labels(rep, 2), 0);
+	ck_assert_str_eq(rep[0].label, "#1");
+	ck_assert_str_eq(rep[1].label, "#2");
+	for (i = 0; i < 2; i++)
+		ranktab_report_free(&rep[i]);
+	buf_release(&msg);
+}
+END_TEST
+
+static void parse_refused(const char *text, const char *want)
+{
+	struct ranktab_report r;
+	struct buf msg = BUF_INIT;
+
+	ranktab_report_init(&r, "r.json");
+	ck_assert_int_eq(ranktab_report_parse(&r, text, strlen(text), &msg), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_str_eq(msg.p, want);
+	ranktab_report_free(&r);
+	buf_release(&msg);
+}
+
+START_TEST(test_report_refused)
+{
+	static const char head[] = "{\"phase\":\"p\",\"anchor_regex\":\"a\",\"source_file\":\"s\","
+		"\"num_layers\":1,\"first_layer\":0,\"passes\":1,\"layers\":";
+	char text[512];
+
+	parse_refused("[1", "r.json: not JSON; not a layers report of tr-layer-track or tr-encode");
+	parse_refused("[1]", "r.json: not a JSON object; not a layers report of tr-layer-track "
+		      "or tr-encode");
+	parse_refused("{\"phase\":1}", "r.json: no string member \"phase\"; not a layers report "
+		      "of tr-layer-track or tr-encode");
+	parse_refused("{\"phase\":\"p\",\"anchor_regex\":\"a\",\"source_file\":\"s\","
+		      "\"num_layers\":0}", "r.json: \"num_layers\" is not an integer from 1 to "
+		      "100000000");
+	snprintf(text, sizeof text, "%s[]}", head);
+	parse_refused(text, "r.json: 0 guide rows, but num_layers 1 x passes 1 = 1");
+	snprintf(text, sizeof text, "%s[{\"pass_index\":0,\"layer_id\":0,\"boundary_kind\":\"x\","
+		 "\"start_us\":2,\"end_us\":1}]}", head);
+	parse_refused(text, "r.json: layers[0]: end_us is before start_us or over 10^15 ns "
+		      "after it");
+	snprintf(text, sizeof text, "%s[{\"pass_index\":0,\"layer_id\":0,\"boundary_kind\":\"x\","
+		 "\"start_us\":2.0001,\"end_us\":3}]}", head);
+	parse_refused(text, "r.json: layers[0]: \"start_us\" 2.0001 is finer than a nanosecond");
+}
+END_TEST
+
+
 static Suite *ranktab_suite(void)
 {
 	Suite *s = suite_create("ranktab");
@@ -124,6 +263,9 @@ static Suite *ranktab_suite(void)
 	tcase_add_test(tc, test_bands);
 	tcase_add_test(tc, test_compute);
 	tcase_add_test(tc, test_ranges);
+	tcase_add_test(tc, test_reports_to_tsv);
+	tcase_add_test(tc, test_reports_disagree);
+	tcase_add_test(tc, test_report_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
