@@ -274,14 +274,14 @@ int main(int argc, char **argv)
 			st.events++;
 			break;
 		case LINE_CONTROL:
-			if (stream_is_kind(line, len, "anchors")) {
+			if (stream_is_kind(line, len, TRSTREAM_ANCHORS)) {
 				if (st.summary.len != 0)
 					die(EXIT_INPUT, "two anchors records in the stream");
 				if (buf_add(&st.summary, line, len) != 0)
 					die_nomem();
 				continue;
 			}
-			if (stream_is_kind(line, len, "anchor")) {
+			if (stream_is_kind(line, len, TRSTREAM_ANCHOR)) {
 				read_anchor(&st, line, len);
 				continue;
 			}
