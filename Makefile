@@ -173,7 +173,7 @@ bench: deps
 FUZZ_TARGETS := fuzz_decode fuzz_stream fuzz_encode fuzz_tsnum
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_COMMON  := $(patsubst %,common/%.c,buf io jsonscan json tsnum stream decode encode event)
+FUZZ_COMMON  := $(patsubst %,common/%.c,buf io jsonscan json tsnum stream decode encode event trstream)
 # Small read blocks: 4 MiB buffers per input would make each run slow, and
 # small ones put block boundaries inside every value.
 FUZZ_BLOCKS  := -DSCAN_BLOCK=4096 -DIO_BLOCK=4096 -DIO_WRITE_BLOCK=4096
