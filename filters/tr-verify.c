@@ -111,6 +111,16 @@ static int spawn_decoder(const char *path, size_t max_event, pid_t *child)
 	return fds[0];
 }
 
+/* The top-level members tr-verify reads of an event, found in one walk
+ * over its line (event_members) and shared by every check. */
+enum { EV_PH, EV_CAT, EV_NAME, EV_TS, EV_PID, EV_TID, EV_DUR, NEV };
+static const char *const ev_keys[NEV] = { "ph", "cat", "name", "ts", "pid", "tid", "dur" };
+
+static void ev_read(const char *line, size_t len, struct member *m)
+{
+	event_members(line, len, ev_keys, NEV, m);
+}
+
 /* ---- results ----------------------------------------------------------- */
 
 struct check {
@@ -247,6 +257,7 @@ struct state {
 	int have_layers, have_compact;
 	struct buf sha_claims;        /* report name and claimed sha, per line */
 	char *guide_pid;
+	size_t guide_pid_len;
 	int64_t guide_tid, num_layers, passes, first_layer, max_lanes;
 	struct intern lane_keys;      /* "pid\001tid" of every synthetic lane */
 	struct lane *lanes;
@@ -577,6 +588,7 @@ static void load_report(struct state *st, const char *path)
 			die(EXIT_CANNOT_RUN, "%s: a second layers report (give one)", path);
 		st->have_layers = 1;
 		st->guide_pid = raw_copy(&d, jdoc_find(&d, 0, "pid"));
+		st->guide_pid_len = st->guide_pid ? strlen(st->guide_pid) : 0;
 		st->guide_tid = int_of(&d, 0, "guide_tid", path);
 		st->num_layers = int_of(&d, 0, "num_layers", path);
 		st->passes = int_of(&d, 0, "passes", path);
@@ -736,11 +748,10 @@ static void number_of(const struct jdoc *d, int v, int64_t *ns, int *sub, int *o
 /* One source event: is it a kernel the report's selection matches (an X
  * event of category kernel or Kernel whose unescaped name the regex finds,
  * in the report's pid and on its device)? */
-static void see_source(struct state *st, const char *line, size_t len, uint64_t index)
+static void see_source(struct state *st, const char *line, size_t len, const struct member *m,
+		       uint64_t index)
 {
-	static const char *const keys[] = { "ph", "cat", "name", "ts" };
 	struct selection *sel = &st->sel;
-	struct member m[4];
 	const char *cats, *subject, *raw, *tsraw = "";
 	size_t ncats, slen, n, tn = 0;
 	int is_anchor, is_end = 0, rc, v, args, sub, ok;
@@ -748,7 +759,6 @@ static void see_source(struct state *st, const char *line, size_t len, uint64_t 
 
 	if (sel->re == NULL)
 		return;
-	event_members(line, len, keys, 4, m);
 	/* the origin the relative times count from; most ts texts are plainly
 	 * not below it and need no conversion */
 	if (m[3].len > 0 && m[3].p[0] != '"' &&
@@ -1152,15 +1162,15 @@ static void finish_placement(struct state *st)
 
 /* ---- per event --------------------------------------------------------- */
 
-static void count_cat(struct state *st, const char *line, size_t len, int64_t delta)
+/* The category's index in st->cats, or -1 when the event has none. */
+static int64_t count_cat(struct state *st, struct member m, int64_t delta)
 {
-	const char *cat;
-	size_t n;
+	const char *cat = m.p;
+	size_t n = m.len;
 	int64_t id;
 
-	if (!event_member(line, len, "cat", &cat, &n) ||
-	    (n == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0))
-		return;
+	if (n == 0 || (n == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0))
+		return -1;
 	id = intern_id(&st->cats, cat, n);
 	if (id < 0)
 		die_nomem();
@@ -1171,6 +1181,7 @@ static void count_cat(struct state *st, const char *line, size_t len, int64_t de
 		st->cat_cap = cap;
 	}
 	st->cat_count[id] += delta;
+	return id;
 }
 
 /* Describe where two event texts first differ. */
@@ -1192,6 +1203,101 @@ struct edit {
 	size_t len;
 };
 
+/* Apply three edits of line, in offset order, into out: 0, or -1 when two
+ * overlap. */
+static int apply_edits(const char *line, size_t len, struct edit *e, struct buf *out)
+{
+	size_t k, pos = 0;
+
+	for (k = 0; k < 3; k++) {
+		size_t j;
+		for (j = k + 1; j < 3; j++)
+			if (e[j].at < e[k].at) {
+				struct edit t = e[k];
+				e[k] = e[j];
+				e[j] = t;
+			}
+	}
+	buf_reset(out);
+	for (k = 0; k < 3; k++) {
+		if (e[k].at < pos)
+			return -1;
+		buf_add(out, line + pos, e[k].at - pos);
+		buf_add(out, e[k].text, e[k].len);
+		pos = e[k].end;
+	}
+	buf_add(out, line + pos, len - pos);
+	return 0;
+}
+
+/* undo() for a line without a backslash, where every member name is its
+ * raw bytes: the same edits found by event_members instead of a parse
+ * (tr-decode's lines are minified JSON objects).  As undo(). */
+static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *source_index)
+{
+	static const char *const top_keys[] = { "args", "pid", "tid" };
+	static const char *const note_keys[] = { "pid", "tid", "had_args", "source_event_index" };
+	static const char *const args_key[] = { TRSTREAM_KEY_COMPACT_TRACK };
+	struct member top[3], note[1], in[4];
+	struct edit e[3];
+	size_t args_at, args_end, note_at, note_end, key_at;
+	int64_t idx;
+	int had_args;
+
+	event_members(line, len, top_keys, 3, top);
+	if (top[0].len == 0 || top[1].len == 0 || top[2].len == 0)
+		return -1;
+	event_members(top[0].p, top[0].len, args_key, 1, note);
+	if (note[0].len == 0 || note[0].p[0] != '{')
+		return -1;
+	event_members(note[0].p, note[0].len, note_keys, 4, in);
+	if (in[0].len == 0 || in[1].len == 0 || in[3].len == 0 ||
+	    num_parse_int64(in[3].p, in[3].len, &idx) != NUM_OK || idx < 0)
+		return -1;
+	if (in[2].len == 4 && memcmp(in[2].p, "true", 4) == 0)
+		had_args = 1;
+	else if (in[2].len == 5 && memcmp(in[2].p, "false", 5) == 0)
+		had_args = 0;
+	else
+		return -1;
+	*source_index = (uint64_t)idx;
+	args_at = (size_t)(top[0].p - line);
+	args_end = args_at + top[0].len;
+	note_at = (size_t)(note[0].p - line);
+	note_end = note_at + note[0].len;
+	/* the names are their raw bytes: "_compact_gpu_track": and "args": */
+	key_at = note_at - (sizeof TRSTREAM_KEY_COMPACT_TRACK - 1 + 3);
+	if (had_args) {
+		/* the note is the last member of args */
+		if (note_end + 1 != args_end)
+			return -1;
+		if (line[key_at - 1] == ',')
+			key_at--;
+		e[2].at = key_at;
+		e[2].end = note_end;
+	} else {
+		size_t args_key_at = args_at - 7;
+		/* args holds only the note and is the event's last member */
+		if (key_at != args_at + 1 || note_end + 1 != args_end || args_end + 1 != len)
+			return -1;
+		if (line[args_key_at - 1] == ',')
+			args_key_at--;
+		e[2].at = args_key_at;
+		e[2].end = args_end;
+	}
+	e[2].text = "";
+	e[2].len = 0;
+	e[0].at = (size_t)(top[1].p - line);
+	e[0].end = e[0].at + top[1].len;
+	e[0].text = in[0].p;
+	e[0].len = in[0].len;
+	e[1].at = (size_t)(top[2].p - line);
+	e[1].end = e[1].at + top[2].len;
+	e[1].text = in[1].p;
+	e[1].len = in[1].len;
+	return apply_edits(line, len, e, out);
+}
+
 /* Undo a placement: restore pid and tid, remove args._compact_gpu_track
  * (and args itself when had_args is false).  0, or -1 when the note is not
  * where tr-compact puts it. */
@@ -1200,11 +1306,13 @@ static int undo(struct state *st, const char *line, size_t len, struct buf *out,
 {
 	struct jdoc *d = &st->doc;
 	int args, note, pid, tid, opid, otid, had;
-	size_t pn, tn, opn, otn, an, nn, k;
+	size_t pn, tn, opn, otn, an, nn;
 	const char *praw, *traw, *opraw, *otraw, *araw, *nraw;
 	struct edit e[3];
 	int64_t idx;
 
+	if (memchr(line, '\\', len) == NULL)
+		return undo_plain(line, len, out, source_index);
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		return -1;
 	args = jdoc_find(d, 0, "args");
@@ -1264,40 +1372,18 @@ static int undo(struct state *st, const char *line, size_t len, struct buf *out,
 	e[1].end = e[1].at + tn;
 	e[1].text = otraw;
 	e[1].len = otn;
-	/* apply in offset order */
-	for (k = 0; k < 3; k++) {
-		size_t j;
-		for (j = k + 1; j < 3; j++)
-			if (e[j].at < e[k].at) {
-				struct edit t = e[k];
-				e[k] = e[j];
-				e[j] = t;
-			}
-	}
-	buf_reset(out);
-	{
-		size_t pos = 0;
-		for (k = 0; k < 3; k++) {
-			if (e[k].at < pos)
-				return -1;
-			buf_add(out, line + pos, e[k].at - pos);
-			buf_add(out, e[k].text, e[k].len);
-			pos = e[k].end;
-		}
-		buf_add(out, line + pos, len - pos);
-	}
-	return 0;
+	return apply_edits(line, len, e, out);
 }
 
-static int64_t lane_of(struct state *st, const char *line, size_t len, int *is_guide)
+static int64_t lane_of(struct state *st, const struct member *m, int *is_guide)
 {
-	const char *pid, *tid;
-	size_t pn, tn;
+	const char *pid = m[EV_PID].p, *tid = m[EV_TID].p;
+	size_t pn = m[EV_PID].len, tn = m[EV_TID].len;
 
 	*is_guide = 0;
-	if (!event_member(line, len, "pid", &pid, &pn) || !event_member(line, len, "tid", &tid, &tn))
+	if (pn == 0 || tn == 0)
 		return -1;
-	if (st->have_layers && strlen(st->guide_pid) == pn && memcmp(st->guide_pid, pid, pn) == 0) {
+	if (st->have_layers && st->guide_pid_len == pn && memcmp(st->guide_pid, pid, pn) == 0) {
 		int64_t t;
 		if (num_parse_int64(tid, tn, &t) == NUM_OK && t == st->guide_tid) {
 			*is_guide = 1;
@@ -1313,13 +1399,13 @@ static int64_t lane_of(struct state *st, const char *line, size_t len, int *is_g
 	return intern_find(&st->lane_keys, st->tmp.p, st->tmp.len);
 }
 
-static int pf_span(const char *line, size_t len, struct span *s)
+static int pf_span(const struct member *m, struct span *s)
 {
-	const char *ts, *dur;
-	size_t tn, dn;
+	const char *ts = m[EV_TS].p, *dur = m[EV_DUR].p;
+	size_t tn = m[EV_TS].len, dn = m[EV_DUR].len;
 	int64_t t, d;
 
-	if (!event_member(line, len, "ts", &ts, &tn) || !event_member(line, len, "dur", &dur, &dn))
+	if (tn == 0 || dn == 0)
 		return -1;
 	if (ts[0] == '"') { ts++; tn -= 2; }
 	if (dur[0] == '"') { dur++; dn -= 2; }
@@ -1341,17 +1427,17 @@ static void add_span(struct span **v, size_t *n, size_t *cap, struct span s)
 
 /* Render bookkeeping for one output event; 1 when it sits on a guide or
  * lane track (or is metadata the tools add there). */
-static int render_event(struct state *st, const char *line, size_t len, uint64_t oindex)
+static int render_event(struct state *st, const struct member *m, uint64_t oindex)
 {
 	int is_guide;
-	int64_t lane = lane_of(st, line, len, &is_guide);
-	const char *ph, *v;
-	size_t phn, vn;
+	int64_t lane = lane_of(st, m, &is_guide);
+	const char *ph = m[EV_PH].p;
+	size_t phn = m[EV_PH].len;
 	struct span s;
 
 	if (!is_guide && lane < 0)
 		return 0;
-	if (!event_member(line, len, "ph", &ph, &phn) || phn != 3) {
+	if (phn != 3) {
 		failure(C_RENDER, "output event %" PRIu64 ": no ph on a %s track", oindex,
 			is_guide ? "guide" : "lane");
 		return 1;
@@ -1360,15 +1446,15 @@ static int render_event(struct state *st, const char *line, size_t len, uint64_t
 		return 1;
 	if (ph[1] == 'X') {
 		s.index = oindex;
-		if (pf_span(line, len, &s) != 0) {
+		if (pf_span(m, &s) != 0) {
 			failure(C_RENDER, "output event %" PRIu64 ": X without numeric ts and dur",
 				oindex);
 			return 1;
 		}
 		if (is_guide) {
 			add_span(&st->guides, &st->nguides, &st->guides_cap, s);
-			if (event_member(line, len, "name", &v, &vn)) {
-				buf_add(&st->guide_names, v, vn);
+			if (m[EV_NAME].len > 0) {
+				buf_add(&st->guide_names, m[EV_NAME].p, m[EV_NAME].len);
 				buf_addch(&st->guide_names, '\n');
 			}
 		} else {
@@ -1378,8 +1464,8 @@ static int render_event(struct state *st, const char *line, size_t len, uint64_t
 		return 1;
 	}
 	if (!is_guide && (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')) {
-		const char *ts;
-		size_t tn;
+		const char *ts = m[EV_TS].p;
+		size_t tn = m[EV_TS].len;
 		struct flow_ref *f;
 		if (st->nflows == st->flows_cap) {
 			st->flows_cap = grow_cap(st->flows_cap, 256, sizeof *st->flows);
@@ -1388,7 +1474,7 @@ static int render_event(struct state *st, const char *line, size_t len, uint64_t
 		f = &st->flows[st->nflows++];
 		f->lane = (uint32_t)lane;
 		f->index = oindex;
-		if (!event_member(line, len, "ts", &ts, &tn) ||
+		if (tn == 0 ||
 		    perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
 				      &f->ts) != NUM_OK)
 			f->ts = INT64_MIN;
@@ -1593,50 +1679,46 @@ static void compare_members(struct state *st, const char *a, size_t alen, const 
 	jdoc_free(&d);
 }
 
-static int is_scope_metadata(struct state *st, const char *line, size_t len)
+static int is_scope_metadata(struct state *st, const struct member *m)
 {
-	const char *pid, *ph;
-	size_t pn, phn;
+	return st->scope_pids.n > 0 && m[EV_PH].len == 3 && m[EV_PH].p[1] == 'M' &&
+	       m[EV_PID].len > 0 && intern_find(&st->scope_pids, m[EV_PID].p, m[EV_PID].len) >= 0;
+}
 
-	return st->scope_pids.n > 0 && event_member(line, len, "ph", &ph, &phn) && phn == 3 &&
-	       ph[1] == 'M' && event_member(line, len, "pid", &pid, &pn) &&
-	       intern_find(&st->scope_pids, pid, pn) >= 0;
+static int is_guide_cat(const struct member *m)
+{
+	return m[EV_CAT].len == 13 && memcmp(m[EV_CAT].p, "\"layer_guide\"", 13) == 0;
 }
 
 /* What the tools add after the source events: metadata (on a guide track, a
  * synthetic lane or a scope process) and the guide slices; nothing else. */
-static int tool_added(struct state *st, const char *line, size_t len)
+static int tool_added(struct state *st, const struct member *m)
 {
-	const char *ph, *cat;
-	size_t phn, catn;
 	int is_guide;
 
-	if (!event_member(line, len, "ph", &ph, &phn) || phn != 3)
+	if (m[EV_PH].len != 3)
 		return 0;
-	if (ph[1] == 'M')
+	if (m[EV_PH].p[1] == 'M')
 		return 1;
-	lane_of(st, line, len, &is_guide);
-	return ph[1] == 'X' && is_guide && event_member(line, len, "cat", &cat, &catn) &&
-	       catn == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0;
+	lane_of(st, m, &is_guide);
+	return m[EV_PH].p[1] == 'X' && is_guide && is_guide_cat(m);
 }
 
-static int is_guide_slice(struct state *st, const char *line, size_t len)
+static int is_guide_slice(struct state *st, const struct member *m)
 {
-	const char *ph, *cat;
-	size_t phn, catn;
 	int is_guide;
 
-	lane_of(st, line, len, &is_guide);
-	return is_guide && event_member(line, len, "ph", &ph, &phn) && phn == 3 && ph[1] == 'X' &&
-	       event_member(line, len, "cat", &cat, &catn) && catn == 13 &&
-	       memcmp(cat, "\"layer_guide\"", 13) == 0;
+	lane_of(st, m, &is_guide);
+	return is_guide && m[EV_PH].len == 3 && m[EV_PH].p[1] == 'X' && is_guide_cat(m);
 }
 
 static void compare_events(struct state *st, struct input *src, struct input *out)
 {
 	const char *sl, *ol;
 	size_t slen, olen;
-	int skind, okind, c = st->have_compact ? C_REVERSAL : C_PRESERVE;
+	int skind, okind, same, c = st->have_compact ? C_REVERSAL : C_PRESERVE;
+	struct member sm[NEV], om[NEV];
+	int64_t scat;
 	uint64_t i = 0, o = 0;
 	size_t rnext = 0;
 	struct buf undone = BUF_INIT, diff = BUF_INIT;
@@ -1651,9 +1733,10 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 		skind = next_line(src, &sl, &slen);
 		if (skind == LINE_TAIL)
 			break;
-		count_cat(st, sl, slen, 1);
+		ev_read(sl, slen, sm);
+		scat = count_cat(st, sm[EV_CAT], 1);
 		if (st->have_layers)
-			see_source(st, sl, slen, i);
+			see_source(st, sl, slen, sm, i);
 		if (rnext < st->nretired && st->retired[rnext].index == i) {
 			const char *t = st->retired[rnext].text;
 			if (strlen(t) != slen || memcmp(t, sl, slen) != 0) {
@@ -1674,14 +1757,26 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 			i++;
 			continue;
 		}
-		render_event(st, ol, olen, o);
-		count_cat(st, ol, olen, -1);
+		/* most events are unchanged: their members are the source's */
+		same = olen == slen && memcmp(ol, sl, slen) == 0;
+		if (same) {
+			size_t k;
+			for (k = 0; k < NEV; k++)
+				om[k] = sm[k];
+		} else {
+			ev_read(ol, olen, om);
+		}
+		render_event(st, om, o);
+		if (!same)
+			count_cat(st, om[EV_CAT], -1);
+		else if (scat >= 0)
+			st->cat_count[scat]--;
 		if (st->have_compact && find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK, sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL) {
 			uint64_t at;
 			int is_guide;
 			/* a moved event is drawn on one of the report's lanes, not
 			 * on a track of its own */
-			if (lane_of(st, ol, olen, &is_guide) < 0)
+			if (lane_of(st, om, &is_guide) < 0)
 				failure(C_RENDER, "output event %" PRIu64 ": moved (it has %s) but not "
 					"on a synthetic lane of the report", o, TRSTREAM_KEY_COMPACT_TRACK);
 			if (undo(st, ol, olen, &undone, &at) != 0) {
@@ -1698,7 +1793,7 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 				}
 			}
 			st->undone++;
-		} else if (olen != slen || memcmp(ol, sl, slen) != 0) {
+		} else if (!same) {
 			buf_reset(&diff);
 			describe(&diff, sl, slen, ol, olen);
 			failure(c, "source event %" PRIu64 " (output event %" PRIu64 "): %s", i, o, diff.p);
@@ -1712,16 +1807,16 @@ static void compare_events(struct state *st, struct input *src, struct input *ou
 		finish_selection(st);
 	/* what follows the source events must be what the tools add */
 	for (; okind != LINE_TAIL; o++, okind = next_line(out, &ol, &olen)) {
-		if ((render_event(st, ol, olen, o) || is_scope_metadata(st, ol, olen)) &&
-		    tool_added(st, ol, olen)) {
+		ev_read(ol, olen, om);
+		if ((render_event(st, om, o) || is_scope_metadata(st, om)) && tool_added(st, om)) {
 			st->added++;
-			if (st->have_layers && is_guide_slice(st, ol, olen))
+			if (st->have_layers && is_guide_slice(st, om))
 				check_guide(st, ol, olen, o);
 			continue;
 		}
 		failure(c, "output event %" PRIu64 ": not in the source and not added by the "
 			"tools (an event moved, duplicated or inserted?)", o);
-		count_cat(st, ol, olen, -1);
+		count_cat(st, om[EV_CAT], -1);
 	}
 	if (rnext < st->nretired)
 		failure(C_REVERSAL, "the report retires source event %" PRIu64 ", beyond the "
@@ -2186,7 +2281,7 @@ static void verify_window(struct state *st, const char *window_path)
 	int64_t w0, w1, lo, hi;
 	int sk, ok, rows, tok, c, fd = open_report(window_path);
 	static const char *const keys[] = { "ph", "ts", "dur" };
-	struct member m[3];
+	struct member m[3], om[NEV];
 
 	for (;;) {
 		char chunk[65536];
@@ -2250,7 +2345,8 @@ static void verify_window(struct state *st, const char *window_path)
 	k = 0;
 	while ((sk = next_line(&src, &sl, &sn)) == LINE_EVENT) {
 		if (ok && on == sn && memcmp(ol, sl, sn) == 0) {
-			render_event(st, ol, on, oi);
+			ev_read(ol, on, om);
+			render_event(st, om, oi);
 			oi++;
 			while (k < nd && dropped[k] < si)
 				k++;
@@ -2278,7 +2374,8 @@ static void verify_window(struct state *st, const char *window_path)
 	if (ok) {
 		uint64_t extra = 0;
 		do {
-			render_event(st, ol, on, oi + extra);
+			ev_read(ol, on, om);
+			render_event(st, om, oi + extra);
 			if (extra++ == 0)
 				failure(C_WINDOW, "output event %" PRIu64 " is no source event (or is out "
 					"of the source's order): %.*s", oi, (int)(on < 200 ? on : 200), ol);
