@@ -1137,8 +1137,9 @@ int verify_window_events(struct verify *v, struct stream_in *src, struct stream_
 
 void verify_window_finish(struct verify *v)
 {
-	size_t n;
-	const char *spec = jdoc_raw(&v->wdoc, jdoc_find(&v->wdoc, 0, "spec"), &n);
+	size_t n = 0;
+	int tok = jdoc_find(&v->wdoc, 0, "spec");
+	const char *spec = tok >= 0 ? jdoc_raw(&v->wdoc, tok, &n) : "";
 
 	verifycheck_figures(v->vc, VERIFYCHECK_WINDOW, "%" PRIu64 " events of %" PRIu64 " kept, "
 			    "byte for byte and in order; %zu overlapping events dropped as the "

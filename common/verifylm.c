@@ -35,6 +35,16 @@ static int lm_add(struct verifylm *lm, struct verifylm_marks *set, int64_t key, 
 	return 0;
 }
 
+/* The raw text of token tok, or NULL when the member is absent (tok < 0). */
+static const char *raw_of(const struct jdoc *d, int tok, size_t *n)
+{
+	if (tok < 0) {
+		*n = 0;
+		return NULL;
+	}
+	return jdoc_raw(d, tok, n);
+}
+
 static int lm_cmp_ns(const void *a, const void *b)
 {
 	const struct verifylm_mark *x = a, *y = b;
@@ -153,11 +163,11 @@ static int load_one(struct verifylm *lm, const char *path)
 	if (jdoc_unescape(d, rx, &lm->name) != 0 || memchr(lm->name.p, '\0', lm->name.len) != NULL ||
 	    (lm->re = regex_compile(lm->name.p, err, sizeof err)) == NULL)
 		return verifycheck_trouble(lm->vc, "%s: confirm_regex: not a usable pattern", path);
-	v = jdoc_raw(d, jdoc_find(d, 0, "confirm_cpu"), &vn);
+	v = raw_of(d, jdoc_find(d, 0, "confirm_cpu"), &vn);
 	lm->cpu = v != NULL && vn == 4 && memcmp(v, "true", 4) == 0;
 	lm->rows = jdoc_find(d, 0, "layers");
-	lm->pid = jdoc_raw(d, jdoc_find(d, 0, "pid"), &lm->pn);
-	lm->dev = jdoc_raw(d, jdoc_find(d, 0, "device"), &lm->dn);
+	lm->pid = raw_of(d, jdoc_find(d, 0, "pid"), &lm->pn);
+	lm->dev = raw_of(d, jdoc_find(d, 0, "device"), &lm->dn);
 	lm->path = path;
 	lm->rxraw = jdoc_raw(d, rx, &lm->rxn);
 	if (jdoc_type(d, lm->rows) != JT_ARRAY || lm->pid == NULL || lm->dev == NULL)
@@ -180,7 +190,7 @@ int verifylm_load(struct verifylm *lm, const char *const *reports, int nreports)
 	/* the guides' anchors by start time, to find their correlations */
 	for (k = 0, r = lm->rows + 1; k < lm->nrows; k++, r = jdoc_next(d, r)) {
 		size_t tn;
-		const char *t = jdoc_raw(d, jdoc_find(d, r, "start_us"), &tn);
+		const char *t = raw_of(d, jdoc_find(d, r, "start_us"), &tn);
 		int sub;
 		int64_t ns = 0;
 		if (t == NULL || num_us_to_ns(t, tn, &ns, &sub) != NUM_OK)
@@ -213,14 +223,14 @@ static int see_event(struct verifylm *lm, const char *line, size_t len, const ch
 				    category_has(cat, cn, "Operator"))))
 		return 0;
 	if (jdoc_parse(ev, line, len, NULL) != 0 ||
-	    (v = jdoc_raw(ev, jdoc_find(ev, 0, "ts"), &vn)) == NULL ||
+	    (v = raw_of(ev, jdoc_find(ev, 0, "ts"), &vn)) == NULL ||
 	    num_us_to_ns(v, vn, &ns, &sub) != NUM_OK)
 		return 0;
 	args = jdoc_find(ev, 0, "args");
 	if (jdoc_type(ev, args) == JT_OBJECT)
 		(void)jdoc_int64(ev, jdoc_find(ev, args, "correlation"), &corr);
 	if (is_kernel) {
-		const char *p = jdoc_raw(ev, jdoc_find(ev, 0, "pid"), &vn);
+		const char *p = raw_of(ev, jdoc_find(ev, 0, "pid"), &vn);
 		int dv = jdoc_type(ev, args) == JT_OBJECT ? jdoc_find(ev, args, "device") : -1;
 		size_t dl = 4;
 		const char *dt = dv >= 0 ? jdoc_raw(ev, dv, &dl) : "null";
@@ -231,9 +241,9 @@ static int see_event(struct verifylm *lm, const char *line, size_t len, const ch
 			/* an anchor: a kernel starting at a guide's start_us */
 			struct verifylm_marks *anchors = &lm->anchors;
 			size_t at = lm_lower(anchors, ns, 0), an, en;
-			const char *a, *nm = jdoc_raw(ev, jdoc_find(ev, 0, "name"), &en);
+			const char *a, *nm = raw_of(ev, jdoc_find(ev, 0, "name"), &en);
 			if (at < anchors->n && anchors->v[at].ns == ns && anchors->v[at].key < 0 &&
-			    (a = jdoc_raw(&lm->d, jdoc_find(&lm->d, anchors->v[at].row, "anchor_name"),
+			    (a = raw_of(&lm->d, jdoc_find(&lm->d, anchors->v[at].row, "anchor_name"),
 					  &an)) &&
 			    nm != NULL && an == en && memcmp(a, nm, an) == 0)
 				anchors->v[at].key = corr;
@@ -280,7 +290,7 @@ static long count_row(struct verifylm *lm, int r, size_t k, int64_t pass, int64_
 	struct jdoc *d = &lm->d;
 	int64_t lo = lm->anchors.v[k].ns, hi;
 	size_t count = 0, el, i, a;
-	const char *e = jdoc_raw(d, jdoc_find(d, r, "end_us"), &el);
+	const char *e = raw_of(d, jdoc_find(d, r, "end_us"), &el);
 	int sub, kind_next = jdoc_str_eq(d, jdoc_find(d, r, "boundary_kind"), "next_layer_anchor");
 	const struct verifylm_mark *l0 = NULL, *l1 = NULL;
 	const struct verifylm_marks *found = &lm->found, *launches = &lm->launches;
@@ -332,7 +342,7 @@ int verifylm_finish(struct verifylm *lm)
 	     k++, r = jdoc_next(d, r)) {
 		int64_t pass = 0, layer = 0;
 		size_t sl;
-		const char *start = jdoc_raw(d, jdoc_find(d, r, "start_us"), &sl);
+		const char *start = raw_of(d, jdoc_find(d, r, "start_us"), &sl);
 		long count;
 		(void)jdoc_int64(d, jdoc_find(d, r, "pass_index"), &pass);
 		(void)jdoc_int64(d, jdoc_find(d, r, "layer_id"), &layer);
