@@ -1,0 +1,1150 @@
+/* verify: see verify.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tsnum.h"
+#include "trstream.h"
+#include "verify.h"
+#include "window.h"
+
+/* The top-level members the checks read of an event, found in one walk
+ * over its line (event_members) and shared by every check; the first four
+ * are those verifysel_see_source reads. */
+enum { EV_PH, EV_CAT, EV_NAME, EV_TS, EV_PID, EV_TID, EV_DUR, NEV };
+static const char *const ev_keys[NEV] = { "ph", "cat", "name", "ts", "pid", "tid", "dur" };
+
+/* the whole window report is read as one document */
+#define WINDOW_REPORT_MAX ((uint64_t)1 << 30)
+#define WINDOW_REPORT_MAX_TEXT "1 GiB"
+
+static void ev_read(const char *line, size_t len, struct member *m)
+{
+	event_members(line, len, ev_keys, NEV, m);
+}
+
+static int int_of(struct verify *v, const struct jdoc *d, int obj, const char *key,
+		  const char *path, int64_t *value)
+{
+	if (jdoc_int64(d, jdoc_find(d, obj, key), value) != 0)
+		return verifycheck_trouble(v->vc, "%s: no integer %s", path, key);
+	return 0;
+}
+
+/* A NUL-terminated copy of a raw JSON value, or NULL (*nomem set when
+ * memory ran out). */
+static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
+{
+	size_t n;
+	const char *p;
+	char *copy;
+
+	if (tok < 0)
+		return NULL;
+	p = jdoc_raw(d, tok, &n);
+	if ((copy = verifycheck_dup(p, n)) == NULL)
+		*nomem = 1;
+	return copy;
+}
+
+static int cmp_retired(const void *a, const void *b)
+{
+	const struct verify_retired *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The lanes of the compaction report's groups, with the pids of its scope
+ * groups; 0, or -1. */
+static int load_groups(struct verify *v, const struct jdoc *d, int groups, const char *path)
+{
+	int k, g, n = jdoc_size(d, groups), nomem = 0;
+
+	for (k = 0, g = groups + 1; k < n; k++, g = jdoc_next(d, g)) {
+		int tids = jdoc_find(d, g, "lane_tids"), t, m, kind = jdoc_find(d, g, "kind");
+		char *pid = raw_dup(d, jdoc_find(d, g, "display_pid"), &nomem);
+		if (nomem)
+			return verifycheck_nomem(v->vc);
+		if (pid == NULL || jdoc_type(d, tids) != JT_ARRAY) {
+			free(pid);
+			return verifycheck_trouble(v->vc, "%s: group without display_pid or "
+						   "lane_tids", path);
+		}
+		if (jdoc_size(d, tids) > v->max_lanes)
+			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "report: group pid %s has %d "
+					 "lanes > max_lanes %" PRId64, pid, jdoc_size(d, tids),
+					 v->max_lanes);
+		if (jdoc_str_eq(d, kind, "scope") && intern_id(&v->scope_pids, pid, strlen(pid)) < 0)
+			nomem = 1;
+		for (m = 0, t = tids + 1; !nomem && m < jdoc_size(d, tids); m++, t = jdoc_next(d, t)) {
+			size_t tn;
+			const char *tid = jdoc_raw(d, t, &tn);
+			buf_reset(&v->tmp);
+			buf_addstr(&v->tmp, pid);
+			buf_addch(&v->tmp, '\001');
+			buf_add(&v->tmp, tid, tn);
+			if (intern_id(&v->lane_keys, v->tmp.p, v->tmp.len) < 0)
+				nomem = 1;
+		}
+		free(pid);
+		if (nomem)
+			return verifycheck_nomem(v->vc);
+	}
+	return 0;
+}
+
+static int load_compaction(struct verify *v, const struct jdoc *d, int obj, const char *path)
+{
+	int groups = jdoc_find(d, obj, "groups"), ret = jdoc_find(d, obj, "retired_track_metadata");
+	int k, g, n, nomem = 0;
+
+	if (jdoc_type(d, groups) != JT_ARRAY || jdoc_type(d, ret) != JT_ARRAY)
+		return verifycheck_trouble(v->vc, "%s: a compaction report needs groups and "
+					   "retired_track_metadata", path);
+	v->have_compact = 1;
+	if (int_of(v, d, obj, "max_lanes", path, &v->max_lanes) != 0 ||
+	    load_groups(v, d, groups, path) != 0)
+		return -1;
+	free(v->lanes);
+	if ((v->lanes = calloc(v->lane_keys.n + 1, sizeof *v->lanes)) == NULL)
+		return verifycheck_nomem(v->vc);
+	n = jdoc_size(d, ret);
+	for (k = 0; k < (int)v->nretired; k++)
+		free(v->retired[k].text);
+	free(v->retired);
+	v->nretired = 0;
+	if ((v->retired = calloc((size_t)n + 1, sizeof *v->retired)) == NULL)
+		return verifycheck_nomem(v->vc);
+	for (k = 0, g = ret + 1; k < n; k++, g = jdoc_next(d, g)) {
+		int64_t index;
+		if (int_of(v, d, g, "source_event_index", path, &index) != 0)
+			return -1;
+		v->retired[k].index = (uint64_t)index;
+		v->retired[k].text = raw_dup(d, jdoc_find(d, g, "event"), &nomem);
+		v->nretired = (size_t)k + 1;
+		if (nomem)
+			return verifycheck_nomem(v->vc);
+		if (v->retired[k].text == NULL)
+			return verifycheck_trouble(v->vc, "%s: retired metadata without its event",
+						   path);
+	}
+	qsort(v->retired, v->nretired, sizeof *v->retired, cmp_retired);
+	return 0;
+}
+
+static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const char *path)
+{
+	size_t n;
+	int sha = jdoc_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256);
+	const char *text;
+
+	if (jdoc_type(d, sha) != JT_STRING) {
+		verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: no source_sha256", path);
+		return;
+	}
+	text = jdoc_text(d, sha, &n);
+	buf_printf(&v->sha_claims, "%s\t%.*s\n", path, (int)n, text);
+}
+
+/* A layers report: the guide track, the selection (verifysel), and the
+ * compaction report folded into it, if any.  fd stays open for the rows. */
+static int load_layers(struct verify *v, const struct jdoc *d, const char *path, int fd,
+		       uint64_t rows_at, uint64_t nrows)
+{
+	int comp, nomem = 0;
+
+	if (v->have_layers)
+		return verifycheck_trouble(v->vc, "%s: a second layers report (give one)", path);
+	v->have_layers = 1;
+	v->layers_fd = fd;
+	v->guide_pid = raw_dup(d, jdoc_find(d, 0, "pid"), &nomem);
+	if (nomem)
+		return verifycheck_nomem(v->vc);
+	v->guide_pid_len = v->guide_pid ? strlen(v->guide_pid) : 0;
+	if (int_of(v, d, 0, "guide_tid", path, &v->guide_tid) != 0 ||
+	    int_of(v, d, 0, "num_layers", path, &v->num_layers) != 0 ||
+	    int_of(v, d, 0, "passes", path, &v->passes) != 0 ||
+	    int_of(v, d, 0, "first_layer", path, &v->first_layer) != 0)
+		return -1;
+	if (verifysel_load(&v->sel, d, path, v->num_layers, v->passes, v->first_layer, fd,
+			   rows_at, nrows) != 0)
+		return -1;
+	comp = jdoc_find(d, 0, "compaction");
+	if (jdoc_type(d, comp) == JT_OBJECT)
+		return load_compaction(v, d, comp, path);
+	return 0;
+}
+
+int verify_load_report(struct verify *v, const char *path)
+{
+	struct buf head = BUF_INIT;
+	struct jdoc d = JDOC_INIT;
+	struct trstream_report r;
+	struct trstream_error e;
+	uint64_t rows_at, nrows;
+	int rc = -1, keep_fd = 0;
+
+	if (trstream_report_open(&r, path, &e) != 0)
+		return verifycheck_report_error(v->vc, path, &e);
+	if (trstream_report_head(&r, "\"layers\"", &head, &rows_at, &nrows, &e) != 0) {
+		verifycheck_report_error(v->vc, path, &e);
+	} else if (jdoc_parse(&d, head.p, head.len, NULL) != 0 || jdoc_type(&d, 0) != JT_OBJECT) {
+		verifycheck_trouble(v->vc, "%s: not a JSON object", path);
+	} else {
+		claim_sha(v, &d, 0, path);
+		if (jdoc_find(&d, 0, "guide_tid") >= 0) {
+			keep_fd = !v->have_layers;
+			rc = load_layers(v, &d, path, r.fd, rows_at, nrows);
+		} else if (jdoc_find(&d, 0, "groups") >= 0) {
+			rc = load_compaction(v, &d, 0, path);
+		} else {
+			verifycheck_trouble(v->vc, "%s: neither a layers nor a compaction report",
+					    path);
+		}
+	}
+	if (!keep_fd)
+		close(r.fd);
+	jdoc_free(&d);
+	buf_release(&head);
+	return rc;
+}
+
+/* The category's index in v->cats, -1 when the event has none, or -2 when
+ * memory ran out (vc's error). */
+static int64_t count_cat(struct verify *v, struct member m, int64_t delta)
+{
+	const char *cat = m.p;
+	size_t n = m.len;
+	int64_t id;
+
+	if (n == 0 || (n == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0))
+		return -1;
+	id = intern_id(&v->cats, cat, n);
+	if (id < 0)
+		return verifycheck_nomem(v->vc), -2;
+	if ((size_t)id >= v->cat_cap) {
+		size_t old = v->cat_cap;
+		if (verifycheck_grow(&v->cat_count, &v->cat_cap, 64, sizeof *v->cat_count) != 0)
+			return verifycheck_nomem(v->vc), -2;
+		memset(v->cat_count + old, 0, (v->cat_cap - old) * sizeof *v->cat_count);
+	}
+	v->cat_count[id] += delta;
+	return id;
+}
+
+/* Describe where two event texts first differ. */
+static void describe(struct buf *b, const char *a, size_t alen, const char *o, size_t olen)
+{
+	size_t i = 0, from;
+
+	while (i < alen && i < olen && a[i] == o[i])
+		i++;
+	from = i > 30 ? i - 30 : 0;
+	buf_printf(b, "byte %zu: source ...%.*s... output ...%.*s...", i,
+		   (int)((alen - from) > 70 ? 70 : alen - from), a + from,
+		   (int)((olen - from) > 70 ? 70 : olen - from), o + from);
+}
+
+/* One replacement in an event line: bytes [at, end) become text. */
+struct edit {
+	size_t at, end;
+	const char *text;
+	size_t len;
+};
+
+/* Apply three edits of line, in offset order, into out: 0, or -1 when two
+ * overlap. */
+static int apply_edits(const char *line, size_t len, struct edit *e, struct buf *out)
+{
+	size_t k, pos = 0;
+
+	for (k = 0; k < 3; k++) {
+		size_t j;
+		for (j = k + 1; j < 3; j++)
+			if (e[j].at < e[k].at) {
+				struct edit t = e[k];
+				e[k] = e[j];
+				e[j] = t;
+			}
+	}
+	buf_reset(out);
+	for (k = 0; k < 3; k++) {
+		if (e[k].at < pos)
+			return -1;
+		buf_add(out, line + pos, e[k].at - pos);
+		buf_add(out, e[k].text, e[k].len);
+		pos = e[k].end;
+	}
+	buf_add(out, line + pos, len - pos);
+	return 0;
+}
+
+/* undo() for a line without a backslash, where every member name is its
+ * raw bytes: the same edits found by event_members instead of a parse
+ * (tr-decode's lines are minified JSON objects).  As undo(). */
+static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *source_index)
+{
+	static const char *const top_keys[] = { "args", "pid", "tid" };
+	static const char *const note_keys[] = { "pid", "tid", "had_args", "source_event_index" };
+	static const char *const args_key[] = { TRSTREAM_KEY_COMPACT_TRACK };
+	struct member top[3], note[1], in[4];
+	struct edit e[3];
+	size_t args_at, args_end, note_at, note_end, key_at;
+	int64_t idx;
+	int had_args;
+
+	event_members(line, len, top_keys, 3, top);
+	if (top[0].len == 0 || top[1].len == 0 || top[2].len == 0)
+		return -1;
+	event_members(top[0].p, top[0].len, args_key, 1, note);
+	if (note[0].len == 0 || note[0].p[0] != '{')
+		return -1;
+	event_members(note[0].p, note[0].len, note_keys, 4, in);
+	if (in[0].len == 0 || in[1].len == 0 || in[3].len == 0 ||
+	    num_parse_int64(in[3].p, in[3].len, &idx) != NUM_OK || idx < 0)
+		return -1;
+	if (in[2].len == 4 && memcmp(in[2].p, "true", 4) == 0)
+		had_args = 1;
+	else if (in[2].len == 5 && memcmp(in[2].p, "false", 5) == 0)
+		had_args = 0;
+	else
+		return -1;
+	*source_index = (uint64_t)idx;
+	args_at = (size_t)(top[0].p - line);
+	args_end = args_at + top[0].len;
+	note_at = (size_t)(note[0].p - line);
+	note_end = note_at + note[0].len;
+	/* the names are their raw bytes: "_compact_gpu_track": and "args": */
+	key_at = note_at - (sizeof TRSTREAM_KEY_COMPACT_TRACK - 1 + 3);
+	if (had_args) {
+		/* the note is the last member of args */
+		if (note_end + 1 != args_end)
+			return -1;
+		if (line[key_at - 1] == ',')
+			key_at--;
+		e[2].at = key_at;
+		e[2].end = note_end;
+	} else {
+		size_t args_key_at = args_at - 7;
+		/* args holds only the note and is the event's last member */
+		if (key_at != args_at + 1 || note_end + 1 != args_end || args_end + 1 != len)
+			return -1;
+		if (line[args_key_at - 1] == ',')
+			args_key_at--;
+		e[2].at = args_key_at;
+		e[2].end = args_end;
+	}
+	e[2].text = "";
+	e[2].len = 0;
+	e[0].at = (size_t)(top[1].p - line);
+	e[0].end = e[0].at + top[1].len;
+	e[0].text = in[0].p;
+	e[0].len = in[0].len;
+	e[1].at = (size_t)(top[2].p - line);
+	e[1].end = e[1].at + top[2].len;
+	e[1].text = in[1].p;
+	e[1].len = in[1].len;
+	return apply_edits(line, len, e, out);
+}
+
+/* Undo a placement: restore pid and tid, remove args._compact_gpu_track
+ * (and args itself when had_args is false).  0, or -1 when the note is not
+ * where tr-compact puts it. */
+static int undo(struct verify *v, const char *line, size_t len, struct buf *out,
+		uint64_t *source_index)
+{
+	struct jdoc *d = &v->doc;
+	int args, note, pid, tid, opid, otid, had;
+	size_t pn, tn, opn, otn, an, nn;
+	const char *praw, *traw, *opraw, *otraw, *araw, *nraw;
+	struct edit e[3];
+	int64_t idx;
+
+	if (memchr(line, '\\', len) == NULL)
+		return undo_plain(line, len, out, source_index);
+	if (jdoc_parse(d, line, len, NULL) != 0)
+		return -1;
+	args = jdoc_find(d, 0, "args");
+	note = jdoc_find(d, args, TRSTREAM_KEY_COMPACT_TRACK);
+	pid = jdoc_find(d, 0, "pid");
+	tid = jdoc_find(d, 0, "tid");
+	if (jdoc_type(d, note) != JT_OBJECT || pid < 0 || tid < 0)
+		return -1;
+	opid = jdoc_find(d, note, "pid");
+	otid = jdoc_find(d, note, "tid");
+	had = jdoc_find(d, note, "had_args");
+	if (opid < 0 || otid < 0 || jdoc_int64(d, jdoc_find(d, note, "source_event_index"), &idx) != 0 ||
+	    idx < 0 || (!jdoc_str_eq(d, had, "true") && jdoc_type(d, had) != JT_PRIMITIVE))
+		return -1;
+	*source_index = (uint64_t)idx;
+	praw = jdoc_raw(d, pid, &pn);
+	traw = jdoc_raw(d, tid, &tn);
+	opraw = jdoc_raw(d, opid, &opn);
+	otraw = jdoc_raw(d, otid, &otn);
+	araw = jdoc_raw(d, args, &an);
+	nraw = jdoc_raw(d, note, &nn);
+	{
+		size_t hl;
+		const char *h = jdoc_raw(d, had, &hl);
+		int had_args = hl == 4 && memcmp(h, "true", 4) == 0;
+		size_t key_at = jdoc_raw_offset(d, note - 1);
+		size_t note_end = (size_t)(nraw - line) + nn;
+		size_t args_end = (size_t)(araw - line) + an;
+		size_t args_key_at = jdoc_raw_offset(d, args - 1);
+		if (!had_args && !(hl == 5 && memcmp(h, "false", 5) == 0))
+			return -1;
+		if (had_args) {
+			/* the note is the last member of args */
+			if (note_end + 1 != args_end)
+				return -1;
+			if (line[key_at - 1] == ',')
+				key_at--;
+			e[2].at = key_at;
+			e[2].end = note_end;
+		} else {
+			/* args holds only the note and is the event's last member */
+			if (jdoc_size(d, args) != 1 || args_end + 1 != len)
+				return -1;
+			if (line[args_key_at - 1] == ',')
+				args_key_at--;
+			e[2].at = args_key_at;
+			e[2].end = args_end;
+		}
+	}
+	e[2].text = "";
+	e[2].len = 0;
+	e[0].at = (size_t)(praw - line);
+	e[0].end = e[0].at + pn;
+	e[0].text = opraw;
+	e[0].len = opn;
+	e[1].at = (size_t)(traw - line);
+	e[1].end = e[1].at + tn;
+	e[1].text = otraw;
+	e[1].len = otn;
+	return apply_edits(line, len, e, out);
+}
+
+static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
+{
+	const char *pid = m[EV_PID].p, *tid = m[EV_TID].p;
+	size_t pn = m[EV_PID].len, tn = m[EV_TID].len;
+
+	*is_guide = 0;
+	if (pn == 0 || tn == 0)
+		return -1;
+	if (v->have_layers && v->guide_pid_len == pn && memcmp(v->guide_pid, pid, pn) == 0) {
+		int64_t t;
+		if (num_parse_int64(tid, tn, &t) == NUM_OK && t == v->guide_tid) {
+			*is_guide = 1;
+			return -1;
+		}
+	}
+	if (v->lane_keys.n == 0)
+		return -1;
+	buf_reset(&v->tmp);
+	buf_add(&v->tmp, pid, pn);
+	buf_addch(&v->tmp, '\001');
+	buf_add(&v->tmp, tid, tn);
+	return intern_find(&v->lane_keys, v->tmp.p, v->tmp.len);
+}
+
+static int pf_span(const struct member *m, struct verify_span *s)
+{
+	const char *ts = m[EV_TS].p, *dur = m[EV_DUR].p;
+	size_t tn = m[EV_TS].len, dn = m[EV_DUR].len;
+	int64_t t, d;
+
+	if (tn == 0 || dn == 0)
+		return -1;
+	if (ts[0] == '"') { ts++; tn -= 2; }
+	if (dur[0] == '"') { dur++; dn -= 2; }
+	if (perfetto_us_to_ns(ts, tn, &t) != NUM_OK || perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
+		return -1;
+	s->start = t;
+	s->end = t + d;
+	return 0;
+}
+
+static void add_span(struct verifycheck *vc, struct verify_span **spans, size_t *n, size_t *cap,
+		     struct verify_span s)
+{
+	if (*n == *cap && verifycheck_grow(spans, cap, 256, sizeof **spans) != 0) {
+		verifycheck_nomem(vc);
+		return;
+	}
+	(*spans)[(*n)++] = s;
+}
+
+/* Render bookkeeping for one output event; 1 when it sits on a guide or
+ * lane track (or is metadata the tools add there).  Memory running out is
+ * vc's error, for the caller to see. */
+static int render_event(struct verify *v, const struct member *m, uint64_t oindex)
+{
+	int is_guide;
+	int64_t lane = lane_of(v, m, &is_guide);
+	const char *ph = m[EV_PH].p;
+	size_t phn = m[EV_PH].len;
+	struct verify_span s;
+
+	if (!is_guide && lane < 0)
+		return 0;
+	if (phn != 3) {
+		verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": no ph on a %s track", oindex,
+			is_guide ? "guide" : "lane");
+		return 1;
+	}
+	if (ph[1] == 'M')
+		return 1;
+	if (ph[1] == 'X') {
+		s.index = oindex;
+		if (pf_span(m, &s) != 0) {
+			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": X without numeric ts and dur",
+				oindex);
+			return 1;
+		}
+		if (is_guide) {
+			add_span(v->vc, &v->guides, &v->nguides, &v->guides_cap, s);
+			if (m[EV_NAME].len > 0) {
+				buf_add(&v->guide_names, m[EV_NAME].p, m[EV_NAME].len);
+				buf_addch(&v->guide_names, '\n');
+			}
+		} else {
+			struct verify_lane *l = &v->lanes[lane];
+			add_span(v->vc, &l->s, &l->n, &l->cap, s);
+		}
+		return 1;
+	}
+	if (!is_guide && (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')) {
+		const char *ts = m[EV_TS].p;
+		size_t tn = m[EV_TS].len;
+		struct verify_flow *f;
+		if (v->nflows == v->flows_cap) {
+			if (verifycheck_grow(&v->flows, &v->flows_cap, 256, sizeof *v->flows) != 0) {
+				verifycheck_nomem(v->vc);
+				return 1;
+			}
+		}
+		f = &v->flows[v->nflows++];
+		f->lane = (uint32_t)lane;
+		f->index = oindex;
+		if (tn == 0 ||
+		    perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
+				      &f->ts) != NUM_OK)
+			f->ts = INT64_MIN;
+		return 1;
+	}
+	verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": a '%c' event on a %s track (only X slices, "
+		"flows and metadata import flat there)", oindex, ph[1], is_guide ? "guide" : "lane");
+	return 1;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct verify_span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Perfetto sorts longer slices first at equal ts */
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Depth 0 for every slice: the next slice starts at or after the end of the
+ * previous one, and a zero-length slice never shares its ts with another. */
+static void check_flat(struct verifycheck *vc, struct verify_span *spans, size_t n,
+		       const char *what, const char *track)
+{
+	size_t i;
+
+	if (n < 2)
+		return;
+	qsort(spans, n, sizeof *spans, cmp_span);
+	for (i = 1; i < n; i++) {
+		const struct verify_span *a = &spans[i - 1], *b = &spans[i];
+		if (b->start < a->end || (b->start == a->end && a->start == a->end &&
+					  b->start == b->end))
+			verifycheck_fail(vc, VERIFYCHECK_RENDER, "output events %" PRIu64 " and %" PRIu64 " overlap on %s"
+				"%s as Perfetto imports them ([%" PRId64 ", %" PRId64 ") and [%" PRId64
+				", %" PRId64 ") ns): the second would not be at depth 0",
+				a->index, b->index, what, track, a->start, a->end, b->start, b->end);
+	}
+}
+
+static void check_render(struct verify *v)
+{
+	size_t i, nlanes_used = 0;
+
+	verifycheck_ran(v->vc, VERIFYCHECK_RENDER);
+	check_flat(v->vc, v->guides, v->nguides, "the guide track", "");
+	for (i = 0; i < v->lane_keys.n; i++) {
+		char track[128];
+		snprintf(track, sizeof track, " (pid, tid %s)", v->lane_keys.keys[i]);
+		for (char *c = track; *c; c++)
+			if (*c == '\001')
+				*c = ',';
+		check_flat(v->vc, v->lanes[i].s, v->lanes[i].n, "lane", track);
+		nlanes_used += v->lanes[i].n > 0;
+	}
+	for (i = 0; i < v->nflows; i++) {
+		const struct verify_flow *f = &v->flows[i];
+		const struct verify_lane *l = &v->lanes[f->lane];
+		size_t lo = 0, hi = l->n;
+		int inside = 0;
+		/* the last slice starting at or before the flow's ts */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (l->s[mid].start <= f->ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && f->ts <= l->s[lo - 1].end)
+			inside = 1;
+		if (!inside)
+			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": flow at %" PRId64 " ns is inside "
+				"no slice of its lane, so Perfetto would not attach it to its kernel",
+				f->index, f->ts);
+	}
+	verifycheck_figures(v->vc, VERIFYCHECK_RENDER, "%zu guides, %zu lanes (at most %" PRId64
+		   " per device), %zu flows on their kernels; depth 0 everywhere",
+		   v->nguides, nlanes_used, v->have_compact ? v->max_lanes : 0, v->nflows);
+}
+
+static void check_counts(struct verify *v)
+{
+	size_t i;
+	uint64_t ncats = 0;
+
+	verifycheck_ran(v->vc, VERIFYCHECK_COUNTS);
+	for (i = 0; i < v->cats.n; i++) {
+		ncats++;
+		if (v->cat_count[i] != 0)
+			verifycheck_fail(v->vc, VERIFYCHECK_COUNTS, "category %s: %" PRId64 " more events in the source than "
+				"in the output", v->cats.keys[i], v->cat_count[i]);
+	}
+	if (v->have_layers) {
+		int64_t want = v->num_layers * v->passes, l;
+		if ((int64_t)v->nguides != want)
+			verifycheck_fail(v->vc, VERIFYCHECK_COUNTS, "%zu guides, expected %" PRId64 " (%" PRId64 " layers x %"
+				PRId64 " passes)", v->nguides, want, v->num_layers, v->passes);
+		for (l = 0; l < v->num_layers; l++) {
+			char name[32];
+			int64_t seen = 0;
+			const char *p = v->guide_names.p;
+			snprintf(name, sizeof name, "\"L%" PRId64 "\"\n", v->first_layer + l);
+			while ((p = strstr(p, name)) != NULL) {
+				if (p == v->guide_names.p || p[-1] == '\n')
+					seen++;
+				p++;
+			}
+			if (seen != v->passes)
+				verifycheck_fail(v->vc, VERIFYCHECK_COUNTS, "guide L%" PRId64 " appears %" PRId64 " times, expected %"
+					PRId64, v->first_layer + l, seen, v->passes);
+		}
+		verifycheck_figures(v->vc, VERIFYCHECK_COUNTS, "%zu guides = %" PRId64 " layers x %" PRId64
+			   " passes, one guide track; ", v->nguides, v->num_layers, v->passes);
+	}
+	verifycheck_figures(v->vc, VERIFYCHECK_COUNTS, "%" PRIu64 " categories with equal counts", ncats);
+}
+
+/* The source's digest in its decoder's tail against every report's claim;
+ * 0, or -1. */
+static int check_identity(struct verify *v, const char *tail, size_t len)
+{
+	struct jdoc d = JDOC_INIT;
+	int sha;
+	size_t n;
+	const char *actual;
+	char *line, *save = NULL;
+	unsigned claims = 0;
+	int64_t bytes;
+
+	verifycheck_ran(v->vc, VERIFYCHECK_IDENTITY);
+	if (jdoc_parse(&d, tail, len, NULL) != 0 ||
+	    jdoc_type(&d, sha = jdoc_find(&d, 0, TRSTREAM_KEY_SOURCE_SHA256)) != JT_STRING) {
+		jdoc_free(&d);
+		return verifycheck_trouble(v->vc, "%s: no digest from the decoder", v->src_path);
+	}
+	if (int_of(v, &d, 0, "source_bytes", v->src_path, &bytes) != 0) {
+		jdoc_free(&d);
+		return -1;
+	}
+	actual = jdoc_text(&d, sha, &n);
+	for (line = strtok_r(v->sha_claims.p, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		claims++;
+		if (tab == NULL || strlen(tab + 1) != n || memcmp(tab + 1, actual, n) != 0)
+			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%.*s: source_sha256 %s, but %s has %.*s (%" PRId64
+				" bytes): the source changed or is another file",
+				tab ? (int)(tab - line) : 0, line, tab ? tab + 1 : "?", v->src_path,
+				(int)n, actual, bytes);
+	}
+	verifycheck_figures(v->vc, VERIFYCHECK_IDENTITY, "sha256 %.*s, %" PRId64 " bytes; %u "
+			    "report%s", (int)n, actual, bytes, claims, claims == 1 ? "" : "s");
+	if (claims == 0)
+		verifycheck_figures(v->vc, VERIFYCHECK_IDENTITY, " (no report beside the output: "
+				    "it must then equal the source)");
+	jdoc_free(&d);
+	return 0;
+}
+
+/* The members of the head or tail records before or after traceEvents;
+ * 0, or -1. */
+static int compare_members(struct verify *v, const char *a, size_t alen, const char *b,
+			   size_t blen, const char *where)
+{
+	struct jdoc d = JDOC_INIT;
+	size_t an, bn;
+	const char *am, *bm;
+	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE;
+
+	if (trstream_record_members(&v->doc, a, alen, &am, &an) != 0 ||
+	    trstream_record_members(&d, b, blen, &bm, &bn) != 0) {
+		jdoc_free(&d);
+		return verifycheck_trouble(v->vc, "malformed stream record");
+	}
+	if (an != bn || memcmp(am, bm, an) != 0) {
+		struct buf diff = BUF_INIT;
+		describe(&diff, am, an, bm, bn);
+		verifycheck_fail(v->vc, c, "top-level members %s traceEvents differ: %s", where, diff.p);
+		buf_release(&diff);
+	}
+	jdoc_free(&d);
+	return 0;
+}
+
+static int is_scope_metadata(struct verify *v, const struct member *m)
+{
+	return v->scope_pids.n > 0 && m[EV_PH].len == 3 && m[EV_PH].p[1] == 'M' &&
+	       m[EV_PID].len > 0 && intern_find(&v->scope_pids, m[EV_PID].p, m[EV_PID].len) >= 0;
+}
+
+static int is_guide_cat(const struct member *m)
+{
+	return m[EV_CAT].len == 13 && memcmp(m[EV_CAT].p, "\"layer_guide\"", 13) == 0;
+}
+
+/* What the tools add after the source events: metadata (on a guide track, a
+ * synthetic lane or a scope process) and the guide slices; nothing else. */
+static int tool_added(struct verify *v, const struct member *m)
+{
+	int is_guide;
+
+	if (m[EV_PH].len != 3)
+		return 0;
+	if (m[EV_PH].p[1] == 'M')
+		return 1;
+	lane_of(v, m, &is_guide);
+	return m[EV_PH].p[1] == 'X' && is_guide && is_guide_cat(m);
+}
+
+static int is_guide_slice(struct verify *v, const struct member *m)
+{
+	int is_guide;
+
+	lane_of(v, m, &is_guide);
+	return is_guide && m[EV_PH].len == 3 && m[EV_PH].p[1] == 'X' && is_guide_cat(m);
+}
+
+int verify_next_line(struct verifycheck *vc, struct stream_in *in, const char *path,
+		     const char **line, size_t *len)
+{
+	int kind;
+
+	do {
+		kind = stream_next(in, line, len);
+		if (kind == LINE_ERROR || kind == LINE_END)
+			return verifycheck_trouble(vc, "%s: could not be decoded (%s)", path,
+						   kind == LINE_END ? "no tail" : in->err);
+	} while (kind == LINE_CONTROL);
+	return kind;
+}
+
+/* One source event i and the output event o that stands at its place:
+ * equal bytes, or a placement undone to equal bytes. */
+static void compare_event(struct verify *v, const char *sl, size_t slen, const struct member *sm,
+			  int64_t scat, const char *ol, size_t olen, uint64_t i, uint64_t o)
+{
+	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same;
+	struct member om[NEV];
+	size_t k;
+
+	/* most events are unchanged: their members are the source's */
+	same = olen == slen && memcmp(ol, sl, slen) == 0;
+	if (same)
+		for (k = 0; k < NEV; k++)
+			om[k] = sm[k];
+	else
+		ev_read(ol, olen, om);
+	render_event(v, om, o);
+	if (!same)
+		count_cat(v, om[EV_CAT], -1);
+	else if (scat >= 0)
+		v->cat_count[scat]--;
+	if (v->have_compact && find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
+					  sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL) {
+		uint64_t at;
+		int is_guide;
+		/* a moved event is drawn on one of the report's lanes, not on a
+		 * track of its own */
+		if (lane_of(v, om, &is_guide) < 0)
+			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": moved "
+					 "(it has %s) but not on a synthetic lane of the report", o,
+					 TRSTREAM_KEY_COMPACT_TRACK);
+		if (undo(v, ol, olen, &v->undone_text, &at) != 0) {
+			verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "output event %" PRIu64 ": "
+					 "malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
+		} else {
+			if (at != i)
+				verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "output event %" PRIu64
+						 ": records source index %" PRIu64 " but stands at "
+						 "source position %" PRIu64, o, at, i);
+			if (v->undone_text.len != slen || memcmp(v->undone_text.p, sl, slen) != 0) {
+				buf_reset(&v->diff);
+				describe(&v->diff, sl, slen, v->undone_text.p, v->undone_text.len);
+				verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "source event %" PRIu64
+						 " (output event %" PRIu64 "), after undoing its "
+						 "placement: %s", i, o, v->diff.p);
+			}
+		}
+		v->undone++;
+	} else if (!same) {
+		buf_reset(&v->diff);
+		describe(&v->diff, sl, slen, ol, olen);
+		verifycheck_fail(v->vc, c, "source event %" PRIu64 " (output event %" PRIu64 "): %s",
+				 i, o, v->diff.p);
+	}
+	v->compared++;
+}
+
+/* A source event that tr-compact retired: it must equal the report's copy. */
+static void restore_event(struct verify *v, const char *sl, size_t slen, const char *t,
+			  uint64_t i)
+{
+	if (strlen(t) != slen || memcmp(t, sl, slen) != 0) {
+		buf_reset(&v->diff);
+		describe(&v->diff, sl, slen, t, strlen(t));
+		verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "source event %" PRIu64 ": the retired "
+				 "metadata in the report differs: %s", i, v->diff.p);
+	}
+	v->restored++;
+}
+
+int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out)
+{
+	const char *sl, *ol;
+	size_t slen, olen;
+	int skind, okind, c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE;
+	struct member sm[NEV], om[NEV];
+	uint64_t i = 0, o = 0;
+	size_t rnext = 0;
+	struct verifycheck *vc = v->vc;
+
+	if (v->lanes == NULL && (v->lanes = calloc(1, sizeof *v->lanes)) == NULL)
+		return verifycheck_nomem(vc);
+	if ((skind = verify_next_line(vc, src, v->src_path, &sl, &slen)) < 0 ||
+	    (okind = verify_next_line(vc, out, v->out_path, &ol, &olen)) < 0)
+		return -1;
+	if (skind != LINE_HEAD || okind != LINE_HEAD)
+		return verifycheck_trouble(vc, "decoder streams without a head");
+	if (compare_members(v, sl, slen, ol, olen, "before") != 0 ||
+	    (okind = verify_next_line(vc, out, v->out_path, &ol, &olen)) < 0)
+		return -1;
+	for (;;) {
+		int64_t scat;
+		if ((skind = verify_next_line(vc, src, v->src_path, &sl, &slen)) < 0)
+			return -1;
+		if (skind == LINE_TAIL)
+			break;
+		ev_read(sl, slen, sm);
+		scat = count_cat(v, sm[EV_CAT], 1);
+		if (v->have_layers && verifysel_see_source(&v->sel, sl, slen, sm, i) != 0)
+			return -1;
+		if (rnext < v->nretired && v->retired[rnext].index == i) {
+			restore_event(v, sl, slen, v->retired[rnext].text, i);
+			while (rnext < v->nretired && v->retired[rnext].index == i)
+				rnext++;
+		} else if (okind == LINE_TAIL) {
+			verifycheck_fail(vc, c, "source event %" PRIu64 ": the output ends before it "
+					 "(events were dropped)", i);
+		} else {
+			compare_event(v, sl, slen, sm, scat, ol, olen, i, o);
+			o++;
+			if ((okind = verify_next_line(vc, out, v->out_path, &ol, &olen)) < 0)
+				return -1;
+		}
+		i++;
+		if (vc->error)
+			return -1;
+	}
+	if (v->have_layers && verifysel_finish_source(&v->sel) != 0)
+		return -1;
+	/* what follows the source events must be what the tools add */
+	for (; okind != LINE_TAIL; o++) {
+		ev_read(ol, olen, om);
+		if ((render_event(v, om, o) || is_scope_metadata(v, om)) && tool_added(v, om)) {
+			v->added++;
+			if (v->have_layers && is_guide_slice(v, om) &&
+			    verifysel_guide(&v->sel, ol, olen, o) != 0)
+				return -1;
+		} else {
+			verifycheck_fail(vc, c, "output event %" PRIu64 ": not in the source and not "
+					 "added by the tools (an event moved, duplicated or inserted?)", o);
+			count_cat(v, om[EV_CAT], -1);
+		}
+		if (vc->error || (okind = verify_next_line(vc, out, v->out_path, &ol, &olen)) < 0)
+			return -1;
+	}
+	if (rnext < v->nretired)
+		verifycheck_fail(vc, VERIFYCHECK_REVERSAL, "the report retires source event %" PRIu64
+				 ", beyond the source's %" PRIu64 " events", v->retired[rnext].index, i);
+	if (compare_members(v, sl, slen, ol, olen, "after") != 0 ||
+	    check_identity(v, sl, slen) != 0)
+		return -1;
+	verifycheck_ran(vc, c);
+	verifycheck_figures(vc, c, "%" PRIu64 " events compared", i);
+	if (v->have_compact)
+		verifycheck_figures(vc, c, ", %" PRIu64 " placements undone, %" PRIu64
+				    " metadata restored", v->undone, v->restored);
+	verifycheck_figures(vc, c, ", %" PRIu64 " events added by the tools", v->added);
+	return 0;
+}
+
+int verify_finish(struct verify *v)
+{
+	check_render(v);
+	check_counts(v);
+	if (v->have_layers)
+		verifysel_finish(&v->sel);
+	return v->vc->error ? -1 : 0;
+}
+
+void verify_init(struct verify *v, struct verifycheck *vc, const char *src_path,
+		 const char *out_path)
+{
+	memset(v, 0, sizeof *v);
+	v->vc = vc;
+	v->src_path = src_path;
+	v->out_path = out_path;
+	v->layers_fd = -1;
+	v->sha_claims = (struct buf)BUF_INIT;
+	v->guide_names = (struct buf)BUF_INIT;
+	v->tmp = (struct buf)BUF_INIT;
+	v->undone_text = (struct buf)BUF_INIT;
+	v->diff = (struct buf)BUF_INIT;
+	v->wtext = (struct buf)BUF_INIT;
+	v->doc = (struct jdoc)JDOC_INIT;
+	v->wdoc = (struct jdoc)JDOC_INIT;
+	verifysel_init(&v->sel, vc, src_path);
+}
+
+/* Everything freed, so that valgrind's leak report means something. */
+void verify_free(struct verify *v)
+{
+	size_t i;
+
+	if (v->lanes != NULL)
+		for (i = 0; i < v->lane_keys.n; i++)
+			free(v->lanes[i].s);
+	free(v->lanes);
+	for (i = 0; i < v->nretired; i++)
+		free(v->retired[i].text);
+	free(v->retired);
+	free(v->guide_pid);
+	free(v->guides);
+	free(v->flows);
+	free(v->cat_count);
+	free(v->dropped);
+	intern_free(&v->lane_keys);
+	intern_free(&v->scope_pids);
+	intern_free(&v->cats);
+	jdoc_free(&v->doc);
+	jdoc_free(&v->wdoc);
+	buf_release(&v->tmp);
+	buf_release(&v->undone_text);
+	buf_release(&v->diff);
+	buf_release(&v->wtext);
+	buf_release(&v->sha_claims);
+	buf_release(&v->guide_names);
+	verifysel_free(&v->sel);
+	if (v->layers_fd >= 0)
+		close(v->layers_fd);
+}
+
+/* ---- a window (tr-window) ---------------------------------------------- */
+
+/* The dropped_events of the window report: their source indices. */
+static int load_dropped(struct verify *v, const char *window_path)
+{
+	struct jdoc *d = &v->wdoc;
+	int rows = jdoc_find(d, 0, "dropped_events"), tok;
+	size_t k, cap = 0;
+
+	for (k = 0, tok = rows + 1; rows >= 0 && k < (size_t)jdoc_size(d, rows);
+	     k++, tok = jdoc_next(d, tok)) {
+		int64_t idx;
+		if (jdoc_int64(d, jdoc_find(d, tok, "source_index"), &idx) != 0 || idx < 0)
+			return verifycheck_trouble(v->vc, "%s: a dropped_events row without "
+						   "source_index", window_path);
+		if (v->ndropped == cap &&
+		    verifycheck_grow(&v->dropped, &cap, 64, sizeof *v->dropped) != 0)
+			return verifycheck_nomem(v->vc);
+		v->dropped[v->ndropped++] = (uint64_t)idx;
+	}
+	return 0;
+}
+
+int verify_window_load(struct verify *v, const char *window_path)
+{
+	struct trstream_report r;
+	struct trstream_error e;
+	struct buf path = BUF_INIT;
+	size_t claims_len;
+	int c, rc;
+
+	if (trstream_report_open(&r, window_path, &e) != 0)
+		return verifycheck_report_error(v->vc, window_path, &e);
+	rc = trstream_report_whole(&r, WINDOW_REPORT_MAX, 0, &v->wtext, &e);
+	close(r.fd);
+	if (rc != 0 && e.kind == TRSTREAM_ERR_TOO_BIG)
+		return verifycheck_trouble(v->vc, "%s: larger than " WINDOW_REPORT_MAX_TEXT,
+					   window_path);
+	if (rc != 0 && e.kind == TRSTREAM_ERR_SYSTEM)
+		return verifycheck_trouble_errno(v->vc, e.errnum, "%s", window_path);
+	if (rc != 0)
+		return verifycheck_report_error(v->vc, window_path, &e);
+	if (jdoc_parse(&v->wdoc, v->wtext.p, v->wtext.len, NULL) != 0 ||
+	    jdoc_type(&v->wdoc, 0) != JT_OBJECT ||
+	    jdoc_int64(&v->wdoc, jdoc_find(&v->wdoc, 0, "window_start_ns"), &v->w0) != 0 ||
+	    jdoc_int64(&v->wdoc, jdoc_find(&v->wdoc, 0, "window_end_ns"), &v->w1) != 0)
+		return verifycheck_trouble(v->vc, "%s: not a window report (no window_start_ns "
+					   "and window_end_ns)", window_path);
+	claim_sha(v, &v->wdoc, 0, window_path);
+	if (load_dropped(v, window_path) != 0)
+		return -1;
+	/* the reports of the trace the window was cut from: its guides and lanes
+	 * (their source_sha256 names the trace before that one: not claimed) */
+	claims_len = v->sha_claims.len;
+	for (c = 0, rc = 0; c < 2 && rc == 0; c++) {
+		struct stat sb;
+		buf_reset(&path);
+		buf_printf(&path, "%s%s", v->src_path,
+			   c ? TRSTREAM_COMPACT_SUFFIX : TRSTREAM_LAYERS_SUFFIX);
+		if (stat(path.p, &sb) == 0)
+			rc = verify_load_report(v, path.p);
+	}
+	buf_release(&path);
+	if (rc != 0)
+		return -1;
+	buf_setlen(&v->sha_claims, claims_len);
+	if (v->lanes == NULL && (v->lanes = calloc(1, sizeof *v->lanes)) == NULL)
+		return verifycheck_nomem(v->vc);
+	v->w0 = window_half(v->w0);
+	v->w1 = window_half(v->w1);
+	return 0;
+}
+
+/* A source event not in the window: it must not overlap the window, or
+ * be listed as dropped; 1 when it is missing. */
+static int window_missing(struct verify *v, const char *sl, size_t sn, uint64_t si, size_t *k)
+{
+	static const char *const keys[] = { "ph", "ts", "dur" };
+	struct member m[3];
+	int64_t lo, hi;
+
+	event_members(sl, sn, keys, 3, m);
+	if (window_category(m[0].p, m[0].len) != WCAT_METADATA &&
+	    window_interval(m[1].p, m[1].len, window_category(m[0].p, m[0].len) ==
+			    WCAT_COMPLETE ? m[2].p : NULL, m[2].len, &lo, &hi) == 0 &&
+	    window_overlaps(lo, hi, v->w0, v->w1)) {
+		while (*k < v->ndropped && v->dropped[*k] < si)
+			++*k;
+		if (*k == v->ndropped || v->dropped[*k] != si) {
+			verifycheck_fail(v->vc, VERIFYCHECK_WINDOW, "source event %" PRIu64 " overlaps "
+					 "the window but is not in it, and the report does not list "
+					 "it as dropped", si);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int verify_window_events(struct verify *v, struct stream_in *src, struct stream_in *out)
+{
+	const char *sl = NULL, *ol = NULL;
+	size_t sn = 0, on = 0, k = 0;
+	uint64_t si = 0, oi = 0, matched_dropped = 0;
+	int sk, ok, kind;
+	struct member om[NEV];
+	struct verifycheck *vc = v->vc;
+
+	verifycheck_ran(vc, VERIFYCHECK_WINDOW);
+	/* the heads first: the window's members are the source's */
+	if ((sk = verify_next_line(vc, src, v->src_path, &sl, &sn)) < 0 ||
+	    (kind = verify_next_line(vc, out, v->out_path, &ol, &on)) < 0)
+		return -1;
+	if (sk != LINE_HEAD || kind != LINE_HEAD)
+		return verifycheck_trouble(vc, "a decoder wrote no head");
+	if ((kind = verify_next_line(vc, out, v->out_path, &ol, &on)) < 0)
+		return -1;
+	ok = kind == LINE_EVENT;
+	while ((sk = verify_next_line(vc, src, v->src_path, &sl, &sn)) == LINE_EVENT) {
+		if (ok && on == sn && memcmp(ol, sl, sn) == 0) {
+			ev_read(ol, on, om);
+			render_event(v, om, oi);
+			oi++;
+			while (k < v->ndropped && v->dropped[k] < si)
+				k++;
+			if (k < v->ndropped && v->dropped[k] == si)
+				matched_dropped++;
+			if ((kind = verify_next_line(vc, out, v->out_path, &ol, &on)) < 0)
+				return -1;
+			ok = kind == LINE_EVENT;
+		} else {
+			v->missing += (uint64_t)window_missing(v, sl, sn, si, &k);
+		}
+		si++;
+		if (vc->error)
+			return -1;
+	}
+	if (sk < 0)
+		return -1;
+	if (ok) {
+		uint64_t extra = 0;
+		do {
+			ev_read(ol, on, om);
+			render_event(v, om, oi + extra);
+			if (extra++ == 0)
+				verifycheck_fail(vc, VERIFYCHECK_WINDOW, "output event %" PRIu64 " is no "
+						 "source event (or is out of the source's order): %.*s",
+						 oi, (int)(on < 200 ? on : 200), ol);
+			if (vc->error || (kind = verify_next_line(vc, out, v->out_path, &ol, &on)) < 0)
+				return -1;
+		} while (kind == LINE_EVENT);
+	}
+	if (matched_dropped)
+		verifycheck_fail(vc, VERIFYCHECK_WINDOW, "%" PRIu64 " events the report lists as "
+				 "dropped are in the window", matched_dropped);
+	v->window_kept = oi;
+	v->window_read = si;
+	return check_identity(v, sl, sn);
+}
+
+void verify_window_finish(struct verify *v)
+{
+	size_t n = 0;
+	int tok = jdoc_find(&v->wdoc, 0, "spec");
+	const char *spec = tok >= 0 ? jdoc_raw(&v->wdoc, tok, &n) : "";
+
+	verifycheck_figures(v->vc, VERIFYCHECK_WINDOW, "%" PRIu64 " events of %" PRIu64 " kept, "
+			    "byte for byte and in order; %zu overlapping events dropped as the "
+			    "report says, %" PRIu64 " missing", v->window_kept, v->window_read,
+			    v->ndropped, v->missing);
+	verifycheck_figures(v->vc, VERIFYCHECK_WINDOW, "; window %.*s", (int)n, spec);
+	check_render(v);
+}

@@ -1,0 +1,90 @@
+/* verifycheck: the results of tr-verify's checks (source identity,
+ * preservation, exact reversal, render, counts, placement, landmark,
+ * window): per check its failures, the first of them as lines, and the
+ * figures it states; the one error that stops a run (it could not run:
+ * exit 2); and the text and JSON reports built from them.
+ * The common/ rule: library code returns a status and never prints or
+ * exits; the reports are built into a buffer for the caller to write. */
+#ifndef TR_VERIFYCHECK_H
+#define TR_VERIFYCHECK_H
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "trstream.h"
+
+/* The failures shown per check; the rest are counted. */
+#define VERIFYCHECK_MAX_SHOWN 20
+
+enum verifycheck_id {
+	VERIFYCHECK_IDENTITY, VERIFYCHECK_PRESERVE, VERIFYCHECK_REVERSAL, VERIFYCHECK_RENDER,
+	VERIFYCHECK_COUNTS, VERIFYCHECK_PLACEMENT, VERIFYCHECK_LANDMARK, VERIFYCHECK_WINDOW,
+	VERIFYCHECK_N
+};
+
+/* Why a run stopped (verifycheck.error). */
+enum verifycheck_error {
+	VERIFYCHECK_RUNNING = 0,
+	VERIFYCHECK_TROUBLE,   /* err says what; the program exits 2 */
+	VERIFYCHECK_NOMEM
+};
+
+struct verifycheck_item {
+	const char *name;
+	uint64_t failures;
+	struct buf figures;   /* "N events compared", ... */
+	struct buf shown;     /* the first failures, one per line */
+	unsigned nshown;
+	int ran;
+};
+
+struct verifycheck {
+	struct verifycheck_item item[VERIFYCHECK_N];
+	int error;            /* the first error; later ones are dropped */
+	char err[5000];       /* its message, without the program's name */
+};
+
+void verifycheck_init(struct verifycheck *vc);
+void verifycheck_free(struct verifycheck *vc);
+
+/* Count a failure of check id; its line (at most 599 bytes) is kept while
+ * fewer than VERIFYCHECK_MAX_SHOWN are. */
+void verifycheck_fail(struct verifycheck *vc, int id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append to the figures of check id. */
+void verifycheck_figures(struct verifycheck *vc, int id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void verifycheck_ran(struct verifycheck *vc, int id);
+
+/* Record the error that stops the run (the first one wins); return -1. */
+int verifycheck_trouble(struct verifycheck *vc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The same, followed by ": strerror(errnum)". */
+int verifycheck_trouble_errno(struct verifycheck *vc, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int verifycheck_nomem(struct verifycheck *vc);
+/* The error of reading the report at path (trstream.h): "PATH: MSG", with
+ * ": strerror" for a system error; return -1. */
+int verifycheck_report_error(struct verifycheck *vc, const char *path,
+			     const struct trstream_error *e);
+
+/* Helpers of the verify modules, which allocate without dying: grow the
+ * array *v of elem-byte items to hold one more than *cap does (cap
+ * doubled, or first): 0, or -1 on overflow or when memory runs out (the
+ * array is unchanged).  A NUL-terminated copy of n bytes, or NULL. */
+int verifycheck_grow(void *v, size_t *cap, size_t first, size_t elem);
+char *verifycheck_dup(const void *p, size_t n);
+
+/* 1 when no check that ran failed. */
+int verifycheck_verified(const struct verifycheck *vc);
+/* The failures of every check, whether it ran or not (a report read for a
+ * check that does not run may still fail it: the exit status says so). */
+uint64_t verifycheck_failures(const struct verifycheck *vc);
+/* The text report: one line per check that ran ("NAME  ok: FIGURES", or
+ * FAILED with the first failures indented), then "verified" or "NOT
+ * VERIFIED: do not use this output".  0, or -1 when memory runs out. */
+int verifycheck_text(const struct verifycheck *vc, struct buf *out);
+/* The same as one JSON object {"checks":[...],"verified":B} and a newline. */
+int verifycheck_json(const struct verifycheck *vc, struct buf *out);
+
+#endif

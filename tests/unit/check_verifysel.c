@@ -1,0 +1,234 @@
+/* Unit tests for common/verifysel.c: a layers report's selection recomputed
+ * from source events (anchors by ts, rounding half away from zero, the
+ * last layer as a point), guides and report rows checked against it with
+ * their exact failure lines, the refusals of a report out of range, a
+ * pattern that does not compile, and too few anchors. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verifysel.h"
+
+#define K0 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,\"ts\":1.000," \
+	"\"dur\":1,\"args\":{\"device\":0}}"
+#define K1 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":3.500," \
+	"\"dur\":1,\"args\":{\"device\":0}}"
+#define OTHER "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"k9\",\"pid\":0,\"tid\":7,\"ts\":0.500," \
+	"\"dur\":1}"
+#define ARGS0 "\"pass_index\":0,\"layer_id\":0,\"anchor_index\":0,\"anchor_name\":\"k0\"," \
+	"\"anchor_tid\":7,\"start_us\":1.000,\"end_us\":3.500,\"guide_start_us\":1," \
+	"\"guide_end_us\":4,\"start_relative_ms\":0.000500,\"end_relative_ms\":0.003000," \
+	"\"boundary_kind\":\"next_layer_anchor\""
+#define ARGS1 "\"pass_index\":0,\"layer_id\":1,\"anchor_index\":1,\"anchor_name\":\"k1\"," \
+	"\"anchor_tid\":7,\"start_us\":3.500,\"end_us\":3.500,\"guide_start_us\":4," \
+	"\"guide_end_us\":4,\"start_relative_ms\":0.003000,\"end_relative_ms\":0.003000," \
+	"\"boundary_kind\":\"anchor_point_only\""
+#define G0 "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":0,\"tid\":1,\"ts\":1," \
+	"\"dur\":3,\"args\":{" ARGS0 "}}"
+#define G1 "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L1\",\"pid\":0,\"tid\":1,\"ts\":4," \
+	"\"dur\":0,\"args\":{" ARGS1 "}}"
+#define REPORT(regex, layers, rows) "{\"anchor_regex\":\"" regex "\",\"end_anchor_regex\":null," \
+	"\"pid\":0,\"device\":0,\"trace_origin_us\":0.500,\"anchor_offset\":0," \
+	"\"matching_anchor_count\":2,\"num_layers\":" #layers ",\"layers\":[" rows "]}"
+
+static char path[] = "/tmp/check_verifysel.XXXXXX";
+
+struct sel_run {
+	struct verifycheck vc;
+	struct verifysel sel;
+	struct jdoc d;
+	struct trstream_report rep;
+	struct buf head;   /* the text d points into */
+	int rc;
+};
+
+/* Load the report text as a layers report of num_layers x 1 pass. */
+static void load(struct sel_run *r, const char *report, int64_t num_layers)
+{
+	struct trstream_error e;
+	uint64_t at, n;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, report, strlen(report)), (ssize_t)strlen(report));
+	close(fd);
+	ck_assert_int_eq(trstream_report_open(&r->rep, path, &e), 0);
+	unlink(path);
+	strcpy(path, "/tmp/check_verifysel.XXXXXX");
+	r->head = (struct buf)BUF_INIT;
+	ck_assert_int_eq(trstream_report_head(&r->rep, "\"layers\"", &r->head, &at, &n, &e), 0);
+	r->d = (struct jdoc)JDOC_INIT;
+	ck_assert_int_eq(jdoc_parse(&r->d, r->head.p, r->head.len, NULL), 0);
+	verifycheck_init(&r->vc);
+	verifysel_init(&r->sel, &r->vc, "src.json");
+	r->rc = verifysel_load(&r->sel, &r->d, "r.layers.json", num_layers, 1, 0, r->rep.fd, at, n);
+}
+
+static void source(struct sel_run *r, const char *line, uint64_t index)
+{
+	static const char *const keys[] = { "ph", "cat", "name", "ts" };
+	struct member m[4];
+
+	event_members(line, strlen(line), keys, 4, m);
+	ck_assert_int_eq(verifysel_see_source(&r->sel, line, strlen(line), m, index), 0);
+}
+
+static void done(struct sel_run *r)
+{
+	verifysel_free(&r->sel);
+	verifycheck_free(&r->vc);
+	jdoc_free(&r->d);
+	buf_release(&r->head);
+	close(r->rep.fd);
+}
+
+static const char *shown(const struct sel_run *r)
+{
+	return r->vc.item[VERIFYCHECK_PLACEMENT].shown.p;
+}
+
+START_TEST(test_guides_at_their_anchors)
+{
+	struct sel_run r;
+
+	load(&r, REPORT("^k[01]", 2, "{" ARGS0 "},{" ARGS1 "}"), 2);
+	ck_assert_int_eq(r.rc, 0);
+	source(&r, OTHER, 0);
+	source(&r, K0, 1);
+	source(&r, K1, 2);
+	ck_assert_int_eq(verifysel_finish_source(&r.sel), 0);
+	ck_assert_int_eq(verifysel_guide(&r.sel, G0, strlen(G0), 3), 0);
+	ck_assert_int_eq(verifysel_guide(&r.sel, G1, strlen(G1), 4), 0);
+	verifysel_finish(&r.sel);
+	ck_assert_str_eq(shown(&r), "");
+	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
+	ck_assert_str_eq(r.vc.item[VERIFYCHECK_PLACEMENT].figures.p, "2 guides at the anchors "
+			 "the report names (anchor_regex '^k[01]': 2 matches in pid 0, device 0; "
+			 "anchors 0 to 1), 2 report rows");
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_guide_ts_and_row)
+{
+	struct sel_run r;
+	const char *g0 = "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":0,\"tid\":1,"
+		"\"ts\":2,\"dur\":3,\"args\":{" ARGS0 "}}";
+	const char *row0 = "{\"pass_index\":0,\"layer_id\":0,\"anchor_index\":5}";
+
+	load(&r, REPORT("^k[01]", 2, "{\"pass_index\":0,\"layer_id\":0,\"anchor_index\":5},"
+			"{" ARGS1 "}"), 2);
+	(void)row0;
+	source(&r, OTHER, 0);
+	source(&r, K0, 1);
+	source(&r, K1, 2);
+	ck_assert_int_eq(verifysel_finish_source(&r.sel), 0);
+	ck_assert_int_eq(verifysel_guide(&r.sel, g0, strlen(g0), 2), 0);
+	ck_assert_int_eq(verifysel_guide(&r.sel, G1, strlen(G1), 3), 0);
+	verifysel_finish(&r.sel);
+	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_PLACEMENT].failures, 2);
+	ck_assert_str_eq(shown(&r), "report layers row 0: anchor_index 5, but guide 0 (output "
+			 "event 2) has 0 (and 9 more members differ)\n"
+			 "guide 0 (output event 2): ts 2, expected 1: anchor 0 (source event 1) at "
+			 "ts 1.000, rounded to the microsecond");
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_too_few_anchors)
+{
+	struct sel_run r;
+
+	load(&r, REPORT("^k0", 2, "{" ARGS0 "},{" ARGS1 "}"), 2);
+	source(&r, OTHER, 0);
+	source(&r, K0, 1);
+	source(&r, K1, 2);
+	ck_assert_int_eq(verifysel_finish_source(&r.sel), 0);
+	ck_assert_str_eq(shown(&r), "report: anchor_regex '^k0' matches 1 kernels in pid 0, "
+			 "device 0 of the source, but matching_anchor_count is 2\n"
+			 "report: anchor_regex '^k0' matches 1 kernels in pid 0, device 0 of the "
+			 "source; from anchor_offset 0 there are 1, but num_layers 2 x passes 1 "
+			 "needs 2");
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_regex_does_not_compile)
+{
+	struct sel_run r;
+	const char *want = "report: anchor_regex '(' does not compile (";
+
+	load(&r, REPORT("(", 2, "{" ARGS0 "},{" ARGS1 "}"), 2);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_int_eq(r.sel.broken, 1);
+	ck_assert_int_eq(strncmp(shown(&r), want, strlen(want)), 0);
+	source(&r, K0, 0);
+	ck_assert_int_eq(r.sel.nmatch, 0);
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_rows_counted)
+{
+	struct sel_run r;
+
+	load(&r, REPORT("^k[01]", 2, "{" ARGS0 "}"), 2);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_str_eq(shown(&r), "report: 1 layers rows for num_layers 2 x passes 1 = 2 "
+			 "guides");
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_out_of_range)
+{
+	struct sel_run r;
+
+	load(&r, REPORT("^k", 0, ""), 0);
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_str_eq(r.vc.err, "r.layers.json: num_layers, passes, first_layer or "
+			 "anchor_offset out of the range tr-select-anchors accepts");
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_no_origin)
+{
+	struct sel_run r;
+
+	load(&r, "{\"anchor_regex\":\"^k\",\"end_anchor_regex\":null,\"pid\":0,\"device\":0,"
+	     "\"layers\":[]}", 1);
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_str_eq(r.vc.err, "r.layers.json: no trace_origin_us");
+	done(&r);
+}
+END_TEST
+
+static Suite *verifysel_suite(void)
+{
+	Suite *s = suite_create("verifysel");
+	TCase *tc = tcase_create("placement");
+
+	tcase_add_test(tc, test_guides_at_their_anchors);
+	tcase_add_test(tc, test_guide_ts_and_row);
+	tcase_add_test(tc, test_too_few_anchors);
+	tcase_add_test(tc, test_regex_does_not_compile);
+	tcase_add_test(tc, test_rows_counted);
+	tcase_add_test(tc, test_out_of_range);
+	tcase_add_test(tc, test_no_origin);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(verifysel_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
