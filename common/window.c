@@ -1134,7 +1134,8 @@ int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
 {
 	size_t i;
 
-	for (i = 0; i < c->nmeta; i++) {
+	/* the metadata once, however often the limits are checked */
+	for (i = c->checked ? c->nmeta : 0; i < c->nmeta; i++) {
 		if (meta_kept(c, c->meta[i].pid, c->meta[i].thread)) {
 			c->bytes += c->meta[i].bytes;
 			c->kept[WCAT_METADATA]++;
@@ -1142,6 +1143,7 @@ int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
 			c->dropped[WCAT_METADATA]++;
 		}
 	}
+	c->checked = 1;
 	if (c->bytes == 0) {
 		char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
 		num_format_us3(c->w0_ns, a);

@@ -164,6 +164,7 @@ struct window_cut {
 	uint64_t flows_cut, async_cut, bytes;
 	struct window_meta { uint32_t pid, thread, bytes; } *meta;
 	size_t nmeta, meta_cap;
+	int checked;                  /* the metadata is counted */
 	struct buf rows;              /* dropped-event rows, ',' separated */
 	uint64_t nrows;
 	uint64_t measured;            /* events measured so far */
