@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
@@ -17,7 +18,9 @@
 #include "intern.h"
 #include "json.h"
 #include "opt.h"
+#include "io.h"
 #include "tsnum.h"
+#include "window.h"
 
 static const char usage_text[] =
 	"usage: tr-survey --num-layers N [--pid PID] [--device D] [--top K] [--json]\n"
@@ -82,10 +85,24 @@ struct name_stats {
 	unsigned confirms;     /* other candidates with one occurrence per interval */
 	const char *confirmed_by;
 	size_t clean_partner;  /* rank (1-based) of a one-to-one partner with a clean split */
+	size_t span0;          /* its passes' spans in state.span_lo/hi, when listed */
 };
 
 struct step {
 	int64_t start, end;
+};
+
+/* A group's names in rank order: ncand candidates, listed of them shown. */
+struct ranking {
+	size_t *order, n, ncand, listed;
+	int any_n;
+	const struct name_stats *top;
+};
+
+/* An event's interval (half ns) and its bytes, spilled for the pass bytes. */
+struct extent {
+	int64_t lo, hi;
+	uint64_t bytes;
 };
 
 struct state {
@@ -106,6 +123,11 @@ struct state {
 	struct buf origin_text;
 	struct jdoc doc;
 	struct buf tmp;
+	struct ranking *ranks;     /* by group */
+	struct writer spill;       /* each event's extent */
+	struct window_tally tally; /* the bytes of the listed candidates' passes */
+	int64_t *span_lo, *span_hi;
+	size_t nspans, spans_cap;
 };
 
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
@@ -239,6 +261,23 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	}
 }
 
+/* Every timed event but metadata: its interval as tr-window(1) counts it
+ * (dur for a complete event only) and its bytes, for the pass bytes. */
+static void spill_extent(struct state *st, struct member ph, struct member ts,
+			 struct member dur, size_t len)
+{
+	enum window_cat c = window_category(ph.p, ph.len);
+	struct extent e;
+
+	if (c == WCAT_METADATA ||
+	    window_interval(ts.p, ts.len, c == WCAT_COMPLETE ? dur.p : NULL, dur.len,
+			    &e.lo, &e.hi) != 0)
+		return;
+	e.bytes = len + 1;
+	if (writer_put(&st->spill, &e, sizeof e) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+}
+
 /* Every event: the trace origin (the earliest ts, as tr-guides counts its
  * relative times) and the ProfilerStep#N spans; kernels go to see_kernel. */
 static void see_event(struct state *st, const char *line, size_t len)
@@ -250,6 +289,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 	int sub;
 
 	event_members(line, len, keys, 4, m);
+	spill_extent(st, m[1], m[0], m[3], len);
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
 	    !(st->have_origin && num_text_not_below(m[0].p, m[0].len, st->origin_text.p,
 						    st->origin_text.len)) &&
@@ -763,26 +803,86 @@ static void reasons(const struct state *st, const struct name_stats *s,
 		buf_printf(b, "runs on %u streams\n", s->nstreams);
 }
 
+/* Pass j of s: from its first occurrence to the latest end in it (ns). */
+static void pass_span(const struct name_stats *s, size_t N, size_t j, int64_t *a, int64_t *b)
+{
+	size_t i, first = s->sp.offset + j * N;
+
+	*a = s->occ[first].ts;
+	*b = s->occ[first].end;
+	for (i = first + 1; i < first + N; i++)
+		if (s->occ[i].end > *b)
+			*b = s->occ[i].end;
+}
+
+/* Each pass's span (ms from the trace start) and the bytes of the events
+ * that overlap it; in the text "A-B (N bytes)", in JSON [A,B]. */
 static void put_spans(struct state *st, const struct name_stats *s, size_t N, struct buf *b,
 		      int json, size_t limit)
 {
-	size_t j, i;
+	size_t j;
+	int64_t a, e;
 
 	for (j = 0; j < s->sp.passes && j < limit; j++) {
-		size_t first = s->sp.offset + j * N;
-		int64_t end = s->occ[first].end;
-		for (i = first + 1; i < first + N; i++)
-			if (s->occ[i].end > end)
-				end = s->occ[i].end;
+		pass_span(s, N, j, &a, &e);
 		buf_addstr(b, j ? (json ? "," : ", ") : "");
 		buf_addstr(b, json ? "[" : "");
-		put_ms(b, s->occ[first].ts - st->origin_ns);
+		put_ms(b, a - st->origin_ns);
 		buf_addstr(b, json ? "," : "-");
-		put_ms(b, end - st->origin_ns);
-		buf_addstr(b, json ? "]" : "");
+		put_ms(b, e - st->origin_ns);
+		if (json)
+			buf_addstr(b, "]");
+		else
+			buf_printf(b, " (%" PRIu64 " bytes)", window_tally_bytes(&st->tally, s->span0 + j));
 	}
 	if (j < s->sp.passes)
 		buf_printf(b, " and %zu more (--json lists all)", s->sp.passes - j);
+}
+
+static void put_pass_bytes(struct state *st, const struct name_stats *s, struct buf *b)
+{
+	size_t j;
+
+	for (j = 0; j < s->sp.passes; j++)
+		buf_printf(b, "%s%" PRIu64, j ? "," : "", window_tally_bytes(&st->tally, s->span0 + j));
+}
+
+/* The passes of every listed candidate, then the bytes of the events that
+ * overlap each, from the spilled extents. */
+static void tally_passes(struct state *st, int fd)
+{
+	static struct extent v[4096];
+	size_t g, i, j, N = (size_t)st->num_layers;
+	long got;
+
+	for (g = 0; g < st->groups.n; g++)
+		for (i = 0; i < st->ranks[g].listed; i++) {
+			struct name_stats *s = &st->names[st->ranks[g].order[i]];
+			s->span0 = st->nspans;
+			for (j = 0; j < s->sp.passes; j++) {
+				int64_t a, e;
+				if (st->nspans == st->spans_cap) {
+					st->spans_cap = grow_cap(st->spans_cap, 64, sizeof *st->span_lo);
+					st->span_lo = xrealloc(st->span_lo, st->spans_cap * sizeof *st->span_lo);
+					st->span_hi = xrealloc(st->span_hi, st->spans_cap * sizeof *st->span_hi);
+				}
+				pass_span(s, N, j, &a, &e);
+				st->span_lo[st->nspans] = window_half(a);
+				st->span_hi[st->nspans++] = window_half(e);
+			}
+		}
+	if (window_tally_init(&st->tally, st->span_lo, st->span_hi, st->nspans) != 0)
+		die_nomem();
+	if (writer_flush(&st->spill) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	while ((got = read_some(fd, v, sizeof v)) > 0) {
+		if (got % (long)sizeof v[0] != 0)
+			die(EXIT_TROUBLE, "temporary file: short read");
+		for (i = 0; i < (size_t)got / sizeof v[0]; i++)
+			window_tally_add(&st->tally, v[i].lo, v[i].hi, v[i].bytes);
+	}
+	if (got < 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
 }
 
 /* Second landmarks for the top candidate (tr-select-anchors --confirm-regex):
@@ -823,16 +923,15 @@ static void put_landmarks(const struct state *st, const struct name_stats *top,
 	buf_release(&rx);
 }
 
-static void report_group(struct state *st, uint32_t g, const size_t *members, size_t n,
-			 struct buf *out, int first_group)
+/* Rank the names of group g (members: their ids): the candidates, their
+ * allies and the names that run twice per layer. */
+static void rank_group(struct state *st, uint32_t g, const size_t *members, size_t n)
 {
-	size_t *order = xmalloc((n + 1) * sizeof *order), *fam, *fpos;
-	size_t i, k, shown, ncand = 0, listed = 0, N = (size_t)st->num_layers, more = 0;
-	const char *key = st->groups.keys[g];
-	const char *sep = strchr(key, '\001');
-	int pidlen = (int)(sep - key), any_n = 0;
+	struct ranking *rk = &st->ranks[g];
+	size_t *order = xmalloc((n + 1) * sizeof *order);
+	size_t i, k, ncand = 0, listed = 0, N = (size_t)st->num_layers;
+	int any_n = 0;
 	struct name_stats *top = NULL;
-	struct buf warn = BUF_INIT, cmd = BUF_INIT, rx = BUF_INIT, why = BUF_INIT;
 
 	memcpy(order, members, n * sizeof *order);
 	rank_state = st;
@@ -894,7 +993,28 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 			}
 		}
 	}
+	rk->order = order;
+	rk->n = n;
+	rk->ncand = ncand;
+	rk->listed = listed;
+	rk->any_n = any_n;
+	rk->top = top;
+}
 
+/* The report of group g, ranked by rank_group. */
+static void report_group(struct state *st, uint32_t g, struct buf *out, int first_group)
+{
+	const struct ranking *rk = &st->ranks[g];
+	size_t *order = rk->order, *fam, *fpos;
+	size_t i, k, shown, n = rk->n, ncand = rk->ncand, listed = rk->listed;
+	size_t N = (size_t)st->num_layers, more = 0;
+	const char *key = st->groups.keys[g];
+	const char *sep = strchr(key, '\001');
+	int pidlen = (int)(sep - key), any_n = rk->any_n;
+	const struct name_stats *top = rk->top;
+	struct buf warn = BUF_INIT, cmd = BUF_INIT, rx = BUF_INIT, why = BUF_INIT;
+
+	rank_state = st;
 	/* warnings */
 	for (i = 0; i < n; i++) {
 		const struct name_stats *s = &st->names[order[i]];
@@ -1018,6 +1138,8 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 				buf_addstr(out, "null");
 			buf_addstr(out, ",\"pass_spans_ms\":[");
 			put_spans(st, s, N, out, 1, SIZE_MAX);
+			buf_addstr(out, "],\"pass_bytes\":[");
+			put_pass_bytes(st, s, out);
 			buf_addstr(out, "],\"per_step\":");
 			if (st->nsteps >= 2)
 				put_per_step(st, s, out, 1);
@@ -1074,7 +1196,8 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 			if (s->confirms)
 				buf_printf(out, "     (%u other candidate%s interleave one-to-one with it)\n",
 					   s->confirms, s->confirms == 1 ? "" : "s");
-			buf_addstr(out, "     passes (ms from the trace start): ");
+			buf_addstr(out, "     passes (ms from the trace start, bytes of the events in "
+				   "each): ");
 			put_spans(st, s, N, out, 0, TEXT_SPANS);
 			buf_addch(out, '\n');
 			if (st->nsteps >= 2) {
@@ -1114,7 +1237,6 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 	buf_release(&cmd);
 	buf_release(&rx);
 	buf_release(&why);
-	free(order);
 }
 
 /* Nothing matched the filters: say where the kernels are. */
@@ -1168,7 +1290,7 @@ int main(int argc, char **argv)
 	struct buf out = BUF_INIT;
 	const char *line;
 	size_t len, i, *first, *next, *members, m, cap = 0;
-	int ch, kind, have_layers = 0;
+	int ch, kind, have_layers = 0, spill_fd;
 	uint32_t g;
 
 	diag_init(argv[0]);
@@ -1201,7 +1323,9 @@ int main(int argc, char **argv)
 	if (optind != argc || !have_layers)
 		usage(stderr, EXIT_TROUBLE);
 
-	if (stream_in_init(&in, 0, STREAM_DEFAULT_MAX_LINE) != 0)
+	spill_fd = filter_open_spill("tr-survey");
+	if (stream_in_init(&in, 0, STREAM_DEFAULT_MAX_LINE) != 0 ||
+	    writer_init(&st.spill, spill_fd) != 0)
 		die_nomem();
 	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
 		if (kind == LINE_ERROR)
@@ -1231,6 +1355,7 @@ int main(int argc, char **argv)
 			buf_addstr(&out, "null");
 		buf_printf(&out, ",\"profiler_steps\":%zu,\"groups\":[", st.nsteps);
 	}
+	st.ranks = xmalloc((st.groups.n + 1) * sizeof *st.ranks);
 	for (g = 0; g < st.groups.n; g++) {
 		for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
 			if (m == cap) {
@@ -1239,7 +1364,11 @@ int main(int argc, char **argv)
 			}
 			members[m++] = i;
 		}
-		report_group(&st, g, members, m, &out, g == 0);
+		rank_group(&st, g, members, m);
+	}
+	tally_passes(&st, spill_fd);
+	for (g = 0; g < st.groups.n; g++) {
+		report_group(&st, g, &out, g == 0);
 		/* one group at a time: the report is not kept whole */
 		if (fwrite(out.p, 1, out.len, stdout) != out.len)
 			die_write("standard output");
@@ -1261,6 +1390,14 @@ int main(int argc, char **argv)
 		for (k = 0; k < st.names[i].nstreams && k < 4; k++)
 			free(st.names[i].streams[k]);
 	}
+	for (g = 0; g < st.groups.n; g++)
+		free(st.ranks[g].order);
+	free(st.ranks);
+	free(st.span_lo);
+	free(st.span_hi);
+	window_tally_free(&st.tally);
+	writer_free(&st.spill);
+	close(spill_fd);
 	free(members);
 	free(first);
 	free(next);
