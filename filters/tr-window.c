@@ -37,6 +37,7 @@ static const char usage_text[] =
 	"                 --around LN --pass K [--pad DUR] | --from MS [--to MS]\n"
 	"                 [--max-bytes N] [--pass-table FILE]\n"
 	"       tr-window --list-passes\n"
+	"       tr-window --pass-table FILE   (the stream passes through unchanged)\n"
 	"Keep the events of a trace-layers stream (tr-stream(5)) that overlap a\n"
 	"window, whole and byte-identical, and add a report OUTPUT.window.json.\n"
 	"\n"
@@ -48,7 +49,8 @@ static const char usage_text[] =
 	"  --from MS       window start, ms after the trace start (default 0)\n"
 	"  --to MS         window end, ms after the trace start (default: the end)\n"
 	"  --max-bytes N   refuse a window larger than N bytes of events (K, M, G)\n"
-	"  --pass-table FILE  write each pass's time span and bytes to FILE\n"
+	"  --pass-table FILE  write each pass's time span and bytes to FILE;\n"
+	"                  alone, without a window: pass the stream through\n"
 	"  --list-passes   write only that table, to standard output, and no stream\n"
 	"  --help, --version\n"
 	"\n"
@@ -64,7 +66,7 @@ static _Noreturn void usage(FILE *to, int status)
 struct state {
 	const char *from, *to, *passes, *pass, *layers, *around, *pad;
 	uint64_t max_bytes;
-	int have_max, list_passes;
+	int have_max, list_passes, through;
 	const char *table_path;
 	struct buf spec;
 };
@@ -130,6 +132,10 @@ static void parse_options(int argc, char **argv, struct state *st)
 	kinds = (st->passes != NULL) + (st->from || st->to) +
 		(st->pass != NULL && !st->layers && !st->around) + (st->layers != NULL) +
 		(st->around != NULL);
+	if (kinds == 0 && !st->have_max && st->table_path) {
+		st->through = 1;
+		return;
+	}
 	if (kinds != 1 || (st->passes && st->pass) || (st->layers && st->around) ||
 	    (st->pad && !st->around))
 		die(EXIT_TROUBLE, "give one window: --passes A-B, --pass K, --layers A-B [--pass K], "
@@ -269,6 +275,66 @@ static void write_window(const struct state *st, struct window_cut *c, struct fi
 	free(buf);
 }
 
+static void write_table(const char *path, const struct buf *table)
+{
+	FILE *t = fopen(path, "w");
+
+	if (t == NULL)
+		die_errno(EXIT_TROUBLE, "%s", path);
+	if (fwrite(table->p, 1, table->len, t) != table->len || fclose(t) != 0)
+		die_errno(EXIT_TROUBLE, "%s", path);
+}
+
+/* --pass-table alone: every line goes through as it comes, and the pass
+ * table, known only at the end, goes to its file (empty without guides). */
+static int pass_through(const struct state *st)
+{
+	struct window_cut cut;
+	struct window_spec spec = { .list_passes = 1 };
+	struct window_rec rec;
+	struct filter f;
+	struct writer recw;
+	struct records *recs = xmalloc(sizeof *recs);
+	const struct window_rec *r;
+	struct buf table = BUF_INIT;
+	const char *line;
+	size_t len;
+	int kind;
+
+	recs->fd = filter_open_spill("tr-window");
+	if (writer_init(&recw, recs->fd) != 0)
+		die_nomem();
+	window_cut_init(&cut);
+	filter_open(&f);
+	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+		if (kind == LINE_EVENT) {
+			check(&cut, window_cut_see(&cut, line, len, &rec));
+			if (writer_put(&recw, &rec, sizeof rec) != 0)
+				die_errno(EXIT_TROUBLE, "temporary file");
+		}
+		filter_pass(&f, line, len);
+	}
+	filter_close(&f);
+	if (writer_flush(&recw) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	writer_free(&recw);
+	if (cut.ng > 0) {
+		check(&cut, window_cut_choose(&cut, &spec));
+		records_rewind(recs);
+		while ((r = records_next(recs)) != NULL)
+			if (window_cut_measure(&cut, r) != 0)
+				die_nomem();
+		if (window_cut_pass_table(&cut, &table) != 0)
+			die_nomem();
+	}
+	write_table(st->table_path, &table);
+	close(recs->fd);
+	free(recs);
+	window_cut_free(&cut);
+	buf_release(&table);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct state st;
@@ -293,6 +359,8 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	st.spec = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
+	if (st.through)
+		return pass_through(&st);
 	/* standard input read back in place when it is a regular file */
 	if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode) && (at = lseek(0, 0, SEEK_CUR)) >= 0)
 		src.base = (uint64_t)at;
@@ -357,13 +425,8 @@ int main(int argc, char **argv)
 			die_write("standard output");
 	} else {
 		check(&cut, window_cut_check(&cut, st.spec.p, st.have_max, st.max_bytes));
-		if (st.table_path != NULL) {
-			FILE *t = fopen(st.table_path, "w");
-			if (t == NULL)
-				die_errno(EXIT_TROUBLE, "%s", st.table_path);
-			if (fwrite(table.p, 1, table.len, t) != table.len || fclose(t) != 0)
-				die_errno(EXIT_TROUBLE, "%s", st.table_path);
-		}
+		if (st.table_path != NULL)
+			write_table(st.table_path, &table);
 		write_window(&st, &cut, &f, src, recs, source_name, &sha);
 		filter_close(&f);
 	}
