@@ -523,7 +523,7 @@ static int see_origin(struct window_cut *c, struct member ts, const struct windo
 static int see_guide(struct window_cut *c, const char *line, size_t len, int64_t lo, int64_t hi)
 {
 	struct jdoc *d = &c->doc;
-	int args;
+	int args, tok;
 	int64_t pass, layer, a, b;
 	struct window_guide *g;
 	size_t n;
@@ -542,12 +542,16 @@ static int see_guide(struct window_cut *c, const char *line, size_t len, int64_t
 			-1 : WINDOW_REFUSED;
 	}
 	/* the exact anchor times widen the rounded guide, never narrow it */
-	t = jdoc_raw(d, jdoc_find(d, args, "start_us"), &n);
-	if (window_interval(t, n, NULL, 0, &a, &b) == 0 && a < lo)
-		lo = a;
-	t = jdoc_raw(d, jdoc_find(d, args, "end_us"), &n);
-	if (window_interval(t, n, NULL, 0, &a, &b) == 0 && b > hi)
-		hi = b;
+	if ((tok = jdoc_find(d, args, "start_us")) >= 0) {
+		t = jdoc_raw(d, tok, &n);
+		if (window_interval(t, n, NULL, 0, &a, &b) == 0 && a < lo)
+			lo = a;
+	}
+	if ((tok = jdoc_find(d, args, "end_us")) >= 0) {
+		t = jdoc_raw(d, tok, &n);
+		if (window_interval(t, n, NULL, 0, &a, &b) == 0 && b > hi)
+			hi = b;
+	}
 	if ((g = grow(c->g, &c->gcap, c->ng + 1, sizeof *c->g)) == NULL)
 		return -1;
 	c->g = g;
@@ -762,7 +766,7 @@ static int refuse(struct window_cut *c, int status, const char *fmt, ...)
 static int refuse(struct window_cut *c, int status, const char *fmt, ...)
 {
 	va_list ap;
-	char small[256], *text = small;
+	char small[256], *big = NULL;
 	int n;
 
 	va_start(ap, fmt);
@@ -771,16 +775,15 @@ static int refuse(struct window_cut *c, int status, const char *fmt, ...)
 	if (n < 0)
 		return -1;
 	if ((size_t)n >= sizeof small) {
-		if ((text = malloc((size_t)n + 1)) == NULL)
+		if ((big = malloc((size_t)n + 1)) == NULL)
 			return -1;
 		va_start(ap, fmt);
-		vsnprintf(text, (size_t)n + 1, fmt, ap);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 	}
 	buf_reset(&c->err);
-	n = buf_addstr(&c->err, text);
-	if (text != small)
-		free(text);
+	n = buf_addstr(&c->err, big != NULL ? big : small);
+	free(big);
 	return n != 0 ? -1 : status;
 }
 
