@@ -254,4 +254,34 @@ int trstream_report_whole(struct trstream_report *r, uint64_t max, int check_siz
 int trstream_record_members(struct jdoc *d, const char *line, size_t len, const char **raw,
 			    size_t *n);
 
+/* ---- the window report (tr-window(1)): OUT.window.json ---------------
+ * Kept in a block of its own: the records tr-window writes before the
+ * tail, built here so that no filter spells them by hand. */
+#define TRSTREAM_WINDOW_SUFFIX ".window.json"
+/* dropped-event rows per report record */
+#define TRSTREAM_WINDOW_ROWS 500
+
+struct trstream_window {
+	const char *spec;                /* the options, as words */
+	int64_t start_ns, end_ns;        /* the window, exact whole ns */
+	int64_t origin_ns;               /* the trace start, when have_origin */
+	int have_origin;
+	const char *source_file;         /* the head's source name */
+	const char *sha;                 /* raw JSON: the tail's source_sha256 or null */
+	size_t sha_len;
+	uint64_t source_events;
+	const char *const *cat_names;    /* the categories counted, ncats of them */
+	const uint64_t *kept, *dropped;
+	size_t ncats;
+	uint64_t flows_cut, async_cut, bytes;
+	const char *rows;                /* dropped-event rows, ',' separated */
+	size_t rows_len;
+	uint64_t nrows;
+};
+
+/* Append the window report's records, each a line ending in '\n': the
+ * body, then the dropped_events member (an empty array, or its rows
+ * TRSTREAM_WINDOW_ROWS per record). */
+int trstream_window_report(struct buf *b, const struct trstream_window *w);
+
 #endif

@@ -1,5 +1,11 @@
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "event.h"
+#include "opt.h"
 #include "tsnum.h"
 #include "window.h"
 
@@ -93,11 +99,42 @@ int64_t window_half(int64_t ns)
 	return 2 * ns;
 }
 
+/* The common form of a Kineto time, "123456.789" (at most 3 decimals,
+ * no leading zero, at most 15 digits before the point), read directly;
+ * 0, or -1 for any other text (num_us_to_ns reads those). */
+static int plain_us(const char *t, size_t n, int64_t *ns)
+{
+	size_t i = 0, f;
+	int64_t whole = 0, frac = 0;
+
+	while (i < n && t[i] >= '0' && t[i] <= '9')
+		whole = whole * 10 + (t[i++] - '0');
+	if (i == 0 || i > 15 || (t[0] == '0' && i > 1))
+		return -1;
+	if (i < n) {
+		if (t[i] != '.' || n - i - 1 == 0 || n - i - 1 > 3)
+			return -1;
+		for (f = i + 1; f < n; f++) {
+			if (t[f] < '0' || t[f] > '9')
+				return -1;
+			frac = frac * 10 + (t[f] - '0');
+		}
+		for (f = n - i - 1; f < 3; f++)
+			frac *= 10;
+	}
+	*ns = whole * 1000 + frac;
+	return 0;
+}
+
 static int number(const char *t, size_t n, int64_t *ns, int *sub)
 {
 	if (n >= 2 && t[0] == '"' && t[n - 1] == '"') {
 		t++;
 		n -= 2;
+	}
+	if (plain_us(t, n, ns) == 0) {
+		*sub = 0;
+		return 0;
 	}
 	return num_us_to_ns(t, n, ns, sub) == NUM_OK && *ns < HALF_MAX && *ns > -HALF_MAX ? 0 : -1;
 }
@@ -152,4 +189,1001 @@ const char *window_category_name(enum window_cat c)
 	static const char *const names[WCAT_N] = { "complete", "duration", "instant",
 		"counter", "metadata", "flow", "async", "other" };
 	return (unsigned)c < WCAT_N ? names[c] : "other";
+}
+
+/* ---- pass bytes ------------------------------------------------------ */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int window_tally_init(struct window_tally *t, const int64_t *lo, const int64_t *hi, size_t n)
+{
+	memset(t, 0, sizeof *t);
+	t->n = n;
+	t->span_lo = lo;
+	t->span_hi = hi;
+	t->los = malloc((n + 1) * sizeof *t->los);
+	t->his = malloc((n + 1) * sizeof *t->his);
+	t->after = calloc(n + 1, sizeof *t->after);
+	t->before = calloc(n + 1, sizeof *t->before);
+	if (t->los == NULL || t->his == NULL || t->after == NULL || t->before == NULL) {
+		window_tally_free(t);
+		return -1;
+	}
+	if (n > 0) {
+		memcpy(t->los, lo, n * sizeof *lo);
+		memcpy(t->his, hi, n * sizeof *hi);
+		qsort(t->los, n, sizeof *t->los, cmp_i64);
+		qsort(t->his, n, sizeof *t->his, cmp_i64);
+	}
+	return 0;
+}
+
+/* The number of v[0..n) below x (strictly, or at most x when or_equal). */
+static size_t count_below(const int64_t *v, size_t n, int64_t x, int or_equal)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (v[m] < x || (or_equal && v[m] == x))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+void window_tally_add(struct window_tally *t, int64_t lo, int64_t hi, uint64_t bytes)
+{
+	if (t->n == 0)
+		return;
+	t->total += bytes;
+	/* lo > the k span ends below it; hi < every span start from m on */
+	t->after[count_below(t->his, t->n, lo, 0)] += bytes;
+	t->before[count_below(t->los, t->n, hi, 1)] += bytes;
+}
+
+uint64_t window_tally_bytes(const struct window_tally *t, size_t i)
+{
+	size_t k, j, e;
+	uint64_t lo_after = 0, hi_before = 0;
+
+	if (i >= t->n)
+		return 0;
+	/* events with lo > span end: those whose bucket k is above the
+	 * position of the end among the sorted ends (every end equal to it
+	 * counted as below) */
+	e = count_below(t->his, t->n, t->span_hi[i], 1);
+	for (k = e; k <= t->n; k++)
+		lo_after += t->after[k];
+	/* events with hi < span start: every span start at or below hi is
+	 * counted in their bucket; hi < start means bucket <= position of the
+	 * first start equal to it */
+	j = count_below(t->los, t->n, t->span_lo[i], 0);
+	for (k = 0; k <= j; k++)
+		hi_before += t->before[k];
+	return t->total - lo_after - hi_before;
+}
+
+void window_tally_free(struct window_tally *t)
+{
+	free(t->los);
+	free(t->his);
+	free(t->after);
+	free(t->before);
+	memset(t, 0, sizeof *t);
+}
+
+/* ---- the cut --------------------------------------------------------- */
+
+#define NO_LAYER INT64_MIN
+
+/* Flow and async ids that are plain integers ("id":123, the Kineto way),
+ * the most common, mapped to their group without building a key.  A key
+ * and its value share a slot: one cache line per look-up. */
+struct window_id_slot {
+	int64_t key;
+	uint32_t val;     /* group + 1, 0: empty */
+};
+
+struct window_id_table {
+	struct window_id_slot *slots;
+	size_t nslots, n;
+	unsigned bits;    /* nslots = 2^bits */
+};
+
+static struct window_id_slot *id_slot(struct window_id_table *t, int64_t key)
+{
+	/* Fibonacci hashing: the top bits of the product are well mixed */
+	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15u;
+	size_t i = (size_t)(h >> (64 - t->bits));
+
+	while (t->slots[i].val != 0 && t->slots[i].key != key)
+		i = (i + 1) & (t->nslots - 1);
+	return &t->slots[i];
+}
+
+static int id_table_grow(struct window_id_table *t)
+{
+	struct window_id_table bigger = { NULL, t->nslots ? t->nslots * 2 : 1024, t->n,
+		t->nslots ? t->bits + 1 : 10 };
+	size_t i;
+
+	bigger.slots = calloc(bigger.nslots, sizeof *bigger.slots);
+	if (bigger.slots == NULL)
+		return -1;
+	for (i = 0; i < t->nslots; i++)
+		if (t->slots[i].val != 0)
+			*id_slot(&bigger, t->slots[i].key) = t->slots[i];
+	free(t->slots);
+	*t = bigger;
+	return 0;
+}
+
+/* The text of a plain integer (no leading zero, at most 18 digits): it
+ * and the number then name each other, so that the number can key it. */
+static int plain_integer(const char *p, size_t n, int64_t *v)
+{
+	size_t i = p[0] == '-';
+	int64_t x = 0;
+
+	if (n <= i || n - i > 18 || (p[i] == '0' && n - i > 1))
+		return 0;
+	for (; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+		x = x * 10 + (p[i] - '0');
+	}
+	*v = p[0] == '-' ? -x : x;
+	return !(p[0] == '-' && x == 0);
+}
+
+static void *grow(void *v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap;
+	void *p;
+
+	if (need <= c)
+		return v;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / size)
+			return NULL;
+		c = c ? c * 2 : 64;
+	}
+	p = realloc(v, c * size);
+	if (p != NULL)
+		*cap = c;
+	return p;
+}
+
+void window_cut_init(struct window_cut *c)
+{
+	memset(c, 0, sizeof *c);
+	c->rows = (struct buf)BUF_INIT;
+	c->err = (struct buf)BUF_INIT;
+	c->key = (struct buf)BUF_INIT;
+	c->flow_ids = calloc(1, sizeof *c->flow_ids);
+	c->async_ids = calloc(1, sizeof *c->async_ids);
+}
+
+static void id_table_free(struct window_id_table *t)
+{
+	if (t == NULL)
+		return;
+	free(t->slots);
+	free(t);
+}
+
+void window_cut_free(struct window_cut *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->stacks_cap; i++)
+		free(c->stacks[i].v);
+	free(c->stacks);
+	free(c->g);
+	free(c->groups);
+	free(c->pairs);
+	free(c->passes);
+	free(c->pass_lo);
+	free(c->pass_hi);
+	free(c->pid_kept);
+	free(c->thread_kept);
+	free(c->meta);
+	window_tally_free(&c->tally);
+	id_table_free(c->flow_ids);
+	id_table_free(c->async_ids);
+	intern_free(&c->group_keys);
+	intern_free(&c->pids);
+	intern_free(&c->threads);
+	jdoc_free(&c->doc);
+	buf_release(&c->rows);
+	buf_release(&c->err);
+	buf_release(&c->key);
+	memset(c, 0, sizeof *c);
+}
+
+/* The members an event's decision needs, in one walk over its leading
+ * members: ph, ts, dur, pid, tid, cat (a guide?), id and id2 (flows and
+ * async events), name (metadata).  The walk stops once it has what the
+ * event's ph asks for, before args in Kineto's events.  As event_members,
+ * the first occurrence of a key counts. */
+enum { M_PH, M_TS, M_DUR, M_PID, M_TID, M_CAT, M_ID, M_ID2, M_NAME, M_N };
+
+static int key_of(const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h') return M_PH;
+		if (k[0] == 't' && k[1] == 's') return M_TS;
+		if (k[0] == 'i' && k[1] == 'd') return M_ID;
+		return -1;
+	case 3:
+		if (memcmp(k, "dur", 3) == 0) return M_DUR;
+		if (memcmp(k, "pid", 3) == 0) return M_PID;
+		if (memcmp(k, "tid", 3) == 0) return M_TID;
+		if (memcmp(k, "cat", 3) == 0) return M_CAT;
+		if (memcmp(k, "id2", 3) == 0) return M_ID2;
+		return -1;
+	case 4:
+		return memcmp(k, "name", 4) == 0 ? M_NAME : -1;
+	default:
+		return -1;
+	}
+}
+
+/* The members still wanted once ph is known (a bit per member). */
+static unsigned wanted(enum window_cat cat)
+{
+	unsigned base = 1u << M_PH | 1u << M_TS | 1u << M_PID | 1u << M_TID;
+
+	switch (cat) {
+	case WCAT_COMPLETE: return base | 1u << M_DUR | 1u << M_CAT;
+	case WCAT_FLOW: case WCAT_ASYNC: return base | 1u << M_ID | 1u << M_ID2;
+	case WCAT_METADATA: return base | 1u << M_NAME;
+	default: return base;
+	}
+}
+
+static size_t skip_number_or_value(const char *line, size_t len, size_t i)
+{
+	if (line[i] == '-' || (line[i] >= '0' && line[i] <= '9')) {
+		while (i < len && line[i] != ',' && line[i] != '}')
+			i++;
+		return i;
+	}
+	return event_skip_value(line, len, i);
+}
+
+static enum window_cat walk(const char *line, size_t len, struct member *m)
+{
+	size_t i = 1;
+	unsigned have = 0, want = ~0u & ((1u << M_N) - 1);
+	enum window_cat cat = WCAT_OTHER;
+
+	memset(m, 0, M_N * sizeof *m);
+	if (len < 2 || line[0] != '{')
+		return cat;
+	while (i < len && line[i] == '"' && (have & want) != want) {
+		size_t kend = event_skip_string(line, len, i), vstart, vend;
+		int k;
+		if (kend >= len || line[kend] != ':')
+			break;
+		vstart = kend + 1;
+		vend = line[vstart] == '"' ? event_skip_string(line, len, vstart) :
+			skip_number_or_value(line, len, vstart);
+		k = key_of(line + i + 1, kend - i - 2);
+		if (k >= 0 && !(have & 1u << k) && vend > vstart) {
+			m[k].p = line + vstart;
+			m[k].len = vend - vstart;
+			have |= 1u << k;
+			if (k == M_PH) {
+				cat = window_category(m[k].p, m[k].len);
+				want = wanted(cat);
+			}
+			/* a flow's group is its id when it has one, else id2 */
+			if (k == M_ID)
+				want &= ~(1u << M_ID2);
+		}
+		if (vend >= len || line[vend] != ',')
+			break;
+		i = vend + 1;
+	}
+	if (!(have & 1u << M_PH))
+		cat = WCAT_OTHER;
+	return cat;
+}
+
+/* The trace start: the smallest numeric ts, as tr-select-anchors counts it
+ * (a ts in quotes does not count).  A timed event's record already holds
+ * its ts: lo is 2 x the floor of the ns, plus 1 for digits beyond. */
+static int see_origin(struct window_cut *c, struct member ts, const struct window_rec *r)
+{
+	int64_t ns;
+	int sub;
+
+	if (ts.len == 0 || ts.p[0] == '"')
+		return 0;
+	if (r != NULL && r->timed)
+		ns = (r->lo - (r->lo & 1)) / 2;
+	else if (num_us_to_ns(ts.p, ts.len, &ns, &sub) != NUM_OK)
+		return 0;
+	if (!c->have_origin || ns < c->origin_ns) {
+		c->origin_ns = ns;
+		c->have_origin = 1;
+	}
+	return 0;
+}
+
+static int see_guide(struct window_cut *c, const char *line, size_t len, int64_t lo, int64_t hi)
+{
+	struct jdoc *d = &c->doc;
+	int args, tok;
+	int64_t pass, layer, a, b;
+	struct window_guide *g;
+	size_t n;
+	const char *t;
+
+	if (jdoc_parse(d, line, len, NULL) != 0) {
+		buf_reset(&c->err);
+		return buf_addstr(&c->err, "malformed layer guide event") ? -1 : WINDOW_REFUSED;
+	}
+	args = jdoc_find(d, 0, "args");
+	if (jdoc_int64(d, jdoc_find(d, args, "pass_index"), &pass) != 0 ||
+	    jdoc_int64(d, jdoc_find(d, args, "layer_id"), &layer) != 0) {
+		buf_reset(&c->err);
+		return buf_printf(&c->err, "layer guide event %" PRIu64 " without args.pass_index "
+				  "and args.layer_id (not written by tr-guides?)", c->events) ?
+			-1 : WINDOW_REFUSED;
+	}
+	/* the exact anchor times widen the rounded guide, never narrow it */
+	if ((tok = jdoc_find(d, args, "start_us")) >= 0) {
+		t = jdoc_raw(d, tok, &n);
+		if (window_interval(t, n, NULL, 0, &a, &b) == 0 && a < lo)
+			lo = a;
+	}
+	if ((tok = jdoc_find(d, args, "end_us")) >= 0) {
+		t = jdoc_raw(d, tok, &n);
+		if (window_interval(t, n, NULL, 0, &a, &b) == 0 && b > hi)
+			hi = b;
+	}
+	if ((g = grow(c->g, &c->gcap, c->ng + 1, sizeof *c->g)) == NULL)
+		return -1;
+	c->g = g;
+	c->g[c->ng++] = (struct window_guide){ pass, layer, lo, hi };
+	return 0;
+}
+
+/* The id + 1 of a text in t; the last one looked up is remembered, as
+ * neighbouring events mostly share their pid and thread. */
+static int id_of(struct intern *t, const char *k, size_t n, char *last, size_t cap,
+		 size_t *last_len, uint32_t *last_id, uint32_t *id)
+{
+	int64_t v;
+
+	if (n == *last_len && n > 0 && memcmp(k, last, n) == 0) {
+		*id = *last_id;
+		return 0;
+	}
+	if ((v = intern_id(t, k, n)) < 0)
+		return -1;
+	*id = (uint32_t)v + 1;
+	if (n <= cap) {
+		memcpy(last, k, n);
+		*last_len = n;
+		*last_id = *id;
+	}
+	return 0;
+}
+
+static int thread_of(struct window_cut *c, const struct member *m, uint32_t *id)
+{
+	char k[64];
+	size_t n = m[M_PID].len + 1 + m[M_TID].len;
+
+	if (n <= sizeof k) {
+		memcpy(k, m[M_PID].p, m[M_PID].len);
+		k[m[M_PID].len] = '\001';
+		memcpy(k + m[M_PID].len + 1, m[M_TID].p, m[M_TID].len);
+		return id_of(&c->threads, k, n, c->last_thread, sizeof c->last_thread,
+			     &c->last_thread_len, &c->last_thread_id, id);
+	}
+	buf_reset(&c->key);
+	if (buf_add(&c->key, m[M_PID].p, m[M_PID].len) != 0 || buf_addch(&c->key, '\001') != 0 ||
+	    buf_add(&c->key, m[M_TID].p, m[M_TID].len) != 0)
+		return -1;
+	return id_of(&c->threads, c->key.p, n, c->last_thread, sizeof c->last_thread,
+		     &c->last_thread_len, &c->last_thread_id, id);
+}
+
+/* The group of a flow or async event: its class and id text.  Groups are
+ * keyed by the id alone (not the category or name, which Perfetto may also
+ * use): events that Perfetto would pair are then always in one group, and
+ * a window never keeps part of one.  0, or -1 when memory runs out. */
+static int group_of(struct window_cut *c, enum window_cat cat, const struct member *m,
+		    uint32_t *group)
+{
+	const struct member *id = m[M_ID].len ? &m[M_ID] : &m[M_ID2];
+	struct window_id_table *t = cat == WCAT_FLOW ? c->flow_ids : c->async_ids;
+	struct window_group *g;
+	struct window_id_slot *slot;
+	int64_t v;
+
+	*group = 0;
+	if (id->len == 0)
+		return 0;
+	if (t != NULL && plain_integer(id->p, id->len, &v)) {
+		if (2 * (t->n + 1) > t->nslots && id_table_grow(t) != 0)
+			return -1;
+		slot = id_slot(t, v);
+		if (slot->val == 0) {
+			slot->key = v;
+			slot->val = (uint32_t)c->ngroups + 1;
+			t->n++;
+		}
+		*group = slot->val;
+	} else {
+		buf_reset(&c->key);
+		if (buf_addch(&c->key, cat == WCAT_FLOW ? 'f' : 'a') != 0 ||
+		    buf_add(&c->key, id->p, id->len) != 0 ||
+		    (v = intern_id(&c->group_keys, c->key.p, c->key.len)) < 0)
+			return -1;
+		/* a key new to the table is a new group */
+		if ((size_t)v >= c->nkeyed) {
+			uint32_t *kg = grow(c->key_group, &c->key_group_cap, (size_t)v + 1,
+					    sizeof *kg);
+			if (kg == NULL)
+				return -1;
+			c->key_group = kg;
+			c->key_group[v] = (uint32_t)c->ngroups + 1;
+			c->nkeyed = (size_t)v + 1;
+		}
+		*group = c->key_group[v];
+	}
+	if (*group == c->ngroups + 1) {
+		if ((g = grow(c->groups, &c->groups_cap, c->ngroups + 1, sizeof *g)) == NULL)
+			return -1;
+		c->groups = g;
+		c->groups[c->ngroups++] = (struct window_group){ INT64_MAX, INT64_MIN, 0 };
+	}
+	return 0;
+}
+
+/* B/E: matched per thread as Perfetto does, in stream order: the pair
+ * number + 1 of this end, 0 for an E with nothing open; -1: no memory. */
+static int64_t pair_of(struct window_cut *c, const struct member *m, uint32_t thread)
+{
+	struct window_stack *s;
+	size_t t = thread - 1;
+
+	if (t >= c->stacks_cap) {
+		size_t old = c->stacks_cap;
+		struct window_stack *v = grow(c->stacks, &c->stacks_cap, t + 1, sizeof *v);
+		if (v == NULL)
+			return -1;
+		c->stacks = v;
+		memset(c->stacks + old, 0, (c->stacks_cap - old) * sizeof *c->stacks);
+	}
+	s = &c->stacks[t];
+	if (m[M_PH].p[1] == 'B') {
+		uint32_t *v = grow(s->v, &s->cap, s->n + 1, sizeof *v);
+		if (v == NULL)
+			return -1;
+		s->v = v;
+		s->v[s->n++] = (uint32_t)c->npairs;
+		return (int64_t)c->npairs + 1;
+	}
+	return s->n ? (int64_t)s->v[--s->n] + 1 : 0;
+}
+
+static void extend(struct window_group *g, int64_t lo, int64_t hi)
+{
+	if (lo < g->lo)
+		g->lo = lo;
+	if (hi > g->hi)
+		g->hi = hi;
+}
+
+int window_cut_see(struct window_cut *c, const char *line, size_t len, struct window_rec *r)
+{
+	struct member m[M_N];
+	enum window_cat cat = walk(line, len, m);
+	int64_t pair;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	r->line = WLINE_EVENT;
+	r->cat = (uint8_t)cat;
+	r->len = (uint32_t)(len + 1);
+	r->ph = m[M_PH].len == 3 ? m[M_PH].p[1] : 0;
+	c->events++;
+	if (m[M_PID].len && id_of(&c->pids, m[M_PID].p, m[M_PID].len, c->last_pid,
+				  sizeof c->last_pid, &c->last_pid_len, &c->last_pid_id,
+				  &r->pid) != 0)
+		return -1;
+	if (m[M_PID].len && m[M_TID].len && thread_of(c, m, &r->thread) != 0)
+		return -1;
+	if (cat == WCAT_METADATA) {
+		if (see_origin(c, m[M_TS], NULL) != 0)
+			return -1;
+		/* metadata of a process (no tid, or a process_* name) follows
+		 * its pid; any other its thread */
+		if (m[M_NAME].len > 9 && memcmp(m[M_NAME].p, "\"process_", 9) == 0)
+			r->thread = 0;
+		return 0;
+	}
+	r->timed = window_interval(m[M_TS].p, m[M_TS].len,
+				   cat == WCAT_COMPLETE ? m[M_DUR].p : NULL, m[M_DUR].len,
+				   &r->lo, &r->hi) == 0;
+	if (see_origin(c, m[M_TS], r) != 0)
+		return -1;
+	if (!r->timed)
+		return 0;
+	if (cat == WCAT_COMPLETE && m[M_CAT].len == 13 &&
+	    memcmp(m[M_CAT].p, "\"layer_guide\"", 13) == 0) {
+		c->events--;  /* the message counts events before this one */
+		rc = see_guide(c, line, len, r->lo, r->hi);
+		c->events++;
+		return rc;
+	}
+	if (cat == WCAT_FLOW || cat == WCAT_ASYNC) {
+		if (group_of(c, cat, m, &r->group) != 0)
+			return -1;
+		if (r->group)
+			extend(&c->groups[r->group - 1], r->lo, r->hi);
+	} else if (cat == WCAT_DURATION && r->thread) {
+		if ((pair = pair_of(c, m, r->thread)) < 0)
+			return -1;
+		r->group = (uint32_t)pair;
+		if (pair == 0)
+			return 0;
+		if ((size_t)pair > c->npairs) {
+			struct window_group *v = grow(c->pairs, &c->pairs_cap, (size_t)pair,
+						      sizeof *v);
+			if (v == NULL)
+				return -1;
+			c->pairs = v;
+			/* a B without its E lasts to the end, as Perfetto draws it */
+			c->pairs[pair - 1] = (struct window_group){ r->lo, INT64_MAX, 0 };
+			c->npairs = (size_t)pair;
+		} else {
+			c->pairs[pair - 1].hi = r->hi;
+		}
+	}
+	return 0;
+}
+
+/* ---- the window ------------------------------------------------------ */
+
+static int refuse(struct window_cut *c, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int refuse(struct window_cut *c, int status, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256], *big = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= sizeof small) {
+		if ((big = malloc((size_t)n + 1)) == NULL)
+			return -1;
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	buf_reset(&c->err);
+	n = buf_addstr(&c->err, big != NULL ? big : small);
+	free(big);
+	return n != 0 ? -1 : status;
+}
+
+static int parse_index(const char *text, int64_t *v)
+{
+	if (text[0] == 'L')
+		text++;
+	return opt_parse_i64(text, 0, INT32_MAX, v);
+}
+
+/* "A-B": the smallest and largest pass the guides cover. */
+static int pass_range(const struct window_cut *c, struct buf *b)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
+
+	for (i = 0; i < c->ng; i++) {
+		if (c->g[i].pass < lo)
+			lo = c->g[i].pass;
+		if (c->g[i].pass > hi)
+			hi = c->g[i].pass;
+	}
+	return buf_printf(b, "%" PRId64 "-%" PRId64, lo, hi);
+}
+
+static int pass_exists(const struct window_cut *c, int64_t pass)
+{
+	size_t i;
+
+	for (i = 0; i < c->ng; i++)
+		if (c->g[i].pass == pass)
+			return 1;
+	return 0;
+}
+
+static int need_pass(struct window_cut *c, int64_t pass)
+{
+	struct buf b = BUF_INIT;
+	int rc;
+
+	if (pass_exists(c, pass))
+		return 0;
+	if (pass_range(c, &b) != 0) {
+		buf_release(&b);
+		return -1;
+	}
+	rc = refuse(c, WINDOW_REFUSED, "pass %" PRId64 " does not exist (the guides cover "
+		    "passes %s)", pass, b.p);
+	buf_release(&b);
+	return rc;
+}
+
+/* The extent of guides [la, lb] of pass (all layers when la is NO_LAYER). */
+static int guide_extent(struct window_cut *c, int64_t pass, int64_t la, int64_t lb,
+			int64_t *lo, int64_t *hi)
+{
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	size_t i;
+	int found_a = la == NO_LAYER, found_b = la == NO_LAYER;
+
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	for (i = 0; i < c->ng; i++) {
+		const struct window_guide *g = &c->g[i];
+		if (g->pass != pass)
+			continue;
+		if (g->layer < first)
+			first = g->layer;
+		if (g->layer > last)
+			last = g->layer;
+		if (la != NO_LAYER && (g->layer < la || g->layer > lb))
+			continue;
+		found_a |= g->layer == la;
+		found_b |= g->layer == lb;
+		if (g->lo < *lo)
+			*lo = g->lo;
+		if (g->hi > *hi)
+			*hi = g->hi;
+	}
+	if (!found_a || !found_b)
+		return refuse(c, WINDOW_REFUSED, "layer L%" PRId64 " does not exist in pass %" PRId64
+			      " (its guides are L%" PRId64 "-L%" PRId64 ")", found_a ? lb : la, pass,
+			      first, last);
+	return 0;
+}
+
+static int lone_pass(struct window_cut *c, const char *opt, int64_t *pass)
+{
+	size_t i;
+	struct buf b = BUF_INIT;
+	int rc;
+
+	for (i = 1; i < c->ng; i++)
+		if (c->g[i].pass != c->g[0].pass) {
+			if (pass_range(c, &b) != 0) {
+				buf_release(&b);
+				return -1;
+			}
+			rc = refuse(c, WINDOW_BAD_OPTION, "%s needs --pass K: the guides cover "
+				    "passes %s", opt, b.p);
+			buf_release(&b);
+			return rc;
+		}
+	*pass = c->g[0].pass;
+	return 0;
+}
+
+/* Whole ns below (or above, when up) a half-ns time. */
+static int64_t half_to_ns(int64_t half, int up)
+{
+	int64_t ns = half / 2;
+
+	if (half % 2 != 0 && (half < 0) != up)
+		ns += up ? 1 : -1;
+	return ns;
+}
+
+/* The passes the guides cover, in the guides' order, with their extents,
+ * and the tally of their bytes. */
+static int find_passes(struct window_cut *c)
+{
+	size_t i, k;
+
+	c->passes = malloc((c->ng + 1) * sizeof *c->passes);
+	c->pass_lo = malloc((c->ng + 1) * sizeof *c->pass_lo);
+	c->pass_hi = malloc((c->ng + 1) * sizeof *c->pass_hi);
+	if (c->passes == NULL || c->pass_lo == NULL || c->pass_hi == NULL)
+		return -1;
+	for (i = 0; i < c->ng; i++) {
+		for (k = 0; k < c->npasses; k++)
+			if (c->passes[k].pass == c->g[i].pass)
+				break;
+		if (k == c->npasses)
+			c->passes[c->npasses++] = c->g[i];
+		if (c->g[i].lo < c->passes[k].lo)
+			c->passes[k].lo = c->g[i].lo;
+		if (c->g[i].hi > c->passes[k].hi)
+			c->passes[k].hi = c->g[i].hi;
+	}
+	for (k = 0; k < c->npasses; k++) {
+		c->pass_lo[k] = c->passes[k].lo;
+		c->pass_hi[k] = c->passes[k].hi;
+	}
+	return window_tally_init(&c->tally, c->pass_lo, c->pass_hi, c->npasses);
+}
+
+static int window_by_time(struct window_cut *c, const struct window_spec *s)
+{
+	int64_t from = 0, to = 0;
+
+	if (!c->have_origin)
+		return refuse(c, WINDOW_REFUSED, "empty window: the stream has no event with a "
+			      "numeric ts");
+	if (s->from && window_parse_dur(s->from, 1000000, &from) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--from: invalid value '%s' (milliseconds: "
+			      "digits with at most six decimals, or a unit ns, us, ms, s)", s->from);
+	if (s->to && window_parse_dur(s->to, 1000000, &to) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--to: invalid value '%s' (milliseconds: "
+			      "digits with at most six decimals, or a unit ns, us, ms, s)", s->to);
+	if (s->to && to < from)
+		return refuse(c, WINDOW_REFUSED, "empty window: --from %s is after --to %s",
+			      s->from, s->to);
+	c->w0_ns = c->origin_ns + from;
+	c->w1_ns = s->to ? c->origin_ns + to : INT64_MAX / 2;
+	c->w0 = window_half(c->w0_ns);
+	c->w1 = window_half(c->w1_ns);
+	return 0;
+}
+
+static int window_by_guides(struct window_cut *c, const struct window_spec *s)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN, pass, a, b, l2, h2, p;
+	int rc;
+
+	if (s->passes) {
+		if (window_parse_range(s->passes, &a, &b) != 0)
+			return refuse(c, WINDOW_BAD_OPTION, "--passes: invalid value '%s' (A-B or A)",
+				      s->passes);
+		if ((rc = need_pass(c, a)) != 0 || (rc = need_pass(c, b)) != 0)
+			return rc;
+		for (p = a; p <= b; p++) {
+			if (!pass_exists(c, p))
+				continue;
+			if ((rc = guide_extent(c, p, NO_LAYER, NO_LAYER, &l2, &h2)) != 0)
+				return rc;
+			lo = l2 < lo ? l2 : lo;
+			hi = h2 > hi ? h2 : hi;
+		}
+	} else {
+		if (s->pass) {
+			if (parse_index(s->pass, &pass) != 0)
+				return refuse(c, WINDOW_BAD_OPTION, "--pass: invalid value '%s'",
+					      s->pass[0] == 'L' ? s->pass + 1 : s->pass);
+		} else if ((rc = lone_pass(c, s->layers ? "--layers" : "--around", &pass)) != 0) {
+			return rc;
+		}
+		if ((rc = need_pass(c, pass)) != 0)
+			return rc;
+		if (s->layers) {
+			if (window_parse_range(s->layers, &a, &b) != 0)
+				return refuse(c, WINDOW_BAD_OPTION, "--layers: invalid value '%s' "
+					      "(A-B or A)", s->layers);
+			rc = guide_extent(c, pass, a, b, &lo, &hi);
+		} else if (s->around) {
+			int64_t l, pad = 0;
+			if (parse_index(s->around, &l) != 0)
+				return refuse(c, WINDOW_BAD_OPTION, "--around: invalid value '%s'",
+					      s->around[0] == 'L' ? s->around + 1 : s->around);
+			if (s->pad && window_parse_dur(s->pad, 1000000, &pad) != 0)
+				return refuse(c, WINDOW_BAD_OPTION, "--pad: invalid value '%s' "
+					      "(e.g. 2ms, 500us, 0.5)", s->pad);
+			rc = guide_extent(c, pass, l, l, &lo, &hi);
+			lo -= 2 * pad;
+			hi += 2 * pad;
+		} else {
+			rc = guide_extent(c, pass, NO_LAYER, NO_LAYER, &lo, &hi);
+		}
+		if (rc != 0)
+			return rc;
+	}
+	/* whole ns that hold the guides' exact extent */
+	c->w0_ns = half_to_ns(lo, 0);
+	c->w1_ns = half_to_ns(hi, 1);
+	c->w0 = window_half(c->w0_ns);
+	c->w1 = window_half(c->w1_ns);
+	return 0;
+}
+
+int window_cut_choose(struct window_cut *c, const struct window_spec *s)
+{
+	if (find_passes(c) != 0)
+		return -1;
+	if (s->list_passes) {
+		if (c->ng == 0)
+			return refuse(c, WINDOW_REFUSED, "the stream has no layer guides (cat "
+				      "\"layer_guide\"): --list-passes needs a trace annotated by "
+				      "tr-guides or tr-layer-track");
+		/* every event is inside this window: only the passes count */
+		c->w0 = INT64_MIN;
+		c->w1 = INT64_MAX;
+		return 0;
+	}
+	if (s->from || s->to)
+		return window_by_time(c, s);
+	if (c->ng == 0)
+		return refuse(c, WINDOW_REFUSED, "the stream has no layer guides (cat "
+			      "\"layer_guide\"): --passes, --pass, --layers and --around need a "
+			      "trace annotated by tr-guides or tr-layer-track; a window by time "
+			      "(--from, --to) works on any trace");
+	return window_by_guides(c, s);
+}
+
+/* ---- the decision ---------------------------------------------------- */
+
+enum verdict { KEEP, DROP, DROP_CUT, META };
+
+/* What the window does with one event (metadata is decided later, from
+ * the threads that keep events). */
+static enum verdict decide(const struct window_cut *c, const struct window_rec *r)
+{
+	const struct window_group *g;
+
+	if (r->cat == WCAT_METADATA)
+		return META;
+	if (!r->timed)
+		return DROP;
+	if (r->cat == WCAT_DURATION && r->group) {
+		g = &c->pairs[r->group - 1];
+		return window_overlaps(g->lo, g->hi, c->w0, c->w1) ? KEEP : DROP;
+	}
+	if ((r->cat == WCAT_FLOW || r->cat == WCAT_ASYNC) && r->group) {
+		g = &c->groups[r->group - 1];
+		if (window_contains(g->lo, g->hi, c->w0, c->w1))
+			return KEEP;
+		return window_overlaps(r->lo, r->hi, c->w0, c->w1) ? DROP_CUT : DROP;
+	}
+	return window_overlaps(r->lo, r->hi, c->w0, c->w1) ? KEEP : DROP;
+}
+
+static int mark(uint8_t **kept, const struct intern *t, uint32_t id)
+{
+	if (*kept == NULL && (*kept = calloc((size_t)t->n + 1, 1)) == NULL)
+		return -1;
+	(*kept)[id - 1] = 1;
+	return 0;
+}
+
+static int is_kept(const uint8_t *kept, uint32_t id)
+{
+	return kept != NULL && kept[id - 1];
+}
+
+int window_cut_measure(struct window_cut *c, const struct window_rec *r)
+{
+	struct window_group *g;
+	uint64_t index;
+
+	if (r->line != WLINE_EVENT)
+		return 0;
+	index = c->measured++;
+	if (r->cat != WCAT_METADATA && r->timed)
+		window_tally_add(&c->tally, r->lo, r->hi, r->len);
+	switch (decide(c, r)) {
+	case KEEP:
+		c->kept[r->cat]++;
+		c->bytes += r->len;
+		if (r->pid && mark(&c->pid_kept, &c->pids, r->pid) != 0)
+			return -1;
+		if (r->thread && mark(&c->thread_kept, &c->threads, r->thread) != 0)
+			return -1;
+		return 0;
+	case DROP_CUT:
+		c->dropped[r->cat]++;
+		g = &c->groups[r->group - 1];
+		if (!g->counted) {
+			g->counted = 1;
+			if (r->cat == WCAT_FLOW)
+				c->flows_cut++;
+			else
+				c->async_cut++;
+		}
+		return buf_printf(&c->rows, "%s{\"source_index\":%" PRIu64 ",\"ph\":\"%c\","
+				  "\"reason\":\"%s\"}", c->nrows++ ? "," : "", index, r->ph,
+				  r->cat == WCAT_FLOW ? "flow with an end outside the window" :
+				  "async pair with an end outside the window");
+	case DROP:
+		c->dropped[r->cat]++;
+		return 0;
+	case META: {
+		struct window_meta *m = grow(c->meta, &c->meta_cap, c->nmeta + 1, sizeof *m);
+		if (m == NULL)
+			return -1;
+		c->meta = m;
+		c->meta[c->nmeta++] = (struct window_meta){ r->pid, r->thread, r->len };
+		return 0;
+	}
+	}
+	return 0;
+}
+
+/* Metadata: kept when its pid (process metadata) or its thread keeps an
+ * event. */
+static int meta_kept(const struct window_cut *c, uint32_t pid, uint32_t thread)
+{
+	return pid != 0 && is_kept(c->pid_kept, pid) &&
+	       (thread == 0 || is_kept(c->thread_kept, thread));
+}
+
+int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
+		     uint64_t max_bytes)
+{
+	size_t i;
+
+	/* the metadata once, however often the limits are checked */
+	for (i = c->checked ? c->nmeta : 0; i < c->nmeta; i++) {
+		if (meta_kept(c, c->meta[i].pid, c->meta[i].thread)) {
+			c->bytes += c->meta[i].bytes;
+			c->kept[WCAT_METADATA]++;
+		} else {
+			c->dropped[WCAT_METADATA]++;
+		}
+	}
+	c->checked = 1;
+	if (c->bytes == 0) {
+		char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
+		num_format_us3(c->w0_ns, a);
+		num_format_us3(c->w1_ns, b);
+		return refuse(c, WINDOW_REFUSED, "empty window: no event overlaps [%s, %s] us (%s)",
+			      a, b, spec_text);
+	}
+	if (have_max && c->bytes > max_bytes)
+		return refuse(c, WINDOW_REFUSED, "the window would be %" PRIu64 " bytes of events, "
+			      "more than --max-bytes %" PRIu64 "; choose a smaller window", c->bytes,
+			      max_bytes);
+	return 0;
+}
+
+int window_cut_keeps(const struct window_cut *c, const struct window_rec *r)
+{
+	if (r->line != WLINE_EVENT)
+		return r->line != WLINE_REPORT;
+	switch (decide(c, r)) {
+	case KEEP: return 1;
+	case META: return r->cat == WCAT_METADATA && meta_kept(c, r->pid, r->thread);
+	default: return 0;
+	}
+}
+
+int window_cut_pass_table(const struct window_cut *c, struct buf *out)
+{
+	size_t k;
+	char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
+
+	for (k = 0; k < c->npasses; k++) {
+		const struct window_guide *p = &c->passes[k];
+		num_format_ms6(p->lo / 2 - c->origin_ns, a);
+		num_format_ms6((p->hi + 1) / 2 - c->origin_ns, b);
+		if (buf_printf(out, "pass %" PRId64 ": %s-%s ms from the trace start, %" PRIu64
+			       " bytes of events\n", p->pass, a, b, window_tally_bytes(&c->tally, k)) != 0)
+			return -1;
+	}
+	return 0;
 }

@@ -2,6 +2,9 @@
  * durations from decimal text, event intervals in half nanoseconds, and the
  * overlap and containment rules that decide what a window keeps.
  *
+ * And the cut itself (window_cut_*), the algorithm of tr-window: what a
+ * window keeps, in three looks at a stream of which only the first parses.
+ *
  * Times are int64 "half nanoseconds": 2 x the floor of the exact value in
  * ns, plus 1 when the text has digits beyond the nanosecond (the exact value
  * then lies strictly between two whole ns).  Compared with a whole-ns
@@ -12,6 +15,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "buf.h"
+#include "intern.h"
+#include "json.h"
 
 /* A decimal duration ("2", "1.5", "0.000001") with an optional unit "ns",
  * "us", "ms" or "s" (default_unit_ns when none, e.g. 1000000 for ms) ->
@@ -55,5 +62,139 @@ enum window_cat {
 };
 enum window_cat window_category(const char *ph, size_t n);
 const char *window_category_name(enum window_cat c);
+
+/* ---- pass bytes: the bytes of the events that overlap each of a set of
+ * spans, in one look at each event ---------------------------------------
+ * The spans are known first, the events come after, in any order: an
+ * event [lo, hi] overlaps span [a, b] unless lo > b or hi < a (disjoint
+ * cases, as lo <= hi and a <= b), so each span's bytes are the total less
+ * two sums that sorted span ends and a bucket per end give exactly. */
+struct window_tally {
+	int64_t *los, *his;        /* span starts, span ends, each sorted */
+	uint64_t *after, *before;  /* bytes of events by bucket (n + 1 each) */
+	const int64_t *span_lo, *span_hi;  /* the caller's spans, unsorted */
+	size_t n;
+	uint64_t total;
+};
+
+/* n spans [lo[i], hi[i]] (half ns, lo <= hi; the arrays stay the
+ * caller's and must outlive the tally); 0 or -1 when memory runs out. */
+int window_tally_init(struct window_tally *t, const int64_t *lo, const int64_t *hi, size_t n);
+/* An event [lo, hi] of bytes bytes. */
+void window_tally_add(struct window_tally *t, int64_t lo, int64_t hi, uint64_t bytes);
+/* The bytes of the events added so far that overlap span i. */
+uint64_t window_tally_bytes(const struct window_tally *t, size_t i);
+void window_tally_free(struct window_tally *t);
+
+/* ---- the cut: what tr-window keeps -------------------------------------
+ * Three looks at a stream: window_cut_see on every event of the first read
+ * (the guides, the trace start, the extent of every flow, async id and B/E
+ * pair) gives a small fixed-size record per event, which the caller keeps
+ * (a temporary file); window_cut_choose fixes the window; window_cut_measure
+ * on each record counts what the window keeps and finds the threads that
+ * keep events; window_cut_keeps then says for each record whether it is
+ * written.  No event text is parsed twice. */
+
+/* What the first read keeps of one stream line. */
+enum window_line {
+	WLINE_EVENT,   /* an event */
+	WLINE_COPY,    /* a control record written as it is (head, anchors...) */
+	WLINE_REPORT,  /* an earlier stage's report record: not written */
+	WLINE_TAIL     /* the tail: the window's report goes before it */
+};
+
+struct window_rec {
+	int64_t lo, hi;       /* the event's interval (half ns), when timed */
+	uint32_t len;         /* bytes of the line, its newline included */
+	uint32_t pid;         /* id + 1 of its pid text, 0: none */
+	uint32_t thread;      /* id + 1 of its (pid, tid), 0: none (metadata:
+			       * 0 also for a process's metadata) */
+	uint32_t group;       /* id + 1 of its flow or async group or B/E
+			       * pair, 0: none */
+	uint8_t line;         /* enum window_line */
+	uint8_t cat;          /* enum window_cat */
+	uint8_t timed;        /* lo and hi hold its interval */
+	char ph;              /* the ph letter, for the report's rows */
+};
+
+struct window_guide {
+	int64_t pass, layer, lo, hi;   /* lo, hi: half ns */
+};
+
+/* The window asked for: the options of tr-window(1), NULL when absent. */
+struct window_spec {
+	const char *from, *to, *passes, *pass, *layers, *around, *pad;
+	int list_passes;  /* every event is inside: only the pass table counts */
+};
+
+/* Results of window_cut_choose and window_cut_check: 0, or the exit
+ * status of a refusal (1: the window is refused, 2: a malformed option
+ * value), with the message in cut.err; -1: memory ran out. */
+enum { WINDOW_OK = 0, WINDOW_REFUSED = 1, WINDOW_BAD_OPTION = 2 };
+
+struct window_id_table;  /* window.c: an open-addressing map */
+
+struct window_cut {
+	/* from the first read */
+	uint64_t events;
+	int64_t origin_ns;
+	int have_origin;
+	struct window_guide *g;
+	size_t ng, gcap;
+	/* flows and async ids (extent by id), B/E pairs (extent by number) */
+	struct window_group { int64_t lo, hi; int counted; } *groups, *pairs;
+	size_t ngroups, groups_cap, npairs, pairs_cap;
+	struct intern group_keys;     /* ids that are not plain integers */
+	uint32_t *key_group;          /* their group + 1, by key id */
+	size_t nkeyed, key_group_cap;
+	struct window_id_table *flow_ids, *async_ids;
+	struct intern pids, threads;  /* pid texts, "pid\001tid" */
+	struct window_stack { uint32_t *v; size_t n, cap; } *stacks;  /* open B, by thread */
+	size_t stacks_cap;
+	/* the window: half ns, and its exact whole-ns endpoints */
+	int64_t w0, w1, w0_ns, w1_ns;
+	/* the passes the guides cover, in the guides' order, and their bytes */
+	struct window_guide *passes;
+	int64_t *pass_lo, *pass_hi;
+	size_t npasses;
+	struct window_tally tally;
+	/* what the window keeps */
+	uint8_t *pid_kept, *thread_kept;
+	uint64_t kept[WCAT_N], dropped[WCAT_N];
+	uint64_t flows_cut, async_cut, bytes;
+	struct window_meta { uint32_t pid, thread, bytes; } *meta;
+	size_t nmeta, meta_cap;
+	int checked;                  /* the metadata is counted */
+	struct buf rows;              /* dropped-event rows, ',' separated */
+	uint64_t nrows;
+	uint64_t measured;            /* events measured so far */
+	struct buf err;               /* the message of a refusal */
+	struct jdoc doc;
+	struct buf key;
+	char last_pid[32], last_thread[64];
+	size_t last_pid_len, last_thread_len;
+	uint32_t last_pid_id, last_thread_id;
+};
+
+void window_cut_init(struct window_cut *c);
+void window_cut_free(struct window_cut *c);
+/* One event of the first read (its line without the newline): its record.
+ * 0; WINDOW_REFUSED for a guide without its args (message in c->err); -1
+ * when memory runs out. */
+int window_cut_see(struct window_cut *c, const char *line, size_t len, struct window_rec *rec);
+/* After the first read: the passes and the window of spec (with
+ * list_passes: every event).  0, WINDOW_REFUSED, WINDOW_BAD_OPTION, -1. */
+int window_cut_choose(struct window_cut *c, const struct window_spec *spec);
+/* Each record of the first read, in order; 0 or -1. */
+int window_cut_measure(struct window_cut *c, const struct window_rec *r);
+/* After the last record: the metadata kept, then the refusals of an empty
+ * window and of one over max_bytes (when have_max); 0, WINDOW_REFUSED, -1. */
+int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
+		     uint64_t max_bytes);
+/* Whether the record is written (after window_cut_check). */
+int window_cut_keeps(const struct window_cut *c, const struct window_rec *r);
+/* The pass table: a line per pass, "pass K: A-B ms from the trace start,
+ * N bytes of events"; 0 or -1. */
+int window_cut_pass_table(const struct window_cut *c, struct buf *out);
 
 #endif

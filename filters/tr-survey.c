@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
@@ -17,7 +18,10 @@
 #include "intern.h"
 #include "json.h"
 #include "opt.h"
+#include "io.h"
 #include "tsnum.h"
+#include "survey.h"
+#include "window.h"
 
 static const char usage_text[] =
 	"usage: tr-survey --num-layers N [--pid PID] [--device D] [--top K] [--json]\n"
@@ -41,51 +45,20 @@ static _Noreturn void usage(FILE *to, int status)
 	exit(status);
 }
 
-/* Spacing above this coefficient of variation inside passes is called
- * irregular in the reasons a candidate ranks lower. */
-#define IRREGULAR_CV 0.25
 /* Pass spans printed per candidate in the text report (--json has all). */
 #define TEXT_SPANS 8
 
-struct occ {
-	int64_t ts, end;       /* ns; end = ts + dur (ts when dur is missing) */
+/* A group's names in rank order: ncand candidates, listed of them shown. */
+struct ranking {
+	size_t *order, n, ncand, listed;
+	int any_n;
+	const struct survey_name *top;
 };
 
-enum split_kind { SPLIT_NONE, SPLIT_SINGLE, SPLIT_CLEAN, SPLIT_AMBIGUOUS };
-
-/* The occurrences of a name cut into passes of N: partial_first
- * occurrences, then passes x N, then partial_last. */
-struct split {
-	size_t offset, passes, partial_last;
-	enum split_kind kind;
-	int64_t min_between;   /* smallest gap at a pass boundary, -1: none */
-	int64_t max_inside;    /* largest gap inside a pass, -1: none */
-};
-
-/* One kernel name in one (pid, device). */
-struct name_stats {
-	uint32_t group;        /* (pid, device) */
-	char *name;            /* unescaped */
-	size_t name_len;       /* bytes (a \u0000 in the name included) */
-	char *family;          /* the name with template arguments removed */
-	struct occ *occ;       /* occurrences, sorted by analyse */
-	size_t n, cap;
-	char *streams[4];      /* first distinct tids (raw) */
-	unsigned nstreams;     /* distinct tids seen, saturating */
-	/* analysis */
-	struct split sp;
-	int twice_by_count;    /* n = 2N x p and only passes of 2N split cleanly */
-	int twice_between;     /* 2 between consecutive occurrences of the top */
-	size_t nruns, len_a;   /* runs at large gaps, most common run length */
-	double cv;             /* spacing regularity inside passes */
-	double score;
-	unsigned confirms;     /* other candidates with one occurrence per interval */
-	const char *confirmed_by;
-	size_t clean_partner;  /* rank (1-based) of a one-to-one partner with a clean split */
-};
-
-struct step {
-	int64_t start, end;
+/* An event's interval (half ns) and its bytes, spilled for the pass bytes. */
+struct extent {
+	int64_t lo, hi;
+	uint64_t bytes;
 };
 
 struct state {
@@ -93,44 +66,25 @@ struct state {
 	const char *pid, *device;
 	int json;
 	struct intern keys;    /* group \001 name */
-	struct name_stats *names;
+	struct survey_name *names;
 	size_t names_cap;
 	struct intern groups;  /* pid \001 device */
 	struct intern elsewhere; /* pid \001 device of kernels the filters left out */
 	uint64_t *elsewhere_n;
 	size_t elsewhere_cap;
-	struct step *steps;    /* ProfilerStep#N spans */
+	struct survey_step *steps;    /* ProfilerStep#N spans */
 	size_t nsteps, steps_cap;
 	int64_t origin_ns;
 	int have_origin;
 	struct buf origin_text;
 	struct jdoc doc;
 	struct buf tmp;
+	struct ranking *ranks;     /* by group */
+	struct writer spill;       /* each event's extent */
+	struct window_tally tally; /* the bytes of the listed candidates' passes */
+	int64_t *span_lo, *span_hi;
+	size_t nspans, spans_cap;
 };
-
-/* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
- * template arguments fall into one family. */
-static char *family_of(const char *name)
-{
-	struct buf b = BUF_INIT;
-	int depth = 0;
-	const char *p;
-
-	for (p = name; *p; p++) {
-		if (*p == '<') {
-			if (depth++ == 0)
-				buf_addstr(&b, "<...>");
-			continue;
-		}
-		if (*p == '>' && depth > 0) {
-			depth--;
-			continue;
-		}
-		if (depth == 0)
-			buf_addch(&b, *p);
-	}
-	return b.p[0] ? b.p : xmemdup("", 0);
-}
 
 static void count_elsewhere(struct state *st, const char *key, size_t len)
 {
@@ -156,7 +110,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	const char *p, *pid, *dtext = "null", *ttext;
 	int64_t ts_ns, dur_ns = 0, gid, id;
 	int sub;
-	struct name_stats *s;
+	struct survey_name *s;
 	unsigned k;
 
 	if (jdoc_parse(d, line, len, NULL) != 0 || !jdoc_str_eq(d, jdoc_find(d, 0, "ph"), "X"))
@@ -217,7 +171,8 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 		s->group = (uint32_t)gid;
 		s->name_len = st->tmp.len - (size_t)(nm + 1 - st->tmp.p);
 		s->name = xmemdup(nm + 1, s->name_len);
-		s->family = family_of(s->name);
+		if ((s->family = survey_family(s->name)) == NULL)
+			die_nomem();
 	}
 	if (s->n == s->cap) {
 		s->cap = grow_cap(s->cap, 4, sizeof *s->occ);
@@ -239,6 +194,23 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	}
 }
 
+/* Every timed event but metadata: its interval as tr-window(1) counts it
+ * (dur for a complete event only) and its bytes, for the pass bytes. */
+static void spill_extent(struct state *st, struct member ph, struct member ts,
+			 struct member dur, size_t len)
+{
+	enum window_cat c = window_category(ph.p, ph.len);
+	struct extent e;
+
+	if (c == WCAT_METADATA ||
+	    window_interval(ts.p, ts.len, c == WCAT_COMPLETE ? dur.p : NULL, dur.len,
+			    &e.lo, &e.hi) != 0)
+		return;
+	e.bytes = len + 1;
+	if (writer_put(&st->spill, &e, sizeof e) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+}
+
 /* Every event: the trace origin (the earliest ts, as tr-guides counts its
  * relative times) and the ProfilerStep#N spans; kernels go to see_kernel. */
 static void see_event(struct state *st, const char *line, size_t len)
@@ -250,6 +222,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 	int sub;
 
 	event_members(line, len, keys, 4, m);
+	spill_extent(st, m[1], m[0], m[3], len);
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
 	    !(st->have_origin && num_text_not_below(m[0].p, m[0].len, st->origin_text.p,
 						    st->origin_text.len)) &&
@@ -278,231 +251,21 @@ static void see_event(struct state *st, const char *line, size_t len)
 		see_kernel(st, line, len);
 }
 
-static int cmp_occ(const void *a, const void *b)
-{
-	const struct occ *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
-}
-
 static int cmp_step(const void *a, const void *b)
 {
-	const struct step *x = a, *y = b;
+	const struct survey_step *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int64_t gap(const struct occ *o, size_t i)
-{
-	return o[i + 1].ts - o[i].ts;
-}
-
-/* Gap i (from occurrence i to i + 1) lies inside a pass, a partial first
- * or last one included: it is no pass boundary. */
-static int inside_pass(const struct split *sp, size_t N, size_t i)
-{
-	if (N == 1 || sp->kind == SPLIT_NONE)
-		return 0;
-	if (i + 1 == sp->offset)
-		return 0;
-	if (i < sp->offset || i + 1 >= sp->offset + sp->passes * N)
-		return i + 1 != sp->offset + sp->passes * N;
-	return (i - sp->offset) % N != N - 1;
-}
-
-/* The gaps compared between names and measured for regularity: inside
- * the passes, or for N = 1 (one occurrence per pass) every gap. */
-static int compared_gap(const struct split *sp, size_t N, size_t i)
-{
-	return N == 1 || inside_pass(sp, N, i);
-}
-
-/* Cut n sorted occurrences into passes of N.  The offset (the partial pass
- * before the first complete one, 0 to N - 1) is the one whose pass
- * boundaries are the largest gaps: it maximises the smallest boundary gap;
- * on a tie the one with more passes, then the smaller offset.  The split is
- * clean when every boundary gap is larger than every gap inside a pass (the
- * partial first and last passes included), ambiguous otherwise: the passes
- * then rest on the count alone. */
-static void split_passes(const struct occ *o, size_t n, size_t N, struct split *sp)
-{
-	size_t off, last, j, k;
-	int64_t best = 0, minb;
-	int have = 0;
-
-	memset(sp, 0, sizeof *sp);
-	sp->kind = SPLIT_NONE;
-	sp->min_between = sp->max_inside = -1;
-	if (n < N || n == 0)
-		return;
-	last = n - N < N - 1 ? n - N : N - 1;
-	for (off = 0; off <= last; off++) {
-		k = (n - off) / N;
-		minb = INT64_MAX;
-		if (off > 0)
-			minb = gap(o, off - 1);
-		for (j = 1; j < k && !(have && minb <= best); j++)
-			if (gap(o, off + j * N - 1) < minb)
-				minb = gap(o, off + j * N - 1);
-		if (off + k * N < n && gap(o, off + k * N - 1) < minb)
-			minb = gap(o, off + k * N - 1);
-		if (!have || minb > best) {
-			have = 1;
-			best = minb;
-			sp->offset = off;
-		}
-	}
-	sp->passes = (n - sp->offset) / N;
-	sp->partial_last = n - sp->offset - sp->passes * N;
-	sp->min_between = best == INT64_MAX ? -1 : best;
-	sp->kind = SPLIT_SINGLE; /* for inside_pass */
-	for (j = 0; j + 1 < n; j++)
-		if (inside_pass(sp, N, j) && gap(o, j) > sp->max_inside)
-			sp->max_inside = gap(o, j);
-	if (sp->min_between < 0)
-		sp->kind = SPLIT_SINGLE;
-	else if (sp->max_inside < 0 || sp->min_between > sp->max_inside)
-		sp->kind = SPLIT_CLEAN;
-	else
-		sp->kind = SPLIT_AMBIGUOUS;
-}
-
-/* Passes of 2N from the first occurrence split cleanly (or there is one):
- * with a count of 2N x p whose passes of N do not split cleanly, the name
- * runs twice per layer. */
-static int splits_at_2n(const struct occ *o, size_t n, size_t N)
-{
-	int64_t minb = INT64_MAX, maxi = -1;
-	size_t i;
-
-	for (i = 0; i + 1 < n; i++) {
-		if ((i + 1) % (2 * N) == 0) {
-			if (gap(o, i) < minb)
-				minb = gap(o, i);
-		} else if (gap(o, i) > maxi) {
-			maxi = gap(o, i);
-		}
-	}
-	return minb == INT64_MAX || minb > maxi;
-}
-
-/* Sort the occurrences, split them into passes, measure the spacing inside
- * passes, and score the name as an anchor. */
-static void analyse(struct state *st, struct name_stats *s)
-{
-	size_t i, n = s->n, N = (size_t)st->num_layers, cnt = 0;
-	double sum = 0, var = 0, mean;
-
-	qsort(s->occ, n, sizeof *s->occ, cmp_occ);
-	split_passes(s->occ, n, N, &s->sp);
-	s->twice_by_count = s->sp.kind == SPLIT_AMBIGUOUS && n % (2 * N) == 0 &&
-			    splits_at_2n(s->occ, n, N);
-	for (i = 0; i + 1 < n; i++)
-		if (compared_gap(&s->sp, N, i)) {
-			sum += (double)gap(s->occ, i);
-			cnt++;
-		}
-	if (cnt > 1) {
-		mean = sum / (double)cnt;
-		for (i = 0; i + 1 < n; i++)
-			if (compared_gap(&s->sp, N, i)) {
-				double dv = (double)gap(s->occ, i) - mean;
-				var += dv * dv;
-			}
-		var /= (double)cnt;
-		s->cv = mean > 0 && var > 0 ? __builtin_sqrt(var) / mean : 0;
-	}
-	if (s->sp.kind == SPLIT_NONE || s->twice_by_count) {
-		s->score = 0;
-	} else {
-		s->score = (double)s->sp.passes * (double)N;
-		if (s->sp.kind == SPLIT_AMBIGUOUS)
-			s->score *= 0.25;
-		s->score /= 1.0 + 4.0 * s->cv;
-		if (s->nstreams > 1)
-			s->score *= 0.8;
-	}
-	/* Runs at gaps over 1.5 times the median gap, only for the draft and
-	 * target warning: one family in runs of two different lengths. */
-	if (n >= 2) {
-		int64_t *gaps = xmalloc((n - 1) * sizeof *gaps), median, limit;
-		size_t lens[64] = { 0 }, counts[64] = { 0 }, nlens = 0, start = 0, a = 0, k;
-
-		for (i = 0; i + 1 < n; i++)
-			gaps[i] = gap(s->occ, i);
-		qsort(gaps, n - 1, sizeof *gaps, cmp_i64);
-		median = gaps[(n - 1) / 2];
-		free(gaps);
-		limit = median > 0 ? median + median / 2 : 1;
-		for (i = 1; i <= n; i++) {
-			if (i < n && gap(s->occ, i - 1) <= limit)
-				continue;
-			for (k = 0; k < nlens && lens[k] != i - start; k++)
-				;
-			if (k == nlens && nlens < 64) {
-				lens[nlens] = i - start;
-				counts[nlens++] = 0;
-			}
-			if (k < nlens)
-				counts[k]++;
-			s->nruns++;
-			start = i;
-		}
-		for (k = 1; k < nlens; k++)
-			if (counts[k] > counts[a])
-				a = k;
-		s->len_a = nlens ? lens[a] : 0;
-	} else {
-		s->nruns = n;
-	}
-}
-
-/* Occurrences of b between consecutive occurrences of a (at compared gaps
- * of a): 1 when always exactly one (b confirms a's boundaries), 2 when
- * always exactly two (b runs twice per layer), 0 otherwise. */
-static int interleave(const struct name_stats *a, const struct name_stats *b, size_t N)
-{
-	size_t i, j = 0, pairs = 0;
-	int pattern = -1;
-
-	for (i = 0; i + 1 < a->n; i++) {
-		size_t between = 0;
-		if (!compared_gap(&a->sp, N, i))
-			continue;
-		while (j < b->n && b->occ[j].ts < a->occ[i].ts)
-			j++;
-		while (j < b->n && b->occ[j].ts < a->occ[i + 1].ts) {
-			between++;
-			j++;
-		}
-		if (between != 1 && between != 2)
-			return 0;
-		if (pattern == -1)
-			pattern = (int)between;
-		else if (pattern != (int)between)
-			return 0;
-		pairs++;
-	}
-	return pairs >= 2 && pattern > 0 ? pattern : 0;
-}
-
 static struct state *rank_state;
 
 static int cmp_score(const void *a, const void *b)
 {
-	const struct name_stats *x = &rank_state->names[*(const size_t *)a];
-	const struct name_stats *y = &rank_state->names[*(const size_t *)b];
+	const struct survey_name *x = &rank_state->names[*(const size_t *)a];
+	const struct survey_name *y = &rank_state->names[*(const size_t *)b];
 
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
@@ -541,82 +304,6 @@ static void shell_quote(struct buf *b, const char *s)
 	buf_addch(b, '\'');
 }
 
-/* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
- * surrogates), or 0 when the bytes there are not one. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t len, k;
-	unsigned char lo = 0x80, hi = 0xBF;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xC2 && p[0] <= 0xDF)
-		len = 2;
-	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-		len = 3;
-	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-		len = 4;
-	else
-		return 0;
-	if (p[0] == 0xE0)
-		lo = 0xA0;
-	else if (p[0] == 0xED)
-		hi = 0x9F;
-	else if (p[0] == 0xF0)
-		lo = 0x90;
-	else if (p[0] == 0xF4)
-		hi = 0x8F;
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (k = 2; k < len; k++)
-		if (p[k] < 0x80 || p[k] > 0xBF)
-			return 0;
-	return len;
-}
-
-/* A regex matching exactly this name: metacharacters escaped, a NUL as
- * \x00, anchored.  No pattern matches bytes that are not UTF-8 (a lone
- * surrogate included; see regex.h), so for such a name the regex covers
- * its longest valid run, anchored where the run touches an end of the
- * name.  Returns 1 when the regex is exact. */
-static int exact_regex(struct buf *b, const char *name, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)name;
-	size_t i = 0, run = 0, best = 0, best_len = 0, len;
-	int exact = 1;
-
-	while (i < n) {
-		if ((len = utf8_len(p + i, n - i)) == 0) {
-			exact = 0;
-			run = ++i;
-			continue;
-		}
-		i += len;
-		if (i - run > best_len) {
-			best = run;
-			best_len = i - run;
-		}
-	}
-	if (exact) {
-		best = 0;
-		best_len = n;
-	}
-	if (best == 0)
-		buf_addch(b, '^');
-	for (i = best; i < best + best_len; i++) {
-		if (name[i] == '\0') {
-			buf_addstr(b, "\\x00");
-			continue;
-		}
-		if (strchr("\\^$.|?*+()[]{}", name[i]))
-			buf_addch(b, '\\');
-		buf_addch(b, name[i]);
-	}
-	if (best + best_len == n)
-		buf_addch(b, '$');
-	return exact;
-}
-
 /* "73 = 2 x 36 + 1": the true arithmetic of a count against 2N. */
 static void put_twice_arith(struct buf *b, size_t n, size_t N)
 {
@@ -640,7 +327,7 @@ static void put_ms(struct buf *b, int64_t ns)
 
 /* Occurrences per ProfilerStep (an occurrence belongs to the last step
  * that started at or before it), run-length coded: "0, 80 x 8". */
-static void put_per_step(struct state *st, const struct name_stats *s, struct buf *b, int json)
+static void put_per_step(struct state *st, const struct survey_name *s, struct buf *b, int json)
 {
 	size_t *count = xmalloc(st->nsteps * sizeof *count), i, j = 0, before = 0, run;
 
@@ -672,76 +359,27 @@ static void put_per_step(struct state *st, const struct name_stats *s, struct bu
 	free(count);
 }
 
-/* ProfilerStep starts against the passes: a step that starts inside a
- * whole pass (between its occurrences N - 1 and N, counted from the offset)
- * contradicts the split; one that starts at a pass boundary agrees.  With
- * fewer than two steps there is nothing to compare. */
-static void steps_vs_passes(const struct state *st, const struct name_stats *s, size_t N,
-			    size_t *on, size_t *inside)
-{
-	size_t j, i = 0, first = s->sp.offset, last = s->sp.offset + s->sp.passes * N;
-
-	*on = *inside = 0;
-	if (st->nsteps < 2)
-		return;
-	for (j = 0; j < st->nsteps; j++) {
-		while (i < s->n && s->occ[i].ts < st->steps[j].start)
-			i++;
-		/* i occurrences lie before step j */
-		if (i < first || i > last)
-			continue;
-		if ((i - first) % N == 0)
-			(*on)++;
-		else
-			(*inside)++;
-	}
-}
-
-static const char *split_word(enum split_kind k)
+static const char *split_word(enum survey_split_kind k)
 {
 	switch (k) {
-	case SPLIT_SINGLE: return "single";
-	case SPLIT_CLEAN: return "clean";
-	case SPLIT_AMBIGUOUS: return "ambiguous";
+	case SURVEY_SPLIT_SINGLE: return "single";
+	case SURVEY_SPLIT_CLEAN: return "clean";
+	case SURVEY_SPLIT_AMBIGUOUS: return "ambiguous";
 	default: return "none";
 	}
-}
-
-/* The most passes of s that lie inside one pass of t (from the first to
- * the last occurrence of each): more than one means that s recurs in groups
- * of N inside t's layers, not once per layer. */
-static size_t passes_inside(const struct name_stats *s, const struct name_stats *t, size_t N)
-{
-	size_t i, j = 0, in = 0, most = 0;
-
-	for (i = 0; i < s->sp.passes; i++) {
-		int64_t a = s->occ[s->sp.offset + i * N].ts;
-		int64_t b = s->occ[s->sp.offset + i * N + N - 1].ts;
-		size_t before = j;
-		while (j < t->sp.passes && t->occ[t->sp.offset + j * N + N - 1].ts < a)
-			j++;
-		if (j != before)
-			in = 0;
-		if (j < t->sp.passes && t->occ[t->sp.offset + j * N].ts <= a &&
-		    b <= t->occ[t->sp.offset + j * N + N - 1].ts) {
-			if (++in > most)
-				most = in;
-		}
-	}
-	return most;
 }
 
 /* Why a listed candidate is weaker evidence than an ideal anchor (a clean
  * split, regular spacing, an ally, one stream, whole passes only); one
  * reason per line in b. */
-static void reasons(const struct state *st, const struct name_stats *s,
-		    const struct name_stats *top, size_t ncand, size_t N, struct buf *b)
+static void reasons(const struct state *st, const struct survey_name *s,
+		    const struct survey_name *top, size_t ncand, size_t N, struct buf *b)
 {
 	size_t k, on;
 
-	if (s->sp.kind == SPLIT_AMBIGUOUS)
+	if (s->sp.kind == SURVEY_SPLIT_AMBIGUOUS)
 		buf_printf(b, "its passes are not separated by gaps larger than those inside them\n");
-	if (s->cv > IRREGULAR_CV)
+	if (s->cv > SURVEY_IRREGULAR_CV)
 		buf_printf(b, "irregular spacing %s (cv %.2f)\n",
 			   N == 1 ? "between passes" : "inside passes", s->cv);
 	if (s->confirms == 0 && ncand > 1)
@@ -750,10 +388,10 @@ static void reasons(const struct state *st, const struct name_stats *s,
 		buf_printf(b, "fewer complete passes (%zu) than candidate 1 (%zu)\n", s->sp.passes,
 			   top->sp.passes);
 	if (top != NULL && s != top && s->sp.passes > top->sp.passes &&
-	    (k = passes_inside(s, top, N)) > 1)
+	    (k = survey_passes_inside(s, top, N)) > 1)
 		buf_printf(b, "%zu of its passes lie inside one pass of candidate 1 (several per "
 			   "layer?)\n", k);
-	steps_vs_passes(st, s, N, &on, &k);
+	survey_steps_vs_passes(st->steps, st->nsteps, s, N, &on, &k);
 	if (k > 0)
 		buf_printf(b, "%zu ProfilerStep start%s inside its passes\n", k,
 			   k == 1 ? " falls" : "s fall");
@@ -763,32 +401,80 @@ static void reasons(const struct state *st, const struct name_stats *s,
 		buf_printf(b, "runs on %u streams\n", s->nstreams);
 }
 
-static void put_spans(struct state *st, const struct name_stats *s, size_t N, struct buf *b,
+/* Each pass's span (ms from the trace start) and the bytes of the events
+ * that overlap it; in the text "A-B (N bytes)", in JSON [A,B]. */
+static void put_spans(struct state *st, const struct survey_name *s, size_t N, struct buf *b,
 		      int json, size_t limit)
 {
-	size_t j, i;
+	size_t j;
+	int64_t a, e;
 
 	for (j = 0; j < s->sp.passes && j < limit; j++) {
-		size_t first = s->sp.offset + j * N;
-		int64_t end = s->occ[first].end;
-		for (i = first + 1; i < first + N; i++)
-			if (s->occ[i].end > end)
-				end = s->occ[i].end;
+		survey_pass_span(s, N, j, &a, &e);
 		buf_addstr(b, j ? (json ? "," : ", ") : "");
 		buf_addstr(b, json ? "[" : "");
-		put_ms(b, s->occ[first].ts - st->origin_ns);
+		put_ms(b, a - st->origin_ns);
 		buf_addstr(b, json ? "," : "-");
-		put_ms(b, end - st->origin_ns);
-		buf_addstr(b, json ? "]" : "");
+		put_ms(b, e - st->origin_ns);
+		if (json)
+			buf_addstr(b, "]");
+		else
+			buf_printf(b, " (%" PRIu64 " bytes)", window_tally_bytes(&st->tally, s->span0 + j));
 	}
 	if (j < s->sp.passes)
 		buf_printf(b, " and %zu more (--json lists all)", s->sp.passes - j);
 }
 
+static void put_pass_bytes(struct state *st, const struct survey_name *s, struct buf *b)
+{
+	size_t j;
+
+	for (j = 0; j < s->sp.passes; j++)
+		buf_printf(b, "%s%" PRIu64, j ? "," : "", window_tally_bytes(&st->tally, s->span0 + j));
+}
+
+/* The passes of every listed candidate, then the bytes of the events that
+ * overlap each, from the spilled extents. */
+static void tally_passes(struct state *st, int fd)
+{
+	static struct extent v[4096];
+	size_t g, i, j, N = (size_t)st->num_layers;
+	long got;
+
+	for (g = 0; g < st->groups.n; g++)
+		for (i = 0; i < st->ranks[g].listed; i++) {
+			struct survey_name *s = &st->names[st->ranks[g].order[i]];
+			s->span0 = st->nspans;
+			for (j = 0; j < s->sp.passes; j++) {
+				int64_t a, e;
+				if (st->nspans == st->spans_cap) {
+					st->spans_cap = grow_cap(st->spans_cap, 64, sizeof *st->span_lo);
+					st->span_lo = xrealloc(st->span_lo, st->spans_cap * sizeof *st->span_lo);
+					st->span_hi = xrealloc(st->span_hi, st->spans_cap * sizeof *st->span_hi);
+				}
+				survey_pass_span(s, N, j, &a, &e);
+				st->span_lo[st->nspans] = window_half(a);
+				st->span_hi[st->nspans++] = window_half(e);
+			}
+		}
+	if (window_tally_init(&st->tally, st->span_lo, st->span_hi, st->nspans) != 0)
+		die_nomem();
+	if (writer_flush(&st->spill) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	while ((got = read_some(fd, v, sizeof v)) > 0) {
+		if (got % (long)sizeof v[0] != 0)
+			die(EXIT_TROUBLE, "temporary file: short read");
+		for (i = 0; i < (size_t)got / sizeof v[0]; i++)
+			window_tally_add(&st->tally, v[i].lo, v[i].hi, v[i].bytes);
+	}
+	if (got < 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+}
+
 /* Second landmarks for the top candidate (tr-select-anchors --confirm-regex):
  * the kernels of the group that occur exactly once between consecutive
  * occurrences of it (at its compared gaps), listed with the exact regex. */
-static void put_landmarks(const struct state *st, const struct name_stats *top,
+static void put_landmarks(const struct state *st, const struct survey_name *top,
 			  const size_t *order, size_t n, size_t N, struct buf *out)
 {
 	size_t i, shown = 0;
@@ -797,11 +483,12 @@ static void put_landmarks(const struct state *st, const struct name_stats *top,
 	if (st->json)
 		buf_addstr(out, ",\"landmarks\":[");
 	for (i = 0; i < n && shown < (size_t)st->top; i++) {
-		const struct name_stats *s = &st->names[order[i]];
-		if (s == top || interleave(top, s, N) != 1)
+		const struct survey_name *s = &st->names[order[i]];
+		if (s == top || survey_interleave(top, s, N) != 1)
 			continue;
 		buf_reset(&rx);
-		(void)exact_regex(&rx, s->name, s->name_len);
+		if (survey_exact_regex(&rx, s->name, s->name_len) < 0)
+			die_nomem();
 		if (st->json) {
 			buf_addstr(out, shown ? ",{\"name\":" : "{\"name\":");
 			json_escape(out, s->name, s->name_len);
@@ -823,16 +510,15 @@ static void put_landmarks(const struct state *st, const struct name_stats *top,
 	buf_release(&rx);
 }
 
-static void report_group(struct state *st, uint32_t g, const size_t *members, size_t n,
-			 struct buf *out, int first_group)
+/* Rank the names of group g (members: their ids): the candidates, their
+ * allies and the names that run twice per layer. */
+static void rank_group(struct state *st, uint32_t g, const size_t *members, size_t n)
 {
-	size_t *order = xmalloc((n + 1) * sizeof *order), *fam, *fpos;
-	size_t i, k, shown, ncand = 0, listed = 0, N = (size_t)st->num_layers, more = 0;
-	const char *key = st->groups.keys[g];
-	const char *sep = strchr(key, '\001');
-	int pidlen = (int)(sep - key), any_n = 0;
-	struct name_stats *top = NULL;
-	struct buf warn = BUF_INIT, cmd = BUF_INIT, rx = BUF_INIT, why = BUF_INIT;
+	struct ranking *rk = &st->ranks[g];
+	size_t *order = xmalloc((n + 1) * sizeof *order);
+	size_t i, k, ncand = 0, listed = 0, N = (size_t)st->num_layers;
+	int any_n = 0;
+	struct survey_name *top = NULL;
 
 	memcpy(order, members, n * sizeof *order);
 	rank_state = st;
@@ -843,9 +529,9 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 	while (ncand < n && ncand < 64 && st->names[order[ncand]].score > 0)
 		ncand++;
 	for (i = 0; i < ncand; i++) {
-		struct name_stats *x = &st->names[order[i]];
+		struct survey_name *x = &st->names[order[i]];
 		for (k = 0; k < ncand; k++)
-			if (i != k && interleave(x, &st->names[order[k]], N) == 1)
+			if (i != k && survey_interleave(x, &st->names[order[k]], N) == 1)
 				x->confirms++;
 	}
 	for (i = 0; i < ncand; i++)
@@ -858,11 +544,11 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 	 * layer and is no candidate, whatever its count. */
 	if (top != NULL) {
 		for (i = 0; i < n; i++) {
-			struct name_stats *s = &st->names[order[i]];
+			struct survey_name *s = &st->names[order[i]];
 			int pattern;
 			if (s == top)
 				continue;
-			pattern = interleave(top, s, N);
+			pattern = survey_interleave(top, s, N);
 			if (pattern == 1 && s->n == top->n)
 				s->confirmed_by = top->name;
 			if (pattern == 2) {
@@ -882,22 +568,43 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 	/* an ambiguous split is supported by a one-to-one partner that splits
 	 * cleanly: its passes are the same occurrences by index */
 	for (i = 0; i < listed; i++) {
-		struct name_stats *x = &st->names[order[i]];
-		if (x->sp.kind != SPLIT_AMBIGUOUS)
+		struct survey_name *x = &st->names[order[i]];
+		if (x->sp.kind != SURVEY_SPLIT_AMBIGUOUS)
 			continue;
 		for (k = 0; k < ncand; k++) {
-			const struct name_stats *y = &st->names[order[k]];
-			if (k != i && y->sp.kind == SPLIT_CLEAN && y->n == x->n &&
-			    interleave(x, y, N) == 1) {
+			const struct survey_name *y = &st->names[order[k]];
+			if (k != i && y->sp.kind == SURVEY_SPLIT_CLEAN && y->n == x->n &&
+			    survey_interleave(x, y, N) == 1) {
 				x->clean_partner = k + 1;
 				break;
 			}
 		}
 	}
+	rk->order = order;
+	rk->n = n;
+	rk->ncand = ncand;
+	rk->listed = listed;
+	rk->any_n = any_n;
+	rk->top = top;
+}
 
+/* The report of group g, ranked by rank_group. */
+static void report_group(struct state *st, uint32_t g, struct buf *out, int first_group)
+{
+	const struct ranking *rk = &st->ranks[g];
+	size_t *order = rk->order, *fam, *fpos;
+	size_t i, k, shown, n = rk->n, ncand = rk->ncand, listed = rk->listed;
+	size_t N = (size_t)st->num_layers, more = 0;
+	const char *key = st->groups.keys[g];
+	const char *sep = strchr(key, '\001');
+	int pidlen = (int)(sep - key), any_n = rk->any_n;
+	const struct survey_name *top = rk->top;
+	struct buf warn = BUF_INIT, cmd = BUF_INIT, rx = BUF_INIT, why = BUF_INIT;
+
+	rank_state = st;
 	/* warnings */
 	for (i = 0; i < n; i++) {
-		const struct name_stats *s = &st->names[order[i]];
+		const struct survey_name *s = &st->names[order[i]];
 		if (s->twice_between) {
 			buf_addstr(&warn, "twice per layer (2 between consecutive occurrences of "
 				   "candidate 1; ");
@@ -911,7 +618,7 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 		}
 	}
 	for (i = 0; i < listed; i++) {
-		const struct name_stats *s = &st->names[order[i]];
+		const struct survey_name *s = &st->names[order[i]];
 		if (s->n % N != 0) {
 			buf_printf(&warn, "%zu is not a multiple of %zu (%zu = %zu x %zu + %zu: ", s->n,
 				   N, s->n, s->n / N, N, s->n % N);
@@ -923,7 +630,7 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 				buf_printf(&warn, "a partial last pass of %zu", s->sp.partial_last);
 			buf_printf(&warn, "): %s\n", s->name);
 		}
-		if (s->sp.kind == SPLIT_AMBIGUOUS) {
+		if (s->sp.kind == SURVEY_SPLIT_AMBIGUOUS) {
 			buf_addstr(&warn, "passes ambiguous: a gap inside a pass (");
 			put_ms(&warn, s->sp.max_inside);
 			buf_addstr(&warn, " ms) is not smaller than the smallest gap between passes (");
@@ -936,7 +643,7 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 				buf_addstr(&warn, "; check them against the time spans");
 			else {
 				size_t on, in;
-				steps_vs_passes(st, s, N, &on, &in);
+				survey_steps_vs_passes(st->steps, st->nsteps, s, N, &on, &in);
 				if (in == 0 && on > 0)
 					buf_printf(&warn, "; %zu ProfilerStep start%s at pass boundaries, "
 						   "none inside a pass", on, on == 1 ? " falls" : "s fall");
@@ -961,9 +668,9 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 	for (i = 0; i < n; i++)
 		fpos[fam[i]] = i;
 	for (i = 0; i < n; i++) {
-		const struct name_stats *s = &st->names[order[i]];
+		const struct survey_name *s = &st->names[order[i]];
 		for (k = fpos[i] + 1; k < n; k++) {
-			const struct name_stats *o = &st->names[order[fam[k]]];
+			const struct survey_name *o = &st->names[order[fam[k]]];
 			if (strcmp(s->family, o->family) != 0)
 				break;
 			if (s->len_a >= 2 && o->len_a >= 2 && s->len_a != o->len_a && s->nruns > 1 &&
@@ -978,7 +685,10 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 	free(fam);
 	free(fpos);
 	if (top != NULL) {
-		if (!exact_regex(&rx, top->name, top->name_len))
+		int exact = survey_exact_regex(&rx, top->name, top->name_len);
+		if (exact < 0)
+			die_nomem();
+		if (!exact)
 			buf_printf(&warn, "the name holds bytes that are not UTF-8, which no regex "
 				   "matches; the command's regex covers its longest valid part, so "
 				   "check that it matches this kernel only: %s\n", top->name);
@@ -994,7 +704,7 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 		buf_printf(out, "%s{\"pid\":%.*s,\"device\":%s,\"candidates\":[", first_group ? "" : ",",
 			   pidlen, key, sep + 1);
 		for (shown = 0; shown < listed; shown++) {
-			const struct name_stats *s = &st->names[order[shown]];
+			const struct survey_name *s = &st->names[order[shown]];
 			buf_addstr(out, shown ? ",{\"name\":" : "{\"name\":");
 			put_text(out, s->name);
 			buf_printf(out, ",\"count\":%zu,\"per_layer\":%.3f,\"passes\":%zu,\"anchor_offset\":%zu,"
@@ -1018,6 +728,8 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 				buf_addstr(out, "null");
 			buf_addstr(out, ",\"pass_spans_ms\":[");
 			put_spans(st, s, N, out, 1, SIZE_MAX);
+			buf_addstr(out, "],\"pass_bytes\":[");
+			put_pass_bytes(st, s, out);
 			buf_addstr(out, "],\"per_step\":");
 			if (st->nsteps >= 2)
 				put_per_step(st, s, out, 1);
@@ -1062,19 +774,20 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 			buf_printf(out, "anchor candidates (%zu or more occurrences, cut into passes "
 				   "of %zu):\n", N, N);
 		for (shown = 0; shown < listed; shown++) {
-			const struct name_stats *s = &st->names[order[shown]];
+			const struct survey_name *s = &st->names[order[shown]];
 			buf_printf(out, "  %zu. %zu x (%.2f per layer), %zu pass%s of %zu, %s, spacing cv "
 				   "%.2f, %u stream%s; --anchor-offset %zu --passes %zu\n     %s\n",
 				   shown + 1, s->n, (double)s->n / (double)N, s->sp.passes,
 				   s->sp.passes == 1 ? "" : "es", N,
-				   s->sp.kind == SPLIT_CLEAN ? "split at larger gaps" :
-				   s->sp.kind == SPLIT_SINGLE ? "exactly one pass" : "split ambiguous",
+				   s->sp.kind == SURVEY_SPLIT_CLEAN ? "split at larger gaps" :
+				   s->sp.kind == SURVEY_SPLIT_SINGLE ? "exactly one pass" : "split ambiguous",
 				   s->cv, s->nstreams, s->nstreams == 1 ? "" : "s", s->sp.offset,
 				   s->sp.passes, s->name);
 			if (s->confirms)
 				buf_printf(out, "     (%u other candidate%s interleave one-to-one with it)\n",
 					   s->confirms, s->confirms == 1 ? "" : "s");
-			buf_addstr(out, "     passes (ms from the trace start): ");
+			buf_addstr(out, "     passes (ms from the trace start, bytes of the events in "
+				   "each): ");
 			put_spans(st, s, N, out, 0, TEXT_SPANS);
 			buf_addch(out, '\n');
 			if (st->nsteps >= 2) {
@@ -1114,7 +827,6 @@ static void report_group(struct state *st, uint32_t g, const size_t *members, si
 	buf_release(&cmd);
 	buf_release(&rx);
 	buf_release(&why);
-	free(order);
 }
 
 /* Nothing matched the filters: say where the kernels are. */
@@ -1168,7 +880,7 @@ int main(int argc, char **argv)
 	struct buf out = BUF_INIT;
 	const char *line;
 	size_t len, i, *first, *next, *members, m, cap = 0;
-	int ch, kind, have_layers = 0;
+	int ch, kind, have_layers = 0, spill_fd;
 	uint32_t g;
 
 	diag_init(argv[0]);
@@ -1201,7 +913,9 @@ int main(int argc, char **argv)
 	if (optind != argc || !have_layers)
 		usage(stderr, EXIT_TROUBLE);
 
-	if (stream_in_init(&in, 0, STREAM_DEFAULT_MAX_LINE) != 0)
+	spill_fd = filter_open_spill("tr-survey");
+	if (stream_in_init(&in, 0, STREAM_DEFAULT_MAX_LINE) != 0 ||
+	    writer_init(&st.spill, spill_fd) != 0)
 		die_nomem();
 	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
 		if (kind == LINE_ERROR)
@@ -1212,7 +926,8 @@ int main(int argc, char **argv)
 	if (st.nsteps)
 		qsort(st.steps, st.nsteps, sizeof *st.steps, cmp_step);
 	for (i = 0; i < st.keys.n; i++)
-		analyse(&st, &st.names[i]);
+		if (survey_analyse(&st.names[i], (size_t)st.num_layers) != 0)
+			die_nomem();
 	/* the names of each group, in id order, in one pass (a list per group) */
 	first = xmalloc((st.groups.n + 1) * sizeof *first);
 	next = xmalloc((st.keys.n + 1) * sizeof *next);
@@ -1231,6 +946,7 @@ int main(int argc, char **argv)
 			buf_addstr(&out, "null");
 		buf_printf(&out, ",\"profiler_steps\":%zu,\"groups\":[", st.nsteps);
 	}
+	st.ranks = xmalloc((st.groups.n + 1) * sizeof *st.ranks);
 	for (g = 0; g < st.groups.n; g++) {
 		for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
 			if (m == cap) {
@@ -1239,7 +955,11 @@ int main(int argc, char **argv)
 			}
 			members[m++] = i;
 		}
-		report_group(&st, g, members, m, &out, g == 0);
+		rank_group(&st, g, members, m);
+	}
+	tally_passes(&st, spill_fd);
+	for (g = 0; g < st.groups.n; g++) {
+		report_group(&st, g, &out, g == 0);
 		/* one group at a time: the report is not kept whole */
 		if (fwrite(out.p, 1, out.len, stdout) != out.len)
 			die_write("standard output");
@@ -1261,6 +981,14 @@ int main(int argc, char **argv)
 		for (k = 0; k < st.names[i].nstreams && k < 4; k++)
 			free(st.names[i].streams[k]);
 	}
+	for (g = 0; g < st.groups.n; g++)
+		free(st.ranks[g].order);
+	free(st.ranks);
+	free(st.span_lo);
+	free(st.span_hi);
+	window_tally_free(&st.tally);
+	writer_free(&st.spill);
+	close(spill_fd);
 	free(members);
 	free(first);
 	free(next);

@@ -205,6 +205,53 @@ def arith2(n, N):
     return '%d = 2 x %d' % (n, N) + (' x %d' % p if p > 1 else '') + (' + %d' % r if r else '')
 
 
+def pass_ns(s, N):
+    """Each pass's span in ns: its first occurrence to its latest end."""
+    out = []
+    for j in range(s.sp['passes']):
+        first = s.sp['offset'] + j * N
+        part = s.occ[first:first + N]
+        out.append((part[0][0], max(e for _, e in part)))
+    return out
+
+
+def plain_us(v):
+    """A ts or dur as tr-window(1) reads it (a number, or a number in a
+    string): exact decimal us, or None."""
+    if is_num(v):
+        return Decimal(v)
+    if isinstance(v, str):
+        try:
+            d = Decimal(v)
+        except Exception:
+            return None
+        return d if d.is_finite() and v.strip() == v and 'e' not in v.lower() else None
+    return None
+
+
+def extents(stream):
+    """Every timed event of the decoded stream but metadata: its interval
+    in exact ns and its line's bytes with the newline."""
+    out = []
+    with open(stream, 'rb') as f:
+        for line in f:
+            if line.startswith(b'{"@tr"'):
+                continue
+            e = json.loads(line, parse_float=Decimal)
+            if not isinstance(e, dict) or e.get('ph') == 'M':
+                continue
+            ts = plain_us(e.get('ts'))
+            dur = plain_us(e.get('dur')) if e.get('ph') == 'X' and 'dur' in e else Decimal(0)
+            if ts is None or dur is None or dur < 0:
+                continue
+            out.append((ts * 1000, (ts + dur) * 1000, len(line)))
+    return out
+
+
+def pass_bytes(s, N, ext):
+    return [sum(n for lo, hi, n in ext if lo <= b and hi >= a) for a, b in pass_ns(s, N)]
+
+
 def spans(s, N, origin):
     out = []
     for j in range(s.sp['passes']):
@@ -296,7 +343,7 @@ def shell_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw):
+def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext):
     order = sorted(names, key=key)
     cand = [s for s in order if s.score > 0][:64]
     for x in cand:
@@ -390,6 +437,7 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw):
             'streams': s.nstreams, 'spacing_cv': '%.3f' % s.cv, 'score': '%.3f' % s.score,
             'confirms': s.confirms, 'confirmed_by': s.confirmed_by,
             'pass_spans_ms': spans(s, N, origin),
+            'pass_bytes': pass_bytes(s, N, ext),
             'per_step': per_step(s, steps) if len(steps) >= 2 else None,
             'weaker': reasons(s, top, len(cands), N, steps)})
     # second landmarks: once between consecutive occurrences of candidate 1
@@ -402,8 +450,9 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw):
             'landmarks': landmarks}
 
 
-def expected(trace, N, pid=None, device=None, top_k=10):
+def expected(trace, N, stream, pid=None, device=None, top_k=10):
     events = load(trace)
+    ext = extents(stream)
     origin = None
     steps = []
     groups, names, elsewhere = {}, {}, {}
@@ -445,7 +494,7 @@ def expected(trace, N, pid=None, device=None, top_k=10):
     out['trace_origin_us'] = None if origin is None else '%d.%03d' % divmod(origin, 1000)
     for g in sorted(groups, key=groups.get):
         out['groups'].append(group_report([s for s in names.values() if s.group == g], N,
-                                          top_k, origin, steps, g[0], g[1]))
+                                          top_k, origin, steps, g[0], g[1], ext))
     return out
 
 
@@ -490,11 +539,12 @@ def main():
     ap.add_argument('trace')
     ap.add_argument('num_layers', type=int)
     ap.add_argument('survey')
+    ap.add_argument('stream', help='the decoded stream the survey read, for the pass bytes')
     ap.add_argument('--pid')
     ap.add_argument('--device')
     ap.add_argument('--top', type=int, default=10)
     a = ap.parse_args()
-    want = expected(a.trace, a.num_layers, a.pid, a.device, a.top)
+    want = expected(a.trace, a.num_layers, a.stream, a.pid, a.device, a.top)
     with open(a.survey, 'rb') as f:
         got = normalise(json.loads(f.read(), parse_float=Decimal,
                                    parse_int=lambda t: t))

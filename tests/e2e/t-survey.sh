@@ -19,12 +19,14 @@ survey() {
 	while [ $# -gt 1 ]; do opts="$opts $1"; shift; done
 	code=$1
 	# shellcheck disable=SC2086
-	if ! tr-decode "$trace" | tr-survey --num-layers "$n" $opts --json >"$T/survey.json" 2>"$T/err"; then
+	if ! { tr-decode "$trace" >"$T/survey.stream" &&
+	       tr-survey --num-layers "$n" $opts --json <"$T/survey.stream" >"$T/survey.json"; } \
+	       2>"$T/err"; then
 		fail "$name" "tr-survey failed: $(head -c 300 "$T/err")"
 		return
 	fi
 	# shellcheck disable=SC2086
-	if ! python3 "$ORACLE" "$trace" "$n" "$T/survey.json" $opts >"$T/py" 2>&1; then
+	if ! python3 "$ORACLE" "$trace" "$n" "$T/survey.json" "$T/survey.stream" $opts >"$T/py" 2>&1; then
 		fail "$name" "differs from the oracle:" "$(head -5 "$T/py")"
 		return
 	fi
@@ -100,8 +102,9 @@ text = open(sys.argv[2]).read().split('\n')
 line = ('  1. %d x (%.2f per layer), %d passes of 80, split at larger gaps, spacing cv %.2f, '
         '1 stream; --anchor-offset %d --passes %d' % (c['count'], c['count'] / 80, c['passes'],
         c['spacing_cv'], c['anchor_offset'], c['passes']))
-spans = '     passes (ms from the trace start): ' + ', '.join(
-    '%.6f-%.6f' % tuple(s) for s in c['pass_spans_ms'][:8]) + ' and 1 more (--json lists all)'
+spans = '     passes (ms from the trace start, bytes of the events in each): ' + ', '.join(
+    '%.6f-%.6f (%d bytes)' % (s[0], s[1], b) for s, b in zip(c['pass_spans_ms'][:8], c['pass_bytes']))
+spans += ' and 1 more (--json lists all)'
 assert text[2] == line, (text[2], line)
 assert text[3] == '     ' + c['name'], text[3]
 assert text[5] == spans, (text[5], spans)

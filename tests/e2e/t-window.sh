@@ -285,6 +285,37 @@ for p, (lo, hi) in sorted(ext.items()):
 EOF2
 tr-window --list-passes <src.stream >got.passes 2>"$T/err"
 same "--list-passes: each pass's span and bytes" want.passes got.passes
+tr-window --pass-table got.table <src.stream >through.stream 2>"$T/err"
+same "--pass-table alone: the stream passes through unchanged" src.stream through.stream
+same "--pass-table alone: the table" want.passes got.table
+
+# tr-layer-track prints the table in its summary (from a tr-window stage in
+# its pipeline, not from a second read of the output)
+rm -rf lt && mkdir lt
+expect 0 "tr-layer-track: the pass table" "tr-layer-track --trace g.json --output lt/o.json \
+	--anchor-regex rotary_embedding --num-layers 6 --anchor-offset 0 --passes 3 \
+	--phase decode --evidence '$EV'"
+sed 's/^/passes: /' want.passes >want.lt
+grep '^passes: ' "$T/out" >got.lt
+same "tr-layer-track: each pass's span and bytes in its summary" want.lt got.lt
+# more than 8 passes: the first 8, then the count and the largest
+tr-gen --layers 4 --passes 11 --seed 3 -o g11.json
+expect 0 "tr-layer-track: 11 passes" "tr-layer-track --trace g11.json --output lt/o11.json \
+	--anchor-regex rotary_embedding --num-layers 4 --anchor-offset 0 --passes 11 \
+	--phase decode --evidence x --max-gpu-lanes 2"
+grep '^passes: ' "$T/out" >got.lt11
+tr-decode lt/o11.json | tr-window --list-passes >all11.passes
+python3 - all11.passes >want.lt11 <<'EOF2'
+import sys
+rows = [l.rstrip('\n') for l in open(sys.argv[1])]
+assert len(rows) == 11, rows
+big = max(range(11), key=lambda i: (int(rows[i].split(', ')[1].split()[0]), -i))
+for r in rows[:8]:
+    print('passes: ' + r)
+print('passes: and 3 more (the largest: pass %d, %s bytes of events; all: tr-decode '
+      'lt/o11.json | tr-window --list-passes)' % (big, rows[big].split(', ')[1].split()[0]))
+EOF2
+same "tr-layer-track: 11 passes, the first 8, the count and the largest" want.lt11 got.lt11
 refuse 1 "refused: --list-passes without guides" g.json \
 	'tr-window: the stream has no layer guides (cat "layer_guide"): --list-passes needs a trace annotated by tr-guides or tr-layer-track' \
 	--list-passes

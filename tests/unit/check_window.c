@@ -131,6 +131,197 @@ START_TEST(test_category)
 }
 END_TEST
 
+
+START_TEST(test_tally)
+{
+	/* spans touching at 20 and 30, one span twice */
+	static const int64_t lo[] = { 10, 30, 20, 10 }, hi[] = { 20, 40, 30, 20 };
+	static const struct { int64_t lo, hi; uint64_t bytes; } ev[] = {
+		{ 0, 5, 1 }, { 10, 10, 2 }, { 20, 20, 4 }, { 15, 35, 8 }, { 41, 50, 16 },
+		{ 40, 40, 32 }, { 0, 100, 64 }, { 21, 29, 128 },
+	};
+	struct window_tally t;
+	size_t i, k;
+
+	ck_assert_int_eq(window_tally_init(&t, lo, hi, 4), 0);
+	for (i = 0; i < COUNT(ev); i++)
+		window_tally_add(&t, ev[i].lo, ev[i].hi, ev[i].bytes);
+	/* against the plain rule, span by span */
+	for (k = 0; k < 4; k++) {
+		uint64_t want = 0;
+		for (i = 0; i < COUNT(ev); i++)
+			if (window_overlaps(ev[i].lo, ev[i].hi, lo[k], hi[k]))
+				want += ev[i].bytes;
+		ck_assert_uint_eq(window_tally_bytes(&t, k), want);
+	}
+	ck_assert_uint_eq(window_tally_bytes(&t, 0), 2 + 4 + 8 + 64);
+	ck_assert_uint_eq(window_tally_bytes(&t, 1), 8 + 32 + 64);
+	ck_assert_uint_eq(window_tally_bytes(&t, 2), 4 + 8 + 64 + 128);
+	ck_assert_uint_eq(window_tally_bytes(&t, 3), 2 + 4 + 8 + 64);
+	ck_assert_uint_eq(window_tally_bytes(&t, 4), 0);
+	window_tally_free(&t);
+	ck_assert_int_eq(window_tally_init(&t, lo, hi, 0), 0);
+	window_tally_add(&t, 0, 1, 5);
+	ck_assert_uint_eq(window_tally_bytes(&t, 0), 0);
+	window_tally_free(&t);
+}
+END_TEST
+
+/* A small stream: the origin at 100 us, two threads, a flow with an end on
+ * each side of 0.5 ms, a B/E pair, a guide per pass. */
+static const char *const cut_lines[] = {
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"p\"}}",
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"a\"}}",
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"b\"}}",
+	"{\"ph\":\"X\",\"cat\":\"k\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":100.000,\"dur\":10}",
+	"{\"ph\":\"X\",\"cat\":\"k\",\"name\":\"y\",\"pid\":1,\"tid\":2,\"ts\":900,\"dur\":10}",
+	"{\"ph\":\"s\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":105,\"cat\":\"f\",\"name\":\"f\"}",
+	"{\"ph\":\"f\",\"id\":7,\"pid\":1,\"tid\":2,\"ts\":900,\"cat\":\"f\",\"name\":\"f\",\"bp\":\"e\"}",
+	"{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":150}",
+	"{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":800}",
+	"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":1,\"tid\":9,\"ts\":100,"
+	"\"dur\":50,\"args\":{\"pass_index\":0,\"layer_id\":0}}",
+	"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":1,\"tid\":9,\"ts\":890,"
+	"\"dur\":20,\"args\":{\"pass_index\":1,\"layer_id\":0}}",
+};
+
+static void cut_read(struct window_cut *c, struct window_rec *recs)
+{
+	size_t i;
+
+	window_cut_init(c);
+	for (i = 0; i < COUNT(cut_lines); i++)
+		ck_assert_int_eq(window_cut_see(c, cut_lines[i], strlen(cut_lines[i]), &recs[i]), 0);
+	ck_assert_uint_eq(c->events, COUNT(cut_lines));
+	ck_assert(c->have_origin);
+	ck_assert_int_eq(c->origin_ns, 100000);
+	ck_assert_uint_eq(c->ng, 2);
+}
+
+START_TEST(test_cut_time)
+{
+	struct window_cut c;
+	struct window_rec recs[COUNT(cut_lines)];
+	struct window_spec spec = { 0 };
+	static const int want[COUNT(cut_lines)] = { 1, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0 };
+	size_t i;
+
+	cut_read(&c, recs);
+	spec.to = "0.5";   /* [100, 600] us */
+	ck_assert_int_eq(window_cut_choose(&c, &spec), WINDOW_OK);
+	ck_assert_int_eq(c.w0_ns, 100000);
+	ck_assert_int_eq(c.w1_ns, 600000);
+	for (i = 0; i < COUNT(cut_lines); i++)
+		ck_assert_int_eq(window_cut_measure(&c, &recs[i]), 0);
+	ck_assert_int_eq(window_cut_check(&c, "--to 0.5", 0, 0), WINDOW_OK);
+	for (i = 0; i < COUNT(cut_lines); i++)
+		ck_assert_int_eq(window_cut_keeps(&c, &recs[i]), want[i]);
+	/* the flow is cut: its start inside, its end outside */
+	ck_assert_uint_eq(c.flows_cut, 1);
+	ck_assert_uint_eq(c.dropped[WCAT_FLOW], 2);  /* s cut, f outside */
+	ck_assert_uint_eq(c.kept[WCAT_METADATA], 2);
+	ck_assert_uint_eq(c.dropped[WCAT_METADATA], 1);
+	ck_assert_uint_eq(c.kept[WCAT_DURATION], 2);
+	ck_assert_str_eq(c.rows.p, "{\"source_index\":5,\"ph\":\"s\",\"reason\":\"flow with an "
+			 "end outside the window\"}");
+	/* over the limit: refused with the size */
+	ck_assert_int_eq(window_cut_check(&c, "--to 0.5", 1, 10), WINDOW_REFUSED);
+	ck_assert_str_eq(c.err.p, "the window would be 404 bytes of events, more than "
+			 "--max-bytes 10; choose a smaller window");
+	window_cut_free(&c);
+}
+END_TEST
+
+START_TEST(test_cut_passes)
+{
+	struct window_cut c;
+	struct window_rec recs[COUNT(cut_lines)];
+	struct window_spec spec = { 0 };
+	struct buf table = BUF_INIT;
+	size_t i;
+
+	cut_read(&c, recs);
+	spec.pass = "1";
+	ck_assert_int_eq(window_cut_choose(&c, &spec), WINDOW_OK);
+	ck_assert_int_eq(c.w0_ns, 890000);
+	ck_assert_int_eq(c.w1_ns, 910000);
+	for (i = 0; i < COUNT(cut_lines); i++)
+		ck_assert_int_eq(window_cut_measure(&c, &recs[i]), 0);
+	ck_assert_int_eq(window_cut_check(&c, "--pass 1", 0, 0), WINDOW_OK);
+	/* y, the flow's end (its start is outside: dropped), guide 1 */
+	ck_assert(window_cut_keeps(&c, &recs[4]));
+	ck_assert(!window_cut_keeps(&c, &recs[6]));
+	ck_assert(window_cut_keeps(&c, &recs[10]));
+	ck_assert(!window_cut_keeps(&c, &recs[1]));  /* thread 1 keeps nothing */
+	ck_assert(window_cut_keeps(&c, &recs[2]));
+	ck_assert_int_eq(window_cut_pass_table(&c, &table), 0);
+	/* pass 0: x, s, B (its own interval) and guide 0 overlap [100, 150] us;
+	 * pass 1: y, f and guide 1 (lengths plus a newline each) */
+	ck_assert_str_eq(table.p,
+			 "pass 0: 0.000000-0.050000 ms from the trace start, 295 bytes of events\n"
+			 "pass 1: 0.790000-0.810000 ms from the trace start, 253 bytes of events\n");
+	buf_release(&table);
+	window_cut_free(&c);
+}
+END_TEST
+
+START_TEST(test_cut_refusals)
+{
+	struct window_cut c;
+	struct window_rec recs[COUNT(cut_lines)];
+	struct window_spec spec = { 0 };
+
+	cut_read(&c, recs);
+	spec.pass = "9";
+	ck_assert_int_eq(window_cut_choose(&c, &spec), WINDOW_REFUSED);
+	ck_assert_str_eq(c.err.p, "pass 9 does not exist (the guides cover passes 0-1)");
+	window_cut_free(&c);
+
+	cut_read(&c, recs);
+	memset(&spec, 0, sizeof spec);
+	spec.layers = "0-3";
+	ck_assert_int_eq(window_cut_choose(&c, &spec), WINDOW_BAD_OPTION);
+	ck_assert_str_eq(c.err.p, "--layers needs --pass K: the guides cover passes 0-1");
+	window_cut_free(&c);
+
+	cut_read(&c, recs);
+	spec.pass = "0";
+	ck_assert_int_eq(window_cut_choose(&c, &spec), WINDOW_REFUSED);
+	ck_assert_str_eq(c.err.p, "layer L3 does not exist in pass 0 (its guides are L0-L0)");
+	window_cut_free(&c);
+
+	cut_read(&c, recs);
+	memset(&spec, 0, sizeof spec);
+	spec.from = "1ns5";
+	ck_assert_int_eq(window_cut_choose(&c, &spec), WINDOW_BAD_OPTION);
+	ck_assert_str_eq(c.err.p, "--from: invalid value '1ns5' (milliseconds: digits with "
+			 "at most six decimals, or a unit ns, us, ms, s)");
+	window_cut_free(&c);
+
+	/* a window where nothing is: after the last event */
+	cut_read(&c, recs);
+	spec.from = "5";
+	ck_assert_int_eq(window_cut_choose(&c, &spec), WINDOW_OK);
+	for (size_t i = 0; i < COUNT(cut_lines); i++)
+		ck_assert_int_eq(window_cut_measure(&c, &recs[i]), 0);
+	ck_assert_int_eq(window_cut_check(&c, "--from 5", 0, 0), WINDOW_REFUSED);
+	ck_assert_str_eq(c.err.p, "empty window: no event overlaps [5100.000, "
+			 "4611686018427387.903] us (--from 5)");
+	window_cut_free(&c);
+
+	/* a guide without its indexes */
+	window_cut_init(&c);
+	{
+		static const char g[] = "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"ts\":1,\"dur\":1}";
+		struct window_rec r;
+		ck_assert_int_eq(window_cut_see(&c, g, strlen(g), &r), WINDOW_REFUSED);
+		ck_assert_str_eq(c.err.p, "layer guide event 0 without args.pass_index and "
+				 "args.layer_id (not written by tr-guides?)");
+	}
+	window_cut_free(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("window");
@@ -143,6 +334,10 @@ int main(void)
 	tcase_add_test(tc, test_interval);
 	tcase_add_test(tc, test_rules);
 	tcase_add_test(tc, test_category);
+	tcase_add_test(tc, test_tally);
+	tcase_add_test(tc, test_cut_time);
+	tcase_add_test(tc, test_cut_passes);
+	tcase_add_test(tc, test_cut_refusals);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,385 @@
+/* survey: see survey.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "survey.h"
+
+/* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
+ * template arguments fall into one family. */
+char *survey_family(const char *name)
+{
+	struct buf b = BUF_INIT;
+	int depth = 0;
+	const char *p;
+
+	int rc = 0;
+
+	for (p = name; *p; p++) {
+		if (*p == '<') {
+			if (depth++ == 0)
+				rc |= buf_addstr(&b, "<...>");
+			continue;
+		}
+		if (*p == '>' && depth > 0) {
+			depth--;
+			continue;
+		}
+		if (depth == 0)
+			rc |= buf_addch(&b, *p);
+	}
+	if (rc != 0) {
+		buf_release(&b);
+		return NULL;
+	}
+	return b.p[0] ? b.p : calloc(1, 1);
+}
+
+static int cmp_occ(const void *a, const void *b)
+{
+	const struct survey_occ *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int64_t gap(const struct survey_occ *o, size_t i)
+{
+	return o[i + 1].ts - o[i].ts;
+}
+
+/* Gap i (from occurrence i to i + 1) lies inside a pass, a partial first
+ * or last one included: it is no pass boundary. */
+static int inside_pass(const struct survey_split *sp, size_t N, size_t i)
+{
+	if (N == 1 || sp->kind == SURVEY_SPLIT_NONE)
+		return 0;
+	if (i + 1 == sp->offset)
+		return 0;
+	if (i < sp->offset || i + 1 >= sp->offset + sp->passes * N)
+		return i + 1 != sp->offset + sp->passes * N;
+	return (i - sp->offset) % N != N - 1;
+}
+
+/* The gaps compared between names and measured for regularity: inside
+ * the passes, or for N = 1 (one occurrence per pass) every gap. */
+static int compared_gap(const struct survey_split *sp, size_t N, size_t i)
+{
+	return N == 1 || inside_pass(sp, N, i);
+}
+
+/* Cut n sorted occurrences into passes of N.  The offset (the partial pass
+ * before the first complete one, 0 to N - 1) is the one whose pass
+ * boundaries are the largest gaps: it maximises the smallest boundary gap;
+ * on a tie the one with more passes, then the smaller offset.  The split is
+ * clean when every boundary gap is larger than every gap inside a pass (the
+ * partial first and last passes included), ambiguous otherwise: the passes
+ * then rest on the count alone. */
+void survey_split_passes(const struct survey_occ *o, size_t n, size_t N, struct survey_split *sp)
+{
+	size_t off, last, j, k;
+	int64_t best = 0, minb;
+	int have = 0;
+
+	memset(sp, 0, sizeof *sp);
+	sp->kind = SURVEY_SPLIT_NONE;
+	sp->min_between = sp->max_inside = -1;
+	if (n < N || n == 0)
+		return;
+	last = n - N < N - 1 ? n - N : N - 1;
+	for (off = 0; off <= last; off++) {
+		k = (n - off) / N;
+		minb = INT64_MAX;
+		if (off > 0)
+			minb = gap(o, off - 1);
+		for (j = 1; j < k && !(have && minb <= best); j++)
+			if (gap(o, off + j * N - 1) < minb)
+				minb = gap(o, off + j * N - 1);
+		if (off + k * N < n && gap(o, off + k * N - 1) < minb)
+			minb = gap(o, off + k * N - 1);
+		if (!have || minb > best) {
+			have = 1;
+			best = minb;
+			sp->offset = off;
+		}
+	}
+	sp->passes = (n - sp->offset) / N;
+	sp->partial_last = n - sp->offset - sp->passes * N;
+	sp->min_between = best == INT64_MAX ? -1 : best;
+	sp->kind = SURVEY_SPLIT_SINGLE; /* for inside_pass */
+	for (j = 0; j + 1 < n; j++)
+		if (inside_pass(sp, N, j) && gap(o, j) > sp->max_inside)
+			sp->max_inside = gap(o, j);
+	if (sp->min_between < 0)
+		sp->kind = SURVEY_SPLIT_SINGLE;
+	else if (sp->max_inside < 0 || sp->min_between > sp->max_inside)
+		sp->kind = SURVEY_SPLIT_CLEAN;
+	else
+		sp->kind = SURVEY_SPLIT_AMBIGUOUS;
+}
+
+/* Passes of 2N from the first occurrence split cleanly (or there is one):
+ * with a count of 2N x p whose passes of N do not split cleanly, the name
+ * runs twice per layer. */
+static int splits_at_2n(const struct survey_occ *o, size_t n, size_t N)
+{
+	int64_t minb = INT64_MAX, maxi = -1;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if ((i + 1) % (2 * N) == 0) {
+			if (gap(o, i) < minb)
+				minb = gap(o, i);
+		} else if (gap(o, i) > maxi) {
+			maxi = gap(o, i);
+		}
+	}
+	return minb == INT64_MAX || minb > maxi;
+}
+
+/* Sort the occurrences, split them into passes, measure the spacing inside
+ * passes, and score the name as an anchor. */
+int survey_analyse(struct survey_name *s, size_t N)
+{
+	size_t i, n = s->n, cnt = 0;
+	double sum = 0, var = 0, mean;
+
+	qsort(s->occ, n, sizeof *s->occ, cmp_occ);
+	survey_split_passes(s->occ, n, N, &s->sp);
+	s->twice_by_count = s->sp.kind == SURVEY_SPLIT_AMBIGUOUS && n % (2 * N) == 0 &&
+			    splits_at_2n(s->occ, n, N);
+	for (i = 0; i + 1 < n; i++)
+		if (compared_gap(&s->sp, N, i)) {
+			sum += (double)gap(s->occ, i);
+			cnt++;
+		}
+	if (cnt > 1) {
+		mean = sum / (double)cnt;
+		for (i = 0; i + 1 < n; i++)
+			if (compared_gap(&s->sp, N, i)) {
+				double dv = (double)gap(s->occ, i) - mean;
+				var += dv * dv;
+			}
+		var /= (double)cnt;
+		s->cv = mean > 0 && var > 0 ? __builtin_sqrt(var) / mean : 0;
+	}
+	if (s->sp.kind == SURVEY_SPLIT_NONE || s->twice_by_count) {
+		s->score = 0;
+	} else {
+		s->score = (double)s->sp.passes * (double)N;
+		if (s->sp.kind == SURVEY_SPLIT_AMBIGUOUS)
+			s->score *= 0.25;
+		s->score /= 1.0 + 4.0 * s->cv;
+		if (s->nstreams > 1)
+			s->score *= 0.8;
+	}
+	/* Runs at gaps over 1.5 times the median gap, only for the draft and
+	 * target warning: one family in runs of two different lengths. */
+	if (n >= 2) {
+		int64_t *gaps = malloc((n - 1) * sizeof *gaps), median, limit;
+		size_t lens[64] = { 0 }, counts[64] = { 0 }, nlens = 0, start = 0, a = 0, k;
+
+		if (gaps == NULL)
+			return -1;
+		for (i = 0; i + 1 < n; i++)
+			gaps[i] = gap(s->occ, i);
+		qsort(gaps, n - 1, sizeof *gaps, cmp_i64);
+		median = gaps[(n - 1) / 2];
+		free(gaps);
+		limit = median > 0 ? median + median / 2 : 1;
+		for (i = 1; i <= n; i++) {
+			if (i < n && gap(s->occ, i - 1) <= limit)
+				continue;
+			for (k = 0; k < nlens && lens[k] != i - start; k++)
+				;
+			if (k == nlens && nlens < 64) {
+				lens[nlens] = i - start;
+				counts[nlens++] = 0;
+			}
+			if (k < nlens)
+				counts[k]++;
+			s->nruns++;
+			start = i;
+		}
+		for (k = 1; k < nlens; k++)
+			if (counts[k] > counts[a])
+				a = k;
+		s->len_a = nlens ? lens[a] : 0;
+	} else {
+		s->nruns = n;
+	}
+	return 0;
+}
+
+/* Occurrences of b between consecutive occurrences of a (at compared gaps
+ * of a): 1 when always exactly one (b confirms a's boundaries), 2 when
+ * always exactly two (b runs twice per layer), 0 otherwise. */
+int survey_interleave(const struct survey_name *a, const struct survey_name *b, size_t N)
+{
+	size_t i, j = 0, pairs = 0;
+	int pattern = -1;
+
+	for (i = 0; i + 1 < a->n; i++) {
+		size_t between = 0;
+		if (!compared_gap(&a->sp, N, i))
+			continue;
+		while (j < b->n && b->occ[j].ts < a->occ[i].ts)
+			j++;
+		while (j < b->n && b->occ[j].ts < a->occ[i + 1].ts) {
+			between++;
+			j++;
+		}
+		if (between != 1 && between != 2)
+			return 0;
+		if (pattern == -1)
+			pattern = (int)between;
+		else if (pattern != (int)between)
+			return 0;
+		pairs++;
+	}
+	return pairs >= 2 && pattern > 0 ? pattern : 0;
+}
+
+/* The most passes of s that lie inside one pass of t (from the first to
+ * the last occurrence of each): more than one means that s recurs in groups
+ * of N inside t's layers, not once per layer. */
+size_t survey_passes_inside(const struct survey_name *s, const struct survey_name *t, size_t N)
+{
+	size_t i, j = 0, in = 0, most = 0;
+
+	for (i = 0; i < s->sp.passes; i++) {
+		int64_t a = s->occ[s->sp.offset + i * N].ts;
+		int64_t b = s->occ[s->sp.offset + i * N + N - 1].ts;
+		size_t before = j;
+		while (j < t->sp.passes && t->occ[t->sp.offset + j * N + N - 1].ts < a)
+			j++;
+		if (j != before)
+			in = 0;
+		if (j < t->sp.passes && t->occ[t->sp.offset + j * N].ts <= a &&
+		    b <= t->occ[t->sp.offset + j * N + N - 1].ts) {
+			if (++in > most)
+				most = in;
+		}
+	}
+	return most;
+}
+
+/* ProfilerStep starts against the passes: a step that starts inside a
+ * whole pass (between its occurrences N - 1 and N, counted from the offset)
+ * contradicts the split; one that starts at a pass boundary agrees.  With
+ * fewer than two steps there is nothing to compare. */
+void survey_steps_vs_passes(const struct survey_step *steps, size_t nsteps,
+			    const struct survey_name *s, size_t N, size_t *on, size_t *inside)
+{
+	size_t j, i = 0, first = s->sp.offset, last = s->sp.offset + s->sp.passes * N;
+
+	*on = *inside = 0;
+	if (nsteps < 2)
+		return;
+	for (j = 0; j < nsteps; j++) {
+		while (i < s->n && s->occ[i].ts < steps[j].start)
+			i++;
+		/* i occurrences lie before step j */
+		if (i < first || i > last)
+			continue;
+		if ((i - first) % N == 0)
+			(*on)++;
+		else
+			(*inside)++;
+	}
+}
+
+/* Pass j of s: from its first occurrence to the latest end in it (ns). */
+void survey_pass_span(const struct survey_name *s, size_t N, size_t j, int64_t *a, int64_t *b)
+{
+	size_t i, first = s->sp.offset + j * N;
+
+	*a = s->occ[first].ts;
+	*b = s->occ[first].end;
+	for (i = first + 1; i < first + N; i++)
+		if (s->occ[i].end > *b)
+			*b = s->occ[i].end;
+}
+
+/* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates), or 0 when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len, k;
+	unsigned char lo = 0x80, hi = 0xBF;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		len = 2;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		len = 3;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		len = 4;
+	else
+		return 0;
+	if (p[0] == 0xE0)
+		lo = 0xA0;
+	else if (p[0] == 0xED)
+		hi = 0x9F;
+	else if (p[0] == 0xF0)
+		lo = 0x90;
+	else if (p[0] == 0xF4)
+		hi = 0x8F;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (k = 2; k < len; k++)
+		if (p[k] < 0x80 || p[k] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* A regex matching exactly this name: metacharacters escaped, a NUL as
+ * \x00, anchored.  No pattern matches bytes that are not UTF-8 (a lone
+ * surrogate included; see regex.h), so for such a name the regex covers
+ * its longest valid run, anchored where the run touches an end of the
+ * name.  Returns 1 when the regex is exact. */
+int survey_exact_regex(struct buf *b, const char *name, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t i = 0, run = 0, best = 0, best_len = 0, len;
+	int exact = 1, rc = 0;
+
+	while (i < n) {
+		if ((len = utf8_len(p + i, n - i)) == 0) {
+			exact = 0;
+			run = ++i;
+			continue;
+		}
+		i += len;
+		if (i - run > best_len) {
+			best = run;
+			best_len = i - run;
+		}
+	}
+	if (exact) {
+		best = 0;
+		best_len = n;
+	}
+	if (best == 0)
+		rc |= buf_addch(b, '^');
+	for (i = best; i < best + best_len; i++) {
+		if (name[i] == '\0') {
+			rc |= buf_addstr(b, "\\x00");
+			continue;
+		}
+		if (strchr("\\^$.|?*+()[]{}", name[i]))
+			rc |= buf_addch(b, '\\');
+		rc |= buf_addch(b, name[i]);
+	}
+	if (best + best_len == n)
+		rc |= buf_addch(b, '$');
+	return rc != 0 ? -1 : exact;
+}

@@ -1,0 +1,91 @@
+/* survey: the analysis behind tr-survey(1): a kernel name's occurrences
+ * cut into passes of N at the largest gaps, its score as a once-per-layer
+ * anchor, how two names interleave, and the exact regex of a name.
+ * The common/ rule: library code returns a status and never prints or
+ * exits. */
+#ifndef TR_SURVEY_H
+#define TR_SURVEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+/* Spacing above this coefficient of variation inside passes is called
+ * irregular in the reasons a candidate ranks lower. */
+#define SURVEY_IRREGULAR_CV 0.25
+
+struct survey_occ {
+	int64_t ts, end;       /* ns; end = ts + dur (ts when dur is missing) */
+};
+
+enum survey_split_kind { SURVEY_SPLIT_NONE, SURVEY_SPLIT_SINGLE, SURVEY_SPLIT_CLEAN, SURVEY_SPLIT_AMBIGUOUS };
+
+/* The occurrences of a name cut into passes of N: partial_first
+ * occurrences, then passes x N, then partial_last. */
+struct survey_split {
+	size_t offset, passes, partial_last;
+	enum survey_split_kind kind;
+	int64_t min_between;   /* smallest gap at a pass boundary, -1: none */
+	int64_t max_inside;    /* largest gap inside a pass, -1: none */
+};
+
+/* One kernel name in one (pid, device). */
+struct survey_name {
+	uint32_t group;        /* (pid, device) */
+	char *name;            /* unescaped */
+	size_t name_len;       /* bytes (a \u0000 in the name included) */
+	char *family;          /* the name with template arguments removed */
+	struct survey_occ *occ;  /* occurrences, sorted by survey_analyse */
+	size_t n, cap;
+	char *streams[4];      /* first distinct tids (raw) */
+	unsigned nstreams;     /* distinct tids seen, saturating */
+	/* analysis */
+	struct survey_split sp;
+	int twice_by_count;    /* n = 2N x p and only passes of 2N split cleanly */
+	int twice_between;     /* 2 between consecutive occurrences of the top */
+	size_t nruns, len_a;   /* runs at large gaps, most common run length */
+	double cv;             /* spacing regularity inside passes */
+	double score;
+	unsigned confirms;     /* other candidates with one occurrence per interval */
+	const char *confirmed_by;
+	size_t clean_partner;  /* rank (1-based) of a one-to-one partner with a clean split */
+	size_t span0;          /* where its passes' spans begin in the caller's tally */
+};
+
+struct survey_step {
+	int64_t start, end;
+};
+
+/* "void f<int, g<x>>(a)" -> "void f<...>(a)" (a new string), or NULL when
+ * memory runs out. */
+char *survey_family(const char *name);
+
+/* Cut n sorted occurrences into passes of N (see survey.c). */
+void survey_split_passes(const struct survey_occ *o, size_t n, size_t N, struct survey_split *sp);
+
+/* Sort s's occurrences, split them into passes of N, measure the spacing
+ * inside passes and score s as an anchor; 0, or -1 when memory runs out. */
+int survey_analyse(struct survey_name *s, size_t N);
+
+/* Occurrences of b between consecutive occurrences of a (at a's compared
+ * gaps): 1 when always exactly one, 2 when always exactly two, else 0. */
+int survey_interleave(const struct survey_name *a, const struct survey_name *b, size_t N);
+
+/* The most passes of s that lie inside one pass of t. */
+size_t survey_passes_inside(const struct survey_name *s, const struct survey_name *t, size_t N);
+
+/* ProfilerStep starts (sorted) against s's passes: *on at a pass boundary,
+ * *inside inside a whole pass; both 0 with fewer than two steps. */
+void survey_steps_vs_passes(const struct survey_step *steps, size_t nsteps,
+			    const struct survey_name *s, size_t N, size_t *on, size_t *inside);
+
+/* Pass j of s: from its first occurrence to the latest end in it (ns). */
+void survey_pass_span(const struct survey_name *s, size_t N, size_t j, int64_t *a, int64_t *b);
+
+/* Append a regex matching exactly this name (see survey.c): 1 when it is
+ * exact, 0 when the name holds bytes that are not UTF-8 (the regex then
+ * covers its longest valid run), -1 when memory runs out. */
+int survey_exact_regex(struct buf *b, const char *name, size_t n);
+
+#endif
