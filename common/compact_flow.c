@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "compact_flow.h"
 #include "compact_rewrite.h"
@@ -145,6 +146,14 @@ int compact_flow_move(struct compact *c, const char *line, size_t len, uint64_t 
 	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3 ||
 	    (ph[1] != 's' && ph[1] != 't' && ph[1] != 'f'))
 		return 0;
+	/* most flows are on CPU threads, which stay: look at pid and tid first
+	 * (raw keys are the keys when the line holds no backslash) */
+	if (memchr(line, '\\', len) == NULL) {
+		event_members(line, len, flow_keys, 2, m);
+		track = compact_find_track(c, m[0], m[1]);
+		if (track < 0 || !c->tracks[track].moved)
+			return 0;
+	}
 	if ((rc = compact_members(c, line, len, flow_keys, 5, m)) != 0)
 		return rc;
 	track = compact_find_track(c, m[0], m[1]);
