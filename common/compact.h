@@ -1,0 +1,197 @@
+/* compact: tr-compact's model of a stream -- which events are GPU activity,
+ * GPU scopes, flows and thread metadata, grouped by (pid, args.device,
+ * kind), and where each moved event goes (tr-compact(1)).
+ *
+ * Pass one (compact_see_event, per event) keeps a 48-byte record per GPU
+ * activity or scope and a line per thread metadata event; compact_plan
+ * packs the lanes (lanes.h), chooses the synthetic ids and checks what
+ * cannot be placed; pass two (compact_place, per event again) says what to
+ * do with each event and rewrites the moved ones (compact_rewrite.h), flows
+ * through compact_flow.h.  The report and the summary are compact_report.h.
+ *
+ * The common/ rule: library code returns a status and never prints or
+ * exits.  A function that refuses the input returns COMPACT_REFUSED with
+ * the message (without the program name) in c->msg. */
+#ifndef TR_COMPACT_H
+#define TR_COMPACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "event.h"
+#include "intern.h"
+#include "json.h"
+#include "lanes.h"
+
+enum compact_status {
+	COMPACT_OK = 0,
+	COMPACT_REFUSED = -1,  /* input rejected or refused: c->msg says why */
+	COMPACT_NOMEM = -2,
+	COMPACT_LANES = -3     /* compact_plan: too many lanes; see compact_lanes_message */
+};
+
+#define COMPACT_MAX_LANES 10
+#define COMPACT_LANE_TID_BASE ((int64_t)0x7E000000)  /* synthetic lane tids start here */
+#define COMPACT_SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
+#define COMPACT_NO_CORR INT64_MIN
+/* Records live in blocks, not one array grown by realloc: growing would
+ * briefly hold the old and the new array, twice the memory. */
+#define COMPACT_ACT_BLOCK ((size_t)1 << 16)
+
+enum { COMPACT_ACTIVITY = 0, COMPACT_SCOPE = 1 };
+enum { COMPACT_F_ZERO = 1, COMPACT_F_KERNEL = 2, COMPACT_F_SCOPE = 4 };
+
+/* One GPU activity (kernel, memcpy, memset) or GPU scope: 48 bytes. */
+struct compact_act {
+	int64_t start_ns;   /* exact ts, floor */
+	int64_t end_ns;     /* exact ts + dur, ceiling */
+	int64_t corr;       /* args.correlation, or COMPACT_NO_CORR */
+	uint32_t index;     /* source index */
+	uint32_t track;     /* original (pid, tid) */
+	uint32_t group;
+	int16_t lo_pad;     /* Perfetto may start this much earlier */
+	int16_t hi_pad;     /* ... and end this much later */
+	uint8_t lane;
+	uint8_t flags;
+};
+
+struct compact_track {
+	char *pid, *tid;     /* raw JSON */
+	uint32_t pid_id;
+	int moved;
+	uint64_t nother;     /* events that cannot be placed */
+	uint64_t first_other;
+	int64_t max_dur;     /* longest activity, for flow lookups */
+	int has_corr;        /* some activity here carries args.correlation */
+	int dev_selected;    /* --device: activity of that device is here */
+	int dev_seen;        /* --device: any GPU activity is here */
+};
+
+/* --device: a GPU scope without args.device (Kineto writes none) waits
+ * until pass one has seen which tracks hold that device's activity. */
+struct compact_pending {
+	uint64_t index;
+	uint32_t track;
+	char *line;
+	size_t len;
+};
+
+struct compact_lane_count {
+	uint32_t track;
+	uint64_t count;
+	uint64_t kernels;
+};
+
+struct compact_group {
+	char *pid, *device;  /* raw JSON; device "null" when absent */
+	uint32_t pid_id;
+	int kind;
+	uint64_t nacts, nkernels;
+	unsigned nlanes;
+	int64_t lane_tid[COMPACT_MAX_LANES];
+	int64_t display_pid;   /* scopes: the new pid; activity: -1 (same pid) */
+	int by_device;         /* scopes: the pid has scopes on several devices */
+	struct compact_lane_count *counts[COMPACT_MAX_LANES];
+	size_t ncounts[COMPACT_MAX_LANES];
+};
+
+struct compact_retired {
+	uint32_t index;
+	uint32_t track;
+	char *text;
+};
+
+struct compact_guide {
+	uint64_t index;
+	char *pid;
+	int64_t start, end;
+	int sub, has_args;
+};
+
+struct compact {
+	/* options: set after compact_init, before the first event */
+	int64_t max_lanes;         /* 1..COMPACT_MAX_LANES */
+	const char *only_pid;      /* --pid, or NULL */
+	const char *only_device;   /* --device: args.device of the activity to move */
+	int layers_report;         /* a .layers.json report passed by (set by the caller) */
+	char *source_name;         /* the head's source (set by the caller, freed here) */
+
+	uint64_t events;           /* events seen: the source index of the next one */
+	struct compact_guide *guides;
+	size_t nguides, guides_cap;
+	struct intern gpu_devices; /* "pid P, device D" of GPU activity, with --device */
+	struct intern device_pids; /* pids with activity of --device */
+	struct compact_pending *pending;
+	size_t npending, pending_cap;
+	uint32_t *act_order;       /* acts by source index, when pending scopes joined */
+	struct intern tracks_by_key, pids, groups_by_key;
+	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
+	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
+	struct compact_track *tracks;
+	size_t ntracks_cap;
+	struct compact_group *groups;
+	size_t ngroups_cap;
+	struct compact_act **blocks; /* the records, COMPACT_ACT_BLOCK per block */
+	size_t nacts, nblocks;
+	uint32_t *by_track;        /* act indices by (track, corr, start): compact_flow.h */
+	size_t *track_first;       /* by_track[track_first[t]] is track t's first */
+	struct intern lane_keys;   /* (group, track, lane) seen while counting */
+	size_t *lane_slot;         /* its entry in the group's counts[lane] */
+	size_t lane_slot_cap;
+	struct compact_retired *ret;
+	size_t nret, ret_cap;
+	struct lanes_refusal refusal; /* after COMPACT_LANES */
+	/* pass two */
+	size_t next_act, next_ret;
+	uint64_t index;
+	uint64_t relocated, relocated_flows, new_metadata, nretired;
+	/* scratch */
+	struct jdoc doc;
+	struct buf key, last_track_key, out;
+	uint32_t last_track;
+	struct buf msg;            /* the refusal */
+};
+
+/* The k-th record (0-based, in pass-one order). */
+static inline struct compact_act *compact_act(const struct compact *c, size_t k)
+{
+	return &c->blocks[k / COMPACT_ACT_BLOCK][k % COMPACT_ACT_BLOCK];
+}
+
+void compact_init(struct compact *c);
+void compact_free(struct compact *c);
+
+/* Pass one, per event line (in order; c->events counts them). */
+int compact_see_event(struct compact *c, const char *line, size_t len);
+
+/* Between the passes: the pending scopes, "nothing to compact", lanes, ids,
+ * moved tracks, what cannot be placed, the guides, the flow index.
+ * COMPACT_LANES: a group needs more lanes than max_lanes; c->refusal says
+ * where and compact_lanes_message words it. */
+int compact_plan(struct compact *c);
+
+/* The refusal of COMPACT_LANES into c->msg; origin is the smallest exact ts
+ * (ns) of any event, for times relative to the trace start. */
+int compact_lanes_message(struct compact *c, int64_t origin);
+
+/* Pass two, per event line, in the same order as pass one.  *out_line and
+ * *out_len: the line to write (the event itself, or its rewritten copy in
+ * c->out); both NULL/0 when the event is retired (it is in the report). */
+int compact_place(struct compact *c, const char *line, size_t len, const char **out_line,
+		  size_t *out_len);
+
+/* Top-level members keys[0..n) of an event line (or of an args object), as
+ * raw value text; len 0 when absent.  COMPACT_REFUSED on a line with
+ * escapes that is not JSON ("event I: not a JSON object"). */
+int compact_members(struct compact *c, const char *line, size_t len, const char *const *keys,
+		    int n, struct member *out);
+
+/* The id of a (pid, tid) that pass one saw, or -1. */
+int64_t compact_find_track(struct compact *c, struct member pid, struct member tid);
+
+/* The display pid of a group as text: its own pid, or the scope process
+ * (space: 24 bytes). */
+const char *compact_display_pid(const struct compact_group *g, char *space);
+
+#endif

@@ -1,0 +1,277 @@
+/* Unit tests for common/compact.c: pass one, the plan and pass two on small
+ * streams -- which events move to which lane tid, which metadata retires,
+ * what stays byte for byte -- and every refusal's exact message. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Two kernels overlap on streams 7 and 8 of device 0; a third touches the
+ * first's end (touching may share a lane); a flow binds to the second. */
+static const char *const s1[] = {
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":10,\"dur\":5,"
+	"\"args\":{\"device\":0,\"correlation\":1}}",
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":8,\"ts\":12,\"dur\":5,"
+	"\"args\":{\"device\":0,\"correlation\":2}}",
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"c\",\"pid\":1,\"tid\":7,\"ts\":15,\"dur\":1,"
+	"\"args\":{\"device\":0,\"correlation\":3}}",
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":7,\"args\":{\"name\":\"stream 7\"}}",
+	"{\"ph\":\"f\",\"id\":2,\"pid\":1,\"tid\":8,\"ts\":12,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100}",
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"p\"}}",
+};
+
+/* What pass two writes for each event of s1 (NULL: retired). */
+static const char *const s1_out[] = {
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2113929216,\"ts\":10,"
+	"\"dur\":5,\"args\":{\"device\":0,\"correlation\":1,\"_compact_gpu_track\":{\"pid\":1,"
+	"\"tid\":7,\"source_event_index\":0,\"had_args\":true}}}",
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":2113929217,\"ts\":12,"
+	"\"dur\":5,\"args\":{\"device\":0,\"correlation\":2,\"_compact_gpu_track\":{\"pid\":1,"
+	"\"tid\":8,\"source_event_index\":1,\"had_args\":true}}}",
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"c\",\"pid\":1,\"tid\":2113929216,\"ts\":15,"
+	"\"dur\":1,\"args\":{\"device\":0,\"correlation\":3,\"_compact_gpu_track\":{\"pid\":1,"
+	"\"tid\":7,\"source_event_index\":2,\"had_args\":true}}}",
+	NULL,
+	"{\"ph\":\"f\",\"id\":2,\"pid\":1,\"tid\":2113929217,\"ts\":12,\"cat\":\"ac2g\","
+	"\"name\":\"ac2g\",\"args\":{\"_compact_gpu_track\":{\"pid\":1,\"tid\":8,"
+	"\"source_event_index\":4,\"had_args\":false}}}",
+	NULL, /* as it was */
+	NULL, /* as it was */
+};
+
+static int see_all(struct compact *c, const char *const *lines, size_t n)
+{
+	size_t k;
+	int rc;
+
+	for (k = 0; k < n; k++)
+		if ((rc = compact_see_event(c, lines[k], strlen(lines[k]))) != 0)
+			return rc;
+	return 0;
+}
+
+START_TEST(test_s1)
+{
+	struct compact c;
+	size_t k;
+	const char *out;
+	size_t len;
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, s1, COUNT(s1)), 0);
+	ck_assert_uint_eq(c.nacts, 3);
+	ck_assert_uint_eq(c.nret, 1);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	ck_assert_uint_eq(c.groups_by_key.n, 1);
+	ck_assert_str_eq(c.groups[0].pid, "1");
+	ck_assert_str_eq(c.groups[0].device, "0");
+	ck_assert_uint_eq(c.groups[0].nlanes, 2);
+	ck_assert_int_eq(c.groups[0].lane_tid[0], 0x7E000000);
+	ck_assert_int_eq(c.groups[0].lane_tid[1], 0x7E000001);
+	ck_assert_uint_eq(c.groups[0].nkernels, 2);
+	ck_assert_uint_eq(c.groups[0].nacts, 3);
+	for (k = 0; k < COUNT(s1); k++) {
+		ck_assert_int_eq(compact_place(&c, s1[k], strlen(s1[k]), &out, &len), 0);
+		if (k == 3) {
+			ck_assert_ptr_null(out);
+		} else if (s1_out[k] == NULL) {
+			ck_assert_ptr_eq(out, s1[k]);
+			ck_assert_uint_eq(len, strlen(s1[k]));
+		} else {
+			ck_assert_uint_eq(len, strlen(s1_out[k]));
+			ck_assert(memcmp(out, s1_out[k], len) == 0);
+		}
+	}
+	ck_assert_uint_eq(c.relocated, 3);
+	ck_assert_uint_eq(c.relocated_flows, 1);
+	ck_assert_uint_eq(c.nretired, 1);
+	compact_free(&c);
+}
+END_TEST
+
+/* A zero-length event does not share a lane with one that starts where it
+ * is (Perfetto would nest it); a tid already used in the pid is skipped. */
+START_TEST(test_zero_and_used_tid)
+{
+	static const char *const lines[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"z\",\"pid\":1,\"tid\":7,\"ts\":10,"
+		"\"dur\":0}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":10,"
+		"\"dur\":3}",
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":2113929216,"
+		"\"ts\":0,\"dur\":1}",
+	};
+	struct compact c;
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, lines, COUNT(lines)), 0);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	ck_assert_uint_eq(c.groups[0].nlanes, 2);
+	ck_assert_str_eq(c.groups[0].device, "null");
+	ck_assert_int_eq(c.groups[0].lane_tid[0], 0x7E000001);
+	ck_assert_int_eq(c.groups[0].lane_tid[1], 0x7E000002);
+	compact_free(&c);
+}
+END_TEST
+
+/* GPU scopes go to a new process, pid 0x7F000000 upward. */
+START_TEST(test_scope)
+{
+	static const char *const lines[] = {
+		"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"s\",\"pid\":1,\"tid\":7,"
+		"\"ts\":10,\"dur\":3}",
+	};
+	struct compact c;
+	char space[24];
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, lines, COUNT(lines)), 0);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	ck_assert_int_eq(c.groups[0].kind, COMPACT_SCOPE);
+	ck_assert_str_eq(compact_display_pid(&c.groups[0], space), "2130706432");
+	ck_assert_int_eq(c.groups[0].lane_tid[0], 0x7E000000);
+	compact_free(&c);
+}
+END_TEST
+
+struct refusal_case {
+	const char *lines[3];
+	int max_lanes;
+	const char *only_pid;
+	int in_plan;          /* refused by compact_plan, not by pass one */
+	const char *msg;
+};
+
+static const struct refusal_case refusals[] = {
+	{ { "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"ts\":1,\"dur\":1}" },
+	  10, NULL, 0,
+	  "event 0: GPU activity without tid (pid 1): its stream is unknown, so it cannot be "
+	  "placed on a lane" },
+	{ { "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"a\",\"ts\":1,\"dur\":1}" },
+	  10, NULL, 0,
+	  "event 0: GPU scope (gpu_user_annotation) without pid and tid: its device and stream "
+	  "are unknown, so it cannot be placed on a lane" },
+	{ { "{\"ph\":\"X\",\"name\":\"a\",\"args\":{\"_compact_gpu_track\":{}}}" }, 10, NULL, 0,
+	  "event 0: already compacted (_compact_gpu_track); start from the original trace" },
+	{ { "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,"
+	    "\"dur\":-1}" }, 10, NULL, 0, "event 0: negative dur -1" },
+	{ { "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":\"1\","
+	    "\"dur\":1}" }, 10, NULL, 0, "event 0: GPU event without a numeric ts and dur" },
+	{ { "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1}",
+	    "{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,"
+	    "\"dur\":1}" }, 10, NULL, 1,
+	  "nothing to compact: the stream has no GPU activity (X events whose cat includes "
+	  "kernel, gpu_memcpy, gpu_memset, Kernel, Memcpy or Memset) and no GPU scopes "
+	  "(gpu_user_annotation); unrecognised device-like categories seen: mtia_ccp_events "
+	  "(tr-compact does not move them)" },
+	{ { "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1}" },
+	  10, "5", 1,
+	  "nothing to compact: pid 5 has no GPU activity or GPU scopes; GPU activity is in pid 1" },
+	{ { "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1}",
+	    "{\"ph\":\"i\",\"name\":\"m\",\"pid\":1,\"tid\":2,\"ts\":1}" }, 10, NULL, 1,
+	  "event 1: on GPU track pid 1 tid 2, which is moved to synthetic lanes, but it is "
+	  "neither GPU activity, a GPU scope, a flow nor thread metadata, so it cannot be placed "
+	  "(1 such events); use --pid to leave this pid alone" },
+	{ { "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1}",
+	    "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"g\",\"pid\":1,\"tid\":3,\"ts\":1,"
+	    "\"dur\":1}" }, 10, NULL, 1,
+	  "event 1: the existing layer guide lacks the layer_guide args (layer_id, pass_index, "
+	  "boundary_kind) or a numeric ts and dur; regenerate the guides from the original trace "
+	  "with tr-layer-track (with --max-gpu-lanes)" },
+};
+
+START_TEST(test_refusal)
+{
+	const struct refusal_case *r = &refusals[_i];
+	struct compact c;
+	size_t n = 0;
+	int rc;
+
+	compact_init(&c);
+	c.max_lanes = r->max_lanes;
+	c.only_pid = r->only_pid;
+	while (n < COUNT(r->lines) && r->lines[n] != NULL)
+		n++;
+	rc = see_all(&c, r->lines, n);
+	if (r->in_plan) {
+		ck_assert_int_eq(rc, 0);
+		rc = compact_plan(&c);
+	}
+	ck_assert_int_eq(rc, COMPACT_REFUSED);
+	ck_assert_str_eq(c.msg.p, r->msg);
+	compact_free(&c);
+}
+END_TEST
+
+/* One lane for s1: refused where the second lane is first needed, from the
+ * start of b (12 us) to the end of a (15 us), relative to the origin. */
+START_TEST(test_too_many_lanes)
+{
+	struct compact c;
+
+	compact_init(&c);
+	c.max_lanes = 1;
+	ck_assert_int_eq(see_all(&c, s1, COUNT(s1)), 0);
+	ck_assert_int_eq(compact_plan(&c), COMPACT_LANES);
+	ck_assert_uint_eq(c.refusal.peak, 2);
+	ck_assert_int_eq(c.refusal.from, 12000);
+	ck_assert_int_eq(c.refusal.to, 15000);
+	ck_assert_int_eq(compact_lanes_message(&c, 2000), COMPACT_REFUSED);
+	ck_assert_str_eq(c.msg.p, "pid 1, device 0: GPU activity needs 2 lanes (peak "
+			 "concurrency) but --max-gpu-lanes is 1; it first exceeds 1 from 12.000 to "
+			 "15.000 us (0.010000 to 0.013000 ms from the trace start); cut a time window "
+			 "around the part you need, or keep the original streams (no compaction)");
+	compact_free(&c);
+}
+END_TEST
+
+/* --device: only that device's activity moves. */
+START_TEST(test_device)
+{
+	static const char *const lines[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":1,"
+		"\"dur\":1,\"args\":{\"device\":0}}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":8,\"ts\":1,"
+		"\"dur\":1,\"args\":{\"device\":1}}",
+	};
+	struct compact c;
+
+	compact_init(&c);
+	c.only_device = "1";
+	ck_assert_int_eq(see_all(&c, lines, COUNT(lines)), 0);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	ck_assert_uint_eq(c.nacts, 1);
+	ck_assert_str_eq(c.groups[0].device, "1");
+	compact_free(&c);
+}
+END_TEST
+
+static Suite *compact_suite(void)
+{
+	Suite *s = suite_create("compact");
+	TCase *tc = tcase_create("compact");
+
+	tcase_add_test(tc, test_s1);
+	tcase_add_test(tc, test_zero_and_used_tid);
+	tcase_add_test(tc, test_scope);
+	tcase_add_loop_test(tc, test_refusal, 0, (int)COUNT(refusals));
+	tcase_add_test(tc, test_too_many_lanes);
+	tcase_add_test(tc, test_device);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(compact_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
