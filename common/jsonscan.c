@@ -527,6 +527,10 @@ static const unsigned char *fast_number(const unsigned char *p, const unsigned c
 }
 
 #define FAST_MAX_DEPTH 64  /* one bit per level in a uint64_t */
+/* Input bytes the fast path looks at: its output room is reserved for them
+ * up front, so a larger bound only costs memory; longer values (rare: a
+ * Kineto event is a few hundred bytes) take the slow path. */
+#define FAST_MAX_SPAN (256u << 10)
 
 static inline const unsigned char *fast_space(const unsigned char *p, const unsigned char *end)
 {
@@ -593,6 +597,8 @@ static int scan_value_fast(struct scan *s, struct buf *out)
 	 * than the limit allows keeps it within max_value and the room. */
 	if (span > s->max_value - out->len)
 		span = s->max_value - out->len;
+	if (span > FAST_MAX_SPAN)
+		span = FAST_MAX_SPAN;
 	end = p + span;
 	if (buf_grow(out, span + 16) != 0)
 		return 0;

@@ -126,14 +126,18 @@ fi
 # (no plain copy kept: BENCH_MB=10000 stores about 900 MB, not 10 GB), once:
 # later runs reuse it.  Its passes and events are counted once too.
 zip=$(command -v igzip >/dev/null && echo "igzip -1" || echo "gzip -1")
-big=dense-${mb}M.json.gz
-if [ ! -s "$big" ] || [ ! -s "$big.info" ]; then
-	rm -f "$big" "$big.info"
-	tr-gen --shape dense --target-bytes "${mb}M" | $zip >"$big.part" && mv "$big.part" "$big"
+# gen MB: dense-MBM.json.gz and its .info (plain bytes, events, passes)
+gen() {
+	local f=dense-$1M.json.gz
+	[ -s "$f" ] && [ -s "$f.info" ] && return 0
+	rm -f "$f" "$f.info"
+	tr-gen --shape dense --target-bytes "$1M" | $zip >"$f.part" && mv "$f.part" "$f"
 	# one "Memcpy HtoD" GPU activity begins every pass
-	echo "$(gzip -dc "$big" | wc -c) $(tr-decode "$big" | tail -n 1 | sed 's/.*"events":\([0-9]*\).*/\1/')" \
-		"$(gzip -dc "$big" | grep -c '"name": "Memcpy HtoD')" >"$big.info"
-fi
+	echo "$(gzip -dc "$f" | wc -c) $(tr-decode "$f" | tail -n 1 | sed 's/.*"events":\([0-9]*\).*/\1/')" \
+		"$(gzip -dc "$f" | grep -c '"name": "Memcpy HtoD')" >"$f.info"
+}
+big=dense-${mb}M.json.gz
+gen "$mb"
 read -r bytes events passes <"$big.info"
 anchor='^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,'
 sel=(--anchor-regex "$anchor" --num-layers 40 --anchor-offset 0 --passes "$passes")
@@ -147,7 +151,9 @@ row() { printf '%-58s %8.2f s %6s %5s MB/s %8s MiB  %s\n' "$1" "$2" \
 # each stage of the lanes pipeline timed where it runs: CPU (user + system)
 # and peak RSS of that process alone; stage_cpu FILE -> seconds
 stages() {
-	local in=$1 out=$2 tag=$3
+	local in=$1 out=$2 tag=$3 sel b e p
+	read -r b e p <"$in.info"
+	sel=(--anchor-regex "$anchor" --num-layers 40 --anchor-offset 0 --passes "$p")
 	$TIME -f '%U %S %M' -o "$tag.decode" tr-decode "$in" |
 		$TIME -f '%U %S %M' -o "$tag.select" tr-select-anchors "${sel[@]}" |
 		$TIME -f '%U %S %M' -o "$tag.guides" tr-guides "${ev[@]}" |
@@ -213,10 +219,9 @@ rm -f lt.json.gz lt.json.gz.layers.json w.json.gz w.json.gz.window.json
 
 # the stages, each with its own CPU and peak RSS, in the .gz pipeline; the
 # same on a 100 MB trace of the shape for the RSS's growth (flat: equal)
-small=dense-100M.json.gz
-[ -s "$small" ] || { tr-gen --shape dense --target-bytes 100M | $zip >"$small.part" && mv "$small.part" "$small"; }
+gen 100
 stages "$big" st.json.gz big
-stages "$small" st.json.gz small
+stages dense-100M.json.gz st.json.gz small
 echo
 echo "stages of tr-layer-track --max-gpu-lanes 10, .gz out: CPU s (user + system), peak RSS MiB"
 printf '%-20s %10s %12s %14s\n' "stage" "CPU" "RSS" "RSS on 100 MB"
