@@ -126,6 +126,7 @@ fi
 # (no plain copy kept: BENCH_MB=10000 stores about 900 MB, not 10 GB), once:
 # later runs reuse it.  Its passes and events are counted once too.
 zip=$(command -v igzip >/dev/null && echo "igzip -1" || echo "gzip -1")
+unzip=$(command -v igzip >/dev/null && echo "igzip -dc" || echo "gzip -dc")
 # gen MB: dense-MBM.json.gz and its .info (plain bytes, events, passes)
 gen() {
 	local f=dense-$1M.json.gz
@@ -133,8 +134,8 @@ gen() {
 	rm -f "$f" "$f.info"
 	tr-gen --shape dense --target-bytes "$1M" | $zip >"$f.part" && mv "$f.part" "$f"
 	# one "Memcpy HtoD" GPU activity begins every pass
-	echo "$(gzip -dc "$f" | wc -c) $(tr-decode "$f" | tail -n 1 | sed 's/.*"events":\([0-9]*\).*/\1/')" \
-		"$(gzip -dc "$f" | grep -c '"name": "Memcpy HtoD')" >"$f.info"
+	echo "$($unzip "$f" | wc -c) $(tr-decode "$f" | tail -n 1 | sed 's/.*"events":\([0-9]*\).*/\1/')" \
+		"$($unzip "$f" | grep -c '"name": "Memcpy HtoD')" >"$f.info"
 }
 big=dense-${mb}M.json.gz
 gen "$mb"
