@@ -465,6 +465,29 @@ static const unsigned char *fast_escape(const unsigned char *q, const unsigned c
 	}
 }
 
+/* The first byte at or after p that is not a digit, or end: sixteen bytes
+ * at a time (a Kineto timestamp has 13 to 16 digits before its point). */
+static inline const unsigned char *digits_end(const unsigned char *p, const unsigned char *end)
+{
+#ifdef __SSE2__
+	const __m128i zero = _mm_set1_epi8('0');
+	const __m128i ten = _mm_set1_epi8((char)(10 ^ 0x80));
+	const __m128i sign = _mm_set1_epi8((char)0x80);
+
+	while (end - p >= 16) {
+		__m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), zero);
+		/* unsigned v - '0' < 10, by flipping the sign bits for a signed compare */
+		int digits = _mm_movemask_epi8(_mm_cmplt_epi8(_mm_xor_si128(v, sign), ten));
+		if (digits != 0xffff)
+			return p + __builtin_ctz((unsigned)~digits);
+		p += 16;
+	}
+#endif
+	while (p < end && is_digit(*p))
+		p++;
+	return p;
+}
+
 /* Just past a valid number starting at p, or NULL when it is invalid or
  * may continue past end (the slow path then decides). */
 static const unsigned char *fast_number(const unsigned char *p, const unsigned char *end)
@@ -476,15 +499,13 @@ static const unsigned char *fast_number(const unsigned char *p, const unsigned c
 	if (*p == '0') {
 		p++;
 	} else if (is_digit(*p)) {
-		while (p < end && is_digit(*p))
-			p++;
+		p = digits_end(p + 1, end);
 	} else {
 		return NULL;
 	}
 	if (p < end && *p == '.') {
 		const unsigned char *digits = ++p;
-		while (p < end && is_digit(*p))
-			p++;
+		p = digits_end(p, end);
 		if (p == digits)
 			return NULL;
 	}
@@ -506,134 +527,173 @@ static const unsigned char *fast_number(const unsigned char *p, const unsigned c
 }
 
 #define FAST_MAX_DEPTH 64  /* one bit per level in a uint64_t */
+/* Input bytes the fast path looks at: its output room is reserved for them
+ * up front, so a larger bound only costs memory; longer values (rare: a
+ * Kineto event is a few hundred bytes) take the slow path. */
+#define FAST_MAX_SPAN (256u << 10)
 
-/* scan_value's common case, on the bytes already in the block: the same
- * automaton, run with a pointer instead of a byte at a time, copying runs
- * between whitespace in one piece.  It accepts only what scan_value
- * accepts and appends the same bytes.  Returns 1 when it scanned the value;
- * 0 when it met anything else (an error, the end of the block, deep
- * nesting, the size limit), having consumed and appended nothing: the slow
- * path then scans the value again and explains any error exactly. */
-static int scan_value_fast(struct scan *s, struct buf *out)
+static inline const unsigned char *fast_space(const unsigned char *p, const unsigned char *end)
 {
-	const unsigned char *p = s->buf + s->pos, *end = s->buf + s->len, *run;
-	size_t out0 = out->len;
-	uint64_t objects = 0; /* bit d set: level d + 1 is an object */
-	unsigned depth = 0;
-	enum want want = WANT_VALUE;
-
-	if (s->slow_only || s->stack.len + FAST_MAX_DEPTH >= SCAN_MAX_DEPTH)
-		return 0;
 	while (p < end && is_space(*p))
 		p++;
-	run = p;
-	for (;;) {
-		int c;
+	return p;
+}
+
+/* Just past the closing quote of the string whose opening quote is p[0],
+ * or NULL when it is invalid (a control byte, a bad escape) or runs past
+ * end. */
+static inline const unsigned char *fast_string(const unsigned char *p, const unsigned char *end)
+{
+	for (p++;;) {
+		const unsigned char *q = string_run_end(p, end);
+		if (q == end)
+			return NULL;
+		if (*q == '"')
+			return q + 1;
+		if (*q != '\\' || (p = fast_escape(q, end)) == NULL)
+			return NULL;
+	}
+}
+
+/* Copy n bytes of input at from to o; a token of 16 bytes or fewer in one
+ * 16-byte move (the output has 16 bytes of slack, the input is read only
+ * up to end). */
+static inline unsigned char *fast_put(unsigned char *o, const unsigned char *from, size_t n,
+				      const unsigned char *end)
+{
+#ifdef __SSE2__
+	if (n <= 16 && end - from >= 16) {
+		_mm_storeu_si128((__m128i *)(void *)o,
+				 _mm_loadu_si128((const __m128i *)(const void *)from));
+		return o + n;
+	}
+#endif
+	memcpy(o, from, n);
+	return o + n;
+}
+
+/* scan_value's common case, on the bytes already in the block: the same
+ * grammar, written as the shape of JSON (a member is a name, ':', a value,
+ * then ',' or the close) so that the branches follow the text, copying
+ * each token as it is met into room reserved beforehand.  It accepts only
+ * what scan_value accepts and appends the same bytes.  Returns 1 when it
+ * scanned the value; 0 when it met anything else (an error, the end of the
+ * block, deep nesting, the size limit), having consumed and appended
+ * nothing: the slow path then scans the value again and explains any error
+ * exactly. */
+static int scan_value_fast(struct scan *s, struct buf *out)
+{
+	const unsigned char *p = s->buf + s->pos, *end = s->buf + s->len, *from;
+	unsigned char *o;
+	uint64_t objects = 0; /* bit d set: level d + 1 is an object */
+	unsigned depth = 0;
+	size_t span = s->len - s->pos;
+	int c;
+
+	if (s->slow_only || s->stack.len + FAST_MAX_DEPTH >= SCAN_MAX_DEPTH ||
+	    out->len >= s->max_value)
+		return 0;
+	/* The output is never longer than the input consumed: reading no more
+	 * than the limit allows keeps it within max_value and the room. */
+	if (span > s->max_value - out->len)
+		span = s->max_value - out->len;
+	if (span > FAST_MAX_SPAN)
+		span = FAST_MAX_SPAN;
+	end = p + span;
+	if (buf_grow(out, span + 16) != 0)
+		return 0;
+	o = (unsigned char *)out->p + out->len;
+	p = fast_space(p, end);
+value:
+	if (p == end)
+		goto give_up;
+	c = *p;
+	if (c == '"') {
+		from = p;
+		if ((p = fast_string(p, end)) == NULL)
+			goto give_up;
+		o = fast_put(o, from, (size_t)(p - from), end);
+		goto after_value;
+	}
+	if (c == '-' || is_digit(c)) {
+		from = p;
+		if ((p = fast_number(p, end)) == NULL)
+			goto give_up;
+		o = fast_put(o, from, (size_t)(p - from), end);
+		goto after_value;
+	}
+	if (c == '{' || c == '[') {
+		if (depth == FAST_MAX_DEPTH)
+			goto give_up;
+		*o++ = (unsigned char)c;
+		p = fast_space(p + 1, end);
 		if (p == end)
 			goto give_up;
-		c = *p;
-		if (is_space(c)) {
-			if (fast_copy(s, out, run, p) != 0)
-				goto give_up;
-			while (p < end && is_space(*p))
-				p++;
-			run = p;
-			continue;
+		if (c == '{') {
+			objects |= (uint64_t)1 << depth++;
+			if (*p != '}')
+				goto key;
+		} else {
+			objects &= ~((uint64_t)1 << depth++);
+			if (*p != ']')
+				goto value;
 		}
-		switch (want) {
-		case WANT_VALUE_OR_CLOSE:
-			if (c == ']')
-				goto close;
-			/* fall through */
-		case WANT_VALUE:
-			if (c == '{' || c == '[') {
-				if (depth == FAST_MAX_DEPTH)
-					goto give_up;
-				if (c == '{')
-					objects |= (uint64_t)1 << depth;
-				else
-					objects &= ~((uint64_t)1 << depth);
-				depth++;
-				p++;
-				want = c == '{' ? WANT_KEY_OR_CLOSE : WANT_VALUE_OR_CLOSE;
-				continue;
-			}
-			if (c == '"') {
-				goto string;
-			} else if (c == '-' || is_digit(c)) {
-				if ((p = fast_number(p, end)) == NULL)
-					goto give_up;
-			} else {
-				static const char *const words[] = { "true", "false", "null" };
-				size_t i, n = 0;
-				for (i = 0; i < 3 && n == 0; i++)
-					if (words[i][0] == c)
-						n = strlen(words[i]);
-				if (n == 0 || (size_t)(end - p) < n ||
-				    memcmp(p, words[i - 1], n) != 0)
-					goto give_up;
-				p += n;
-			}
-			goto after_value;
-		case WANT_KEY_OR_CLOSE:
-			if (c == '}')
-				goto close;
-			/* fall through */
-		case WANT_KEY:
-			if (c != '"')
-				goto give_up;
-			goto string;
-		case WANT_COLON:
-			if (c != ':')
-				goto give_up;
-			p++;
-			want = WANT_VALUE;
-			continue;
-		case WANT_COMMA_OR_CLOSE:
-			if (c == ',') {
-				p++;
-				want = objects >> (depth - 1) & 1 ? WANT_KEY : WANT_VALUE;
-				continue;
-			}
-			if (c == '}' || c == ']')
-				goto close;
-			goto give_up;
-		}
-string:
-		for (p++;;) {
-			const unsigned char *q = string_run_end(p, end);
-			if (q == end)
-				goto give_up;
-			if (*q == '"') {
-				p = q + 1;
-				break;
-			}
-			if (*q != '\\' || (p = fast_escape(q, end)) == NULL)
-				goto give_up;
-		}
-		if (want == WANT_KEY || want == WANT_KEY_OR_CLOSE) {
-			want = WANT_COLON;
-			continue;
-		}
-		goto after_value;
-close:
-		if ((c == '}') != (int)(objects >> (depth - 1) & 1))
-			goto give_up;
-		p++;
+		*o++ = *p++;
 		depth--;
-after_value:
-		if (depth == 0)
-			break;
-		want = WANT_COMMA_OR_CLOSE;
+		goto after_value;
 	}
-	if (fast_copy(s, out, run, p) != 0)
+	{
+		static const char *const words[] = { "true", "false", "null" };
+		size_t i, n = 0;
+		for (i = 0; i < 3 && n == 0; i++)
+			if (words[i][0] == c)
+				n = strlen(words[i]);
+		if (n == 0 || (size_t)(end - p) < n || memcmp(p, words[i - 1], n) != 0)
+			goto give_up;
+		memcpy(o, p, n);
+		o += n;
+		p += n;
+	}
+after_value:
+	if (depth == 0)
+		goto done;
+	p = fast_space(p, end);
+	if (p == end)
 		goto give_up;
-	if (out->cap > 0)
-		out->p[out->len] = '\0';
+	c = *p;
+	if (c == ',') {
+		*o++ = ',';
+		p = fast_space(p + 1, end);
+		if (objects >> (depth - 1) & 1)
+			goto key;
+		goto value;
+	}
+	if ((c != '}' && c != ']') || (c == '}') != (int)(objects >> (depth - 1) & 1))
+		goto give_up;
+	*o++ = (unsigned char)c;
+	p++;
+	depth--;
+	goto after_value;
+key:
+	if (p == end || *p != '"')
+		goto give_up;
+	from = p;
+	if ((p = fast_string(p, end)) == NULL)
+		goto give_up;
+	o = fast_put(o, from, (size_t)(p - from), end);
+	p = fast_space(p, end);
+	if (p == end || *p != ':')
+		goto give_up;
+	*o++ = ':';
+	p = fast_space(p + 1, end);
+	goto value;
+done:
+	out->len = (size_t)(o - (unsigned char *)out->p);
+	out->p[out->len] = '\0';
 	s->pos = (size_t)(p - s->buf);
 	return 1;
 give_up:
-	buf_setlen(out, out0);
+	out->p[out->len] = '\0';
 	return 0;
 }
 

@@ -1531,7 +1531,7 @@ static void usage(FILE *fp)
 		"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
 		"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
 		"              [--ts-format kineto|int] [--rank K]\n"
-		"              [--slow-layer L --slowdown PCT]\n"
+		"              [--slow-layer L --slowdown PCT] [--shape dense]\n"
 		"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
 		"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
 		"       tr-gen --help | --version\n");
@@ -1563,7 +1563,7 @@ enum {
 	OPT_ARRAY = 256, OPT_COMPACT, OPT_CONCURRENCY, OPT_DEVICES, OPT_DRAFT_LAYERS,
 	OPT_DRAFT_PASSES, OPT_HELP, OPT_LAYERS, OPT_ORIGIN, OPT_PASSES, OPT_SEED,
 	OPT_STREAMS, OPT_TARGET, OPT_TS_FORMAT, OPT_VERSION, OPT_ROCM, OPT_SCALE_DEVICES,
-	OPT_SCALE_PIDS, OPT_RANK, OPT_SLOW_LAYER, OPT_SLOWDOWN
+	OPT_SCALE_PIDS, OPT_RANK, OPT_SLOW_LAYER, OPT_SLOWDOWN, OPT_SHAPE
 };
 
 static const struct option long_options[] = {
@@ -1583,6 +1583,7 @@ static const struct option long_options[] = {
 	{ "scale-devices", required_argument, NULL, OPT_SCALE_DEVICES },
 	{ "scale-pids", required_argument, NULL, OPT_SCALE_PIDS },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "shape", required_argument, NULL, OPT_SHAPE },
 	{ "slow-layer", required_argument, NULL, OPT_SLOW_LAYER },
 	{ "slowdown", required_argument, NULL, OPT_SLOWDOWN },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
@@ -1591,6 +1592,23 @@ static const struct option long_options[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
+
+/* --shape dense: the shape of the multi-GB traces of issue 15, for make
+ * bench: 40 layers, 300 streams, three overlapping activities (so an NCCL
+ * and an elementwise kernel beside every attention kernel), one event per
+ * line, about 900 MiB.  It sets those options where it appears: options
+ * after it override them. */
+static void apply_shape(struct config *cfg, const char *name)
+{
+	if (strcmp(name, "dense") != 0)
+		die(EXIT_TROUBLE, "--shape: invalid value '%s' (allowed dense)", name);
+	cfg->layers = 40;
+	cfg->streams = 300;
+	cfg->streams_given = 1;
+	cfg->concurrency = 3;
+	cfg->compact = 1;
+	cfg->target_bytes = 900ULL << 20;
+}
 
 static _Noreturn void bad_option(int ch, char **argv)
 {
@@ -1662,6 +1680,7 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 		case OPT_SCALE_PIDS:
 			cfg->scale_pids = parse_number("--scale-pids", optarg, 1, MAX_SCALE, 0);
 			break;
+		case OPT_SHAPE: apply_shape(cfg, optarg); break;
 		case OPT_SEED:
 			cfg->seed = parse_number("--seed", optarg, 0, UINT64_MAX, 0);
 			break;

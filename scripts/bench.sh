@@ -1,12 +1,16 @@
 #!/bin/bash
-# make bench: throughput and peak memory of the trace-layers programs on a
-# generated trace of about 950 MB, side by side with gzip -dc, jq and
-# python3 json.load.  Figures only: nothing here passes or fails a build.
+# make bench: whole-process wall time and peak memory of the trace-layers
+# programs on a gzipped trace of tr-gen --shape dense (issue 15's shape), of
+# about 900 MB plain, side by side with gzip -dc, igzip -dc and python3
+# json.load, then the CPU and peak RSS of every stage of tr-layer-track.
+# Figures only: nothing here passes or fails a build.
 # Then the scaling cases: time per doubling of the number of (pid, device)
 # groups for tr-compact and tr-survey, on tr-gen's --scale-pids and
 # --scale-devices shapes (linear: each row twice the one before).
 # Usage: bench.sh BIN-DIR    (BENCH_DIR for the scratch files, default
-# /tmp/tr-bench; BENCH_MB for the size; BENCH_PEERS=0 skips jq and python;
+# /tmp/tr-bench; BENCH_MB for the size in MiB, default 900, BENCH_MB=10000
+# for 10 GB (about 1 GB of disk: only the gzipped trace is kept);
+# BENCH_PEERS=0 skips python;
 # BENCH_PART=scaling runs only the scaling cases, BENCH_PART=ranks only the
 # batch over ranks, BENCH_PART=throughput only the rest; BENCH_SCALE="10000
 # 20000 40000 80000" the sizes; BENCH_RANKS=8 and BENCH_RANK_MB=200 the
@@ -15,14 +19,14 @@ set -eu -o pipefail
 BIN=$(cd "${1:-build/bin}" && pwd)
 PATH=$BIN:$(cd "$(dirname "$0")" && pwd):$PATH
 dir=${BENCH_DIR:-/tmp/tr-bench}
-mb=${BENCH_MB:-950}
+mb=${BENCH_MB:-900}
 peers=${BENCH_PEERS:-1}
 part=${BENCH_PART:-all}
 scale_sizes=${BENCH_SCALE:-10000 20000 40000 80000}
 TIME=/usr/bin/time
 mkdir -p "$dir"
 cd "$dir"
-rm -f out.json lt.json.gz lt.json.gz.layers.json ./*.rss
+rm -f lt.json lt.json.gz lt.json.gz.layers.json ./*.rss ./*.part
 
 # "sync; t0=$(now)": each measurement starts with the previous one's dirty
 # pages written out, so that no command pays for another's writeback.
@@ -111,115 +115,127 @@ ranks() {
 		"$(if [ "$(echo "$wall * $p <= $sum * 1.15" | bc -l)" = 1 ]; then echo met; else echo NOT met; fi)"
 	rm -rf ranks-all
 }
+gen_opts="--layers 32 --passes 2 --streams 300 --concurrency 4"
 if [ "$part" = ranks ]; then
-	gen_opts="--layers 32 --passes 2 --streams 300 --concurrency 4"
 	ranks
 	exit 0
 fi
 
-big=gen-${mb}M.json
-small=gen-100M.json
-gen_opts="--layers 32 --passes 2 --streams 300 --concurrency 4"
-[ -s "$big" ] || tr-gen $gen_opts --target-bytes "${mb}M" -o "$big"
-[ -s "$big.gz" ] || gzip -c -6 "$big" >"$big.gz"
-[ -s "$small" ] || tr-gen $gen_opts --target-bytes 100M -o "$small"
-bytes=$(stat -c %s "$big")
-anchors=$(tr-decode "$big.gz" | grep -c '"name":"void flash_fwd_kernel<Flash_fwd_kernel_traits<128,' || true)
-passes=$((anchors / 32))
-
-rate() { echo "scale=0; $bytes / $1 / 1000000" | bc -l; }
-rss() { awk '{print int($1/1024)}' "$1"; }  # KiB -> MiB
-row() { printf '%-44s %8.2f s %7s MB/s %9s MiB  %s\n' "$1" "$2" "$(rate "$2")" "$3" "${4:-}"; }
-
-echo "trace: $big, $bytes bytes plain, $(stat -c %s "$big.gz") bytes gzipped"
-echo "       ($gen_opts; $passes passes)"
-echo
-printf '%-44s %10s %12s %13s\n' "command" "wall" "plain rate" "peak RSS"
-
-sync; t0=$(now); $TIME -f %M -o gz.rss gzip -dc "$big.gz" >/dev/null; t1=$(now)
-gz=$(secs "$t0" "$t1"); row "gzip -dc big.json.gz" "$gz" "$(rss gz.rss)"
-
-sync; t0=$(now); $TIME -f %M -o dec.rss tr-decode "$big.gz" >/dev/null; t1=$(now)
-dec=$(secs "$t0" "$t1")
-row "tr-decode big.json.gz" "$dec" "$(rss dec.rss)" "$(printf '%.2fx gzip -dc' "$(echo "$dec / $gz" | bc -l)")"
-
-sync; t0=$(now); $TIME -f %M -o decp.rss tr-decode "$big" >/dev/null; t1=$(now)
-row "tr-decode big.json" "$(secs "$t0" "$t1")" "$(rss decp.rss)"
-
-sync; t0=$(now)
-$TIME -f %M -o d.rss tr-decode "$big" | $TIME -f %M -o e.rss tr-encode -o out.json
-t1=$(now)
-row "tr-decode big.json | tr-encode -o out.json" "$(secs "$t0" "$t1")" \
-	"$(rss d.rss) / $(rss e.rss)" "(RSS per stage)"
-rm -f out.json
-
+# The throughput trace: tr-gen --shape dense (issue 15's shape: 40 layers,
+# 300 streams, dense GPU events and flows), streamed into its gzip file
+# (no plain copy kept: BENCH_MB=10000 stores about 900 MB, not 10 GB), once:
+# later runs reuse it.  Its passes and events are counted once too.
+zip=$(command -v igzip >/dev/null && echo "igzip -1" || echo "gzip -1")
+unzip=$(command -v igzip >/dev/null && echo "igzip -dc" || echo "gzip -dc")
+# gen MB: dense-MBM.json.gz and its .info (plain bytes, events, passes)
+gen() {
+	local f=dense-$1M.json.gz
+	[ -s "$f" ] && [ -s "$f.info" ] && return 0
+	rm -f "$f" "$f.info"
+	tr-gen --shape dense --target-bytes "$1M" | $zip >"$f.part" && mv "$f.part" "$f"
+	# one "Memcpy HtoD" GPU activity begins every pass
+	echo "$($unzip "$f" | wc -c) $(tr-decode "$f" | tail -n 1 | sed 's/.*"events":\([0-9]*\).*/\1/')" \
+		"$($unzip "$f" | grep -c '"name": "Memcpy HtoD')" >"$f.info"
+}
+big=dense-${mb}M.json.gz
+gen "$mb"
+read -r bytes events passes <"$big.info"
 anchor='^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,'
-sync; t0=$(now)
-$TIME -f %M -o s1.rss tr-decode "$big.gz" |
-	$TIME -f %M -o s2.rss tr-select-anchors --anchor-regex "$anchor" --num-layers 32 \
-		--anchor-offset 0 --passes "$passes" |
-	$TIME -f %M -o s3.rss tr-guides --phase bench --evidence 'tr-gen --layers 32' |
-	$TIME -f %M -o s4.rss tr-encode -o lt.json
-t1=$(now)
-lt=$(secs "$t0" "$t1")
-row "layer guides, gz in, plain out (4 stages)" "$lt" \
-	"$(rss s1.rss)/$(rss s2.rss)/$(rss s3.rss)/$(rss s4.rss)" \
-	"$(printf '%.2fx gzip -dc' "$(echo "$lt / $gz" | bc -l)")"
-rm -f lt.json lt.json.layers.json
-sync; t0=$(now)
-tr-layer-track --trace "$big.gz" --output lt.json --anchor-regex "$anchor" \
-	--num-layers 32 --anchor-offset 0 --passes "$passes" --phase bench \
-	--evidence 'tr-gen --layers 32' --no-verify >/dev/null
-t1=$(now)
-lt=$(secs "$t0" "$t1")
-row "tr-layer-track --no-verify, gz in, plain out" "$lt" "" \
-	"$(printf '%.2fx gzip -dc (target 1.5x)' "$(echo "$lt / $gz" | bc -l)")"
+sel=(--anchor-regex "$anchor" --num-layers 40 --anchor-offset 0 --passes "$passes")
+ev=(--phase bench --evidence 'tr-gen --shape dense: 40 layers')
+gz=
+ratio_gz() { printf '%.2fx' "$(echo "$1 / $gz" | bc -l)"; }
+rate() { echo "scale=0; $bytes / $1 / 1000000" | bc -l; }
+rss() { tail -n 1 "$1" | awk '{print int($NF/1024)}'; }  # KiB -> MiB
+row() { printf '%-58s %8.2f s %6s %5s MB/s %8s MiB  %s\n' "$1" "$2" \
+	"${gz:+$(ratio_gz "$2")}" "$(rate "$2")" "$3" "${4:-}"; }
+# each stage of the lanes pipeline timed where it runs: CPU (user + system)
+# and peak RSS of that process alone; stage_cpu FILE -> seconds
+stages() {
+	local in=$1 out=$2 tag=$3 sel b e p
+	read -r b e p <"$in.info"
+	sel=(--anchor-regex "$anchor" --num-layers 40 --anchor-offset 0 --passes "$p")
+	$TIME -f '%U %S %M' -o "$tag.decode" tr-decode "$in" |
+		$TIME -f '%U %S %M' -o "$tag.select" tr-select-anchors "${sel[@]}" |
+		$TIME -f '%U %S %M' -o "$tag.guides" tr-guides "${ev[@]}" |
+		$TIME -f '%U %S %M' -o "$tag.compact" tr-compact --max-gpu-lanes 10 --summary /dev/null |
+		$TIME -f '%U %S %M' -o "$tag.encode" tr-encode -o "$out"
+	rm -f "$out" "$out.layers.json"
+}
+stage_cpu() { tail -n 1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
+stage_rss() { tail -n 1 "$1" | awk '{ print int($3 / 1024) }'; }
 
-sync; t0=$(now)
-$TIME -f %M -o v.rss tr-verify --source "$big.gz" --output lt.json >/dev/null
-t1=$(now)
-v=$(secs "$t0" "$t1")
-sync; t0=$(now); gzip -dc "$big.gz" >/dev/null; cat lt.json >/dev/null; t1=$(now)
-both=$(secs "$t0" "$t1")
-row "tr-verify (gz source, plain output)" "$v" "$(rss v.rss)" \
-	"$(printf '%.2fx gzip -dc + cat of both' "$(echo "$v / $both" | bc -l)")"
-# a one-pass window of the annotated trace (tr-window(1)): wall and RSS
-sync; t0=$(now)
-tr-decode lt.json | $TIME -f %M -o w.rss tr-window --pass 1 | tr-encode -o w.json
-t1=$(now)
-row "tr-decode | tr-window --pass 1 | tr-encode" "$(secs "$t0" "$t1")" "$(rss w.rss)" \
-	"(tr-window's RSS; a window of $(($(wc -c <w.json) / 1048576)) MiB)"
-rm -f lt.json lt.json.layers.json w.json w.json.window.json
-
-sync; t0=$(now)
-$TIME -f %M -o c1.rss tr-decode "$big.gz" |
-	$TIME -f %M -o c2.rss tr-select-anchors --anchor-regex "$anchor" --num-layers 32 \
-		--anchor-offset 0 --passes "$passes" |
-	$TIME -f %M -o c3.rss tr-guides --phase bench --evidence 'tr-gen --layers 32' |
-	$TIME -f %M -o c4.rss tr-compact --max-gpu-lanes 10 |
-	$TIME -f %M -o c5.rss tr-encode -o lc.json
-t1=$(now)
-lc=$(secs "$t0" "$t1")
-kernels=$(grep -o '"activity_count": *[0-9]*' lc.json.layers.json | sed 's/.*: *//' | paste -sd+ | bc)
-row "guides + tr-compact --max-gpu-lanes 10" "$lc" \
-	"$(rss c1.rss)/$(rss c2.rss)/$(rss c3.rss)/$(rss c4.rss)/$(rss c5.rss)" \
-	"$(printf '%.2fx gzip -dc' "$(echo "$lc / $gz" | bc -l)")"
-echo "  (tr-compact: $kernels GPU events; target 32 MiB + 48 B each =" \
-	"$(echo "32 + $kernels * 48 / 1048576" | bc) MiB)"
-rm -f lc.json lc.json.layers.json
-sync; t0=$(now)
-tr-layer-track --trace "$big.gz" --output lc.json --anchor-regex "$anchor" \
-	--num-layers 32 --anchor-offset 0 --passes "$passes" --phase bench \
-	--evidence 'tr-gen --layers 32' --max-gpu-lanes 10 --no-verify >/dev/null
-t1=$(now)
-lc=$(secs "$t0" "$t1")
-row "tr-layer-track --max-gpu-lanes 10 --no-verify" "$lc" "" \
-	"$(printf '%.2fx gzip -dc (target 2x)' "$(echo "$lc / $gz" | bc -l)")"
-rm -f lc.json lc.json.layers.json
-
-$TIME -f %M -o small.rss tr-decode "$small" >/dev/null
+echo "trace: $big: tr-gen --shape dense --target-bytes ${mb}M | $zip"
+echo "       $bytes bytes plain, $(stat -c %s "$big") gzipped; $events events, $passes passes"
+echo "       of 40 layers, 300 streams, 3 overlapping kernels at each attention"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (wall times are of one run" \
+	"on a $(nproc)-core machine: compare them on a quiet one; CPU times below are steadier)"
 echo
-echo "tr-decode peak RSS: $(rss small.rss) MiB on 100 MB, $(rss decp.rss) MiB on $mb MB (flat when equal)"
+printf '%-58s %10s %6s %10s %12s\n' "command (whole process, one run)" "wall" "x gzip" "plain rate" "peak RSS"
+sync; t0=$(now); $TIME -f %M -o gz.rss gzip -dc "$big" >/dev/null; t1=$(now)
+gz=$(secs "$t0" "$t1"); row "gzip -dc big.json.gz" "$gz" "$(rss gz.rss)"
+if command -v igzip >/dev/null; then
+	sync; t0=$(now); $TIME -f %M -o igz.rss igzip -dc "$big" >/dev/null; t1=$(now)
+	row "igzip -dc big.json.gz" "$(secs "$t0" "$t1")" "$(rss igz.rss)"
+else
+	echo "igzip -dc big.json.gz: igzip is not installed (Debian package isal)"
+fi
+if [ "$peers" = 1 ] && [ "$mb" -le 3000 ]; then
+	sync; t0=$(now)
+	$TIME -f %M -o py.rss python3 -c 'import gzip,json,sys; json.load(gzip.open(sys.argv[1]))' "$big"
+	t1=$(now)
+	row "python3 json.load(gzip.open(big.json.gz))" "$(secs "$t0" "$t1")" "$(rss py.rss)" \
+		"(the seed's way in)"
+elif [ "$peers" = 1 ]; then
+	echo "python3 json.load: skipped above 3000 MB (it holds about 5 bytes per byte of JSON)"
+fi
+sync; t0=$(now); $TIME -f %M -o dec.rss tr-decode "$big" >/dev/null; t1=$(now)
+row "tr-decode big.json.gz" "$(secs "$t0" "$t1")" "$(rss dec.rss)"
+
+lt() {
+	local out=$1
+	rm -f "$out" "$out.layers.json"
+	sync; t0=$(now)
+	$TIME -f %M -o lt.rss tr-layer-track --trace "$big" --output "$out" "${sel[@]}" "${ev[@]}" \
+		--max-gpu-lanes 10 --no-verify >/dev/null
+	t1=$(now)
+	row "tr-layer-track --max-gpu-lanes 10 --no-verify, $2" "$(secs "$t0" "$t1")" "$(rss lt.rss)" \
+		"(target 1.5x; RSS: its largest stage)"
+}
+lt lt.json "plain out"
+rm -f lt.json lt.json.layers.json
+lt lt.json.gz ".gz out"
+sync; t0=$(now)
+$TIME -f %M -o v.rss tr-verify --source "$big" --output lt.json.gz >/dev/null
+t1=$(now)
+row "tr-verify of that .gz output" "$(secs "$t0" "$t1")" "$(rss v.rss)" "(target 1.0x)"
+# a one-pass window of the annotated trace (issue 16): wall, tr-window's RSS
+rm -f w.json.gz w.json.gz.window.json
+sync; t0=$(now)
+tr-decode lt.json.gz | $TIME -f %M -o w.rss tr-window --pass 3 | tr-encode -o w.json.gz
+t1=$(now)
+row "tr-decode OUT.json.gz | tr-window --pass 3 | tr-encode" "$(secs "$t0" "$t1")" "$(rss w.rss)" \
+	"(tr-window's RSS; a window of $(gzip -dc w.json.gz | wc -c) bytes)"
+rm -f lt.json.gz lt.json.gz.layers.json w.json.gz w.json.gz.window.json
+
+# the stages, each with its own CPU and peak RSS, in the .gz pipeline; the
+# same on a 100 MB trace of the shape for the RSS's growth (flat: equal)
+gen 100
+stages "$big" st.json.gz big
+stages dense-100M.json.gz st.json.gz small
+echo
+echo "stages of tr-layer-track --max-gpu-lanes 10, .gz out: CPU s (user + system), peak RSS MiB"
+printf '%-20s %10s %12s %14s\n' "stage" "CPU" "RSS" "RSS on 100 MB"
+total=0
+for st in decode select guides compact encode; do
+	printf '%-20s %8s s %8s MiB %10s MiB\n' "tr-$st" "$(stage_cpu "big.$st")" \
+		"$(stage_rss "big.$st")" "$(stage_rss "small.$st")"
+	total=$(echo "$total + $(stage_cpu "big.$st")" | bc -l)
+done
+printf '%-20s %8.2f s   (target: every stage <= 64 MiB)\n' "all five" "$total"
+rm -f big.* small.*
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
 
 # Top-level members are held whole, one side of traceEvents at a time, up
 # to --max-member-bytes (64 MiB by default; tr-decode(1)): 60 members of
@@ -248,16 +264,6 @@ echo "top-level members, 2 x 60 x 1 MB: tr-decode $(rss md.rss) MiB ($(bound md.
 	"tr-encode $(rss me.rss) MiB ($(bound me.rss 144))"
 echo "top-level members, 2 x 300 x 1 MB (refused at 64 MiB): tr-decode $(rss mr.rss) MiB" \
 	"($(bound mr.rss 80))"
-
-if [ "$peers" = 1 ]; then
-	echo
-	sync; t0=$(now); $TIME -f %M -o jq.rss jq -c '.traceEvents[]' "$big" >/dev/null; t1=$(now)
-	row "jq -c '.traceEvents[]' big.json" "$(secs "$t0" "$t1")" "$(rss jq.rss)"
-	sync; t0=$(now)
-	$TIME -f %M -o py.rss python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$big"
-	t1=$(now)
-	row "python3 json.load(big.json)" "$(secs "$t0" "$t1")" "$(rss py.rss)"
-fi
 
 [ "$part" = throughput ] || ranks
 [ "$part" = throughput ] || scaling

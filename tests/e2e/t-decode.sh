@@ -340,6 +340,44 @@ expect 0 "tr-gen: an upper-case suffix" "tr-gen --target-bytes 64K --compact | t
 expect 0 "tr-gen: the largest seed" "tr-gen --seed 18446744073709551615 --compact >/dev/null"
 expect 2 "tr-gen: a seed past 2^64 - 1" "tr-gen --seed 18446744073709551616 --compact" \
 	"tr-gen: --seed: invalid value '18446744073709551616'"
+# --shape dense (make bench's trace, issue 15): its shape read back by an
+# independent oracle (python json) on a small size; later options override.
+shape_is() {
+	if python3 "$ROOT/tests/e2e/shape_check.py" "$2" >shape.out 2>&1 &&
+		printf '%s\n' "$3" | cmp -s - shape.out; then
+		pass "$1"
+	else
+		fail "$1" "got: $(tr '\n' ';' <shape.out)" "wanted: $(printf '%s' "$3" | tr '\n' ';')"
+	fi
+}
+expect 0 "tr-gen --shape dense --target-bytes 2M" "tr-gen --shape dense --target-bytes 2M -o dense.json" &&
+	shape_is "tr-gen --shape dense: 300 streams, 40 layers, 2 flow events per activity, 2 kernels beside each attention, one event a line" \
+		dense.json "streams 300
+layers 40
+passes 4
+flows/kernel 2
+unpaired 0
+beside/attention 2
+one event/line 1"
+size=$(wc -c <dense.json 2>/dev/null || echo 0)
+if [ "$size" -ge 2097152 ] && [ "$size" -lt 3145728 ]; then
+	pass "tr-gen --shape dense --target-bytes 2M: at least 2 MiB, less than one pass more"
+else
+	fail "tr-gen --shape dense --target-bytes 2M: at least 2 MiB, less than one pass more" "$size bytes"
+fi
+expect 0 "tr-gen --shape dense, then options that override it" \
+	"tr-gen --shape dense --layers 6 --streams 5 --passes 2 --target-bytes 1K -o dense6.json" &&
+	shape_is "tr-gen --shape dense --layers 6 --streams 5: the later options win" dense6.json "streams 5
+layers 6
+passes 2
+flows/kernel 2
+unpaired 0
+beside/attention 2
+one event/line 1"
+expect 2 "tr-gen: an unknown --shape" "tr-gen --shape sparse -o never.json" \
+	"tr-gen: --shape: invalid value 'sparse' (allowed dense)"
+absent "tr-gen: an unknown --shape writes nothing" never.json
+rm -f dense.json dense6.json shape.out
 
 if [ ! -d "$TRACES" ]; then
 	skip "real traces" "$TRACES is absent: no round trips on real traces"

@@ -826,6 +826,39 @@ START_TEST(test_fast_path_agrees)
 }
 END_TEST
 
+/* Values longer than the input the fast path reserves room for (256 KiB):
+ * the slow path takes them, with the same result. */
+START_TEST(test_fast_path_long_values)
+{
+	size_t n = 300u << 10, i;
+	char *data = malloc(n + 64);
+	struct scan s;
+	struct feeder f;
+	struct buf out = BUF_INIT;
+
+	ck_assert_ptr_nonnull(data);
+	/* {"a": "xxx...", "b": [1, 2]}: one long string, whitespace kept out */
+	memcpy(data, "{\"a\": \"", 7);
+	for (i = 7; i < n; i++)
+		data[i] = 'x';
+	memcpy(data + n, "\", \"b\": [1, 2]}", 15);
+	scan_both(data, n + 15, 1 << 20);
+	scan_both(data, n + 14, 1 << 20);         /* truncated */
+	scan_both(data, n + 15, (300u << 10) - 1); /* over the size limit */
+	scan_free(&fast_scan);
+	scan_free(&slow_scan);
+	scanners_ready = 0;
+	feeder_init(&f, data, n + 15, SERVE_WHOLE);
+	ck_assert_int_eq(scan_init(&s, feed_read, &f, 1 << 20), SCAN_OK);
+	ck_assert_int_eq(scan_value(&s, &out), SCAN_OK);
+	ck_assert_uint_eq(out.len, n + 15 - 4);   /* four spaces removed */
+	ck_assert_mem_eq(out.p + n - 2, "x\",\"b\":[1,2]}", 13);
+	scan_free(&s);
+	buf_release(&out);
+	free(data);
+}
+END_TEST
+
 static Suite *jsonscan_suite(void)
 {
 	Suite *s = suite_create("jsonscan");
@@ -838,6 +871,7 @@ static Suite *jsonscan_suite(void)
 	tcase_add_loop_test(values, test_all_string_bytes, 0, NSERVE);
 	tcase_set_timeout(values, 60);  /* 40 000 scans, slow under ASan */
 	tcase_add_test(values, test_fast_path_agrees);
+	tcase_add_test(values, test_fast_path_long_values);
 	suite_add_tcase(s, values);
 
 	tcase_set_timeout(errors, 60);
