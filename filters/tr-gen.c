@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1523,41 +1522,42 @@ static void write_scale(struct out *o, const struct config *cfg)
 
 /* ---- options ------------------------------------------------------- */
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: tr-gen [--array] [--compact] [--concurrency C] [--devices G]\n"
-		"              [--draft-layers M] [--draft-passes D] [--layers N]\n"
-		"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
-		"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
-		"              [--ts-format kineto|int] [--rank K]\n"
-		"              [--slow-layer L --slowdown PCT]\n"
-		"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
-		"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
-		"       tr-gen --help | --version\n");
-}
-
-static _Noreturn void bad_value(const char *opt, const char *arg, uint64_t min,
-	uint64_t max)
-{
-	die(EXIT_TROUBLE, "%s: invalid value '%s' (allowed %llu-%llu)", opt, arg,
-		(unsigned long long)min, (unsigned long long)max);
-}
-
-/* A decimal number in [min, max]; with suffixes, also K, M or G (powers of
- * 1024, upper case only): the rule of opt_parse_size, as every program's
- * byte counts. */
-static uint64_t parse_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
-	int suffixes)
-{
-	uint64_t v;
-
-	if (!suffixes && arg[strspn(arg, "0123456789")] != '\0')
-		bad_value(opt, arg, min, max);
-	if (opt_parse_size(arg, min, max, &v) != 0)
-		bad_value(opt, arg, min, max);
-	return v;
-}
+static const char usage_text[] =
+	"usage: tr-gen [--array] [--compact] [--concurrency C] [--devices G]\n"
+	"              [--draft-layers M] [--draft-passes D] [--layers N]\n"
+	"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
+	"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
+	"              [--ts-format kineto|int] [--rank K]\n"
+	"              [--slow-layer L --slowdown PCT]\n"
+	"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
+	"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
+	"       tr-gen --help | --version\n"
+	"Write the PyTorch profiler (Kineto) trace of a simulated transformer\n"
+	"inference run; the same options and seed always give the same bytes.\n"
+	"\n"
+	"  --array            the JSON Array Format, not Kineto's object\n"
+	"  --compact          one event per line, not indented\n"
+	"  --concurrency C    GPU activities overlapping at most, 1-64 (default 1)\n"
+	"  --devices G        GPUs, 1-64 (default 1)\n"
+	"  --draft-layers M   layers of a draft pass (default 2)\n"
+	"  --draft-passes D   draft passes before each target pass (default 0)\n"
+	"  --layers N         layers of a target pass (default 4)\n"
+	"  -o, --output FILE  write FILE (never replaced), not standard output\n"
+	"  --origin-us U      the first timestamp, in microseconds\n"
+	"  --passes P         target passes (default 2)\n"
+	"  --rank K           the trace of rank K of a distributed job\n"
+	"  --rocm             what a ROCm (HIP) build of the same run shows\n"
+	"  --seed N           the seed of the timing jitter (default 1)\n"
+	"  --slow-layer L     with --slowdown PCT: layer L's attention lasts PCT\n"
+	"                     percent longer in every target pass\n"
+	"  --streams S        GPU streams per device (default 1, or C if larger)\n"
+	"  --target-bytes B   add passes until B bytes are written (K, M, G)\n"
+	"  --ts-format F      kineto (microseconds, 3 decimals; default) or int\n"
+	"  --scale-devices N  a scaling case: one pid with N devices, one kernel each\n"
+	"  --scale-pids N     a scaling case: N pids, one kernel each\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: 0 success, 2 usage or system trouble.\n";
 
 enum {
 	OPT_ARRAY = 256, OPT_COMPACT, OPT_CONCURRENCY, OPT_DEVICES, OPT_DRAFT_LAYERS,
@@ -1592,15 +1592,23 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static _Noreturn void bad_option(int ch, char **argv)
+/* A count in [min, max]: decimal digits; with suffixes, a byte count as
+ * every program reads one (K, M or G, powers of 1024). */
+static uint64_t parse_number(const struct opt_program *prog, const char *opt,
+	const char *arg, uint64_t min, uint64_t max, int suffixes)
 {
-	warn_bad_option(ch, argv);
-	usage(stderr);
-	exit(EXIT_TROUBLE);
+	uint64_t v;
+	int rc = suffixes ? opt_size(prog, stderr, opt, arg, min, max, &v)
+			  : opt_u64(prog, stderr, opt, arg, min, max, &v);
+
+	if (rc != 0)
+		exit(EXIT_TROUBLE);
+	return v;
 }
 
 static void parse_options(int argc, char **argv, struct config *cfg)
 {
+	struct opt_program prog = { NULL, ":o:h", long_options, usage_text };
 	int ch;
 
 	memset(cfg, 0, sizeof *cfg);
@@ -1613,64 +1621,64 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 	cfg->origin_us = 1428625731456ULL;
 	cfg->seed = 1;
 	cfg->slow_layer = -1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:", long_options, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case OPT_ARRAY: cfg->array = 1; break;
 		case OPT_COMPACT: cfg->compact = 1; break;
 		case OPT_CONCURRENCY:
-			cfg->concurrency = (unsigned)parse_number("--concurrency", optarg, 1,
+			cfg->concurrency = (unsigned)parse_number(&prog, "--concurrency", optarg, 1,
 				MAX_CONCURRENCY, 0);
 			break;
 		case OPT_DEVICES:
-			cfg->devices = (unsigned)parse_number("--devices", optarg, 1, MAX_DEVICES, 0);
+			cfg->devices = (unsigned)parse_number(&prog, "--devices", optarg, 1, MAX_DEVICES, 0);
 			break;
 		case OPT_DRAFT_LAYERS:
-			cfg->draft_layers = parse_number("--draft-layers", optarg, 1, MAX_LAYERS, 0);
+			cfg->draft_layers = parse_number(&prog, "--draft-layers", optarg, 1, MAX_LAYERS, 0);
 			break;
 		case OPT_DRAFT_PASSES:
-			cfg->draft_passes = parse_number("--draft-passes", optarg, 0,
+			cfg->draft_passes = parse_number(&prog, "--draft-passes", optarg, 0,
 				MAX_DRAFT_PASSES, 0);
 			break;
+		case 'h':
 		case OPT_HELP:
-			usage(stdout);
-			exit(fflush(stdout) == 0 ? EXIT_OK : EXIT_TROUBLE);
+			exit(opt_help(&prog, stdout, stderr));
 		case OPT_LAYERS:
-			cfg->layers = parse_number("--layers", optarg, 1, MAX_LAYERS, 0);
+			cfg->layers = parse_number(&prog, "--layers", optarg, 1, MAX_LAYERS, 0);
 			break;
 		case OPT_ORIGIN:
-			cfg->origin_us = parse_number("--origin-us", optarg, 0, MAX_ORIGIN_US, 0);
+			cfg->origin_us = parse_number(&prog, "--origin-us", optarg, 0, MAX_ORIGIN_US, 0);
 			break;
 		case 'o': cfg->output = optarg; break;
 		case OPT_PASSES:
-			cfg->passes = parse_number("--passes", optarg, 1, MAX_PASSES, 0);
+			cfg->passes = parse_number(&prog, "--passes", optarg, 1, MAX_PASSES, 0);
 			break;
 		case OPT_ROCM: cfg->rocm = 1; break;
 		case OPT_RANK:
-			cfg->rank = parse_number("--rank", optarg, 0, MAX_RANK, 0);
+			cfg->rank = parse_number(&prog, "--rank", optarg, 0, MAX_RANK, 0);
 			break;
 		case OPT_SLOW_LAYER:
-			cfg->slow_layer = (int64_t)parse_number("--slow-layer", optarg, 0,
+			cfg->slow_layer = (int64_t)parse_number(&prog, "--slow-layer", optarg, 0,
 				MAX_LAYERS - 1, 0);
 			break;
 		case OPT_SLOWDOWN:
-			cfg->slowdown = parse_number("--slowdown", optarg, 1, MAX_SLOWDOWN, 0);
+			cfg->slowdown = parse_number(&prog, "--slowdown", optarg, 1, MAX_SLOWDOWN, 0);
 			break;
 		case OPT_SCALE_DEVICES:
-			cfg->scale_devices = parse_number("--scale-devices", optarg, 1, MAX_SCALE, 0);
+			cfg->scale_devices = parse_number(&prog, "--scale-devices", optarg, 1, MAX_SCALE, 0);
 			break;
 		case OPT_SCALE_PIDS:
-			cfg->scale_pids = parse_number("--scale-pids", optarg, 1, MAX_SCALE, 0);
+			cfg->scale_pids = parse_number(&prog, "--scale-pids", optarg, 1, MAX_SCALE, 0);
 			break;
 		case OPT_SEED:
-			cfg->seed = parse_number("--seed", optarg, 0, UINT64_MAX, 0);
+			cfg->seed = parse_number(&prog, "--seed", optarg, 0, UINT64_MAX, 0);
 			break;
 		case OPT_STREAMS:
-			cfg->streams = (unsigned)parse_number("--streams", optarg, 1, MAX_STREAMS, 0);
+			cfg->streams = (unsigned)parse_number(&prog, "--streams", optarg, 1, MAX_STREAMS, 0);
 			cfg->streams_given = 1;
 			break;
 		case OPT_TARGET:
-			cfg->target_bytes = parse_number("--target-bytes", optarg, 1,
+			cfg->target_bytes = parse_number(&prog, "--target-bytes", optarg, 1,
 				MAX_TARGET_BYTES, 1);
 			break;
 		case OPT_TS_FORMAT:
@@ -1679,20 +1687,17 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 			else if (strcmp(optarg, "int") == 0)
 				cfg->ts_int = 1;
 			else
-				die(EXIT_TROUBLE, "--ts-format: invalid value '%s' "
-					"(allowed kineto, int)", optarg);
+				exit(opt_bad_value(&prog, stderr, "--ts-format", optarg,
+						   "allowed kineto, int"));
 			break;
 		case OPT_VERSION:
 			print_version_and_exit();
 		default:
-			bad_option(ch, argv);
+			exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
-	if (optind != argc) {
-		warnx_tr("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
-		exit(EXIT_TROUBLE);
-	}
+	if (optind != argc)
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if ((cfg->slow_layer >= 0) != (cfg->slowdown > 0))
 		die(EXIT_TROUBLE, "--slow-layer and --slowdown go together");
 	if (cfg->scale_devices && cfg->scale_pids)

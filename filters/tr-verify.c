@@ -4,7 +4,6 @@
  * See tr-verify(1). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -71,12 +70,6 @@ static const char usage_text[] =
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 verified, 1 not verified, 2 could not run.\n";
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 /* ---- the two decoders ------------------------------------------------ */
 
@@ -2325,8 +2318,10 @@ int main(int argc, char **argv)
 	struct stat wsb;
 	uint64_t max_event = DEFAULT_MAX_EVENT;
 	size_t i;
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
 	diag_init(argv[0]);
+	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
 	st.tmp = (struct buf)BUF_INIT;
 	st.sha_claims = (struct buf)BUF_INIT;
@@ -2335,8 +2330,7 @@ int main(int argc, char **argv)
 	st.sel.name = (struct buf)BUF_INIT;
 	st.sel.origin_raw = (struct buf)BUF_INIT;
 	st.rows.row = (struct buf)BUF_INIT;
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 's': st.src_path = optarg; break;
 		case 'o': st.out_path = optarg; break;
@@ -2348,27 +2342,27 @@ int main(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'w': window = 1; break;
 		case 'm':
-			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
-				die(EXIT_CANNOT_RUN, "--max-event-bytes: invalid value '%s' "
-				    "(allowed 1 to 1G)", optarg);
+			if (opt_size(&prog, stderr, "--max-event-bytes", optarg, 1, LIMIT_MAX_EVENT,
+				     &max_event) != 0)
+				exit(EXIT_CANNOT_RUN);
 			break;
 		case 'M': {
 			uint64_t v;
-			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &v) != 0)
-				die(EXIT_CANNOT_RUN, "--max-member-bytes: invalid value '%s' "
-				    "(allowed 1 to 1G)", optarg);
+			if (opt_size(&prog, stderr, "--max-member-bytes", optarg, 1, LIMIT_MAX_EVENT,
+				     &v) != 0)
+				exit(EXIT_CANNOT_RUN);
 			max_members = (size_t)v;
 			break;
 		}
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_CANNOT_RUN);
+		default: exit(opt_fail(&prog, stderr, ch, argv));  /* 2, EXIT_CANNOT_RUN */
 		}
 	}
-	if (optind != argc || st.src_path == NULL || st.out_path == NULL)
-		usage(stderr, EXIT_CANNOT_RUN);
+	if (optind != argc)
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
+	if (st.src_path == NULL || st.out_path == NULL)
+		exit(opt_usage_error(&prog, stderr, "--source and --output are required"));
 	/* a window: OUT.window.json, given with --window or found beside OUT */
 	if (window && nreports > 0)
 		die(EXIT_CANNOT_RUN, "--window takes no --report: the window's report is "

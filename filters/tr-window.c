@@ -11,7 +11,6 @@
  * threads that keep one, whose metadata is then decided from the record,
  * and once to write the events whose bit is set. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,12 +55,6 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 input rejected or window refused, 2 usage or\n"
 	"system trouble.\n";
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 /* A flow, async id or B/E pair: the extent of its ends, in half ns. */
 struct group {
@@ -878,9 +871,11 @@ static void parse_options(int argc, char **argv, struct state *st)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 	int ch, kinds;
 
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'P': st->passes = optarg; break;
 		case 'p': st->pass = optarg; break;
@@ -891,21 +886,19 @@ static void parse_options(int argc, char **argv, struct state *st)
 		case 't': st->to = optarg; break;
 		case 'm':
 			if (opt_parse_size(optarg, 1, UINT64_MAX, &st->max_bytes) != 0)
-				die(EXIT_TROUBLE, "--max-bytes: invalid value '%s' (bytes, suffix K, "
-				    "M or G)", optarg);
+				exit(opt_bad_value(&prog, stderr, "--max-bytes", optarg,
+						   "bytes, suffix K, M or G"));
 			st->have_max = 1;
 			break;
 		case 'L': st->list_passes = 1; break;
 		case 'T': st->table_path = optarg; break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (optind != argc)
-		usage(stderr, EXIT_TROUBLE);
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (st->list_passes) {
 		if (st->passes || st->pass || st->layers || st->around || st->pad || st->from ||
 		    st->to || st->have_max || st->table_path)
