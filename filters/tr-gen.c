@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "io.h"
 #include "opt.h"
 #include "outfile.h"
 
@@ -745,7 +746,7 @@ enum { OUT_FLUSH_AT = 1 << 20, EVENT_ROOM = 16384 };
 struct out {
 	char *buf;                 /* OUT_FLUSH_AT + EVENT_ROOM bytes */
 	size_t len;
-	FILE *fp;                  /* NULL: only count */
+	struct writer *w;          /* NULL: only count */
 	const char *name;
 	uint64_t flushed;          /* bytes written (or counted) so far */
 	uint64_t events;           /* events begun, for the separators */
@@ -768,7 +769,7 @@ static _Noreturn void output_failed(const struct out *o)
 
 static void out_flush(struct out *o)
 {
-	if (o->fp != NULL && o->len > 0 && fwrite(o->buf, 1, o->len, o->fp) != o->len)
+	if (o->w != NULL && o->len > 0 && writer_put(o->w, o->buf, o->len) != 0)
 		output_failed(o);
 	o->flushed += o->len;
 	o->len = 0;
@@ -1713,36 +1714,37 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 
 /* ---- main ---------------------------------------------------------- */
 
-static FILE *open_output(const struct config *cfg)
+/* The writer of standard output or of the -o file (common/io, as every
+ * program writes). */
+static void open_output(const struct config *cfg, struct writer *w)
 {
-	FILE *fp = stdout;
+	int fd = STDOUT_FILENO;
 
 	if (cfg->output != NULL && strcmp(cfg->output, "-") != 0) {
-		int fd;
 		/* Never overwrite: a generated trace is often a big file. */
 		diag_on_exit(outfile_abort_all);
 		outfile_catch_signals();
 		if (outfile_open(&output_file, cfg->output) != 0)
 			die_errno(EXIT_TROUBLE, "%s", cfg->output);
-		/* stdio gets its own descriptor; outfile_commit closes the other */
-		fd = dup(output_file.fd);
-		if (fd < 0 || (fp = fdopen(fd, "w")) == NULL)
-			die_errno(EXIT_TROUBLE, "%s", cfg->output);
+		fd = output_file.fd;
 	}
-	if (setvbuf(fp, NULL, _IOFBF, 1 << 20) != 0)
-		die(EXIT_TROUBLE, "cannot buffer output");
-	return fp;
+	if (writer_init(w, fd) != 0)
+		die_nomem();
 }
 
 static void close_output(struct out *o)
 {
 	out_flush(o);
-	if (fflush(o->fp) != 0 || ferror(o->fp))
+	if (writer_flush(o->w) != 0)
 		output_failed(o);
-	if (fclose(o->fp) != 0)
+	if (output_file.path != NULL) {
+		/* outfile_commit closes the descriptor */
+		if (outfile_commit(&output_file) != 0)
+			die_errno(EXIT_TROUBLE, "%s", o->name);
+	} else if (close(o->w->fd) != 0) {
 		output_failed(o);
-	if (output_file.path != NULL && outfile_commit(&output_file) != 0)
-		die_errno(EXIT_TROUBLE, "%s", o->name);
+	}
+	writer_free(o->w);
 }
 
 static char *build_ranks(unsigned devices)
@@ -1783,6 +1785,7 @@ int main(int argc, char **argv)
 	struct config cfg;
 	struct gen g;
 	struct out o;
+	struct writer w;
 	uint64_t iterations, last_end;
 	char *ranks;
 	unsigned d;
@@ -1808,12 +1811,13 @@ int main(int argc, char **argv)
 	/* The output first: an existing one is refused before a counting run
 	 * over the whole --target-bytes. */
 	memset(&o, 0, sizeof o);
-	o.fp = open_output(&cfg);
+	open_output(&cfg, &w);
+	o.w = &w;
 	iterations = cfg.passes;
 	if (cfg.target_bytes > 0 && !cfg.scale_devices && !cfg.scale_pids)
 		iterations = count_iterations(&g, header_size(&cfg));
 
-	o.name = o.fp != stdout ? cfg.output : "standard output";
+	o.name = w.fd != STDOUT_FILENO ? cfg.output : "standard output";
 	o.buf = xmalloc(OUT_FLUSH_AT + EVENT_ROOM);
 	o.compact = cfg.compact;
 	o.ts_int = cfg.ts_int;
