@@ -175,20 +175,6 @@ char *xmemdup(const void *p, size_t n)
 	return s;
 }
 
-void warn_bad_option(int ch, char **argv)
-{
-	const char *arg = argv[optind - 1];
-
-	if (ch == ':')
-		warnx_tr("option '%s' requires an argument", arg);
-	else if (strncmp(arg, "--", 2) == 0 && optopt != 0)
-		warnx_tr("option '%s' takes no argument", arg);
-	else if (strncmp(arg, "--", 2) == 0 || optopt == 0)
-		warnx_tr("unknown option '%s'", arg);
-	else
-		warnx_tr("unknown option '-%c'", optopt);
-}
-
 void print_version_and_exit(void)
 {
 	printf("%s %s\ngzip: %s\n", progname, TR_VERSION, gz_backend());

@@ -53,11 +53,6 @@ size_t grow_cap(size_t cap, size_t first, size_t elem);
 /* A NUL-terminated copy of n bytes. */
 char *xmemdup(const void *p, size_t n);
 
-/* After getopt_long returned '?' or ':' (with ':' first in optstring):
- * say what was wrong with the option, naming the program like every other
- * diagnostic rather than argv[0] as getopt would. */
-void warn_bad_option(int ch, char **argv);
-
 /* Print "prog VERSION" to stdout and exit 0 (the --version option). */
 _Noreturn void print_version_and_exit(void);
 

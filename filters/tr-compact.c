@@ -12,7 +12,6 @@
  * says. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,12 +48,6 @@ static const char usage_text[] =
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or refused, 2 usage or system trouble.\n";
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 struct state {
 	int64_t max_lanes;
@@ -216,29 +209,28 @@ static void parse_options(int argc, char **argv, struct state *st)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 	int ch;
 
+	prog.name = diag_progname();
 	st->max_lanes = MAX_LANES;
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'n':
-			if (opt_parse_i64(optarg, 1, MAX_LANES, &st->max_lanes) != 0)
-				die(EXIT_TROUBLE, "--max-gpu-lanes: invalid value '%s' (allowed 1-%d)",
-				    optarg, MAX_LANES);
+			if (opt_i64(&prog, stderr, "--max-gpu-lanes", optarg, 1, MAX_LANES,
+				    &st->max_lanes) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case 'p': st->only_pid = optarg; break;
 		case 'd': st->only_device = optarg; break;
 		case 's': st->summary_path = optarg; break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (optind != argc)
-		usage(stderr, EXIT_TROUBLE);
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,6 @@
 /* tr-decode: a Chrome JSON trace (plain or gzip, object or array format) to
  * the trace-layers event stream on standard output.  See tr-decode(1). */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,12 +43,6 @@ static const char *base_name(const char *path)
 	return slash != NULL && slash[1] != '\0' ? slash + 1 : path;
 }
 
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -63,36 +56,36 @@ int main(int argc, char **argv)
 	uint64_t max_event = DEFAULT_MAX_EVENT, max_members = DECODE_DEFAULT_MAX_MEMBERS;
 	const char *path = "-", *name;
 	struct decode_result result;
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 	int ch, record_path = 0;
 
 	diag_init(argv[0]);
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'm':
-			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
-				die(EXIT_TROUBLE, "--max-event-bytes: invalid value '%s' "
-				    "(allowed 1 to 1G)", optarg);
+			if (opt_size(&prog, stderr, "--max-event-bytes", optarg, 1, LIMIT_MAX_EVENT,
+				     &max_event) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case 'M':
-			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_members) != 0)
-				die(EXIT_TROUBLE, "--max-member-bytes: invalid value '%s' "
-				    "(allowed 1 to 1G)", optarg);
+			if (opt_size(&prog, stderr, "--max-member-bytes", optarg, 1, LIMIT_MAX_EVENT,
+				     &max_members) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case 'p':
 			record_path = 1;
 			break;
 		case 'h':
-			usage(stdout, EXIT_OK);
+			exit(opt_help(&prog, stdout, stderr));
 		case 'V':
 			print_version_and_exit();
 		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+			exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (argc - optind > 1)
-		usage(stderr, EXIT_TROUBLE);
+		exit(opt_extra_operand(&prog, stderr, argv[optind + 1]));
 	if (argc - optind == 1)
 		path = argv[optind];
 	name = strcmp(path, "-") == 0 ? "stdin" : path;

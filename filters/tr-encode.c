@@ -2,7 +2,6 @@
  * the report records of earlier stages into their report files.  Nothing is
  * written in place until the tail record arrived.  See tr-encode(1). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +33,6 @@ static const char usage_text[] =
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 /* Where the trace bytes go: a buffered writer, through a gzip stream (gz.h)
  * for a .gz OUTPUT. */
@@ -346,27 +339,26 @@ int main(int argc, char **argv)
 	int ch, rc, fd = STDOUT_FILENO;
 	const char *line;
 	size_t len, i;
+	struct opt_program prog = { NULL, ":o:h", longopts, usage_text };
 
 	diag_init(argv[0]);
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'o': output = optarg; break;
 		case 'l':
-			if (opt_parse_i64(optarg, 1, 9, &level) != 0)
-				die(EXIT_TROUBLE, "--level: invalid value '%s' (allowed 1-9)", optarg);
+			if (opt_i64(&prog, stderr, "--level", optarg, 1, 9, &level) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case 'r': report_base = optarg; break;
 		case 'c': report_indent = 0; break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (optind != argc)
-		usage(stderr, EXIT_TROUBLE);
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (report_base == NULL && strcmp(output, "-") != 0)
 		report_base = output;
 

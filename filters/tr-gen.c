@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "io.h"
 #include "opt.h"
 #include "outfile.h"
 
@@ -746,7 +746,7 @@ enum { OUT_FLUSH_AT = 1 << 20, EVENT_ROOM = 16384 };
 struct out {
 	char *buf;                 /* OUT_FLUSH_AT + EVENT_ROOM bytes */
 	size_t len;
-	FILE *fp;                  /* NULL: only count */
+	struct writer *w;          /* NULL: only count */
 	const char *name;
 	uint64_t flushed;          /* bytes written (or counted) so far */
 	uint64_t events;           /* events begun, for the separators */
@@ -769,7 +769,7 @@ static _Noreturn void output_failed(const struct out *o)
 
 static void out_flush(struct out *o)
 {
-	if (o->fp != NULL && o->len > 0 && fwrite(o->buf, 1, o->len, o->fp) != o->len)
+	if (o->w != NULL && o->len > 0 && writer_put(o->w, o->buf, o->len) != 0)
 		output_failed(o);
 	o->flushed += o->len;
 	o->len = 0;
@@ -1523,41 +1523,44 @@ static void write_scale(struct out *o, const struct config *cfg)
 
 /* ---- options ------------------------------------------------------- */
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: tr-gen [--array] [--compact] [--concurrency C] [--devices G]\n"
-		"              [--draft-layers M] [--draft-passes D] [--layers N]\n"
-		"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
-		"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
-		"              [--ts-format kineto|int] [--rank K]\n"
-		"              [--slow-layer L --slowdown PCT] [--shape dense]\n"
-		"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
-		"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
-		"       tr-gen --help | --version\n");
-}
-
-static _Noreturn void bad_value(const char *opt, const char *arg, uint64_t min,
-	uint64_t max)
-{
-	die(EXIT_TROUBLE, "%s: invalid value '%s' (allowed %llu-%llu)", opt, arg,
-		(unsigned long long)min, (unsigned long long)max);
-}
-
-/* A decimal number in [min, max]; with suffixes, also K, M or G (powers of
- * 1024, upper case only): the rule of opt_parse_size, as every program's
- * byte counts. */
-static uint64_t parse_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
-	int suffixes)
-{
-	uint64_t v;
-
-	if (!suffixes && arg[strspn(arg, "0123456789")] != '\0')
-		bad_value(opt, arg, min, max);
-	if (opt_parse_size(arg, min, max, &v) != 0)
-		bad_value(opt, arg, min, max);
-	return v;
-}
+static const char usage_text[] =
+	"usage: tr-gen [--array] [--compact] [--concurrency C] [--devices G]\n"
+	"              [--draft-layers M] [--draft-passes D] [--layers N]\n"
+	"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
+	"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
+	"              [--ts-format kineto|int] [--rank K]\n"
+	"              [--slow-layer L --slowdown PCT] [--shape dense]\n"
+	"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
+	"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
+	"       tr-gen --help | --version\n"
+	"Write the PyTorch profiler (Kineto) trace of a simulated transformer\n"
+	"inference run; the same options and seed always give the same bytes.\n"
+	"\n"
+	"  --array            the JSON Array Format, not Kineto's object\n"
+	"  --compact          one event per line, not indented\n"
+	"  --concurrency C    GPU activities overlapping at most, 1-64 (default 1)\n"
+	"  --devices G        GPUs, 1-64 (default 1)\n"
+	"  --draft-layers M   layers of a draft pass (default 2)\n"
+	"  --draft-passes D   draft passes before each target pass (default 0)\n"
+	"  --layers N         layers of a target pass (default 4)\n"
+	"  -o, --output FILE  write FILE (never replaced), not standard output\n"
+	"  --origin-us U      the first timestamp, in microseconds\n"
+	"  --passes P         target passes (default 2)\n"
+	"  --rank K           the trace of rank K of a distributed job\n"
+	"  --rocm             what a ROCm (HIP) build of the same run shows\n"
+	"  --seed N           the seed of the timing jitter (default 1)\n"
+	"  --shape dense      make bench's shape: 40 layers, 300 streams, 3 overlapping\n"
+	"                     activities, --compact, 900M (later options override)\n"
+	"  --slow-layer L     with --slowdown PCT: layer L's attention lasts PCT\n"
+	"                     percent longer in every target pass\n"
+	"  --streams S        GPU streams per device (default 1, or C if larger)\n"
+	"  --target-bytes B   add passes until B bytes are written (K, M, G)\n"
+	"  --ts-format F      kineto (microseconds, 3 decimals; default) or int\n"
+	"  --scale-devices N  a scaling case: one pid with N devices, one kernel each\n"
+	"  --scale-pids N     a scaling case: N pids, one kernel each\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: 0 success, 2 usage or system trouble.\n";
 
 enum {
 	OPT_ARRAY = 256, OPT_COMPACT, OPT_CONCURRENCY, OPT_DEVICES, OPT_DRAFT_LAYERS,
@@ -1598,10 +1601,8 @@ static const struct option long_options[] = {
  * and an elementwise kernel beside every attention kernel), one event per
  * line, about 900 MiB.  It sets those options where it appears: options
  * after it override them. */
-static void apply_shape(struct config *cfg, const char *name)
+static void apply_shape(struct config *cfg)
 {
-	if (strcmp(name, "dense") != 0)
-		die(EXIT_TROUBLE, "--shape: invalid value '%s' (allowed dense)", name);
 	cfg->layers = 40;
 	cfg->streams = 300;
 	cfg->streams_given = 1;
@@ -1610,15 +1611,23 @@ static void apply_shape(struct config *cfg, const char *name)
 	cfg->target_bytes = 900ULL << 20;
 }
 
-static _Noreturn void bad_option(int ch, char **argv)
+/* A count in [min, max]: decimal digits; with suffixes, a byte count as
+ * every program reads one (K, M or G, powers of 1024). */
+static uint64_t parse_number(const struct opt_program *prog, const char *opt,
+	const char *arg, uint64_t min, uint64_t max, int suffixes)
 {
-	warn_bad_option(ch, argv);
-	usage(stderr);
-	exit(EXIT_TROUBLE);
+	uint64_t v;
+	int rc = suffixes ? opt_size(prog, stderr, opt, arg, min, max, &v)
+			  : opt_u64(prog, stderr, opt, arg, min, max, &v);
+
+	if (rc != 0)
+		exit(EXIT_TROUBLE);
+	return v;
 }
 
 static void parse_options(int argc, char **argv, struct config *cfg)
 {
+	struct opt_program prog = { NULL, ":o:h", long_options, usage_text };
 	int ch;
 
 	memset(cfg, 0, sizeof *cfg);
@@ -1631,65 +1640,69 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 	cfg->origin_us = 1428625731456ULL;
 	cfg->seed = 1;
 	cfg->slow_layer = -1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:", long_options, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case OPT_ARRAY: cfg->array = 1; break;
 		case OPT_COMPACT: cfg->compact = 1; break;
 		case OPT_CONCURRENCY:
-			cfg->concurrency = (unsigned)parse_number("--concurrency", optarg, 1,
+			cfg->concurrency = (unsigned)parse_number(&prog, "--concurrency", optarg, 1,
 				MAX_CONCURRENCY, 0);
 			break;
 		case OPT_DEVICES:
-			cfg->devices = (unsigned)parse_number("--devices", optarg, 1, MAX_DEVICES, 0);
+			cfg->devices = (unsigned)parse_number(&prog, "--devices", optarg, 1, MAX_DEVICES, 0);
 			break;
 		case OPT_DRAFT_LAYERS:
-			cfg->draft_layers = parse_number("--draft-layers", optarg, 1, MAX_LAYERS, 0);
+			cfg->draft_layers = parse_number(&prog, "--draft-layers", optarg, 1, MAX_LAYERS, 0);
 			break;
 		case OPT_DRAFT_PASSES:
-			cfg->draft_passes = parse_number("--draft-passes", optarg, 0,
+			cfg->draft_passes = parse_number(&prog, "--draft-passes", optarg, 0,
 				MAX_DRAFT_PASSES, 0);
 			break;
+		case 'h':
 		case OPT_HELP:
-			usage(stdout);
-			exit(fflush(stdout) == 0 ? EXIT_OK : EXIT_TROUBLE);
+			exit(opt_help(&prog, stdout, stderr));
 		case OPT_LAYERS:
-			cfg->layers = parse_number("--layers", optarg, 1, MAX_LAYERS, 0);
+			cfg->layers = parse_number(&prog, "--layers", optarg, 1, MAX_LAYERS, 0);
 			break;
 		case OPT_ORIGIN:
-			cfg->origin_us = parse_number("--origin-us", optarg, 0, MAX_ORIGIN_US, 0);
+			cfg->origin_us = parse_number(&prog, "--origin-us", optarg, 0, MAX_ORIGIN_US, 0);
 			break;
 		case 'o': cfg->output = optarg; break;
 		case OPT_PASSES:
-			cfg->passes = parse_number("--passes", optarg, 1, MAX_PASSES, 0);
+			cfg->passes = parse_number(&prog, "--passes", optarg, 1, MAX_PASSES, 0);
 			break;
 		case OPT_ROCM: cfg->rocm = 1; break;
 		case OPT_RANK:
-			cfg->rank = parse_number("--rank", optarg, 0, MAX_RANK, 0);
+			cfg->rank = parse_number(&prog, "--rank", optarg, 0, MAX_RANK, 0);
 			break;
 		case OPT_SLOW_LAYER:
-			cfg->slow_layer = (int64_t)parse_number("--slow-layer", optarg, 0,
+			cfg->slow_layer = (int64_t)parse_number(&prog, "--slow-layer", optarg, 0,
 				MAX_LAYERS - 1, 0);
 			break;
 		case OPT_SLOWDOWN:
-			cfg->slowdown = parse_number("--slowdown", optarg, 1, MAX_SLOWDOWN, 0);
+			cfg->slowdown = parse_number(&prog, "--slowdown", optarg, 1, MAX_SLOWDOWN, 0);
 			break;
 		case OPT_SCALE_DEVICES:
-			cfg->scale_devices = parse_number("--scale-devices", optarg, 1, MAX_SCALE, 0);
+			cfg->scale_devices = parse_number(&prog, "--scale-devices", optarg, 1, MAX_SCALE, 0);
 			break;
 		case OPT_SCALE_PIDS:
-			cfg->scale_pids = parse_number("--scale-pids", optarg, 1, MAX_SCALE, 0);
+			cfg->scale_pids = parse_number(&prog, "--scale-pids", optarg, 1, MAX_SCALE, 0);
 			break;
-		case OPT_SHAPE: apply_shape(cfg, optarg); break;
+		case OPT_SHAPE:
+			if (strcmp(optarg, "dense") != 0)
+				exit(opt_bad_value(&prog, stderr, "--shape", optarg, "allowed dense"));
+			apply_shape(cfg);
+			break;
 		case OPT_SEED:
-			cfg->seed = parse_number("--seed", optarg, 0, UINT64_MAX, 0);
+			cfg->seed = parse_number(&prog, "--seed", optarg, 0, UINT64_MAX, 0);
 			break;
 		case OPT_STREAMS:
-			cfg->streams = (unsigned)parse_number("--streams", optarg, 1, MAX_STREAMS, 0);
+			cfg->streams = (unsigned)parse_number(&prog, "--streams", optarg, 1, MAX_STREAMS, 0);
 			cfg->streams_given = 1;
 			break;
 		case OPT_TARGET:
-			cfg->target_bytes = parse_number("--target-bytes", optarg, 1,
+			cfg->target_bytes = parse_number(&prog, "--target-bytes", optarg, 1,
 				MAX_TARGET_BYTES, 1);
 			break;
 		case OPT_TS_FORMAT:
@@ -1698,20 +1711,17 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 			else if (strcmp(optarg, "int") == 0)
 				cfg->ts_int = 1;
 			else
-				die(EXIT_TROUBLE, "--ts-format: invalid value '%s' "
-					"(allowed kineto, int)", optarg);
+				exit(opt_bad_value(&prog, stderr, "--ts-format", optarg,
+						   "allowed kineto, int"));
 			break;
 		case OPT_VERSION:
 			print_version_and_exit();
 		default:
-			bad_option(ch, argv);
+			exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
-	if (optind != argc) {
-		warnx_tr("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
-		exit(EXIT_TROUBLE);
-	}
+	if (optind != argc)
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if ((cfg->slow_layer >= 0) != (cfg->slowdown > 0))
 		die(EXIT_TROUBLE, "--slow-layer and --slowdown go together");
 	if (cfg->scale_devices && cfg->scale_pids)
@@ -1727,36 +1737,37 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 
 /* ---- main ---------------------------------------------------------- */
 
-static FILE *open_output(const struct config *cfg)
+/* The writer of standard output or of the -o file (common/io, as every
+ * program writes). */
+static void open_output(const struct config *cfg, struct writer *w)
 {
-	FILE *fp = stdout;
+	int fd = STDOUT_FILENO;
 
 	if (cfg->output != NULL && strcmp(cfg->output, "-") != 0) {
-		int fd;
 		/* Never overwrite: a generated trace is often a big file. */
 		diag_on_exit(outfile_abort_all);
 		outfile_catch_signals();
 		if (outfile_open(&output_file, cfg->output) != 0)
 			die_errno(EXIT_TROUBLE, "%s", cfg->output);
-		/* stdio gets its own descriptor; outfile_commit closes the other */
-		fd = dup(output_file.fd);
-		if (fd < 0 || (fp = fdopen(fd, "w")) == NULL)
-			die_errno(EXIT_TROUBLE, "%s", cfg->output);
+		fd = output_file.fd;
 	}
-	if (setvbuf(fp, NULL, _IOFBF, 1 << 20) != 0)
-		die(EXIT_TROUBLE, "cannot buffer output");
-	return fp;
+	if (writer_init(w, fd) != 0)
+		die_nomem();
 }
 
 static void close_output(struct out *o)
 {
 	out_flush(o);
-	if (fflush(o->fp) != 0 || ferror(o->fp))
+	if (writer_flush(o->w) != 0)
 		output_failed(o);
-	if (fclose(o->fp) != 0)
+	if (output_file.path != NULL) {
+		/* outfile_commit closes the descriptor */
+		if (outfile_commit(&output_file) != 0)
+			die_errno(EXIT_TROUBLE, "%s", o->name);
+	} else if (close(o->w->fd) != 0) {
 		output_failed(o);
-	if (output_file.path != NULL && outfile_commit(&output_file) != 0)
-		die_errno(EXIT_TROUBLE, "%s", o->name);
+	}
+	writer_free(o->w);
 }
 
 static char *build_ranks(unsigned devices)
@@ -1797,6 +1808,7 @@ int main(int argc, char **argv)
 	struct config cfg;
 	struct gen g;
 	struct out o;
+	struct writer w;
 	uint64_t iterations, last_end;
 	char *ranks;
 	unsigned d;
@@ -1822,12 +1834,13 @@ int main(int argc, char **argv)
 	/* The output first: an existing one is refused before a counting run
 	 * over the whole --target-bytes. */
 	memset(&o, 0, sizeof o);
-	o.fp = open_output(&cfg);
+	open_output(&cfg, &w);
+	o.w = &w;
 	iterations = cfg.passes;
 	if (cfg.target_bytes > 0 && !cfg.scale_devices && !cfg.scale_pids)
 		iterations = count_iterations(&g, header_size(&cfg));
 
-	o.name = o.fp != stdout ? cfg.output : "standard output";
+	o.name = w.fd != STDOUT_FILENO ? cfg.output : "standard output";
 	o.buf = xmalloc(OUT_FLUSH_AT + EVENT_ROOM);
 	o.compact = cfg.compact;
 	o.ts_int = cfg.ts_int;

@@ -1,7 +1,6 @@
 /* tr-guides: turn the anchor records of tr-select-anchors into a layer guide
  * track (L0, L1, ... slices from one layer's anchor to the next) appended
  * after the source events, and a report for tr-encode.  See tr-guides(1). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include "filter.h"
 #include "guides.h"
 #include "json.h"
+#include "opt.h"
 #include "tsnum.h"
 #include "trstream.h"
 
@@ -28,12 +28,6 @@ static const char usage_text[] =
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 struct state {
 	const char *phase, *evidence;
@@ -242,27 +236,27 @@ int main(int argc, char **argv)
 	const char *line;
 	size_t len, i;
 	int ch, kind;
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
 	diag_init(argv[0]);
+	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
 	st.summary = (struct buf)BUF_INIT;
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'p': st.phase = optarg; break;
 		case 'e': st.evidence = optarg; break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (optind != argc)
-		usage(stderr, EXIT_TROUBLE);
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (st.phase == NULL || blank(st.phase) || st.evidence == NULL || blank(st.evidence))
-		die(EXIT_TROUBLE, "--phase and --evidence are required and must not be blank "
-		    "(evidence: why L0 is L0, e.g. the model config, source revision, counts)");
+		exit(opt_usage_error(&prog, stderr, "--phase and --evidence are required and "
+			"must not be blank (evidence: why L0 is L0, e.g. the model config, "
+			"source revision, counts)"));
 
 	filter_open(&f);
 	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {

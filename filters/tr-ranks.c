@@ -4,7 +4,6 @@
  * tr-ranks(1). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +47,6 @@ struct options {
 	int tsv, json;
 	const char *svg;
 };
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 static void read_whole(struct ranktab_report *r)
 {
@@ -124,38 +117,34 @@ int main(int argc, char **argv)
 	int64_t v;
 	size_t n, i;
 	int ch;
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
 	diag_init(argv[0]);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'p':
-			if (opt_parse_i64(optarg, 0, 100000000, &o.pass) != 0)
-				die(EXIT_TROUBLE, "--pass: invalid value '%s' (allowed 0 to "
-				    "100000000)", optarg);
+			if (opt_i64(&prog, stderr, "--pass", optarg, 0, 100000000, &o.pass) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case 't':
-			if (opt_parse_i64(optarg, 0, RANKTAB_MAX_PERCENT, &v) != 0)
-				die(EXIT_TROUBLE, "--threshold: invalid value '%s' (allowed 0 to "
-				    "%d)", optarg, RANKTAB_MAX_PERCENT);
+			if (opt_i64(&prog, stderr, "--threshold", optarg, 0, RANKTAB_MAX_PERCENT,
+				    &v) != 0)
+				exit(EXIT_TROUBLE);
 			o.threshold = (unsigned)v;
 			break;
 		case 'T': o.tsv = 1; break;
 		case 'j': o.json = 1; break;
 		case 's': o.svg = optarg; break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (o.tsv && o.json)
 		die(EXIT_TROUBLE, "--tsv and --json exclude each other");
-	if (optind == argc) {
-		warnx_tr("no report given");
-		usage(stderr, EXIT_TROUBLE);
-	}
+	if (optind == argc)
+		exit(opt_usage_error(&prog, stderr, "no report given"));
 	if (o.svg != NULL) {
 		if (strcmp(o.svg, "-") == 0)
 			die(EXIT_TROUBLE, "--svg -: the heat map goes to a file, the table to "

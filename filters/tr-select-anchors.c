@@ -2,7 +2,6 @@
  * selection is unambiguous and complete, and announce it to tr-guides with
  * control records before the tail.  Every line passes through unchanged.
  * See tr-select-anchors(1). */
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,12 +41,6 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 input rejected or selection refused,\n"
 	"2 usage or system trouble.\n";
 
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
-
 static void parse_options(int argc, char **argv, struct anchorscan_options *o)
 {
 	static const struct option longopts[] = {
@@ -65,12 +58,13 @@ static void parse_options(int argc, char **argv, struct anchorscan_options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 	int ch, have_layers = 0, have_offset = 0;
 
+	prog.name = diag_progname();
 	memset(o, 0, sizeof *o);
 	o->passes = 1;
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'a': o->anchor_regex = optarg; break;
 		case 'e': o->end_regex = optarg; break;
@@ -79,41 +73,36 @@ static void parse_options(int argc, char **argv, struct anchorscan_options *o)
 		case 'P': o->pid = optarg; break;
 		case 'D': o->device = optarg; break;
 		case 'n':
-			if (opt_parse_i64(optarg, 1, 1000000, &o->num_layers) != 0)
-				die(EXIT_TROUBLE, "--num-layers: invalid value '%s' (allowed 1-1000000)", optarg);
+			if (opt_i64(&prog, stderr, "--num-layers", optarg, 1, 1000000, &o->num_layers) != 0)
+				exit(EXIT_TROUBLE);
 			have_layers = 1;
 			break;
 		case 'k':
-			if (opt_parse_i64(optarg, 0, INT32_MAX, &o->offset) != 0)
-				die(EXIT_TROUBLE, "--anchor-offset: invalid value '%s' (allowed 0-%d)",
-				    optarg, INT32_MAX);
+			if (opt_i64(&prog, stderr, "--anchor-offset", optarg, 0, INT32_MAX, &o->offset) != 0)
+				exit(EXIT_TROUBLE);
 			have_offset = 1;
 			break;
 		case 'p':
-			if (opt_parse_i64(optarg, 1, 1000000, &o->passes) != 0)
-				die(EXIT_TROUBLE, "--passes: invalid value '%s' (allowed 1-1000000)", optarg);
+			if (opt_i64(&prog, stderr, "--passes", optarg, 1, 1000000, &o->passes) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case 'f':
-			if (opt_parse_i64(optarg, 0, 1000000, &o->first_layer) != 0)
-				die(EXIT_TROUBLE, "--first-layer: invalid value '%s' (allowed 0-1000000)", optarg);
+			if (opt_i64(&prog, stderr, "--first-layer", optarg, 0, 1000000,
+				    &o->first_layer) != 0)
+				exit(EXIT_TROUBLE);
 			break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (optind != argc)
-		usage(stderr, EXIT_TROUBLE);
-	if (o->anchor_regex == NULL || !have_layers || !have_offset) {
-		warnx_tr("--anchor-regex, --num-layers and --anchor-offset are required");
-		usage(stderr, EXIT_TROUBLE);
-	}
-	if (o->confirm_cpu && o->confirm_regex == NULL) {
-		warnx_tr("--confirm-cpu needs --confirm-regex");
-		usage(stderr, EXIT_TROUBLE);
-	}
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
+	if (o->anchor_regex == NULL || !have_layers || !have_offset)
+		exit(opt_usage_error(&prog, stderr,
+			"--anchor-regex, --num-layers and --anchor-offset are required"));
+	if (o->confirm_cpu && o->confirm_regex == NULL)
+		exit(opt_usage_error(&prog, stderr, "--confirm-cpu needs --confirm-regex"));
 	if (o->num_layers * o->passes > 10000000)
 		die(EXIT_TROUBLE, "--num-layers x --passes is too large (at most 10000000)");
 }

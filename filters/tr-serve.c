@@ -9,7 +9,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -252,20 +251,6 @@ static int nchildren;
 static pid_t opener_pid = -1;
 static const char *opener_name;
 static volatile sig_atomic_t got_stop;
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	if (to == stdout && fflush(stdout) != 0)
-		die_write("standard output");
-	exit(status);
-}
-
-static _Noreturn void bad_option(int ch, char **argv)
-{
-	warn_bad_option(ch, argv);
-	usage(stderr, EXIT_TROUBLE);
-}
 
 /* ---- signals ------------------------------------------------------- */
 
@@ -1087,15 +1072,15 @@ int main(int argc, char **argv)
 	int do_open = 0, ch;
 	char url[128], *ui_full;
 	off_t size;
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
 	diag_init(argv[0]);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case OPT_PORT:
-			if (opt_parse_i64(optarg, 0, 65535, &want_port) != 0)
-				die(EXIT_TROUBLE, "--port: invalid value '%s' (allowed 0-65535)",
-				    optarg);
+			if (opt_i64(&prog, stderr, "--port", optarg, 0, 65535, &want_port) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case OPT_UI:
 			ui = optarg;
@@ -1105,15 +1090,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PASS:
 			if (opt_parse_i64(optarg, 0, INT64_MAX, &choice.pass) != 0)
-				die(EXIT_TROUBLE, "--pass: invalid value '%s' (a pass index, 0 "
-				    "or more)", optarg);
+				exit(opt_bad_value(&prog, stderr, "--pass", optarg,
+						   "a pass index, 0 or more"));
 			choice.pass_given = 1;
 			break;
 		case OPT_LAYER:
 			if (opt_parse_i64(optarg + (optarg[0] == 'L'), 0, INT64_MAX,
 					  &choice.layer) != 0)
-				die(EXIT_TROUBLE, "--layer: invalid value '%s' (a layer, as L3 "
-				    "or 3)", optarg);
+				exit(opt_bad_value(&prog, stderr, "--layer", optarg,
+						   "a layer, as L3 or 3"));
 			choice.layer_given = 1;
 			break;
 		case OPT_QUERY:
@@ -1126,28 +1111,26 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STREAM_ABOVE:
 			if (opt_parse_i64(optarg, 0, INT64_MAX, &stream_above) != 0)
-				die(EXIT_TROUBLE, "--stream-above: invalid value '%s' (bytes, 0 "
-				    "or more)", optarg);
+				exit(opt_bad_value(&prog, stderr, "--stream-above", optarg,
+						   "bytes, 0 or more"));
 			break;
 		case OPT_TRACE:
-			if (path != NULL) {
-				warnx_tr("one trace only");
-				usage(stderr, EXIT_TROUBLE);
-			}
+			if (path != NULL)
+				exit(opt_usage_error(&prog, stderr, "one trace only"));
 			path = optarg;
 			break;
+		case 'h':
 		case OPT_HELP:
-			usage(stdout, EXIT_OK);
+			exit(opt_help(&prog, stdout, stderr));
 		case OPT_VERSION:
 			print_version_and_exit();
 		default:
-			bad_option(ch, argv);
+			exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
-	if (argc - optind + (path != NULL) != 1) {
-		warnx_tr(argc - optind + (path != NULL) == 0 ? "no trace given" : "one trace only");
-		usage(stderr, EXIT_TROUBLE);
-	}
+	if (argc - optind + (path != NULL) != 1)
+		exit(opt_usage_error(&prog, stderr, "%s",
+			argc - optind + (path != NULL) == 0 ? "no trace given" : "one trace only"));
 	if (path == NULL)
 		path = argv[optind];
 	s = strncasecmp(ui, "https://", 8) == 0 ? ui + 8

@@ -3,7 +3,6 @@
  * kernel name occurs in time, splits the occurrences of every name that
  * occurs at least N times into passes of N, ranks the candidates, and warns
  * about the traps.  It never chooses for the user.  See tr-survey(1). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,12 +37,6 @@ static const char usage_text[] =
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 /* Pass spans printed per candidate in the text report (--json has all). */
 #define TEXT_SPANS 8
@@ -882,36 +875,37 @@ int main(int argc, char **argv)
 	size_t len, i, *first, *next, *members, m, cap = 0;
 	int ch, kind, have_layers = 0, spill_fd;
 	uint32_t g;
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
 	diag_init(argv[0]);
+	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
 	st.top = 10;
 	st.tmp = (struct buf)BUF_INIT;
 	st.origin_text = (struct buf)BUF_INIT;
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'n':
-			if (opt_parse_i64(optarg, 1, 1000000, &st.num_layers) != 0)
-				die(EXIT_TROUBLE, "--num-layers: invalid value '%s' (allowed 1-1000000)", optarg);
+			if (opt_i64(&prog, stderr, "--num-layers", optarg, 1, 1000000, &st.num_layers) != 0)
+				exit(EXIT_TROUBLE);
 			have_layers = 1;
 			break;
 		case 'p': st.pid = optarg; break;
 		case 'd': st.device = optarg; break;
 		case 't':
-			if (opt_parse_i64(optarg, 1, 1000, &st.top) != 0)
-				die(EXIT_TROUBLE, "--top: invalid value '%s' (allowed 1-1000)", optarg);
+			if (opt_i64(&prog, stderr, "--top", optarg, 1, 1000, &st.top) != 0)
+				exit(EXIT_TROUBLE);
 			break;
 		case 'j': st.json = 1; break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
-	if (optind != argc || !have_layers)
-		usage(stderr, EXIT_TROUBLE);
+	if (optind != argc)
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
+	if (!have_layers)
+		exit(opt_usage_error(&prog, stderr, "--num-layers is required"));
 
 	spill_fd = filter_open_spill("tr-survey");
 	if (stream_in_init(&in, 0, STREAM_DEFAULT_MAX_LINE) != 0 ||

@@ -3,7 +3,6 @@
  * Both traces are decoded by child processes and compared in lock-step by
  * common/verify.c (the placement check: verifysel.c; the landmark check:
  * verifylm.c; the results: verifycheck.c).  See tr-verify(1). */
-#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,12 +52,6 @@ static const char usage_text[] =
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 verified, 1 not verified, 2 could not run.\n";
-
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
 
 /* ---- the decoders ------------------------------------------------------ */
 
@@ -202,11 +195,12 @@ int main(int argc, char **argv)
 	struct buf window_path = BUF_INIT, found[2] = { BUF_INIT, BUF_INIT };
 	struct stat wsb;
 	uint64_t max_event = DEFAULT_MAX_EVENT;
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
 	diag_init(argv[0]);
+	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
-	opterr = 0;  /* warn_bad_option names the program, not argv[0] */
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 's': st.src_path = optarg; break;
 		case 'o': st.out_path = optarg; break;
@@ -218,27 +212,27 @@ int main(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'w': window = 1; break;
 		case 'm':
-			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &max_event) != 0)
-				die(EXIT_CANNOT_RUN, "--max-event-bytes: invalid value '%s' "
-				    "(allowed 1 to 1G)", optarg);
+			if (opt_size(&prog, stderr, "--max-event-bytes", optarg, 1, LIMIT_MAX_EVENT,
+				     &max_event) != 0)
+				exit(EXIT_CANNOT_RUN);
 			break;
 		case 'M': {
 			uint64_t v;
-			if (opt_parse_size(optarg, 1, LIMIT_MAX_EVENT, &v) != 0)
-				die(EXIT_CANNOT_RUN, "--max-member-bytes: invalid value '%s' "
-				    "(allowed 1 to 1G)", optarg);
+			if (opt_size(&prog, stderr, "--max-member-bytes", optarg, 1, LIMIT_MAX_EVENT,
+				     &v) != 0)
+				exit(EXIT_CANNOT_RUN);
 			max_members = (size_t)v;
 			break;
 		}
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_CANNOT_RUN);
+		default: exit(opt_fail(&prog, stderr, ch, argv));  /* 2, EXIT_CANNOT_RUN */
 		}
 	}
-	if (optind != argc || st.src_path == NULL || st.out_path == NULL)
-		usage(stderr, EXIT_CANNOT_RUN);
+	if (optind != argc)
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
+	if (st.src_path == NULL || st.out_path == NULL)
+		exit(opt_usage_error(&prog, stderr, "--source and --output are required"));
 	verifycheck_init(&vc);
 	verify_init(&st, &vc, st.src_path, st.out_path);
 	/* a window: OUT.window.json, given with --window or found beside OUT */

@@ -11,7 +11,6 @@
  * to write it); of the spilled stream only the lines written are read
  * back.  This file is options and glue. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,12 +56,6 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 input rejected or window refused, 2 usage or\n"
 	"system trouble.\n";
 
-static _Noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status);
-}
-
 struct state {
 	const char *from, *to, *passes, *pass, *layers, *around, *pad;
 	uint64_t max_bytes;
@@ -95,9 +88,11 @@ static void parse_options(int argc, char **argv, struct state *st)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 	int ch, kinds;
 
-	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	prog.name = diag_progname();
+	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'P': st->passes = optarg; break;
 		case 'p': st->pass = optarg; break;
@@ -108,21 +103,19 @@ static void parse_options(int argc, char **argv, struct state *st)
 		case 't': st->to = optarg; break;
 		case 'm':
 			if (opt_parse_size(optarg, 1, UINT64_MAX, &st->max_bytes) != 0)
-				die(EXIT_TROUBLE, "--max-bytes: invalid value '%s' (bytes, suffix K, "
-				    "M or G)", optarg);
+				exit(opt_bad_value(&prog, stderr, "--max-bytes", optarg,
+						   "bytes, suffix K, M or G"));
 			st->have_max = 1;
 			break;
 		case 'L': st->list_passes = 1; break;
 		case 'T': st->table_path = optarg; break;
-		case 'h': usage(stdout, EXIT_OK);
+		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
-		default:
-			warn_bad_option(ch, argv);
-			usage(stderr, EXIT_TROUBLE);
+		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}
 	if (optind != argc)
-		usage(stderr, EXIT_TROUBLE);
+		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (st->list_passes) {
 		if (st->passes || st->pass || st->layers || st->around || st->pad || st->from ||
 		    st->to || st->have_max || st->table_path)

@@ -781,7 +781,7 @@ oracle sp40 "$T/sp40.json" "$T/sp40.c.json"
 expect 2 "tr-gen: --scale-devices with --scale-pids" "tr-gen --scale-devices 2 --scale-pids 2" \
 	"tr-gen: --scale-devices and --scale-pids exclude each other"
 expect 2 "tr-gen: --scale-pids 0" "tr-gen --scale-pids 0" \
-	"tr-gen: --scale-pids: invalid value '0' (allowed 1-10000000)"
+	"tr-gen: --scale-pids: invalid value '0' (allowed 1 to 10000000)"
 
 expect 2 "TMPDIR that does not exist" \
 	"tr-decode '$T/touch.json' | TMPDIR='$T/nope' tr-compact >/dev/null" \
@@ -793,7 +793,7 @@ absent "TMPDIR that does not exist: nothing written" "$T/nope" "$T/nope-out/o.js
 
 for n in 0 11 x; do
 	expect 2 "--max-gpu-lanes $n is a usage error" "tr-compact --max-gpu-lanes $n </dev/null" \
-		"tr-compact: --max-gpu-lanes: invalid value '$n' (allowed 1-10)"
+		"tr-compact: --max-gpu-lanes: invalid value '$n' (allowed 1 to 10)"
 done
 expect 2 "an unknown option is a usage error" "tr-compact --lanes 3 </dev/null" "usage: tr-compact"
 

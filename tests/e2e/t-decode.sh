@@ -303,43 +303,6 @@ expect 0 "--version" "tr-decode --version" &&
 
 # ------------------------------------------------------------ real traces
 
-# ----------------------------------------------------- option errors
-# Every program words a bad option alike: the short program name (never
-# getopt's argv[0]), then its usage, exit 2.
-optline() { # NAME WANTED-FIRST-LINE CMD
-	run "$3"
-	if [ "$RC" = 2 ] && [ "$(head -n 1 "$T/err")" = "$2" ] &&
-	   sed -n 2p "$T/err" | grep -q '^usage: tr-' && [ ! -s "$T/out" ]; then
-		pass "$1"
-	else
-		fail "$1" "exit $RC" "stderr: $(head -c 300 "$T/err")" "wanted: $2"
-	fi
-}
-for p in tr-decode tr-encode tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-gen \
-	tr-serve; do
-	optline "$p: an unknown option" "$p: unknown option '--bogus'" "$p --bogus </dev/null"
-	optline "$p: an unknown short option" "$p: unknown option '-x'" "$p -x </dev/null"
-done
-optline "tr-decode: a missing value" "tr-decode: option '--max-event-bytes' requires an argument" \
-	"tr-decode --max-event-bytes </dev/null"
-optline "tr-compact: an abbreviation without its value" \
-	"tr-compact: option '--max' requires an argument" "tr-compact --max </dev/null"
-optline "tr-decode: a value for a flag" "tr-decode: option '--record-path=1' takes no argument" \
-	"tr-decode --record-path=1 </dev/null"
-optline "tr-verify: an unknown option" "tr-verify: unknown option '--fast'" \
-	"tr-verify --source a.json --output b.json --fast"
-# One rule for byte counts: K, M or G in upper case (powers of 1024).
-expect 2 "tr-gen: a lower-case suffix is refused" "tr-gen --target-bytes 1m -o never.json" \
-	"tr-gen: --target-bytes: invalid value '1m' (allowed 1-1099511627776)"
-absent "tr-gen: a refused suffix writes nothing" never.json
-expect 2 "tr-decode: a lower-case suffix is refused" "tr-decode --max-event-bytes 1m </dev/null" \
-	"tr-decode: --max-event-bytes: invalid value '1m' (allowed 1 to 1G)"
-expect 2 "tr-gen: a count takes no suffix" "tr-gen --layers 2K --compact" \
-	"tr-gen: --layers: invalid value '2K' (allowed 1-100000)"
-expect 0 "tr-gen: an upper-case suffix" "tr-gen --target-bytes 64K --compact | tr-decode >/dev/null"
-expect 0 "tr-gen: the largest seed" "tr-gen --seed 18446744073709551615 --compact >/dev/null"
-expect 2 "tr-gen: a seed past 2^64 - 1" "tr-gen --seed 18446744073709551616 --compact" \
-	"tr-gen: --seed: invalid value '18446744073709551616'"
 # --shape dense (make bench's trace, issue 15): its shape read back by an
 # independent oracle (python json) on a small size; later options override.
 shape_is() {

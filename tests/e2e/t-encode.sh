@@ -52,7 +52,7 @@ expect 0 ".gz output decodes again" "tr-decode out.json.gz >again.stream" &&
 	sed '1d;$d' fx.stream >a.events && sed '1d;$d' again.stream >b.events &&
 	same ".gz output decodes to the same events" a.events b.events
 expect 2 "--level 0" "tr-encode --level 0 -o bad.json.gz <fx.stream" \
-	"tr-encode: --level: invalid value '0' (allowed 1-9)"
+	"tr-encode: --level: invalid value '0' (allowed 1 to 9)"
 expect 2 "--level 10" "tr-encode --level 10 -o bad.json.gz <fx.stream" "--level: invalid value '10'"
 absent "--level refused: no output" bad.json.gz
 
