@@ -84,7 +84,7 @@ usage_error "tr-verify: an ambiguous abbreviation with =" \
 	"tr-verify: option '--max' is ambiguous; possibilities: '--max-event-bytes' '--max-member-bytes'" \
 	"tr-verify --max=1K --source a --output b" tr-verify
 usage_error "tr-gen: an ambiguous abbreviation" \
-	"tr-gen: option '--s' is ambiguous; possibilities: '--scale-devices' '--scale-pids' '--seed' '--slow-layer' '--slowdown' '--streams'" \
+	"tr-gen: option '--s' is ambiguous; possibilities: '--scale-devices' '--scale-pids' '--seed' '--shape' '--slow-layer' '--slowdown' '--streams'" \
 	"tr-gen --s 1" tr-gen
 usage_error "tr-compact-track: an ambiguous abbreviation" \
 	"tr-compact-track: option '--max' is ambiguous; possibilities: '--max-gpu-lanes' '--max-event-bytes' '--max-member-bytes'" \
