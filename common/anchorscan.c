@@ -195,7 +195,7 @@ static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int
 	if (jdoc_type(d, v) != JT_PRIMITIVE)
 		return;
 	p = jdoc_text(d, v, &n);
-	*ok = num_us_to_ns(p, n, ns, sub) == NUM_OK;
+	*ok = tsnum_us_to_ns(p, n, ns, sub) == NUM_OK;
 }
 
 /* The string body of a JSON string member, unescaped into scratch when it
@@ -301,8 +301,8 @@ static int see_cpu_event(struct anchorscan *s, const char *line, size_t len, con
 {
 	struct jdoc *d = &s->doc;
 	/* Runtime and Operator: the PyTorch 1.8-era names */
-	int launch = category_has(cats, ncats, "cuda_runtime") ||
-		     category_has(cats, ncats, "cuda_driver") || category_has(cats, ncats, "Runtime");
+	int launch = event_category_has(cats, ncats, "cuda_runtime") ||
+		     event_category_has(cats, ncats, "cuda_driver") || event_category_has(cats, ncats, "Runtime");
 	struct anchorscan_marks *set = launch ? &s->launches : &s->scopes;
 	struct anchorscan_mark *mark;
 	int64_t correlation = 0;
@@ -312,10 +312,10 @@ static int see_cpu_event(struct anchorscan *s, const char *line, size_t len, con
 		const char *subject;
 		size_t slen;
 		int rc;
-		if (!category_has(cats, ncats, "cpu_op") &&
-		    !category_has(cats, ncats, "user_annotation") &&
-		    !category_has(cats, ncats, "python_function") &&
-		    !category_has(cats, ncats, "Operator"))
+		if (!event_category_has(cats, ncats, "cpu_op") &&
+		    !event_category_has(cats, ncats, "user_annotation") &&
+		    !event_category_has(cats, ncats, "python_function") &&
+		    !event_category_has(cats, ncats, "Operator"))
 			return ANCHORSCAN_OK;
 		if (name.len < 2 || name.p[0] != '"')
 			return ANCHORSCAN_OK;
@@ -359,7 +359,7 @@ static int see_kernel_dur(struct anchorscan *s, struct member ts, struct member 
 	int sub;
 
 	if (s->bad_dur.seen || dur.len == 0 || dur.p[0] != '-' ||
-	    num_us_to_ns(dur.p, dur.len, &ns, &sub) != NUM_OK || ns >= 0)
+	    tsnum_us_to_ns(dur.p, dur.len, &ns, &sub) != NUM_OK || ns >= 0)
 		return ANCHORSCAN_OK;
 	s->bad_dur.seen = 1;
 	s->bad_dur.index = s->events;
@@ -383,11 +383,11 @@ int anchorscan_event(struct anchorscan *s, const char *line, size_t len, struct 
 	event_members(line, len, keys, 7, m);
 	/* most ts texts are plainly not below the origin's: no conversion */
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
-	    !(s->have_origin && num_text_not_below(m[0].p, m[0].len, s->origin_text.p,
+	    !(s->have_origin && tsnum_text_not_below(m[0].p, m[0].len, s->origin_text.p,
 						   s->origin_text.len))) {
 		int64_t ns;
 		int sub;
-		if (num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
+		if (tsnum_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
 		    (!s->have_origin || ns < s->origin_ns ||
 		     (ns == s->origin_ns && !sub && s->origin_sub))) {
 			s->origin_ns = ns;
@@ -402,14 +402,14 @@ int anchorscan_event(struct anchorscan *s, const char *line, size_t len, struct 
 		rc = ANCHORSCAN_NOMEM;
 	if (rc == ANCHORSCAN_OK && m[4].len >= 2 && m[4].p[0] == '"' &&
 	    (cats = unescaped(&s->cat, m[4].p + 1, m[4].len - 2, &ncats)) != NULL) {
-		if (category_has(cats, ncats, "layer_guide")) {
+		if (event_category_has(cats, ncats, "layer_guide")) {
 			say(&nomem, msg, "event %" PRIu64 ": the trace already has layer guides "
 			    "(cat layer_guide); start from the original trace", s->events);
 			rc = done(nomem, ANCHORSCAN_REFUSED);
 		} else {
 			is_x = m[3].len == 3 && memcmp(m[3].p, "\"X\"", 3) == 0;
-			if (is_x && (category_has(cats, ncats, "kernel") ||
-				     category_has(cats, ncats, "Kernel"))) {
+			if (is_x && (event_category_has(cats, ncats, "kernel") ||
+				     event_category_has(cats, ncats, "Kernel"))) {
 				rc = see_kernel_dur(s, m[0], m[6], m[5]);
 				if (rc == ANCHORSCAN_OK && m[5].len >= 2 && m[5].p[0] == '"')
 					rc = check_kernel(s, line, len, m[5], msg);
@@ -515,8 +515,8 @@ static int wanted(const struct anchorscan *s, const struct anchorscan_match *m)
 {
 	const char *dev = device_of(m);
 
-	return (s->opt.pid == NULL || raw_matches_arg(m->pid, strlen(m->pid), s->opt.pid)) &&
-	       (s->opt.device == NULL || raw_matches_arg(dev, strlen(dev), s->opt.device));
+	return (s->opt.pid == NULL || event_raw_matches_arg(m->pid, strlen(m->pid), s->opt.pid)) &&
+	       (s->opt.device == NULL || event_raw_matches_arg(dev, strlen(dev), s->opt.device));
 }
 
 /* Keep only the kernels of one pid and device, anchors and terminals apart
@@ -758,8 +758,8 @@ static int check_cpu_landmark(struct anchorscan *s, struct buf *msg)
 		struct buf where = BUF_INIT;
 		if (layer + 1 == N)
 			continue;
-		num_format_us3(lo.ns, t0);
-		num_format_us3(hi.ns, t1);
+		tsnum_format_us3(lo.ns, t0);
+		tsnum_format_us3(hi.ns, t1);
 		if (anchors_time_cmp(&lo, &hi) >= 0) {
 			say(&nomem, msg, "--confirm-cpu: pass %zu, layers %" PRId64 " and %" PRId64
 			    " (anchors at ts %s and %s, launched at ts %s and %s): the second anchor "

@@ -282,7 +282,7 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 		dlen = am[0].len;
 	}
 	a->corr = COMPACT_NO_CORR;
-	if (is_primitive(am[1]) && num_parse_int64(am[1].p, am[1].len, &a->corr) != NUM_OK)
+	if (is_primitive(am[1]) && tsnum_parse_int64(am[1].p, am[1].len, &a->corr) != NUM_OK)
 		a->corr = COMPACT_NO_CORR;
 	a->index = (uint32_t)c->events;
 	a->track = track;
@@ -337,11 +337,11 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 		      jdoc_find(d, args, "boundary_kind") >= 0;
 	text = jdoc_type(d, jdoc_find(d, 0, "ts")) == JT_PRIMITIVE ?
 	       jdoc_text(d, jdoc_find(d, 0, "ts"), &n) : NULL;
-	if (text == NULL || num_us_to_ns(text, n, &g->start, &g->sub) != NUM_OK)
+	if (text == NULL || tsnum_us_to_ns(text, n, &g->start, &g->sub) != NUM_OK)
 		g->has_args = 0;
 	text = jdoc_type(d, jdoc_find(d, 0, "dur")) == JT_PRIMITIVE ?
 	       jdoc_text(d, jdoc_find(d, 0, "dur"), &n) : NULL;
-	if (text == NULL || num_us_to_ns(text, n, &g->end, &g->sub) != NUM_OK)
+	if (text == NULL || tsnum_us_to_ns(text, n, &g->end, &g->sub) != NUM_OK)
 		g->has_args = 0;
 	g->end += g->start;
 	return COMPACT_OK;
@@ -473,7 +473,7 @@ static int device_selects(struct compact *c, const char *line, size_t len, const
 		*deferred = 1;
 		return COMPACT_OK;
 	}
-	*match = raw_matches_arg(dev, dlen, c->only_device);
+	*match = event_raw_matches_arg(dev, dlen, c->only_device);
 	if (activity) {
 		struct buf key = BUF_INIT;
 		c->tracks[track].dev_seen = 1;
@@ -517,7 +517,7 @@ static int see(struct compact *c, const char *line, size_t len)
 	uint32_t track;
 	int kernel = 0, activity = 0, scope = 0, guide = 0, selected, rc;
 
-	if (find_bytes(line, len, TRSTREAM_KEY_COMPACT_TRACK,
+	if (event_find_bytes(line, len, TRSTREAM_KEY_COMPACT_TRACK,
 		       sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL)
 		return refuse(c, "event %" PRIu64 ": already compacted (%s); start from the "
 			      "original trace", c->events, TRSTREAM_KEY_COMPACT_TRACK);
@@ -530,18 +530,18 @@ static int see(struct compact *c, const char *line, size_t len)
 		const char *s = m[3].p + 1;
 		size_t n = m[3].len - 2;
 		if (m[2].len == 3 && ph[1] == 'X') {
-			kernel = category_has(s, n, "kernel") || category_has(s, n, "Kernel");
-			activity = kernel || category_has(s, n, "gpu_memcpy") ||
-				   category_has(s, n, "gpu_memset") || category_has(s, n, "Memcpy") ||
-				   category_has(s, n, "Memset");
-			scope = !activity && category_has(s, n, "gpu_user_annotation");
-			guide = category_has(s, n, "layer_guide");
+			kernel = event_category_has(s, n, "kernel") || event_category_has(s, n, "Kernel");
+			activity = kernel || event_category_has(s, n, "gpu_memcpy") ||
+				   event_category_has(s, n, "gpu_memset") || event_category_has(s, n, "Memcpy") ||
+				   event_category_has(s, n, "Memset");
+			scope = !activity && event_category_has(s, n, "gpu_user_annotation");
+			guide = event_category_has(s, n, "layer_guide");
 		}
 		if (!activity && c->gpu_pids.n == 0 && (rc = note_categories(c, s, n)) != 0)
 			return rc;
 	}
 	/* --pid selects by pid: an event without one is not in it */
-	selected = c->only_pid == NULL || (plen > 0 && raw_matches_arg(pid, plen, c->only_pid));
+	selected = c->only_pid == NULL || (plen > 0 && event_raw_matches_arg(pid, plen, c->only_pid));
 	if (plen == 0 || m[1].len == 0) {
 		if ((activity || scope) && !guide && selected)
 			return refuse_untracked(c, m[0], m[1], scope);
@@ -749,13 +749,13 @@ int compact_lanes_message(struct compact *c, int64_t origin)
 			   "--max-gpu-lanes is %" PRId64 "; it first exceeds %" PRId64 " from ",
 			   g->pid, g->device, g->kind == COMPACT_SCOPE ? "GPU scopes" : "GPU activity",
 			   c->refusal.peak, c->max_lanes, c->max_lanes);
-	fail |= num_append_us3(msg, c->refusal.from);
+	fail |= tsnum_append_us3(msg, c->refusal.from);
 	fail |= buf_addstr(msg, " to ");
-	fail |= num_append_us3(msg, c->refusal.to);
+	fail |= tsnum_append_us3(msg, c->refusal.to);
 	fail |= buf_addstr(msg, " us (");
-	fail |= num_append_ms6(msg, c->refusal.from - origin);
+	fail |= tsnum_append_ms6(msg, c->refusal.from - origin);
 	fail |= buf_addstr(msg, " to ");
-	fail |= num_append_ms6(msg, c->refusal.to - origin);
+	fail |= tsnum_append_ms6(msg, c->refusal.to - origin);
 	fail |= buf_addstr(msg, " ms from the trace start); cut a time window around the part "
 			   "you need, or keep the original streams (no compaction)");
 	return fail ? COMPACT_NOMEM : COMPACT_REFUSED;

@@ -83,10 +83,10 @@ int compact_flow_bind(struct compact *c, uint32_t track, uint64_t index, struct 
 	if (!is_primitive(ts))
 		return refused(buf_printf(&c->msg, "event %" PRIu64 ": flow on a GPU track "
 					     "without a numeric ts", index));
-	if (num_us_to_ns(ts.p, ts.len, &ts_ns, &sub) != NUM_OK)
+	if (tsnum_us_to_ns(ts.p, ts.len, &ts_ns, &sub) != NUM_OK)
 		return refused(buf_printf(&c->msg, "event %" PRIu64 ": flow ts %.*s out of "
 					     "range", index, (int)ts.len, ts.p));
-	if (!is_primitive(id) || num_parse_int64(id.p, id.len, &flow_id) != NUM_OK)
+	if (!is_primitive(id) || tsnum_parse_int64(id.p, id.len, &flow_id) != NUM_OK)
 		flow_id = COMPACT_NO_CORR;
 	from = c->track_first[track];
 	to = c->track_first[track + 1];

@@ -135,7 +135,7 @@ int event_members(const char *line, size_t len, const char *const *keys, int nke
 	return found;
 }
 
-int category_has(const char *cats, size_t n, const char *want)
+int event_category_has(const char *cats, size_t n, const char *want)
 {
 	size_t w = strlen(want), i = 0;
 
@@ -150,7 +150,7 @@ int category_has(const char *cats, size_t n, const char *want)
 	}
 }
 
-int raw_matches_arg(const char *raw, size_t n, const char *arg)
+int event_raw_matches_arg(const char *raw, size_t n, const char *arg)
 {
 	size_t a = strlen(arg);
 
@@ -159,7 +159,7 @@ int raw_matches_arg(const char *raw, size_t n, const char *arg)
 	return n == a + 2 && raw[0] == '"' && raw[n - 1] == '"' && memcmp(raw + 1, arg, a) == 0;
 }
 
-const char *find_bytes(const char *hay, size_t n, const char *needle, size_t m)
+const char *event_find_bytes(const char *hay, size_t n, const char *needle, size_t m)
 {
 	return memmem(hay, n, needle, m);
 }

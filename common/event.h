@@ -35,15 +35,15 @@ int event_members(const char *line, size_t len, const char *const *keys, int nke
 size_t event_skip_string(const char *line, size_t len, size_t i);
 size_t event_skip_value(const char *line, size_t len, size_t i);
 
-int category_has(const char *cats, size_t n, const char *want);
+int event_category_has(const char *cats, size_t n, const char *want);
 
 /* 1 when a raw JSON value (pid, tid, args.device) is what a user wrote on
  * the command line: --pid 0 matches the number 0, --pid Spans the string
  * "Spans". */
-int raw_matches_arg(const char *raw, size_t n, const char *arg);
+int event_raw_matches_arg(const char *raw, size_t n, const char *arg);
 
 /* memmem(3), which needs _GNU_SOURCE: wrapped so that only event.c asks
  * for it. */
-const char *find_bytes(const char *hay, size_t n, const char *needle, size_t m);
+const char *event_find_bytes(const char *hay, size_t n, const char *needle, size_t m);
 
 #endif

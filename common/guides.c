@@ -44,8 +44,8 @@ int guides_build(const struct guides_anchor *a, size_t n, size_t num_layers,
 			x->end_ns = a[i].ts_ns;
 			x->kind = GUIDES_ANCHOR_POINT_ONLY;
 		}
-		x->start_us = num_round_ns_to_us(x->start_ns);
-		x->end_us = num_round_ns_to_us(x->end_ns);
+		x->start_us = tsnum_round_ns_to_us(x->start_ns);
+		x->end_us = tsnum_round_ns_to_us(x->end_ns);
 		if (x->end_us < x->start_us) {
 			*where = i;
 			return GUIDES_BACKWARDS;
@@ -93,9 +93,9 @@ int guides_put_row(struct buf *b, const struct guides_row *g, int64_t origin_ns)
 		       ",\"start_relative_ms\":", g->pass, g->layer, g->anchor_index,
 		       g->anchor_name, g->anchor_tid, g->start_text, g->end_text,
 		       g->start_us, g->end_us) != 0 ||
-	    num_append_ms6(b, g->start_ns - origin_ns) != 0 ||
+	    tsnum_append_ms6(b, g->start_ns - origin_ns) != 0 ||
 	    buf_addstr(b, ",\"end_relative_ms\":") != 0 ||
-	    num_append_ms6(b, g->end_ns - origin_ns) != 0)
+	    tsnum_append_ms6(b, g->end_ns - origin_ns) != 0)
 		return -1;
 	return buf_printf(b, ",\"boundary_kind\":\"%s\"", g->kind);
 }
@@ -162,6 +162,6 @@ int guides_put_report_body(struct buf *rep, const struct guides_track *t,
 	}
 	rc |= buf_printf(rep, ",\"original_event_count\":%" PRIu64 ",\"added_event_count\":%zu"
 			 ",\"trace_origin_us\":", events, nguides + 2);
-	rc |= num_append_us3(rep, sm->trace_origin_ns);
+	rc |= tsnum_append_us3(rep, sm->trace_origin_ns);
 	return rc | buf_addstr(rep, "}}");
 }

@@ -169,7 +169,7 @@ int jdoc_int64(const struct jdoc *d, int i, int64_t *value)
 	if (jdoc_type(d, i) != JT_PRIMITIVE)
 		return -1;
 	text = jdoc_text(d, i, &n);
-	return num_parse_int64(text, n, value) == NUM_OK ? 0 : -1;
+	return tsnum_parse_int64(text, n, value) == NUM_OK ? 0 : -1;
 }
 
 static int hex_value(int c)

@@ -12,10 +12,10 @@ int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,
 	int64_t ts_ns, dur_ns, pf_ts, pf_dur;
 	int ts_sub, dur_sub;
 
-	if (num_us_to_ns(ts, ts_len, &ts_ns, &ts_sub) != NUM_OK ||
-	    num_us_to_ns(dur, dur_len, &dur_ns, &dur_sub) != NUM_OK ||
-	    perfetto_us_to_ns(ts, ts_len, &pf_ts) != NUM_OK ||
-	    perfetto_us_to_ns(dur, dur_len, &pf_dur) != NUM_OK)
+	if (tsnum_us_to_ns(ts, ts_len, &ts_ns, &ts_sub) != NUM_OK ||
+	    tsnum_us_to_ns(dur, dur_len, &dur_ns, &dur_sub) != NUM_OK ||
+	    tsnum_perfetto_us_to_ns(ts, ts_len, &pf_ts) != NUM_OK ||
+	    tsnum_perfetto_us_to_ns(dur, dur_len, &pf_dur) != NUM_OK)
 		return LANES_BOUNDS_RANGE;
 	if (dur_ns < 0 || pf_dur < 0)
 		return LANES_BOUNDS_NEGATIVE;

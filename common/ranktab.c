@@ -189,7 +189,7 @@ static void add_us(struct sink *b, int64_t v, const char *none)
 		add(b, none);
 		return;
 	}
-	num_format_us3(v, tmp);
+	tsnum_format_us3(v, tmp);
 	add(b, tmp);
 }
 
@@ -549,7 +549,7 @@ static void svg_map(struct sink *b, const struct ranktab *t, const struct rankta
 			int dark = band == RANKTAB_BAND_FAST || band == RANKTAB_BAND_SLOWEST;
 
 			if (v != RANKTAB_NONE)
-				num_format_us3(v, us);
+				tsnum_format_us3(v, us);
 			add(b, c < t->nranks ? "<g class=\"cell\" data-layer=\"" :
 			    "<g class=\"median\" data-layer=\"");
 			add(b, stext.p);
@@ -735,7 +735,7 @@ static int ns_member(const struct ranktab_report *r, int obj, const char *key,
 	if (i < 0)
 		return refused(msg, "%s: %sno number \"%s\"", r->path, where, key);
 	text = jdoc_text(&r->doc, i, &n);
-	if (num_us_to_ns(text, n, ns, &sub_ns) != NUM_OK)
+	if (tsnum_us_to_ns(text, n, ns, &sub_ns) != NUM_OK)
 		return refused(msg, "%s: %s\"%s\" %.*s is not a number of microseconds",
 			       r->path, where, key, (int)n, text);
 	if (sub_ns)

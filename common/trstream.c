@@ -162,7 +162,7 @@ int trstream_anchors_write(struct buf *b, const struct trstream_anchors *a)
 	    buf_addstr(b, ",\"confirm_regex\":") != 0 ||
 	    put_str_or_null(b, a->confirm_regex) != 0)
 		return -1;
-	num_format_us3(a->trace_origin_ns, origin_us);
+	tsnum_format_us3(a->trace_origin_ns, origin_us);
 	if (buf_printf(b, ",\"confirm_cpu\":%s,\"anchor_offset\":%" PRId64
 		       ",\"matching_anchor_count\":%" PRIu64 ",\"num_layers\":%" PRId64
 		       ",\"first_layer\":%" PRId64 ",\"passes\":%" PRId64 ",\"pid\":%s,\"device\":",
@@ -697,13 +697,13 @@ int trstream_window_report(struct buf *b, const struct trstream_window *w)
 	rc |= buf_addstr(b, "{\"schema_version\":1,\"spec\":");
 	rc |= json_escape(b, w->spec, strlen(w->spec));
 	rc |= buf_addstr(b, ",\"window_start_us\":");
-	rc |= num_append_us3(b, w->start_ns);
+	rc |= tsnum_append_us3(b, w->start_ns);
 	rc |= buf_addstr(b, ",\"window_end_us\":");
-	rc |= num_append_us3(b, w->end_ns);
+	rc |= tsnum_append_us3(b, w->end_ns);
 	rc |= buf_printf(b, ",\"window_start_ns\":%" PRId64 ",\"window_end_ns\":%" PRId64,
 			 w->start_ns, w->end_ns);
 	rc |= buf_addstr(b, ",\"trace_origin_us\":");
-	rc |= w->have_origin ? num_append_us3(b, w->origin_ns) : buf_addstr(b, "null");
+	rc |= w->have_origin ? tsnum_append_us3(b, w->origin_ns) : buf_addstr(b, "null");
 	rc |= buf_addstr(b, ",\"overlap\":\"closed: an event is kept when ts <= window end and "
 			 "ts + dur >= window start\",\"source_file\":");
 	rc |= json_escape(b, w->source_file, strlen(w->source_file));

@@ -171,7 +171,7 @@ static int floor_to_int64(const char *text, const struct num_text *nt,
 	return NUM_OK;
 }
 
-int num_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns)
+int tsnum_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns)
 {
 	struct num_text nt;
 	int64_t n_int, n, first, last, point, exp;
@@ -203,7 +203,7 @@ int num_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns)
 	return floor_to_int64(text, &nt, point, first, last, n, ns, sub_ns);
 }
 
-int num_parse_int64(const char *text, size_t len, int64_t *value)
+int tsnum_parse_int64(const char *text, size_t len, int64_t *value)
 {
 	struct num_text nt;
 	uint64_t magnitude = 0;
@@ -397,7 +397,7 @@ static int64_t perfetto_double_to_ns(double value, int *overflowed)
 	return (int64_t)llround(value * 1000.0);
 }
 
-int perfetto_us_to_ns(const char *text, size_t len, int64_t *ns)
+int tsnum_perfetto_us_to_ns(const char *text, size_t len, int64_t *ns)
 {
 	struct num_text nt;
 	int overflowed = 0;
@@ -430,7 +430,7 @@ static uint64_t magnitude_of(int64_t ns)
 	return ns < 0 ? 0u - (uint64_t)ns : (uint64_t)ns;
 }
 
-size_t num_format_us3(int64_t ns, char *out)
+size_t tsnum_format_us3(int64_t ns, char *out)
 {
 	uint64_t magnitude = magnitude_of(ns);
 	int n;
@@ -441,7 +441,7 @@ size_t num_format_us3(int64_t ns, char *out)
 	return n < 0 ? 0 : (size_t)n;
 }
 
-int64_t num_round_ns_to_us(int64_t ns)
+int64_t tsnum_round_ns_to_us(int64_t ns)
 {
 	/* At most 2^63 + 500: no uint64 overflow; the quotient fits int64. */
 	uint64_t us = (magnitude_of(ns) + 500) / 1000;
@@ -449,7 +449,7 @@ int64_t num_round_ns_to_us(int64_t ns)
 	return ns < 0 ? -(int64_t)us : (int64_t)us;
 }
 
-size_t num_format_ms6(int64_t ns, char *out)
+size_t tsnum_format_ms6(int64_t ns, char *out)
 {
 	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	int n = snprintf(out, NUM_US_BUFSZ, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "",
@@ -458,18 +458,18 @@ size_t num_format_ms6(int64_t ns, char *out)
 	return n > 0 ? (size_t)n : 0;
 }
 
-int num_append_us3(struct buf *b, int64_t ns)
+int tsnum_append_us3(struct buf *b, int64_t ns)
 {
 	char text[NUM_US_BUFSZ];
 
-	return buf_add(b, text, num_format_us3(ns, text));
+	return buf_add(b, text, tsnum_format_us3(ns, text));
 }
 
-int num_append_ms6(struct buf *b, int64_t ns)
+int tsnum_append_ms6(struct buf *b, int64_t ns)
 {
 	char text[NUM_US_BUFSZ];
 
-	return buf_add(b, text, num_format_ms6(ns, text));
+	return buf_add(b, text, tsnum_format_ms6(ns, text));
 }
 
 /* Length of the integer part of a plain decimal, or 0 when text is not
@@ -489,7 +489,7 @@ static size_t plain_int_len(const char *t, size_t n)
 	return dot;
 }
 
-int num_text_not_below(const char *a, size_t an, const char *b, size_t bn)
+int tsnum_text_not_below(const char *a, size_t an, const char *b, size_t bn)
 {
 	size_t ai = plain_int_len(a, an), bi = plain_int_len(b, bn), i, af, bf;
 	int c;

@@ -3,7 +3,7 @@
  * ("ts": "123.500").  We convert them to int64 nanoseconds exactly, from the
  * decimal text, and never through a double: a double has 53 bits, which is
  * not enough for epoch microseconds with three decimals.  The one exception
- * is perfetto_us_to_ns, which deliberately reproduces Perfetto's double
+ * is tsnum_perfetto_us_to_ns, which deliberately reproduces Perfetto's double
  * arithmetic so that we can predict what its importer will see.
  *
  * Every function takes (text, len): the text need not be NUL-terminated and
@@ -32,7 +32,7 @@ enum num_status { NUM_OK = 0, NUM_SYNTAX = -1, NUM_RANGE = -2 };
  * NUM_SYNTAX.  Huge exponents cannot overflow: a zero mantissa is 0 whatever
  * the exponent, a non-zero one with a huge exponent is NUM_RANGE or sub-ns.
  * On failure *ns and *sub_ns are left alone. */
-int num_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns);
+int tsnum_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns);
 
 /* 1 when number text a is certainly not below b: both are plain
  * non-negative decimals (digits with an optional fraction, no sign, no
@@ -40,11 +40,11 @@ int num_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns);
  * including whenever either text is not plain: the caller then converts.
  * A stage that keeps the smallest ts of millions of events skips almost
  * every conversion this way. */
-int num_text_not_below(const char *a, size_t an, const char *b, size_t bn);
+int tsnum_text_not_below(const char *a, size_t an, const char *b, size_t bn);
 
 /* Exact integer: a JSON number text without fraction or exponent -> int64.
  * "-0" gives 0.  Overflow -> NUM_RANGE; anything else -> NUM_SYNTAX. */
-int num_parse_int64(const char *text, size_t len, int64_t *value);
+int tsnum_parse_int64(const char *text, size_t len, int64_t *value);
 
 /* Perfetto's own conversion of a ts/dur JSON number text to nanoseconds,
  * bit for bit, doubles included.  text is the token text of a number, or the
@@ -63,24 +63,24 @@ int num_parse_int64(const char *text, size_t len, int64_t *value);
  *               x86-64 build computes in practice (two's-complement wrap;
  *               an out-of-range cast gives INT64_MIN), e.g.
  *               "9223372036854775807" -> -1000. */
-int perfetto_us_to_ns(const char *text, size_t len, int64_t *ns);
+int tsnum_perfetto_us_to_ns(const char *text, size_t len, int64_t *ns);
 
 /* Format nanoseconds as microseconds with exactly three decimals ("-0.001",
  * "1428625746618.250"); NUL-terminates and returns the length written, at
  * most NUM_US_BUFSZ - 1. */
 #define NUM_US_BUFSZ 32
-size_t num_format_us3(int64_t ns, char *out);
+size_t tsnum_format_us3(int64_t ns, char *out);
 
 /* Format nanoseconds as milliseconds with exactly six decimals ("-0.000001",
  * "12.345678"); NUL-terminates and returns the length written. */
-size_t num_format_ms6(int64_t ns, char *out);
+size_t tsnum_format_ms6(int64_t ns, char *out);
 
-/* Append num_format_us3 / num_format_ms6 text to b; 0 or -1 (memory). */
-int num_append_us3(struct buf *b, int64_t ns);
-int num_append_ms6(struct buf *b, int64_t ns);
+/* Append tsnum_format_us3 / tsnum_format_ms6 text to b; 0 or -1 (memory). */
+int tsnum_append_us3(struct buf *b, int64_t ns);
+int tsnum_append_ms6(struct buf *b, int64_t ns);
 
 /* Round ns to the nearest whole microsecond, ties away from zero ("-1500 ns"
  * -> -2), and return the microseconds. */
-int64_t num_round_ns_to_us(int64_t ns);
+int64_t tsnum_round_ns_to_us(int64_t ns);
 
 #endif

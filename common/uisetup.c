@@ -82,7 +82,7 @@ static int guide_ns(const struct jdoc *d, int row, const char *key, int64_t *ns)
 	if (t < 0 || jdoc_type(d, t) != JT_PRIMITIVE)
 		return -1;
 	s = jdoc_text(d, t, &n);
-	return perfetto_us_to_ns(s, n, ns) == NUM_OK ? 0 : -1;
+	return tsnum_perfetto_us_to_ns(s, n, ns) == NUM_OK ? 0 : -1;
 }
 
 static int int_member(const struct jdoc *d, int obj, const char *key, int64_t *value)

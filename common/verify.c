@@ -304,7 +304,7 @@ static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *s
 		return -1;
 	event_members(note[0].p, note[0].len, note_keys, 4, in);
 	if (in[0].len == 0 || in[1].len == 0 || in[3].len == 0 ||
-	    num_parse_int64(in[3].p, in[3].len, &idx) != NUM_OK || idx < 0)
+	    tsnum_parse_int64(in[3].p, in[3].len, &idx) != NUM_OK || idx < 0)
 		return -1;
 	if (in[2].len == 4 && memcmp(in[2].p, "true", 4) == 0)
 		had_args = 1;
@@ -437,7 +437,7 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 		return -1;
 	if (v->have_layers && v->guide_pid_len == pn && memcmp(v->guide_pid, pid, pn) == 0) {
 		int64_t t;
-		if (num_parse_int64(tid, tn, &t) == NUM_OK && t == v->guide_tid) {
+		if (tsnum_parse_int64(tid, tn, &t) == NUM_OK && t == v->guide_tid) {
 			*is_guide = 1;
 			return -1;
 		}
@@ -461,7 +461,7 @@ static int pf_span(const struct member *m, struct verify_span *s)
 		return -1;
 	if (ts[0] == '"') { ts++; tn -= 2; }
 	if (dur[0] == '"') { dur++; dn -= 2; }
-	if (perfetto_us_to_ns(ts, tn, &t) != NUM_OK || perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
+	if (tsnum_perfetto_us_to_ns(ts, tn, &t) != NUM_OK || tsnum_perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
 		return -1;
 	s->start = t;
 	s->end = t + d;
@@ -531,7 +531,7 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 		f->lane = (uint32_t)lane;
 		f->index = oindex;
 		if (tn == 0 ||
-		    perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
+		    tsnum_perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
 				      &f->ts) != NUM_OK)
 			f->ts = INT64_MIN;
 		return 1;
@@ -786,7 +786,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 		count_cat(v, om[EV_CAT], -1);
 	else if (scat >= 0)
 		v->cat_count[scat]--;
-	if (v->have_compact && find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
+	if (v->have_compact && event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
 					  sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL) {
 		uint64_t at;
 		int is_guide;

@@ -193,7 +193,7 @@ int verifylm_load(struct verifylm *lm, const char *const *reports, int nreports)
 		const char *t = raw_of(d, jdoc_find(d, r, "start_us"), &tn);
 		int sub;
 		int64_t ns = 0;
-		if (t == NULL || num_us_to_ns(t, tn, &ns, &sub) != NUM_OK)
+		if (t == NULL || tsnum_us_to_ns(t, tn, &ns, &sub) != NUM_OK)
 			return verifycheck_trouble(lm->vc, "%s: a layers row without a numeric "
 						   "start_us", lm->path);
 		/* key: the correlation, when found */
@@ -214,17 +214,17 @@ static int see_event(struct verifylm *lm, const char *line, size_t len, const ch
 	int64_t ns, corr = 0;
 	int sub, args, is_kernel, launch, rc, cpu = lm->cpu;
 
-	is_kernel = category_has(cat, cn, "kernel") || category_has(cat, cn, "Kernel");
-	launch = category_has(cat, cn, "cuda_runtime") || category_has(cat, cn, "cuda_driver") ||
-		 category_has(cat, cn, "Runtime");
-	if (!is_kernel && !(cpu && (launch || category_has(cat, cn, "cpu_op") ||
-				    category_has(cat, cn, "user_annotation") ||
-				    category_has(cat, cn, "python_function") ||
-				    category_has(cat, cn, "Operator"))))
+	is_kernel = event_category_has(cat, cn, "kernel") || event_category_has(cat, cn, "Kernel");
+	launch = event_category_has(cat, cn, "cuda_runtime") || event_category_has(cat, cn, "cuda_driver") ||
+		 event_category_has(cat, cn, "Runtime");
+	if (!is_kernel && !(cpu && (launch || event_category_has(cat, cn, "cpu_op") ||
+				    event_category_has(cat, cn, "user_annotation") ||
+				    event_category_has(cat, cn, "python_function") ||
+				    event_category_has(cat, cn, "Operator"))))
 		return 0;
 	if (jdoc_parse(ev, line, len, NULL) != 0 ||
 	    (v = raw_of(ev, jdoc_find(ev, 0, "ts"), &vn)) == NULL ||
-	    num_us_to_ns(v, vn, &ns, &sub) != NUM_OK)
+	    tsnum_us_to_ns(v, vn, &ns, &sub) != NUM_OK)
 		return 0;
 	args = jdoc_find(ev, 0, "args");
 	if (jdoc_type(ev, args) == JT_OBJECT)
@@ -299,7 +299,7 @@ static long count_row(struct verifylm *lm, int r, size_t k, int64_t pass, int64_
 		if (!kind_next && !jdoc_str_eq(d, jdoc_find(d, r, "boundary_kind"),
 					      "terminal_kernel_end"))
 			return -1;
-		if (e == NULL || num_us_to_ns(e, el, &hi, &sub) != NUM_OK)
+		if (e == NULL || tsnum_us_to_ns(e, el, &hi, &sub) != NUM_OK)
 			return verifycheck_trouble(lm->vc, "%s: a layers row without a numeric "
 						   "end_us", lm->path), -2;
 		hi += sub;  /* [lo, exact end): floors compare alike */

@@ -263,7 +263,7 @@ static void number_of(const struct jdoc *d, int v, int64_t *ns, int *sub, int *o
 	if (jdoc_type(d, v) != JT_PRIMITIVE)
 		return;
 	p = jdoc_text(d, v, &n);
-	*ok = num_us_to_ns(p, n, ns, sub) == NUM_OK;
+	*ok = tsnum_us_to_ns(p, n, ns, sub) == NUM_OK;
 }
 
 /* One source event: is it a kernel the report's selection matches (an X
@@ -282,10 +282,10 @@ int verifysel_see_source(struct verifysel *sel, const char *line, size_t len,
 	/* the origin the relative times count from; most ts texts are plainly
 	 * not below it and need no conversion */
 	if (m[3].len > 0 && m[3].p[0] != '"' &&
-	    !(sel->have_origin && num_text_not_below(m[3].p, m[3].len, sel->origin_raw.p,
+	    !(sel->have_origin && tsnum_text_not_below(m[3].p, m[3].len, sel->origin_raw.p,
 						     sel->origin_raw.len))) {
 		int64_t ns;
-		if (num_us_to_ns(m[3].p, m[3].len, &ns, &sub) == NUM_OK &&
+		if (tsnum_us_to_ns(m[3].p, m[3].len, &ns, &sub) == NUM_OK &&
 		    (!sel->have_origin || ns < sel->origin_ns ||
 		     (ns == sel->origin_ns && !sub && sel->origin_sub))) {
 			sel->origin_ns = ns;
@@ -300,7 +300,7 @@ int verifysel_see_source(struct verifysel *sel, const char *line, size_t len,
 	    m[1].p[0] != '"' || m[2].len < 2 || m[2].p[0] != '"')
 		return 0;
 	if ((cats = unescaped(&sel->cat, m[1], &ncats)) == NULL ||
-	    !(category_has(cats, ncats, "kernel") || category_has(cats, ncats, "Kernel")))
+	    !(event_category_has(cats, ncats, "kernel") || event_category_has(cats, ncats, "Kernel")))
 		return 0;
 	if ((subject = unescaped(&sel->name, m[2], &slen)) == NULL)
 		return 0;
@@ -441,7 +441,7 @@ int verifysel_finish_source(struct verifysel *sel)
 			sel->regex, sel->nmatch, sel->pid, sel->device, sel->matching);
 	{
 		char origin[NUM_US_BUFSZ];
-		num_format_us3(sel->origin_ns, origin);
+		tsnum_format_us3(sel->origin_ns, origin);
 		if (strcmp(origin, sel->origin_text) != 0)
 			verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "report: trace_origin_us %s, but the earliest ts in the "
 				"source is %s", sel->origin_text,
@@ -490,7 +490,7 @@ int verifysel_finish_source(struct verifysel *sel)
 			const struct verifysel_cand *t = terminal_of(sel, a, next, &lo);
 			e->kind = "terminal_kernel_end";
 			end_ns = t ? t->ts_ns + t->dur_ns : a->ts_ns;
-			num_format_us3(end_ns, e->term_end);
+			tsnum_format_us3(end_ns, e->term_end);
 			e->end_text = e->term_end;
 		} else {
 			e->kind = "anchor_point_only";
@@ -499,8 +499,8 @@ int verifysel_finish_source(struct verifysel *sel)
 		}
 		e->start_ns = a->ts_ns;
 		e->end_ns = end_ns;
-		e->start_us = num_round_ns_to_us(a->ts_ns);
-		e->end_us = num_round_ns_to_us(end_ns);
+		e->start_us = tsnum_round_ns_to_us(a->ts_ns);
+		e->end_us = tsnum_round_ns_to_us(end_ns);
 	}
 	free(sel->terms);
 	sel->terms = NULL;
@@ -554,7 +554,7 @@ static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, s
 	}
 	v = jdoc_find(d, 0, "ts");
 	raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
-	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || num_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
+	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || tsnum_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
 	    sub || ns != e->start_us * 1000)
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): ts %.*s, expected %"
 			PRId64 ": anchor %" PRId64 " (source event %" PRIu64 ") at ts %s, rounded "
@@ -562,7 +562,7 @@ static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, s
 			e->start_us, e->anchor_index, e->source_index, e->start_text);
 	v = jdoc_find(d, 0, "dur");
 	raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
-	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || num_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
+	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || tsnum_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
 	    sub || ns != (e->end_us - e->start_us) * 1000)
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): dur %.*s, expected %"
 			PRId64 ": from %" PRId64 " to %s at %s, rounded to %" PRId64, k, o,
@@ -581,9 +581,9 @@ static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, s
 	arg_is(sel, d, args, "end_us", e->end_text, k, o, e);
 	arg_int(sel, d, args, "guide_start_us", e->start_us, k, o, e);
 	arg_int(sel, d, args, "guide_end_us", e->end_us, k, o, e);
-	num_format_ms6(e->start_ns - sel->origin_ns, want);
+	tsnum_format_ms6(e->start_ns - sel->origin_ns, want);
 	arg_is(sel, d, args, "start_relative_ms", want, k, o, e);
-	num_format_ms6(e->end_ns - sel->origin_ns, want);
+	tsnum_format_ms6(e->end_ns - sel->origin_ns, want);
 	arg_is(sel, d, args, "end_relative_ms", want, k, o, e);
 	snprintf(want, sizeof want, "\"%s\"", e->kind);
 	arg_is(sel, d, args, "boundary_kind", want, k, o, e);

@@ -70,7 +70,7 @@ int window_parse_dur(const char *text, int64_t default_unit_ns, int64_t *ns)
 
 static int parse_nonneg(const char *p, size_t n, int64_t *v)
 {
-	return n > 0 && p[0] != '-' && num_parse_int64(p, n, v) == NUM_OK ? 0 : -1;
+	return n > 0 && p[0] != '-' && tsnum_parse_int64(p, n, v) == NUM_OK ? 0 : -1;
 }
 
 int window_parse_range(const char *text, int64_t *a, int64_t *b)
@@ -101,7 +101,7 @@ int64_t window_half(int64_t ns)
 
 /* The common form of a Kineto time, "123456.789" (at most 3 decimals,
  * no leading zero, at most 15 digits before the point), read directly;
- * 0, or -1 for any other text (num_us_to_ns reads those). */
+ * 0, or -1 for any other text (tsnum_us_to_ns reads those). */
 static int plain_us(const char *t, size_t n, int64_t *ns)
 {
 	size_t i = 0, f;
@@ -136,7 +136,7 @@ static int number(const char *t, size_t n, int64_t *ns, int *sub)
 		*sub = 0;
 		return 0;
 	}
-	return num_us_to_ns(t, n, ns, sub) == NUM_OK && *ns < HALF_MAX && *ns > -HALF_MAX ? 0 : -1;
+	return tsnum_us_to_ns(t, n, ns, sub) == NUM_OK && *ns < HALF_MAX && *ns > -HALF_MAX ? 0 : -1;
 }
 
 int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
@@ -511,7 +511,7 @@ static int see_origin(struct window_cut *c, struct member ts, const struct windo
 		return 0;
 	if (r != NULL && r->timed)
 		ns = (r->lo - (r->lo & 1)) / 2;
-	else if (num_us_to_ns(ts.p, ts.len, &ns, &sub) != NUM_OK)
+	else if (tsnum_us_to_ns(ts.p, ts.len, &ns, &sub) != NUM_OK)
 		return 0;
 	if (!c->have_origin || ns < c->origin_ns) {
 		c->origin_ns = ns;
@@ -1149,8 +1149,8 @@ int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
 	c->checked = 1;
 	if (c->bytes == 0) {
 		char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
-		num_format_us3(c->w0_ns, a);
-		num_format_us3(c->w1_ns, b);
+		tsnum_format_us3(c->w0_ns, a);
+		tsnum_format_us3(c->w1_ns, b);
 		return refuse(c, WINDOW_REFUSED, "empty window: no event overlaps [%s, %s] us (%s)",
 			      a, b, spec_text);
 	}
@@ -1179,8 +1179,8 @@ int window_cut_pass_table(const struct window_cut *c, struct buf *out)
 
 	for (k = 0; k < c->npasses; k++) {
 		const struct window_guide *p = &c->passes[k];
-		num_format_ms6(p->lo / 2 - c->origin_ns, a);
-		num_format_ms6((p->hi + 1) / 2 - c->origin_ns, b);
+		tsnum_format_ms6(p->lo / 2 - c->origin_ns, a);
+		tsnum_format_ms6((p->hi + 1) / 2 - c->origin_ns, b);
 		if (buf_printf(out, "pass %" PRId64 ": %s-%s ms from the trace start, %" PRIu64
 			       " bytes of events\n", p->pass, a, b, window_tally_bytes(&c->tally, k)) != 0)
 			return -1;

@@ -92,7 +92,7 @@ static int64_t trace_origin(struct compact_spill *spill)
 		return 0;
 	while (compact_spill_line(spill, &line, &len) == 1)
 		if (!stream_is_control(line, len) && event_member(line, len, "ts", &ts, &tslen) &&
-		    ts[0] != '"' && num_us_to_ns(ts, tslen, &ns, &sub) == NUM_OK &&
+		    ts[0] != '"' && tsnum_us_to_ns(ts, tslen, &ns, &sub) == NUM_OK &&
 		    (!have || ns < origin)) {
 			origin = ns;
 			have = 1;
@@ -116,7 +116,7 @@ static void see_all(struct state *st, struct filter *f)
 		if (kind == LINE_EVENT)
 			check(&st->c, compact_see_event(&st->c, line, len));
 		else if (kind == LINE_CONTROL && stream_is_kind(line, len, "report") &&
-			 find_bytes(line, len, LAYERS_SUFFIX, sizeof LAYERS_SUFFIX - 1) != NULL)
+			 event_find_bytes(line, len, LAYERS_SUFFIX, sizeof LAYERS_SUFFIX - 1) != NULL)
 			st->c.layers_report = 1;
 		if (compact_spill_put(&st->spill, line, len + 1) != 0)
 			spill_failed(&st->spill);

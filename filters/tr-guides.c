@@ -104,7 +104,7 @@ static void build_guides(struct state *st, const struct trstream_anchors_in *sm,
 		if (sp[i].kind == GUIDES_NEXT_LAYER_ANCHOR)
 			buf_addstr(&end, st->a[i + 1].anchor.ts);
 		else if (sp[i].kind == GUIDES_TERMINAL_KERNEL_END)
-			num_append_us3(&end, sp[i].end_ns);
+			tsnum_append_us3(&end, sp[i].end_ns);
 		else
 			buf_addstr(&end, a->anchor.ts);
 		x->end_text = end.p;  /* owned by the guide now */

@@ -112,7 +112,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	if (jdoc_type(d, cat) != JT_STRING)
 		return;
 	p = jdoc_text(d, cat, &n);
-	if (!category_has(p, n, "kernel") && !category_has(p, n, "Kernel"))
+	if (!event_category_has(p, n, "kernel") && !event_category_has(p, n, "Kernel"))
 		return;
 	name = jdoc_find(d, 0, "name");
 	ts = jdoc_find(d, 0, "ts");
@@ -121,12 +121,12 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	    jdoc_type(d, ts) != JT_PRIMITIVE)
 		return;
 	p = jdoc_text(d, ts, &n);
-	if (num_us_to_ns(p, n, &ts_ns, &sub) != NUM_OK)
+	if (tsnum_us_to_ns(p, n, &ts_ns, &sub) != NUM_OK)
 		return;
 	dur = jdoc_find(d, 0, "dur");
 	if (jdoc_type(d, dur) == JT_PRIMITIVE) {
 		p = jdoc_text(d, dur, &n);
-		if (num_us_to_ns(p, n, &dur_ns, &sub) != NUM_OK || dur_ns < 0)
+		if (tsnum_us_to_ns(p, n, &dur_ns, &sub) != NUM_OK || dur_ns < 0)
 			dur_ns = 0;
 	}
 	pid = jdoc_raw(d, jdoc_find(d, 0, "pid"), &pn);
@@ -139,8 +139,8 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	buf_add(&st->tmp, pid, pn);
 	buf_addch(&st->tmp, '\001');
 	buf_add(&st->tmp, dtext, dn);
-	if ((st->pid && !raw_matches_arg(pid, pn, st->pid)) ||
-	    (st->device && !raw_matches_arg(dtext, dn, st->device))) {
+	if ((st->pid && !event_raw_matches_arg(pid, pn, st->pid)) ||
+	    (st->device && !event_raw_matches_arg(dtext, dn, st->device))) {
 		count_elsewhere(st, st->tmp.p, st->tmp.len);
 		return;
 	}
@@ -217,9 +217,9 @@ static void see_event(struct state *st, const char *line, size_t len)
 	event_members(line, len, keys, 4, m);
 	spill_extent(st, m[1], m[0], m[3], len);
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
-	    !(st->have_origin && num_text_not_below(m[0].p, m[0].len, st->origin_text.p,
+	    !(st->have_origin && tsnum_text_not_below(m[0].p, m[0].len, st->origin_text.p,
 						    st->origin_text.len)) &&
-	    num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
+	    tsnum_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
 	    (!st->have_origin || ns < st->origin_ns)) {
 		st->origin_ns = ns;
 		st->have_origin = 1;
@@ -230,8 +230,8 @@ static void see_event(struct state *st, const char *line, size_t len)
 	if (m[2].len > sizeof step_prefix - 1 &&
 	    memcmp(m[2].p, step_prefix, sizeof step_prefix - 1) == 0 &&
 	    m[1].len == 3 && memcmp(m[1].p, "\"X\"", 3) == 0 && m[0].len > 0 &&
-	    num_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK) {
-		if (m[3].len == 0 || num_us_to_ns(m[3].p, m[3].len, &dur, &sub) != NUM_OK || dur < 0)
+	    tsnum_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK) {
+		if (m[3].len == 0 || tsnum_us_to_ns(m[3].p, m[3].len, &dur, &sub) != NUM_OK || dur < 0)
 			dur = 0;
 		if (st->nsteps == st->steps_cap) {
 			st->steps_cap = grow_cap(st->steps_cap, 16, sizeof *st->steps);
@@ -240,7 +240,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 		st->steps[st->nsteps].start = ns;
 		st->steps[st->nsteps++].end = dur > INT64_MAX - ns ? INT64_MAX : ns + dur;
 	}
-	if (find_bytes(line, len, "ernel", 5) != NULL)
+	if (event_find_bytes(line, len, "ernel", 5) != NULL)
 		see_kernel(st, line, len);
 }
 
@@ -315,7 +315,7 @@ static void put_twice_arith(struct buf *b, size_t n, size_t N)
 
 static void put_ms(struct buf *b, int64_t ns)
 {
-	num_append_ms6(b, ns);
+	tsnum_append_ms6(b, ns);
 }
 
 /* Occurrences per ProfilerStep (an occurrence belongs to the last step
@@ -935,7 +935,7 @@ int main(int argc, char **argv)
 	if (st.json) {
 		buf_printf(&out, "{\"num_layers\":%" PRId64 ",\"trace_origin_us\":", st.num_layers);
 		if (st.have_origin)
-			num_append_us3(&out, st.origin_ns);
+			tsnum_append_us3(&out, st.origin_ns);
 		else
 			buf_addstr(&out, "null");
 		buf_printf(&out, ",\"profiler_steps\":%zu,\"groups\":[", st.nsteps);

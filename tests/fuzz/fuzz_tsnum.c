@@ -1,12 +1,12 @@
 /* libFuzzer target: any bytes as a timestamp number text (common/tsnum.c).
- *   - num_us_to_ns gives the same nanoseconds and sub-ns flag as the slow
+ *   - tsnum_us_to_ns gives the same nanoseconds and sub-ns flag as the slow
  *     exact reference in tests/ref_tsnum.h, or the same refusal;
- *   - num_parse_int64 agrees with strtoll on every text of the integer
+ *   - tsnum_parse_int64 agrees with strtoll on every text of the integer
  *     grammar -?(0|[1-9][0-9]*) and refuses everything else;
- *   - perfetto_us_to_ns does not crash (ASan/UBSan watch it) and agrees
+ *   - tsnum_perfetto_us_to_ns does not crash (ASan/UBSan watch it) and agrees
  *     with the exact conversion on integers that need no rounding;
- *   - num_format_us3 of a converted value reads back to the same value, and
- *     num_round_ns_to_us rounds half away from zero. */
+ *   - tsnum_format_us3 of a converted value reads back to the same value, and
+ *     tsnum_round_ns_to_us rounds half away from zero. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -45,47 +45,47 @@ static void check_us_to_ns(const char *t, size_t len)
 {
 	int64_t ns = 12345, ref_ns = 0;
 	int sub = 7, ref_sub = 0;
-	int rc = num_us_to_ns(t, len, &ns, &sub);
+	int rc = tsnum_us_to_ns(t, len, &ns, &sub);
 	int ref = ref_us_to_ns(t, len, &ref_ns, &ref_sub);
 
 	if (rc != ref)
-		fail("num_us_to_ns status differs from the reference", t, len);
+		fail("tsnum_us_to_ns status differs from the reference", t, len);
 	if (rc != NUM_OK) {
 		if (ns != 12345 || sub != 7)
-			fail("num_us_to_ns changed its outputs on failure", t, len);
+			fail("tsnum_us_to_ns changed its outputs on failure", t, len);
 		return;
 	}
 	if (ns != ref_ns || sub != ref_sub)
-		fail("num_us_to_ns value differs from the reference", t, len);
+		fail("tsnum_us_to_ns value differs from the reference", t, len);
 	{
 		/* three decimals of the floor read back exactly */
 		char text[NUM_US_BUFSZ];
-		size_t n = num_format_us3(ns, text);
+		size_t n = tsnum_format_us3(ns, text);
 		int64_t back;
 		int back_sub;
 		if (n == 0 || n >= NUM_US_BUFSZ || strlen(text) != n)
-			fail("num_format_us3 length", t, len);
-		if (num_us_to_ns(text, n, &back, &back_sub) != NUM_OK || back != ns || back_sub)
-			fail("num_format_us3 does not read back", text, n);
+			fail("tsnum_format_us3 length", t, len);
+		if (tsnum_us_to_ns(text, n, &back, &back_sub) != NUM_OK || back != ns || back_sub)
+			fail("tsnum_format_us3 does not read back", text, n);
 	}
 	{
 		/* rounding to whole microseconds, half away from zero */
-		int64_t us = num_round_ns_to_us(ns);
+		int64_t us = tsnum_round_ns_to_us(ns);
 		int64_t r = ns % 1000, q = ns / 1000;  /* C truncates toward zero */
 		int64_t want = q + (r >= 500 ? 1 : r <= -500 ? -1 : 0);
 		if (us != want)
-			fail("num_round_ns_to_us", t, len);
+			fail("tsnum_round_ns_to_us", t, len);
 	}
 }
 
 static void check_int64(const char *t, size_t len)
 {
 	int64_t v = 42;
-	int rc = num_parse_int64(t, len, &v);
+	int rc = tsnum_parse_int64(t, len, &v);
 
 	if (!integer_grammar(t, len)) {
 		if (rc != NUM_SYNTAX || v != 42)
-			fail("num_parse_int64 accepted a non-integer", t, len);
+			fail("tsnum_parse_int64 accepted a non-integer", t, len);
 		return;
 	}
 	{
@@ -101,7 +101,7 @@ static void check_int64(const char *t, size_t len)
 		range = errno == ERANGE;
 		free(copy);
 		if (range ? rc != NUM_RANGE : rc != NUM_OK || v != want)
-			fail("num_parse_int64 differs from strtoll", t, len);
+			fail("tsnum_parse_int64 differs from strtoll", t, len);
 	}
 }
 
@@ -109,19 +109,19 @@ static void check_perfetto(const char *t, size_t len)
 {
 	int64_t ns = 0, exact = 0, i64 = 0;
 	int sub = 0;
-	int rc = perfetto_us_to_ns(t, len, &ns);
+	int rc = tsnum_perfetto_us_to_ns(t, len, &ns);
 
 	if (!ref_valid(t, len)) {
 		if (rc != NUM_SYNTAX)
-			fail("perfetto_us_to_ns accepted a non-number", t, len);
+			fail("tsnum_perfetto_us_to_ns accepted a non-number", t, len);
 		return;
 	}
 	/* An integer whose nanoseconds fit: Perfetto multiplies by 1000
 	 * exactly, as we do. */
-	if (num_parse_int64(t, len, &i64) == NUM_OK && i64 > INT64_MIN / 1000 &&
-	    i64 < INT64_MAX / 1000 && num_us_to_ns(t, len, &exact, &sub) == NUM_OK &&
+	if (tsnum_parse_int64(t, len, &i64) == NUM_OK && i64 > INT64_MIN / 1000 &&
+	    i64 < INT64_MAX / 1000 && tsnum_us_to_ns(t, len, &exact, &sub) == NUM_OK &&
 	    (rc != NUM_OK || ns != exact))
-		fail("perfetto_us_to_ns differs on an exact integer", t, len);
+		fail("tsnum_perfetto_us_to_ns differs on an exact integer", t, len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,7 +13,7 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define S(lit) lit, sizeof(lit) - 1
 
-/* ---- num_us_to_ns: exact values ---- */
+/* ---- tsnum_us_to_ns: exact values ---- */
 
 struct exact_case {
 	const char *text;
@@ -100,7 +100,7 @@ START_TEST(test_exact_table)
 	const struct exact_case *c = &exact_cases[_i];
 	int64_t ns = 42;
 	int sub_ns = 42;
-	int status = num_us_to_ns(c->text, strlen(c->text), &ns, &sub_ns);
+	int status = tsnum_us_to_ns(c->text, strlen(c->text), &ns, &sub_ns);
 
 	ck_assert_msg(status == c->status, "%s: status %d, want %d", c->text,
 			status, c->status);
@@ -131,7 +131,7 @@ START_TEST(test_exact_syntax)
 	int64_t ns = 42;
 	int sub_ns = 42;
 
-	ck_assert_msg(num_us_to_ns(text, strlen(text), &ns, &sub_ns) ==
+	ck_assert_msg(tsnum_us_to_ns(text, strlen(text), &ns, &sub_ns) ==
 			NUM_SYNTAX, "\"%s\" accepted", text);
 	ck_assert(ns == 42 && sub_ns == 42);
 }
@@ -142,7 +142,7 @@ START_TEST(test_int64_syntax)
 	const char *text = syntax_errors[_i];
 	int64_t value = 42;
 
-	ck_assert_msg(num_parse_int64(text, strlen(text), &value) ==
+	ck_assert_msg(tsnum_parse_int64(text, strlen(text), &value) ==
 			NUM_SYNTAX, "\"%s\" accepted", text);
 	ck_assert(value == 42);
 }
@@ -153,7 +153,7 @@ START_TEST(test_perfetto_syntax)
 	const char *text = syntax_errors[_i];
 	int64_t ns = 42;
 
-	ck_assert_msg(perfetto_us_to_ns(text, strlen(text), &ns) ==
+	ck_assert_msg(tsnum_perfetto_us_to_ns(text, strlen(text), &ns) ==
 			NUM_SYNTAX, "\"%s\" accepted", text);
 	ck_assert(ns == 42);
 }
@@ -167,20 +167,20 @@ START_TEST(test_length_bounds)
 	int64_t ns;
 	int sub_ns;
 
-	ck_assert_int_eq(num_us_to_ns(digits, 3, &ns, &sub_ns), NUM_OK);
+	ck_assert_int_eq(tsnum_us_to_ns(digits, 3, &ns, &sub_ns), NUM_OK);
 	ck_assert(ns == 123000 && sub_ns == 0);
-	ck_assert_int_eq(num_parse_int64(digits, 2, &ns), NUM_OK);
+	ck_assert_int_eq(tsnum_parse_int64(digits, 2, &ns), NUM_OK);
 	ck_assert(ns == 12);
-	ck_assert_int_eq(perfetto_us_to_ns(digits, 1, &ns), NUM_OK);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns(digits, 1, &ns), NUM_OK);
 	ck_assert(ns == 1000);
-	ck_assert_int_eq(num_us_to_ns("1\0", 2, &ns, &sub_ns), NUM_SYNTAX);
-	ck_assert_int_eq(num_us_to_ns("1.5", 2, &ns, &sub_ns), NUM_SYNTAX);
-	ck_assert_int_eq(perfetto_us_to_ns("1e5", 2, &ns), NUM_SYNTAX);
-	ck_assert_int_eq(num_us_to_ns(NULL, 0, &ns, &sub_ns), NUM_SYNTAX);
+	ck_assert_int_eq(tsnum_us_to_ns("1\0", 2, &ns, &sub_ns), NUM_SYNTAX);
+	ck_assert_int_eq(tsnum_us_to_ns("1.5", 2, &ns, &sub_ns), NUM_SYNTAX);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns("1e5", 2, &ns), NUM_SYNTAX);
+	ck_assert_int_eq(tsnum_us_to_ns(NULL, 0, &ns, &sub_ns), NUM_SYNTAX);
 }
 END_TEST
 
-/* ---- num_parse_int64 ---- */
+/* ---- tsnum_parse_int64 ---- */
 
 struct int64_case {
 	const char *text;
@@ -211,7 +211,7 @@ START_TEST(test_int64_table)
 {
 	const struct int64_case *c = &int64_cases[_i];
 	int64_t value = 42;
-	int status = num_parse_int64(c->text, strlen(c->text), &value);
+	int status = tsnum_parse_int64(c->text, strlen(c->text), &value);
 
 	ck_assert_msg(status == c->status, "%s: status %d, want %d", c->text,
 			status, c->status);
@@ -222,7 +222,7 @@ START_TEST(test_int64_table)
 }
 END_TEST
 
-/* ---- perfetto_us_to_ns ----
+/* ---- tsnum_perfetto_us_to_ns ----
  *
  * Expected values were computed independently of tsnum.c, by a Python 3
  * script that reimplements Perfetto's ParseNumber/StringToInt64/
@@ -312,7 +312,7 @@ START_TEST(test_perfetto_table)
 {
 	const struct perfetto_case *c = &perfetto_cases[_i];
 	int64_t ns = 42;
-	int status = perfetto_us_to_ns(c->text, strlen(c->text), &ns);
+	int status = tsnum_perfetto_us_to_ns(c->text, strlen(c->text), &ns);
 
 	ck_assert_msg(status == c->status, "%s: status %d, want %d", c->text,
 			status, c->status);
@@ -334,15 +334,15 @@ START_TEST(test_perfetto_touching_pair_overlaps)
 	int64_t exact_a, exact_dur, exact_b, pa, pdur, pb;
 	int sub_ns;
 
-	ck_assert_int_eq(num_us_to_ns(a_ts, strlen(a_ts), &exact_a, &sub_ns), 0);
-	ck_assert_int_eq(num_us_to_ns(a_dur, strlen(a_dur), &exact_dur,
+	ck_assert_int_eq(tsnum_us_to_ns(a_ts, strlen(a_ts), &exact_a, &sub_ns), 0);
+	ck_assert_int_eq(tsnum_us_to_ns(a_dur, strlen(a_dur), &exact_dur,
 				&sub_ns), 0);
-	ck_assert_int_eq(num_us_to_ns(b_ts, strlen(b_ts), &exact_b, &sub_ns), 0);
+	ck_assert_int_eq(tsnum_us_to_ns(b_ts, strlen(b_ts), &exact_b, &sub_ns), 0);
 	ck_assert(exact_a + exact_dur == exact_b);
 
-	ck_assert_int_eq(perfetto_us_to_ns(a_ts, strlen(a_ts), &pa), NUM_OK);
-	ck_assert_int_eq(perfetto_us_to_ns(a_dur, strlen(a_dur), &pdur), NUM_OK);
-	ck_assert_int_eq(perfetto_us_to_ns(b_ts, strlen(b_ts), &pb), NUM_OK);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns(a_ts, strlen(a_ts), &pa), NUM_OK);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns(a_dur, strlen(a_dur), &pdur), NUM_OK);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns(b_ts, strlen(b_ts), &pb), NUM_OK);
 	ck_assert(pa == 1712195495519689216 && pdur == 240 &&
 			pb == 1712195495519689216);
 	ck_assert(pa + pdur - pb == 240);
@@ -358,11 +358,11 @@ START_TEST(test_perfetto_string_contents)
 	const char *spaced = strstr(event, " 1\"");
 	int64_t ns = 0;
 
-	ck_assert_int_eq(perfetto_us_to_ns(contents, 5, &ns), NUM_OK);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns(contents, 5, &ns), NUM_OK);
 	ck_assert(ns == 123500);
 	/* Trailing or leading bytes inside the string fail in Perfetto too. */
-	ck_assert_int_eq(perfetto_us_to_ns(contents, 6, &ns), NUM_SYNTAX);
-	ck_assert_int_eq(perfetto_us_to_ns(spaced, 2, &ns), NUM_SYNTAX);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns(contents, 6, &ns), NUM_SYNTAX);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns(spaced, 2, &ns), NUM_SYNTAX);
 }
 END_TEST
 
@@ -395,8 +395,8 @@ START_TEST(test_perfetto_exact_below_2_42)
 
 		len = snprintf(text, sizeof(text), "%s%" PRIu64 ".%03u",
 				i % 7 == 0 ? "-" : "", whole, millis);
-		if (num_us_to_ns(text, (size_t)len, &exact, &sub_ns) != NUM_OK ||
-		    perfetto_us_to_ns(text, (size_t)len, &perfetto) != NUM_OK)
+		if (tsnum_us_to_ns(text, (size_t)len, &exact, &sub_ns) != NUM_OK ||
+		    tsnum_perfetto_us_to_ns(text, (size_t)len, &perfetto) != NUM_OK)
 			ck_abort_msg("%s: not parsed", text);
 		if (exact != perfetto)
 			ck_abort_msg("%s: exact %" PRId64 ", perfetto %" PRId64,
@@ -421,8 +421,8 @@ START_TEST(test_perfetto_error_bound_at_epoch)
 
 		len = snprintf(text, sizeof(text), "%" PRIu64 ".%03u", whole,
 				millis);
-		if (num_us_to_ns(text, (size_t)len, &exact, &sub_ns) != NUM_OK ||
-		    perfetto_us_to_ns(text, (size_t)len, &perfetto) != NUM_OK)
+		if (tsnum_us_to_ns(text, (size_t)len, &exact, &sub_ns) != NUM_OK ||
+		    tsnum_perfetto_us_to_ns(text, (size_t)len, &perfetto) != NUM_OK)
 			ck_abort_msg("%s: not parsed", text);
 		error = perfetto - exact;
 		if (error < -256 || error > 256)
@@ -433,7 +433,7 @@ START_TEST(test_perfetto_error_bound_at_epoch)
 }
 END_TEST
 
-/* ---- num_us_to_ns against the reference in tests/ref_tsnum.h ---- */
+/* ---- tsnum_us_to_ns against the reference in tests/ref_tsnum.h ---- */
 
 /* A text that is a number more often than not, with a few bad bytes. */
 static size_t random_number_text(uint64_t *state, char *text, size_t size)
@@ -475,7 +475,7 @@ START_TEST(test_exact_matches_reference)
 		size_t len = random_number_text(&state, text, sizeof(text));
 		int64_t ns = 0, ref_ns = 0;
 		int sub = 0, ref_sub = 0;
-		int status = num_us_to_ns(text, len, &ns, &sub);
+		int status = tsnum_us_to_ns(text, len, &ns, &sub);
 		int ref = ref_us_to_ns(text, len, &ref_ns, &ref_sub);
 
 		if (status != ref)
@@ -491,7 +491,7 @@ START_TEST(test_exact_matches_reference)
 }
 END_TEST
 
-/* ---- num_format_us3 and num_round_ns_to_us ---- */
+/* ---- tsnum_format_us3 and tsnum_round_ns_to_us ---- */
 
 struct format_case {
 	int64_t ns;
@@ -517,7 +517,7 @@ START_TEST(test_format_us3)
 {
 	const struct format_case *c = &format_cases[_i];
 	char out[NUM_US_BUFSZ];
-	size_t len = num_format_us3(c->ns, out);
+	size_t len = tsnum_format_us3(c->ns, out);
 
 	ck_assert_str_eq(out, c->text);
 	ck_assert_uint_eq(len, strlen(c->text));
@@ -534,11 +534,11 @@ START_TEST(test_format_round_trip)
 		uint64_t high = lcg_next(&state) << 11;
 		int64_t ns = (int64_t)(high ^ lcg_next(&state));
 		char out[NUM_US_BUFSZ];
-		size_t len = num_format_us3(ns, out);
+		size_t len = tsnum_format_us3(ns, out);
 		int64_t back;
 		int sub_ns;
 
-		if (num_us_to_ns(out, len, &back, &sub_ns) != NUM_OK ||
+		if (tsnum_us_to_ns(out, len, &back, &sub_ns) != NUM_OK ||
 		    back != ns || sub_ns != 0)
 			ck_abort_msg("%s: does not parse back", out);
 	}
@@ -569,14 +569,14 @@ static const struct round_case round_cases[] = {
 START_TEST(test_round_ns_to_us)
 {
 	const struct round_case *c = &round_cases[_i];
-	int64_t us = num_round_ns_to_us(c->ns);
+	int64_t us = tsnum_round_ns_to_us(c->ns);
 
 	ck_assert_msg(us == c->us, "%" PRId64 " ns: %" PRId64 " µs, want %"
 			PRId64, c->ns, us, c->us);
 }
 END_TEST
 
-/* num_text_not_below against integer comparison: values v/10^k written
+/* tsnum_text_not_below against integer comparison: values v/10^k written
  * with their fraction padded by trailing zeros, and texts that are not
  * plain (never "not below"). */
 static size_t plain_text(char *out, unsigned v, unsigned frac_digits, unsigned pad)
@@ -612,20 +612,20 @@ START_TEST(test_text_not_below)
 				for (pb = 0; pb < 3; pb++) {
 					/* a/1000 with 3 fraction digits, b/100 with 2 */
 					size_t na = plain_text(ta, a, 3, pa), nb = plain_text(tb, b, 2, pb);
-					ck_assert_int_eq(num_text_not_below(ta, na, tb, nb),
+					ck_assert_int_eq(tsnum_text_not_below(ta, na, tb, nb),
 							 a >= b * 10);
-					ck_assert_int_eq(num_text_not_below(tb, nb, ta, na),
+					ck_assert_int_eq(tsnum_text_not_below(tb, nb, ta, na),
 							 b * 10 >= a);
 				}
 	/* integer texts, and integer against fraction */
-	ck_assert_int_eq(num_text_not_below(S("10"), S("9.999")), 1);
-	ck_assert_int_eq(num_text_not_below(S("9.999"), S("10")), 0);
-	ck_assert_int_eq(num_text_not_below(S("0"), S("0.000")), 1);
-	ck_assert_int_eq(num_text_not_below(S("1712195495519689.047"),
+	ck_assert_int_eq(tsnum_text_not_below(S("10"), S("9.999")), 1);
+	ck_assert_int_eq(tsnum_text_not_below(S("9.999"), S("10")), 0);
+	ck_assert_int_eq(tsnum_text_not_below(S("0"), S("0.000")), 1);
+	ck_assert_int_eq(tsnum_text_not_below(S("1712195495519689.047"),
 					    S("1712195495519689.0470001")), 0);
 	for (i = 0; i < sizeof not_plain / sizeof not_plain[0]; i++) {
-		ck_assert_int_eq(num_text_not_below(not_plain[i], strlen(not_plain[i]), S("0")), 0);
-		ck_assert_int_eq(num_text_not_below(S("99"), not_plain[i], strlen(not_plain[i])), 0);
+		ck_assert_int_eq(tsnum_text_not_below(not_plain[i], strlen(not_plain[i]), S("0")), 0);
+		ck_assert_int_eq(tsnum_text_not_below(S("99"), not_plain[i], strlen(not_plain[i])), 0);
 	}
 }
 END_TEST

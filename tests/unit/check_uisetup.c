@@ -163,8 +163,8 @@ START_TEST(test_perfetto_ns)
 	int64_t a, b;
 
 	add(&v, r);
-	ck_assert_int_eq(perfetto_us_to_ns("4398046511104.003", 17, &a), NUM_OK);
-	ck_assert_int_eq(perfetto_us_to_ns("4398046511105.5", 15, &b), NUM_OK);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns("4398046511104.003", 17, &a), NUM_OK);
+	ck_assert_int_eq(tsnum_perfetto_us_to_ns("4398046511105.5", 15, &b), NUM_OK);
 	ck_assert_uint_eq(v.nguides, 1);
 	ck_assert_int_eq(v.guides[0].start_ns, a);
 	ck_assert_int_eq(v.guides[0].end_ns, b);
