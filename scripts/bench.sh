@@ -110,9 +110,19 @@ ranks() {
 		"$sum" "$p" "$(echo "$sum / $p" | bc -l)"
 	printf '  sum of their CPU time  %8.2f s; over %d cores %8.2f s\n' "$cpu" "$cores" \
 		"$(echo "$cpu / $cores" | bc -l)"
-	printf '  tr-layer-track-ranks --jobs %d: %.2f s wall = %.2fx the sum over %d (target: within 15%%: %s)\n' \
+	# A single run's five stages already use more than one core (CPU over
+	# wall), so the sum of the single walls over the cores is below what any
+	# schedule can reach; the bound is the CPU time over the cores.  The
+	# target is judged against the larger of the two.
+	local bound
+	bound=$(echo "if ($cpu / $cores > $sum / $p) $cpu / $cores else $sum / $p" | bc -l)
+	printf '  tr-layer-track-ranks --jobs %d: %.2f s wall = %.2fx the sum of the walls over %d, %.2fx the CPU over %d cores
+' \
 		"$cores" "$wall" "$(echo "$wall * $p / $sum" | bc -l)" "$p" \
-		"$(if [ "$(echo "$wall * $p <= $sum * 1.15" | bc -l)" = 1 ]; then echo met; else echo NOT met; fi)"
+		"$(echo "$wall * $cores / $cpu" | bc -l)" "$cores"
+	printf '  (a single run uses %.2f cores); batch over the reachable bound %.2f s: %.2fx (target: within 15%%: %s)\n' \
+		"$(echo "$cpu / $sum" | bc -l)" "$bound" "$(echo "$wall / $bound" | bc -l)" \
+		"$(if [ "$(echo "$wall <= $bound * 1.15" | bc -l)" = 1 ]; then echo met; else echo NOT met; fi)"
 	rm -rf ranks-all
 }
 gen_opts="--layers 32 --passes 2 --streams 300 --concurrency 4"
