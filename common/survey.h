@@ -38,7 +38,8 @@ struct survey_name {
 	char *family;          /* the name with template arguments removed */
 	struct survey_occ *occ;  /* occurrences, sorted by survey_analyse */
 	size_t n, cap;
-	char *streams[4];      /* first distinct tids (raw) */
+	char **streams;        /* its distinct tids (raw), up to 255 */
+	size_t streams_cap;
 	unsigned nstreams;     /* distinct tids seen, saturating */
 	/* analysis */
 	struct survey_split sp;

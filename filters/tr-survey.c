@@ -176,12 +176,15 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	s->n++;
 	if (tid >= 0) {
 		ttext = jdoc_raw(d, tid, &tn);
-		for (k = 0; k < s->nstreams && k < 4; k++)
+		for (k = 0; k < s->nstreams; k++)
 			if (strlen(s->streams[k]) == tn && memcmp(s->streams[k], ttext, tn) == 0)
 				break;
 		if (k == s->nstreams && s->nstreams < 255) {
-			if (k < 4)
-				s->streams[k] = xmemdup(ttext, tn);
+			if (k == s->streams_cap) {
+				s->streams_cap = grow_cap(s->streams_cap, 4, sizeof *s->streams);
+				s->streams = xrealloc(s->streams, s->streams_cap * sizeof *s->streams);
+			}
+			s->streams[k] = xmemdup(ttext, tn);
 			s->nstreams++;
 		}
 	}
@@ -972,8 +975,9 @@ int main(int argc, char **argv)
 		free(st.names[i].name);
 		free(st.names[i].family);
 		free(st.names[i].occ);
-		for (k = 0; k < st.names[i].nstreams && k < 4; k++)
+		for (k = 0; k < st.names[i].nstreams; k++)
 			free(st.names[i].streams[k]);
+		free(st.names[i].streams);
 	}
 	for (g = 0; g < st.groups.n; g++)
 		free(st.ranks[g].order);

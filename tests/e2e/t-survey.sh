@@ -288,3 +288,10 @@ assert not any(w.startswith('twice per layer') and w.split('): ', 1)[1] in liste
 survey "A100 training, 5 ProfilerSteps: per-step counts" "$TRACES/rank0.json.gz" 2 "
 assert r['profiler_steps'] == 5 and top['per_step'] is not None and len(top['per_step']['counts']) == 5, top
 "
+
+# --- streams beyond four ------------------------------------------------------
+# A kernel that runs on many streams: the count is of distinct tids (up to
+# 255), not stuck at five once four were stored (the oracle counts with set()).
+tr-gen --layers 4 --passes 2 --streams 7 --concurrency 3 --compact -o "$T/streams7.json" 2>"$T/err"
+survey "tr-survey: a kernel on 6 of 7 streams is counted on 6 (not 5)" "$T/streams7.json" 4 \
+	"assert max(c['streams'] for c in cands) == 6, [c['streams'] for c in cands]"
