@@ -282,6 +282,36 @@ static int apply_edits(const char *line, size_t len, struct edit *e, struct buf 
 	return 0;
 }
 
+/* The edits that undo a placement, given where its parts are: pid and tid
+ * (e[0], e[1], already filled) take back their original text, and the
+ * note goes -- with args itself when it held only the note.  0, or -1 when
+ * the note or args is not where tr-compact puts it. */
+static int undo_edits(const char *line, size_t len, int had_args, size_t key_at,
+		      size_t note_end, size_t args_key_at, size_t args_end, struct edit e[3],
+		      struct buf *out)
+{
+	if (had_args) {
+		/* the note is the last member of args */
+		if (note_end + 1 != args_end)
+			return -1;
+		if (line[key_at - 1] == ',')
+			key_at--;
+		e[2].at = key_at;
+		e[2].end = note_end;
+	} else {
+		/* args holds only the note and is the event's last member */
+		if (args_end + 1 != len)
+			return -1;
+		if (line[args_key_at - 1] == ',')
+			args_key_at--;
+		e[2].at = args_key_at;
+		e[2].end = args_end;
+	}
+	e[2].text = "";
+	e[2].len = 0;
+	return apply_edits(line, len, e, out);
+}
+
 /* undo() for a line without a backslash, where every member name is its
  * raw bytes: the same edits found by event_members instead of a parse
  * (tr-decode's lines are minified JSON objects).  As undo(). */
@@ -319,26 +349,9 @@ static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *s
 	note_end = note_at + note[0].len;
 	/* the names are their raw bytes: "_compact_gpu_track": and "args": */
 	key_at = note_at - (sizeof TRSTREAM_KEY_COMPACT_TRACK - 1 + 3);
-	if (had_args) {
-		/* the note is the last member of args */
-		if (note_end + 1 != args_end)
-			return -1;
-		if (line[key_at - 1] == ',')
-			key_at--;
-		e[2].at = key_at;
-		e[2].end = note_end;
-	} else {
-		size_t args_key_at = args_at - 7;
-		/* args holds only the note and is the event's last member */
-		if (key_at != args_at + 1 || note_end + 1 != args_end || args_end + 1 != len)
-			return -1;
-		if (line[args_key_at - 1] == ',')
-			args_key_at--;
-		e[2].at = args_key_at;
-		e[2].end = args_end;
-	}
-	e[2].text = "";
-	e[2].len = 0;
+	/* without had_args, args holds only the note */
+	if (!had_args && (key_at != args_at + 1 || note_end + 1 != args_end))
+		return -1;
 	e[0].at = (size_t)(top[1].p - line);
 	e[0].end = e[0].at + top[1].len;
 	e[0].text = in[0].p;
@@ -347,7 +360,7 @@ static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *s
 	e[1].end = e[1].at + top[2].len;
 	e[1].text = in[1].p;
 	e[1].len = in[1].len;
-	return apply_edits(line, len, e, out);
+	return undo_edits(line, len, had_args, key_at, note_end, args_at - 7, args_end, e, out);
 }
 
 /* Undo a placement: restore pid and tid, remove args._compact_gpu_track
@@ -390,41 +403,23 @@ static int undo(struct verify *v, const char *line, size_t len, struct buf *out,
 		size_t hl;
 		const char *h = jdoc_raw(d, had, &hl);
 		int had_args = hl == 4 && memcmp(h, "true", 4) == 0;
-		size_t key_at = jdoc_raw_offset(d, note - 1);
-		size_t note_end = (size_t)(nraw - line) + nn;
-		size_t args_end = (size_t)(araw - line) + an;
-		size_t args_key_at = jdoc_raw_offset(d, args - 1);
+
 		if (!had_args && !(hl == 5 && memcmp(h, "false", 5) == 0))
 			return -1;
-		if (had_args) {
-			/* the note is the last member of args */
-			if (note_end + 1 != args_end)
-				return -1;
-			if (line[key_at - 1] == ',')
-				key_at--;
-			e[2].at = key_at;
-			e[2].end = note_end;
-		} else {
-			/* args holds only the note and is the event's last member */
-			if (jdoc_size(d, args) != 1 || args_end + 1 != len)
-				return -1;
-			if (line[args_key_at - 1] == ',')
-				args_key_at--;
-			e[2].at = args_key_at;
-			e[2].end = args_end;
-		}
+		if (!had_args && jdoc_size(d, args) != 1)
+			return -1;
+		e[0].at = (size_t)(praw - line);
+		e[0].end = e[0].at + pn;
+		e[0].text = opraw;
+		e[0].len = opn;
+		e[1].at = (size_t)(traw - line);
+		e[1].end = e[1].at + tn;
+		e[1].text = otraw;
+		e[1].len = otn;
+		return undo_edits(line, len, had_args, jdoc_raw_offset(d, note - 1),
+				  (size_t)(nraw - line) + nn, jdoc_raw_offset(d, args - 1),
+				  (size_t)(araw - line) + an, e, out);
 	}
-	e[2].text = "";
-	e[2].len = 0;
-	e[0].at = (size_t)(praw - line);
-	e[0].end = e[0].at + pn;
-	e[0].text = opraw;
-	e[0].len = opn;
-	e[1].at = (size_t)(traw - line);
-	e[1].end = e[1].at + tn;
-	e[1].text = otraw;
-	e[1].len = otn;
-	return apply_edits(line, len, e, out);
 }
 
 static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
