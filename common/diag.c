@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "io.h"
 #include "gz.h"
 
 #ifndef TR_VERSION
@@ -132,6 +133,28 @@ void die_write(const char *what)
 		raise(SIGPIPE);
 	}
 	die_errno(EXIT_TROUBLE, "%s", what);
+}
+
+void die_stream(int write_errno, const char *input_error)
+{
+	if (write_errno != 0) {
+		errno = write_errno;
+		die_write("standard output");
+	}
+	die(EXIT_INPUT, "stdin: %s", input_error);
+}
+
+int xopen_spill(const char *stage)
+{
+	const char *dir;
+	int fd = io_open_spill(stage, &dir);
+
+	if (fd < 0) {
+		if (errno == ENOMEM)
+			die_nomem();
+		die_errno(EXIT_TROUBLE, "temporary file in %s", dir);
+	}
+	return fd;
 }
 
 void die_nomem(void)

@@ -1,8 +1,8 @@
 /* diag: the program name, fixed exit statuses and the few functions that
  * print a diagnostic.  Everything else in common/ returns errors and lets
  * the program decide how to report them.
- * The exception to the common/ rule: diag.c and filter.c print and exit
- * for the programs; every other module returns a status. */
+ * The exception to the common/ rule: diag.c prints and exits for the
+ * programs; every other module returns a status. */
 #ifndef TR_DIAG_H
 #define TR_DIAG_H
 
@@ -39,6 +39,11 @@ _Noreturn void die_errno(int status, const char *fmt, ...)
  * SIGPIPE had not been ignored), else "prog: what: strerror" and
  * EXIT_TROUBLE. */
 _Noreturn void die_write(const char *what) __attribute__((noreturn));
+/* A stream stage's failure (filter.h): a failed write on standard output
+ * when write_errno is not 0 (as die_write), else the input's,
+ * "prog: stdin: INPUT_ERROR" and EXIT_INPUT. */
+_Noreturn void die_stream(int write_errno, const char *input_error)
+	__attribute__((noreturn));
 /* Out of memory is always EXIT_TROUBLE. */
 _Noreturn void die_nomem(void) __attribute__((noreturn));
 
@@ -50,6 +55,9 @@ void *xrealloc(void *p, size_t n);
  * first, for an empty one), with buf_grow's overflow checks: dies as out of
  * memory when the count or its size in bytes would overflow size_t. */
 size_t grow_cap(size_t cap, size_t first, size_t elem);
+/* A stage's spill file (io_open_spill, named after the stage); dies with
+ * EXIT_TROUBLE when it cannot be made. */
+int xopen_spill(const char *stage);
 /* A NUL-terminated copy of n bytes. */
 char *xmemdup(const void *p, size_t n);
 

@@ -107,9 +107,13 @@ static void see_all(struct state *st, struct filter *f)
 	size_t len;
 	int kind;
 
-	while ((kind = filter_next(f, &line, &len)) != LINE_END) {
+	while ((kind = filter_next(f, &line, &len)) > LINE_END) {
 		if (kind == LINE_HEAD) {
-			st->c.source_name = head_source_name(&st->c.doc, line, len);
+			struct trstream_head_in head;
+			char err[100];
+			if (trstream_head_read(&st->c.doc, line, len, &head, err, sizeof err) != 0)
+				die(EXIT_INPUT, "%s", err);
+			st->c.source_name = head.source;
 			filter_pass(f, line, len);
 			continue;
 		}
@@ -121,6 +125,8 @@ static void see_all(struct state *st, struct filter *f)
 		if (compact_spill_put(&st->spill, line, len + 1) != 0)
 			spill_failed(&st->spill);
 	}
+	if (kind == LINE_ERROR)
+		die_stream(f->write_errno, f->in.err);
 	if (compact_spill_finish(&st->spill) != 0)
 		spill_failed(&st->spill);
 	reader_trim(&f->in.r); /* a long report line must not stay held twice */
@@ -133,11 +139,12 @@ static void replay(struct state *st, struct filter *f)
 {
 	const char *line, *out;
 	size_t len, out_len;
-	int rc;
+	int rc = 0;
 
 	if (compact_spill_rewind(&st->spill) != 0)
 		spill_failed(&st->spill);
-	while ((rc = compact_spill_line(&st->spill, &line, &len)) == 1) {
+	/* a failed write ends the replay; filter_close reports it */
+	while (f->write_errno == 0 && (rc = compact_spill_line(&st->spill, &line, &len)) == 1) {
 		if (!stream_is_control(line, len)) {
 			check(&st->c, compact_place(&st->c, line, len, &out, &out_len));
 			if (out == line)
@@ -252,18 +259,20 @@ int main(int argc, char **argv)
 		outfile_catch_signals();
 		open_summary(&st);
 	}
-	spill_fd = filter_open_spill("tr-compact");
+	spill_fd = xopen_spill("tr-compact");
 	if (compact_spill_init(&st.spill, spill_fd, COMPACT_SPILL_AUTO) != 0)
 		die_nomem();
 
-	filter_open(&f);
+	if (filter_open(&f) != 0)
+		die_nomem();
 	see_all(&st, &f);
 	rc = compact_plan(&st.c);
 	if (rc == COMPACT_LANES)
 		rc = compact_lanes_message(&st.c, trace_origin(&st.spill));
 	check(&st.c, rc);
 	replay(&st, &f);
-	filter_close(&f);
+	if (filter_close(&f) != 0)
+		die_stream(f.write_errno, f.in.err);
 	compact_spill_free(&st.spill);
 	close(spill_fd);
 	if (st.summary_path != NULL)

@@ -258,8 +258,9 @@ int main(int argc, char **argv)
 			"must not be blank (evidence: why L0 is L0, e.g. the model config, "
 			"source revision, counts)"));
 
-	filter_open(&f);
-	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+	if (filter_open(&f) != 0)
+		die_nomem();
+	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
 		switch (kind) {
 		case LINE_HEAD:
 			read_head(&st, line, len);
@@ -286,7 +287,8 @@ int main(int argc, char **argv)
 		}
 		filter_pass(&f, line, len);
 	}
-	filter_close(&f);
+	if (kind == LINE_ERROR || filter_close(&f) != 0)
+		die_stream(f.write_errno, f.in.err);
 	for (i = 0; i < st.n; i++)
 		trstream_anchor_free(&st.a[i]);
 	free(st.a);

@@ -151,8 +151,9 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &opt);
 	check(anchorscan_init(&scan, &opt, diag_progname(), &msg), &msg);
 
-	filter_open(&f);
-	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+	if (filter_open(&f) != 0)
+		die_nomem();
+	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
 		if (kind == LINE_EVENT) {
 			check(anchorscan_event(&scan, line, len, &msg), &msg);
 		} else if (kind == LINE_TAIL) {
@@ -163,7 +164,8 @@ int main(int argc, char **argv)
 		}
 		filter_pass(&f, line, len);
 	}
-	filter_close(&f);
+	if (kind == LINE_ERROR || filter_close(&f) != 0)
+		die_stream(f.write_errno, f.in.err);
 	anchorscan_free(&scan);
 	buf_release(&msg);
 	return EXIT_OK;

@@ -910,7 +910,7 @@ int main(int argc, char **argv)
 	if (!have_layers)
 		exit(opt_usage_error(&prog, stderr, "--num-layers is required"));
 
-	spill_fd = filter_open_spill("tr-survey");
+	spill_fd = xopen_spill("tr-survey");
 	if (stream_in_init(&in, 0, STREAM_DEFAULT_MAX_LINE) != 0 ||
 	    writer_init(&st.spill, spill_fd) != 0)
 		die_nomem();

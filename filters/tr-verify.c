@@ -15,7 +15,6 @@
 #include "buf.h"
 #include "decodefile.h"
 #include "diag.h"
-#include "filter.h"
 #include "opt.h"
 #include "stream.h"
 #include "trstream.h"

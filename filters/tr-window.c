@@ -294,12 +294,13 @@ static int pass_through(const struct state *st)
 	size_t len;
 	int kind;
 
-	recs->fd = filter_open_spill("tr-window");
+	recs->fd = xopen_spill("tr-window");
 	if (writer_init(&recw, recs->fd) != 0)
 		die_nomem();
 	window_cut_init(&cut);
-	filter_open(&f);
-	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+	if (filter_open(&f) != 0)
+		die_nomem();
+	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
 		if (kind == LINE_EVENT) {
 			check(&cut, window_cut_see(&cut, line, len, &rec));
 			if (writer_put(&recw, &rec, sizeof rec) != 0)
@@ -307,7 +308,8 @@ static int pass_through(const struct state *st)
 		}
 		filter_pass(&f, line, len);
 	}
-	filter_close(&f);
+	if (kind == LINE_ERROR || filter_close(&f) != 0)
+		die_stream(f.write_errno, f.in.err);
 	if (writer_flush(&recw) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
 	writer_free(&recw);
@@ -358,20 +360,26 @@ int main(int argc, char **argv)
 	if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode) && (at = lseek(0, 0, SEEK_CUR)) >= 0)
 		src.base = (uint64_t)at;
 	else
-		src.fd = filter_open_spill("tr-window");
-	recs->fd = filter_open_spill("tr-window");
+		src.fd = xopen_spill("tr-window");
+	recs->fd = xopen_spill("tr-window");
 	if ((src.fd != 0 && writer_init(&spill, src.fd) != 0) || writer_init(&recw, recs->fd) != 0)
 		die_nomem();
 	window_cut_init(&cut);
 
 	/* the first look: spill each line and its record */
-	filter_open(&f);
-	while ((kind = filter_next(&f, &line, &len)) != LINE_END) {
+	if (filter_open(&f) != 0)
+		die_nomem();
+	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
 		memset(&rec, 0, sizeof rec);
 		rec.line = WLINE_COPY;
 		rec.len = (uint32_t)(len + 1);
-		if (kind == LINE_HEAD)
-			source_name = head_source_name(&doc, line, len);
+		if (kind == LINE_HEAD) {
+			struct trstream_head_in head;
+			char err[100];
+			if (trstream_head_read(&doc, line, len, &head, err, sizeof err) != 0)
+				die(EXIT_INPUT, "%s", err);
+			source_name = head.source;
+		}
 		if (kind == LINE_EVENT)
 			check(&cut, window_cut_see(&cut, line, len, &rec));
 		if (kind == LINE_CONTROL && stream_is_kind(line, len, TRSTREAM_REPORT))
@@ -389,6 +397,8 @@ int main(int argc, char **argv)
 		    writer_put(&recw, &rec, sizeof rec) != 0)
 			die_errno(EXIT_TROUBLE, "temporary file");
 	}
+	if (kind == LINE_ERROR)
+		die_stream(f.write_errno, f.in.err);
 	if ((src.fd != 0 && writer_flush(&spill) != 0) || writer_flush(&recw) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
 	if (src.fd != 0)
@@ -421,7 +431,8 @@ int main(int argc, char **argv)
 		if (st.table_path != NULL)
 			write_table(st.table_path, &table);
 		write_window(&st, &cut, &f, src, recs, source_name, &sha);
-		filter_close(&f);
+		if (filter_close(&f) != 0)
+			die_stream(f.write_errno, f.in.err);
 	}
 	if (src.fd != 0)
 		close(src.fd);
