@@ -181,7 +181,7 @@ static int read_failed(struct compact_spill *s, const char *what)
 static int fill(struct compact_spill *s)
 {
 	if (!s->gzip) {
-		long n = read_some(s->fd, s->buf + s->end, s->cap - s->end);
+		long n = io_read_some(s->fd, s->buf + s->end, s->cap - s->end);
 		if (n < 0)
 			return -1;
 		if (n == 0)
@@ -195,7 +195,7 @@ static int fill(struct compact_spill *s)
 		size_t used, made;
 		int rc;
 		if (s->raw_start == s->raw_end) {
-			long n = read_some(s->fd, s->raw, s->raw_cap);
+			long n = io_read_some(s->fd, s->raw, s->raw_cap);
 			if (n < 0)
 				return -1;
 			if (n == 0) {

@@ -36,7 +36,7 @@ static int fail_errno(struct buf *msg, const char *path)
 
 static int put_report(void *ctx, const void *data, size_t n)
 {
-	return write_all(((struct reportfile_out *)ctx)->fd, data, n);
+	return io_write_all(((struct reportfile_out *)ctx)->fd, data, n);
 }
 
 void reportfiles_init(struct reportfiles *rs, const char *base, unsigned indent)

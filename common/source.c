@@ -154,7 +154,7 @@ static int read_raw(struct source *s)
 	long got;
 
 	hasher_wait(s, next);
-	got = read_some(s->fd, s->bufs[next], RAW_BLOCK);
+	got = io_read_some(s->fd, s->bufs[next], RAW_BLOCK);
 	if (got < 0) {
 		snprintf(s->error, sizeof s->error, "%s", strerror(errno));
 		return -1;
@@ -208,7 +208,7 @@ struct source *source_open(const char *path)
 		return NULL;
 	}
 	while (s->raw_len == 1 && !s->raw_eof) {
-		long got = read_some(s->fd, s->raw + 1, RAW_BLOCK - 1);
+		long got = io_read_some(s->fd, s->raw + 1, RAW_BLOCK - 1);
 		if (got < 0) {
 			int saved = errno;
 			source_close(s);

@@ -170,7 +170,7 @@ static void replay(struct state *st, struct filter *f)
 static void write_summary(struct state *st)
 {
 	check(&st->c, compact_report_summary(&st->c, &st->text));
-	if (write_all(st->summary.fd, st->text.p, st->text.len) != 0)
+	if (io_write_all(st->summary.fd, st->text.p, st->text.len) != 0)
 		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
 	if (st->summary.path != NULL) {
 		if (outfile_commit(&st->summary) != 0) {

@@ -57,7 +57,7 @@ static void read_whole(struct ranktab_report *r)
 
 	if (fd < 0)
 		die_errno(EXIT_TROUBLE, "%s", r->path);
-	while ((n = read_some(fd, chunk, sizeof chunk)) > 0) {
+	while ((n = io_read_some(fd, chunk, sizeof chunk)) > 0) {
 		if (b.len + (size_t)n > MAX_REPORT_BYTES)
 			die(EXIT_INPUT, "%s: larger than 1 GiB; not a layers report", r->path);
 		if (buf_add(&b, chunk, (size_t)n) != 0)
@@ -88,7 +88,7 @@ static void write_svg(struct outfile *out, const struct ranktab *t,
 
 	if (ranktab_render(&b, RANKTAB_SVG, t, rep, &view) != 0)
 		die_nomem();
-	if (write_all(out->fd, b.p, b.len) != 0)
+	if (io_write_all(out->fd, b.p, b.len) != 0)
 		die_errno(EXIT_TROUBLE, "%s", o->svg);
 	if (outfile_commit(out) != 0)
 		die_errno(EXIT_TROUBLE, "%s", o->svg);
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 		die_nomem();
 	if (o.svg != NULL)
 		write_svg(&svg, &t, rep, &o);
-	if (write_all(STDOUT_FILENO, out.p, out.len) != 0)
+	if (io_write_all(STDOUT_FILENO, out.p, out.len) != 0)
 		die_write("standard output");
 	buf_release(&out);
 	ranktab_free(&t);

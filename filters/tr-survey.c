@@ -457,7 +457,7 @@ static void tally_passes(struct state *st, int fd)
 		die_nomem();
 	if (writer_flush(&st->spill) != 0 || lseek(fd, 0, SEEK_SET) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
-	while ((got = read_some(fd, v, sizeof v)) > 0) {
+	while ((got = io_read_some(fd, v, sizeof v)) > 0) {
 		if (got % (long)sizeof v[0] != 0)
 			die(EXIT_TROUBLE, "temporary file: short read");
 		for (i = 0; i < (size_t)got / sizeof v[0]; i++)

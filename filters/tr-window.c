@@ -169,7 +169,7 @@ static const struct window_rec *records_next(struct records *r)
 	long got;
 
 	if (r->at == r->n) {
-		got = read_some(r->fd, r->v, sizeof r->v);
+		got = io_read_some(r->fd, r->v, sizeof r->v);
 		if (got < 0)
 			die_errno(EXIT_TROUBLE, "temporary file");
 		if (got % (long)sizeof r->v[0] != 0)

@@ -74,7 +74,7 @@ static void write_file(const char *path, const char *text)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write_all(fd, text, strlen(text)), 0);
+	ck_assert_int_eq(io_write_all(fd, text, strlen(text)), 0);
 	ck_assert_int_eq(close(fd), 0);
 }
 
@@ -85,7 +85,7 @@ static void expect_contents(const char *path, const char *text)
 	long n;
 
 	ck_assert_int_ge(fd, 0);
-	n = read_some(fd, got, sizeof got - 1);
+	n = io_read_some(fd, got, sizeof got - 1);
 	ck_assert_int_ge(n, 0);
 	got[n] = '\0';
 	ck_assert_str_eq(got, text);
@@ -124,7 +124,7 @@ START_TEST(test_commit)
 	ck_assert_int_eq(count_entries(&tmps), 1);
 	ck_assert_int_eq(tmps, 1);
 
-	ck_assert_int_eq(write_all(o.fd, "{\"a\":1}\n", 8), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "{\"a\":1}\n", 8), 0);
 	ck_assert_int_eq(outfile_commit(&o), 0);
 	umask(old);
 	ck_assert_ptr_null(o.path);
@@ -168,7 +168,7 @@ START_TEST(test_commit_relative)
 	ck_assert_int_eq(chdir(dir), 0);
 	ck_assert_int_eq(outfile_open(&o, "rel.txt"), 0);
 	ck_assert_int_eq(strncmp(o.tmp, prefix, strlen(prefix)), 0);
-	ck_assert_int_eq(write_all(o.fd, "x", 1), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "x", 1), 0);
 	ck_assert_int_eq(outfile_commit(&o), 0);
 	expect_contents("rel.txt", "x");
 	ck_assert_int_eq(fchdir(here), 0);
@@ -184,7 +184,7 @@ START_TEST(test_commit_race)
 	struct outfile o;
 
 	ck_assert_int_eq(outfile_open(&o, dest), 0);
-	ck_assert_int_eq(write_all(o.fd, "new", 3), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "new", 3), 0);
 	write_file(dest, "old");
 	errno = 0;
 	ck_assert_int_eq(outfile_commit(&o), -1);
@@ -307,7 +307,7 @@ START_TEST(test_abort)
 	int tmps;
 
 	ck_assert_int_eq(outfile_open(&o, dest), 0);
-	ck_assert_int_eq(write_all(o.fd, "partial", 7), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "partial", 7), 0);
 	outfile_abort(&o);
 	ck_assert_ptr_null(o.tmp);
 	ck_assert_ptr_null(o.path);
@@ -356,7 +356,7 @@ START_TEST(test_signal_removes_tmp)
 	if (pid == 0) {
 		struct outfile o;
 		outfile_catch_signals();
-		if (outfile_open(&o, dest) != 0 || write_all(o.fd, "x", 1) != 0)
+		if (outfile_open(&o, dest) != 0 || io_write_all(o.fd, "x", 1) != 0)
 			_exit(3);
 		raise(SIGTERM);
 		_exit(4);
@@ -378,7 +378,7 @@ START_TEST(test_commit_no_link)
 
 	outfile_test_simulate(OUTFILE_SIM_NO_LINK, NULL);
 	ck_assert_int_eq(outfile_open(&o, dest), 0);
-	ck_assert_int_eq(write_all(o.fd, "mine\n", 5), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "mine\n", 5), 0);
 	ck_assert_int_eq(outfile_commit(&o), 0);
 	outfile_test_simulate(OUTFILE_SIM_NAMED, NULL);
 	expect_contents(dest, "mine\n");
@@ -402,7 +402,7 @@ START_TEST(test_commit_no_link_race)
 
 	outfile_test_simulate(OUTFILE_SIM_NO_LINK, racing_writer);
 	ck_assert_int_eq(outfile_open(&o, dest), 0);
-	ck_assert_int_eq(write_all(o.fd, "mine\n", 5), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "mine\n", 5), 0);
 	errno = 0;
 	ck_assert_int_eq(outfile_commit(&o), -1);
 	ck_assert_int_eq(errno, EEXIST);
@@ -421,7 +421,7 @@ START_TEST(test_commit_no_link_no_rename2)
 
 	outfile_test_simulate(OUTFILE_SIM_NO_LINK_NO_RENAME2, NULL);
 	ck_assert_int_eq(outfile_open(&o, dest), 0);
-	ck_assert_int_eq(write_all(o.fd, "mine\n", 5), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "mine\n", 5), 0);
 	errno = 0;
 	ck_assert_int_eq(outfile_commit(&o), -1);
 	ck_assert_int_eq(errno, EOPNOTSUPP);
@@ -444,8 +444,8 @@ START_TEST(test_commit_all)
 	snprintf(second, sizeof second, "%s.report.json", dest);
 	ck_assert_int_eq(outfile_open(&a, dest), 0);
 	ck_assert_int_eq(outfile_open(&b, second), 0);
-	ck_assert_int_eq(write_all(a.fd, "a", 1), 0);
-	ck_assert_int_eq(write_all(b.fd, "b", 1), 0);
+	ck_assert_int_eq(io_write_all(a.fd, "a", 1), 0);
+	ck_assert_int_eq(io_write_all(b.fd, "b", 1), 0);
 	ck_assert_int_eq(outfile_commit_all(set, 2, &failed), 0);
 	ck_assert_int_eq(stat(dest, &st), 0);
 	ck_assert_int_eq(stat(second, &st), 0);
@@ -567,7 +567,7 @@ START_TEST(test_unnamed_commit)
 	ck_assert_int_eq(outfile_open(&o, dest), 0);
 	ck_assert_ptr_null(o.tmp);
 	ck_assert_int_eq(count_entries(&tmps), 0);  /* nothing to be seen */
-	ck_assert_int_eq(write_all(o.fd, "{\"a\":1}\n", 8), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "{\"a\":1}\n", 8), 0);
 	ck_assert_int_eq(outfile_commit(&o), 0);
 	umask(old);
 	expect_contents(dest, "{\"a\":1}\n");
@@ -591,7 +591,7 @@ START_TEST(test_unnamed_race)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, "theirs", 6), 6);
 	close(fd);
-	ck_assert_int_eq(write_all(o.fd, "ours", 4), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "ours", 4), 0);
 	errno = 0;
 	ck_assert_int_eq(outfile_commit(&o), -1);
 	ck_assert_int_eq(errno, EEXIST);
@@ -615,7 +615,7 @@ START_TEST(test_unnamed_sigkill_leaves_nothing)
 	if (pid == 0) {
 		struct outfile o;
 		close(fds[0]);
-		if (outfile_open(&o, dest) != 0 || write_all(o.fd, "x", 1) != 0)
+		if (outfile_open(&o, dest) != 0 || io_write_all(o.fd, "x", 1) != 0)
 			_exit(3);
 		if (write(fds[1], "w", 1) != 1)
 			_exit(4);

@@ -139,13 +139,13 @@ static int open_bytes(const char *data, size_t n, enum source how)
 		fd = mkstemp(path);
 		ck_assert_int_ge(fd, 0);
 		ck_assert_int_eq(unlink(path), 0);
-		ck_assert_int_eq(write_all(fd, data, n), 0);
+		ck_assert_int_eq(io_write_all(fd, data, n), 0);
 		ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
 		return fd;
 	}
 	ck_assert_uint_lt(n, 65536);
 	ck_assert_int_eq(pipe(p), 0);
-	ck_assert_int_eq(write_all(p[1], data, n), 0);
+	ck_assert_int_eq(io_write_all(p[1], data, n), 0);
 	close(p[1]);
 	return p[0];
 }
