@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "decodefile.h"
+#include "decode_file.h"
 #include "diag.h"
 #include "opt.h"
 
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	};
 	uint64_t max_event = DEFAULT_MAX_EVENT, max_members = DECODE_DEFAULT_MAX_MEMBERS;
 	const char *path = "-", *name;
-	struct decode_result result;
+	struct decode_file_result result;
 	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 	int ch, record_path = 0;
 

@@ -28,7 +28,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "opt.h"
-#include "uisetup.h"
+#include "ui.h"
 
 #define DEFAULT_UI "https://ui.perfetto.dev"
 #define UI_MAX 2048              /* longer --ui URLs are refused */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "decodefile.h"
+#include "decode_file.h"
 #include "diag.h"
 #include "opt.h"
 #include "stream.h"
@@ -69,7 +69,7 @@ static int spawn_decoder(const char *path, size_t max_event, pid_t *child)
 	if (pid < 0)
 		die_errno(EXIT_CANNOT_RUN, "fork");
 	if (pid == 0) {
-		struct decode_result result;
+		struct decode_file_result result;
 
 		close(fds[0]);
 		signal(SIGPIPE, SIG_DFL);

@@ -1,12 +1,12 @@
-/* uisetup: the Perfetto UI's startup parameters from the reports beside a
- * trace.  See uisetup.h. */
+/* ui: the Perfetto UI's startup parameters from the reports beside a
+ * trace.  See ui.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
 #include "tsnum.h"
-#include "uisetup.h"
+#include "ui.h"
 
 const char ui_default_query[] =
 	"SELECT s.id, s.ts, s.dur, s.track_id, s.name AS layer, "

@@ -1,10 +1,10 @@
-/* decodefile: decode one stored trace (a path, or "-" for standard input)
+/* decode_file: decode one stored trace (a path, or "-" for standard input)
  * into the event stream on a file descriptor, with the tail's size and
  * SHA-256 of the stored bytes.  tr-decode is this plus option parsing;
  * tr-verify runs it in child processes.
  * The common/ rule: library code returns a status and never prints or exits. */
-#ifndef TR_DECODEFILE_H
-#define TR_DECODEFILE_H
+#ifndef TR_DECODE_FILE_H
+#define TR_DECODE_FILE_H
 
 #include <stddef.h>
 
@@ -12,19 +12,19 @@
 
 enum { DECODE_OPEN = 5 };  /* the path could not be opened; errno is set */
 
-struct decode_result {
+struct decode_file_result {
 	int status;        /* DECODE_OK, DECODE_INPUT, DECODE_READ, ... */
 	int input_fault;   /* with DECODE_READ: damaged gzip (1) or an I/O error (0) */
 	char msg[300];     /* what went wrong, for DECODE_INPUT and DECODE_READ */
 };
 
 void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
-		 struct decode_result *result);
+		 struct decode_file_result *result);
 /* The same, recording the source in the head record as RECORDED (tr-decode
  * records the base name unless asked for the path), with a bound on the
  * top-level members on each side of traceEvents (struct decode's
  * max_members; decode_file uses DECODE_DEFAULT_MAX_MEMBERS). */
 void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
-		    size_t max_members, const char *tool, struct decode_result *result);
+		    size_t max_members, const char *tool, struct decode_file_result *result);
 
 #endif

@@ -1,4 +1,4 @@
-/* Unit tests for common/uisetup.c: regex escaping and percent-encoding of
+/* Unit tests for common/ui.c: regex escaping and percent-encoding of
  * track names, the parameters built from hand-made reports (pins, expanded
  * processes, visStart/visEnd in Perfetto's nanoseconds, ts/dur of a chosen
  * guide, the query tab), windows, and the refusals. */
@@ -8,7 +8,7 @@
 
 #include "buf.h"
 #include "tsnum.h"
-#include "uisetup.h"
+#include "ui.h"
 
 static const char layers_report[] =
 	"{\n  \"schema_version\": 1,\n  \"pid\": 3,\n"
@@ -271,7 +271,7 @@ END_TEST
 
 static Suite *uisetup_suite(void)
 {
-	Suite *s = suite_create("uisetup");
+	Suite *s = suite_create("ui");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_regex_escape);

@@ -1,4 +1,4 @@
-/* uisetup: what tr-serve asks the Perfetto UI to do at load time, from the
+/* ui: what tr-serve asks the Perfetto UI to do at load time, from the
  * reports beside a served trace (.layers.json, .compact.json, .window.json):
  * the tracks to pin (layer guides and synthetic GPU lanes, by their exact
  * names), the GPU processes to expand, the pass to show (visStart/visEnd in
@@ -6,8 +6,8 @@
  * tab.  The result is the parameter text of the UI's hash route
  * ("#!/?visStart=...&startupCommands=..."), every value percent-encoded.
  * Nothing here prints or exits; texts of refusals go to a buffer. */
-#ifndef TR_UISETUP_H
-#define TR_UISETUP_H
+#ifndef TR_UI_H
+#define TR_UI_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decodefile.h"
+#include "decode_file.h"
 #include "io.h"
 #include "jsonscan.h"
 #include "source.h"
@@ -18,13 +18,13 @@ static int put_writer(void *ctx, const void *data, size_t n)
 }
 
 void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
-		 struct decode_result *result)
+		 struct decode_file_result *result)
 {
 	decode_file_as(path, path, out_fd, max_event, DECODE_DEFAULT_MAX_MEMBERS, tool, result);
 }
 
 void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
-		    size_t max_members, const char *tool, struct decode_result *result)
+		    size_t max_members, const char *tool, struct decode_file_result *result)
 {
 	struct source *src;
 	struct writer out;
