@@ -18,7 +18,7 @@ static long line_read(void *ctx, void *dst, size_t n)
 	return (long)k;
 }
 
-int encoder_init(struct encoder *e, encode_put_fn put, void *ctx)
+int encode_init(struct encoder *e, encode_put_fn put, void *ctx)
 {
 	struct buf empty = BUF_INIT;
 
@@ -31,7 +31,7 @@ int encoder_init(struct encoder *e, encode_put_fn put, void *ctx)
 	return scan_init(&e->scan, line_read, e, SIZE_MAX) == SCAN_OK ? 0 : -1;
 }
 
-void encoder_free(struct encoder *e)
+void encode_free(struct encoder *e)
 {
 	scan_free(&e->scan);
 	buf_release(&e->text);
@@ -225,7 +225,7 @@ static int tail(struct encoder *e, uint64_t lineno)
 	return put(e, "\n", 1);
 }
 
-int encoder_line(struct encoder *e, int kind, const char *line, size_t len, uint64_t lineno)
+int encode_line(struct encoder *e, int kind, const char *line, size_t len, uint64_t lineno)
 {
 	int rc = check_line(e, line, len, kind == LINE_HEAD || kind == LINE_TAIL ? 2 : 0,
 			    lineno);

@@ -37,12 +37,12 @@ struct encoder {
 	char err[256];
 };
 
-int encoder_init(struct encoder *e, encode_put_fn put, void *ctx);
+int encode_init(struct encoder *e, encode_put_fn put, void *ctx);
 /* One line as stream_next classified it (LINE_HEAD, LINE_EVENT, ...),
  * lineno as the reader counts.  ENCODE_OK when its bytes were put,
  * ENCODE_CONTROL for a control record other than head and tail (nothing
  * put; e->text holds it without whitespace), or an error. */
-int encoder_line(struct encoder *e, int kind, const char *line, size_t len, uint64_t lineno);
-void encoder_free(struct encoder *e);
+int encode_line(struct encoder *e, int kind, const char *line, size_t len, uint64_t lineno);
+void encode_free(struct encoder *e);
 
 #endif

@@ -165,11 +165,11 @@ int main(int argc, char **argv)
 	len = strlen(output);
 	sink_open(&out, fd, len > 3 && strcmp(output + len - 3, ".gz") == 0, (int)level);
 	if (stream_in_init(&in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0 ||
-	    encoder_init(&enc, put_sink, &out) != 0)
+	    encode_init(&enc, put_sink, &out) != 0)
 		die_nomem();
 
 	while ((rc = stream_next(&in, &line, &len)) > 0) {
-		int erc = encoder_line(&enc, rc, line, len, in.r.lineno);
+		int erc = encode_line(&enc, rc, line, len, in.r.lineno);
 		if (erc == ENCODE_INPUT)
 			die(EXIT_INPUT, "stdin: %s; %s", enc.err,
 			    file.path ? "no output written" : "output incomplete");
@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 		die_write("standard output");
 	reportfiles_free(&reports);
 	buf_release(&msg);
-	encoder_free(&enc);
+	encode_free(&enc);
 	stream_in_free(&in);
 	sink_free(&out);
 	return EXIT_OK;

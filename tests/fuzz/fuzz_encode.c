@@ -1,7 +1,7 @@
 /* libFuzzer target: any bytes as tr-encode's input, a trace-layers stream
  * read by stream_next from a real file descriptor (a memfd where the system
  * has memfd_create, else an unlinked temporary file), each line through
- * encoder_line (common/encode.c) into memory, as tr-encode does.  Nothing
+ * encode_line (common/encode.c) into memory, as tr-encode does.  Nothing
  * may crash, and:
  *   - a refusal comes with a message naming the line;
  *   - a control record handed back is one object without whitespace;
@@ -139,10 +139,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len;
 
 	if (stream_in_init(&in, fd, STREAM_DEFAULT_MAX_LINE) != 0 ||
-	    encoder_init(&enc, put_buf, &doc) != 0)
+	    encode_init(&enc, put_buf, &doc) != 0)
 		fail("out of memory");
 	while ((rc = stream_next(&in, &line, &len)) > 0) {
-		erc = encoder_line(&enc, rc, line, len, in.r.lineno);
+		erc = encode_line(&enc, rc, line, len, in.r.lineno);
 		if (erc == ENCODE_INPUT) {
 			if (strncmp(enc.err, "line ", 5) != 0)
 				fail("a refusal that does not name the line");
@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (rc == LINE_END && erc != ENCODE_INPUT)
 		decode_back(&doc, enc.array_format, &head, &tail, &events);
-	encoder_free(&enc);
+	encode_free(&enc);
 	stream_in_free(&in);
 	buf_release(&doc);
 	buf_release(&head);

@@ -39,7 +39,7 @@ static int feed(struct encoder *e, const char *const *lines, size_t n)
 		size_t len = strlen(lines[i]);
 		int kind = i == 0 ? LINE_HEAD : i == n - 1 ? LINE_TAIL :
 			stream_is_control(lines[i], len) ? LINE_CONTROL : LINE_EVENT;
-		int rc = encoder_line(e, kind, lines[i], len, i + 1);
+		int rc = encode_line(e, kind, lines[i], len, i + 1);
 		if (rc != ENCODE_OK && rc != ENCODE_CONTROL)
 			return rc;
 	}
@@ -58,12 +58,12 @@ START_TEST(test_object)
 	struct buf out = BUF_INIT;
 	struct encoder e;
 
-	ck_assert_int_eq(encoder_init(&e, put_buf, &out), 0);
+	ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
 	ck_assert_int_eq(feed(&e, lines, COUNT(lines)), ENCODE_OK);
 	ck_assert_str_eq(out.p, "{\"a\":1,\n\"b\":[1,{\"c\":\"}\"}],\n\"traceEvents\":[\n"
 			 "{ \"ph\" : \"i\" },\n{\"ph\":\"X\",\"s\":\"\\\"\\\\\"}\n],\n"
 			 "\"z\":{\"y\":\"\\\\\"},\n\"w\":null}\n");
-	encoder_free(&e);
+	encode_free(&e);
 	buf_release(&out);
 }
 END_TEST
@@ -74,11 +74,11 @@ START_TEST(test_control_text)
 	struct encoder e;
 	static const char line[] = "{\"@tr\":\"report\", \"suffix\" : \".r.json\",\"body\":{ }}";
 
-	ck_assert_int_eq(encoder_init(&e, put_buf, &out), 0);
-	ck_assert_int_eq(encoder_line(&e, LINE_CONTROL, line, strlen(line), 7), ENCODE_CONTROL);
+	ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
+	ck_assert_int_eq(encode_line(&e, LINE_CONTROL, line, strlen(line), 7), ENCODE_CONTROL);
 	ck_assert_str_eq(e.text.p, "{\"@tr\":\"report\",\"suffix\":\".r.json\",\"body\":{}}");
 	ck_assert_uint_eq(out.len, 0);
-	encoder_free(&e);
+	encode_free(&e);
 	buf_release(&out);
 }
 END_TEST
@@ -98,15 +98,15 @@ START_TEST(test_empty_and_array)
 	struct buf out = BUF_INIT;
 	struct encoder e;
 
-	ck_assert_int_eq(encoder_init(&e, put_buf, &out), 0);
+	ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
 	ck_assert_int_eq(feed(&e, object, COUNT(object)), ENCODE_OK);
 	ck_assert_str_eq(out.p, "{\"traceEvents\":[\n]}\n");
-	encoder_free(&e);
+	encode_free(&e);
 	buf_reset(&out);
-	ck_assert_int_eq(encoder_init(&e, put_buf, &out), 0);
+	ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
 	ck_assert_int_eq(feed(&e, array, COUNT(array)), ENCODE_OK);
 	ck_assert_str_eq(out.p, "[\n{\"a\":1},\n{\"b\":2}\n]\n");
-	encoder_free(&e);
+	encode_free(&e);
 	buf_release(&out);
 }
 END_TEST
@@ -161,10 +161,10 @@ START_TEST(test_refusal)
 	lines[0] = head;
 	lines[1] = r->line;
 	lines[2] = tail;
-	ck_assert_int_eq(encoder_init(&e, put_buf, &out), 0);
+	ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
 	ck_assert_int_eq(feed(&e, lines, 3), ENCODE_INPUT);
 	ck_assert_str_eq(e.err, r->err);
-	encoder_free(&e);
+	encode_free(&e);
 	buf_release(&out);
 }
 END_TEST
@@ -188,12 +188,12 @@ START_TEST(test_record_refusals)
 	size_t i;
 
 	for (i = 0; i < COUNT(cases); i++) {
-		ck_assert_int_eq(encoder_init(&e, put_buf, &out), 0);
-		ck_assert_int_eq(encoder_line(&e, cases[i].kind, cases[i].line,
+		ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
+		ck_assert_int_eq(encode_line(&e, cases[i].kind, cases[i].line,
 					      strlen(cases[i].line), 1), ENCODE_INPUT);
 		ck_assert_str_eq(e.err, cases[i].err);
 		ck_assert_uint_eq(out.len, 0);
-		encoder_free(&e);
+		encode_free(&e);
 	}
 	buf_release(&out);
 }
@@ -213,14 +213,14 @@ START_TEST(test_member_depth)
 	for (k = 0; k < depth; k++)
 		buf_addch(&line, ']');
 	buf_addstr(&line, "}}");
-	ck_assert_int_eq(encoder_init(&e, put_buf, &out), 0);
-	ck_assert_int_eq(encoder_line(&e, LINE_TAIL, line.p, line.len, 9),
+	ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
+	ck_assert_int_eq(encode_line(&e, LINE_TAIL, line.p, line.len, 9),
 			 depth == 1000 ? ENCODE_OK : ENCODE_INPUT);
 	if (depth > 1000)
 		ck_assert_str_eq(e.err, "line 9: invalid JSON at byte 1029: nested deeper than 1000 "
 				 "levels (refused: later stages tokenize with jsmn, whose cost "
 				 "grows with the square of the depth)");
-	encoder_free(&e);
+	encode_free(&e);
 	buf_release(&line);
 	buf_release(&out);
 }
@@ -231,10 +231,10 @@ START_TEST(test_write_error)
 	static const char head[] = "{\"@tr\":\"head\",\"format\":\"object\",\"members\":{}}";
 	struct encoder e;
 
-	ck_assert_int_eq(encoder_init(&e, put_fails, NULL), 0);
-	ck_assert_int_eq(encoder_line(&e, LINE_HEAD, head, strlen(head), 1), ENCODE_WRITE);
+	ck_assert_int_eq(encode_init(&e, put_fails, NULL), 0);
+	ck_assert_int_eq(encode_line(&e, LINE_HEAD, head, strlen(head), 1), ENCODE_WRITE);
 	ck_assert_int_eq(errno, ENOSPC);
-	encoder_free(&e);
+	encode_free(&e);
 }
 END_TEST
 
