@@ -3,6 +3,34 @@
 #include <string.h>
 
 #include "survey.h"
+#include "window.h"
+
+/* p, an array of *cap items of elem bytes, with room for twice as many (or
+ * first): the new array, or NULL (p unchanged) on overflow or when memory
+ * runs out. */
+static void *grown(void *p, size_t *cap, size_t first, size_t elem)
+{
+	size_t want = *cap ? *cap * 2 : first;
+	void *q;
+
+	if (*cap > SIZE_MAX / 2 || want > SIZE_MAX / elem)
+		return NULL;
+	q = realloc(p, want * elem);
+	if (q != NULL)
+		*cap = want;
+	return q;
+}
+
+static char *dup_bytes(const char *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (s != NULL) {
+		memcpy(s, p, n);
+		s[n] = '\0';
+	}
+	return s;
+}
 
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
  * template arguments fall into one family. */
@@ -32,6 +60,66 @@ char *survey_family(const char *name)
 		return NULL;
 	}
 	return b.p[0] ? b.p : calloc(1, 1);
+}
+
+int survey_name_init(struct survey_name *s, uint32_t group, const char *name, size_t len)
+{
+	s->group = group;
+	s->name_len = len;
+	if ((s->name = dup_bytes(name, len)) == NULL)
+		return -1;
+	if ((s->family = survey_family(s->name)) == NULL) {
+		free(s->name);
+		s->name = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The streams are told apart by the raw text of their tids; past 255
+ * distinct ones a kernel is counted as on 255. */
+int survey_name_add(struct survey_name *s, int64_t ts, int64_t dur, const char *tid, size_t tid_len)
+{
+	unsigned k;
+
+	if (s->n == s->cap) {
+		struct survey_occ *occ = grown(s->occ, &s->cap, 4, sizeof *occ);
+		if (occ == NULL)
+			return -1;
+		s->occ = occ;
+	}
+	s->occ[s->n].ts = ts;
+	s->occ[s->n].end = dur > INT64_MAX - ts ? INT64_MAX : ts + dur;
+	s->n++;
+	if (tid == NULL)
+		return 0;
+	for (k = 0; k < s->nstreams; k++)
+		if (strlen(s->streams[k]) == tid_len && memcmp(s->streams[k], tid, tid_len) == 0)
+			return 0;
+	if (s->nstreams == 255)
+		return 0;
+	if (k == s->streams_cap) {
+		char **streams = grown(s->streams, &s->streams_cap, 4, sizeof *streams);
+		if (streams == NULL)
+			return -1;
+		s->streams = streams;
+	}
+	if ((s->streams[k] = dup_bytes(tid, tid_len)) == NULL)
+		return -1;
+	s->nstreams++;
+	return 0;
+}
+
+void survey_name_free(struct survey_name *s)
+{
+	unsigned k;
+
+	free(s->name);
+	free(s->family);
+	free(s->occ);
+	for (k = 0; k < s->nstreams; k++)
+		free(s->streams[k]);
+	free(s->streams);
 }
 
 static int cmp_occ(const void *a, const void *b)
@@ -306,6 +394,141 @@ void survey_pass_span(const struct survey_name *s, size_t N, size_t j, int64_t *
 	for (i = first + 1; i < first + N; i++)
 		if (s->occ[i].end > *b)
 			*b = s->occ[i].end;
+}
+
+/* Best score first, then more occurrences, then by name. */
+static int cmp_score(const void *a, const void *b)
+{
+	const struct survey_name *x = *(struct survey_name *const *)a;
+	const struct survey_name *y = *(struct survey_name *const *)b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Rank by score; rescore the best 64 candidates by their allies and rank
+ * again; judge every name against candidate 1 (a name twice between its
+ * occurrences is no candidate) and rank again; then find each listed
+ * ambiguous candidate a one-to-one partner that splits cleanly. */
+int survey_rank(struct survey_ranking *rk, struct survey_name *const *names, size_t n,
+		size_t N, size_t top_k)
+{
+	struct survey_name **order = malloc((n + 1) * sizeof *order);
+	size_t i, k, ncand = 0, listed;
+	struct survey_name *top = NULL;
+
+	memset(rk, 0, sizeof *rk);
+	if (order == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		order[i] = names[i];
+	qsort(order, n, sizeof *order, cmp_score);
+	/* Once-per-layer kernels confirm each other: between two consecutive
+	 * occurrences of one there is exactly one of the other.  A kernel that
+	 * merely clusters in groups of N inside each layer has no such allies. */
+	while (ncand < n && ncand < 64 && order[ncand]->score > 0)
+		ncand++;
+	for (i = 0; i < ncand; i++)
+		for (k = 0; k < ncand; k++)
+			if (i != k && survey_interleave(order[i], order[k], N) == 1)
+				order[i]->confirms++;
+	for (i = 0; i < ncand; i++)
+		order[i]->score *= 1.0 + order[i]->confirms;
+	qsort(order, ncand, sizeof *order, cmp_score);
+	if (n > 0 && order[0]->score > 0)
+		top = order[0];
+	/* Judged against the top candidate's passes: a name with two
+	 * occurrences between each pair of consecutive ones runs twice per
+	 * layer and is no candidate, whatever its count. */
+	if (top != NULL) {
+		for (i = 0; i < n; i++) {
+			struct survey_name *s = order[i];
+			int pattern;
+			if (s == top)
+				continue;
+			pattern = survey_interleave(top, s, N);
+			if (pattern == 1 && s->n == top->n)
+				s->confirmed_by = top->name;
+			if (pattern == 2) {
+				s->twice_between = 1;
+				s->score = 0;
+			}
+		}
+		qsort(order, n, sizeof *order, cmp_score);
+	}
+	ncand = 0;
+	while (ncand < n && order[ncand]->score > 0)
+		ncand++;
+	listed = ncand < top_k ? ncand : top_k;
+	for (i = 0; i < n; i++)
+		if (order[i]->n >= N)
+			rk->any_n = 1;
+	/* an ambiguous split is supported by a one-to-one partner that splits
+	 * cleanly: its passes are the same occurrences by index */
+	for (i = 0; i < listed; i++) {
+		struct survey_name *x = order[i];
+		if (x->sp.kind != SURVEY_SPLIT_AMBIGUOUS)
+			continue;
+		for (k = 0; k < ncand; k++) {
+			const struct survey_name *y = order[k];
+			if (k != i && y->sp.kind == SURVEY_SPLIT_CLEAN && y->n == x->n &&
+			    survey_interleave(x, y, N) == 1) {
+				x->clean_partner = k + 1;
+				break;
+			}
+		}
+	}
+	rk->order = order;
+	rk->n = n;
+	rk->ncand = ncand;
+	rk->listed = listed;
+	rk->top = top;
+	return 0;
+}
+
+void survey_ranking_free(struct survey_ranking *rk)
+{
+	free(rk->order);
+	rk->order = NULL;
+}
+
+int survey_spans_add(struct survey_spans *sp, const struct survey_ranking *rk, size_t N)
+{
+	size_t i, j;
+
+	for (i = 0; i < rk->listed; i++) {
+		struct survey_name *s = rk->order[i];
+		s->span0 = sp->n;
+		for (j = 0; j < s->sp.passes; j++) {
+			int64_t a, e;
+			if (sp->n == sp->cap) {
+				size_t cap_lo = sp->cap, cap_hi = sp->cap;
+				int64_t *lo = grown(sp->lo, &cap_lo, 64, sizeof *lo), *hi;
+				if (lo == NULL)
+					return -1;
+				sp->lo = lo;
+				if ((hi = grown(sp->hi, &cap_hi, 64, sizeof *hi)) == NULL)
+					return -1;
+				sp->hi = hi;
+				sp->cap = cap_hi;
+			}
+			survey_pass_span(s, N, j, &a, &e);
+			sp->lo[sp->n] = window_half(a);
+			sp->hi[sp->n++] = window_half(e);
+		}
+	}
+	return 0;
+}
+
+void survey_spans_free(struct survey_spans *sp)
+{
+	free(sp->lo);
+	free(sp->hi);
+	sp->lo = sp->hi = NULL;
+	sp->n = sp->cap = 0;
 }
 
 /* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no

@@ -1,6 +1,8 @@
 /* survey: the analysis behind tr-survey(1): a kernel name's occurrences
- * cut into passes of N at the largest gaps, its score as a once-per-layer
- * anchor, how two names interleave, and the exact regex of a name.
+ * gathered, cut into passes of N at the largest gaps, its score as a
+ * once-per-layer anchor, how two names interleave, the ranking of a group's
+ * names (rescored by their allies), the spans whose bytes the report
+ * shows, and the exact regex of a name.  survey_report.h writes the report.
  * The common/ rule: library code returns a status and never prints or
  * exits. */
 #ifndef TR_SURVEY_H
@@ -57,6 +59,47 @@ struct survey_name {
 struct survey_step {
 	int64_t start, end;
 };
+
+/* A group's names in rank order: the ncand candidates (score > 0) first,
+ * best first, listed of them reported; then the other names. */
+struct survey_ranking {
+	struct survey_name **order;
+	size_t n, ncand, listed;
+	int any_n;             /* some name occurs N times or more */
+	const struct survey_name *top;  /* candidate 1, or NULL: none */
+};
+
+/* The passes of the listed candidates, in half ns (window.h), in the
+ * order survey_spans_add met them. */
+struct survey_spans {
+	int64_t *lo, *hi;
+	size_t n, cap;
+};
+
+/* s (zeroed) becomes name (len bytes, a NUL among them kept) of group;
+ * 0, or -1 when memory runs out. */
+int survey_name_init(struct survey_name *s, uint32_t group, const char *name, size_t len);
+
+/* One occurrence of s at ts lasting dur ns (0: none), on the stream whose
+ * raw tid text is tid (NULL: none); 0, or -1 when memory runs out. */
+int survey_name_add(struct survey_name *s, int64_t ts, int64_t dur, const char *tid, size_t tid_len);
+
+void survey_name_free(struct survey_name *s);
+
+/* Rank the n analysed names of one group (survey_analyse) as anchors for
+ * passes of N, top_k of them listed (see survey.c); sets their confirms,
+ * confirmed_by, twice_between, clean_partner and rescored score.  0, or -1
+ * when memory runs out. */
+int survey_rank(struct survey_ranking *rk, struct survey_name *const *names, size_t n,
+		size_t N, size_t top_k);
+
+void survey_ranking_free(struct survey_ranking *rk);
+
+/* Append the passes of rk's listed candidates to sp, setting their span0;
+ * 0, or -1 when memory runs out. */
+int survey_spans_add(struct survey_spans *sp, const struct survey_ranking *rk, size_t N);
+
+void survey_spans_free(struct survey_spans *sp);
 
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)" (a new string), or NULL when
  * memory runs out. */

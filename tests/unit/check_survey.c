@@ -1,8 +1,10 @@
 /* Unit tests for common/survey.c: passes cut at the largest gaps, the
- * score, interleaving, ProfilerStep agreement, pass spans, families and
- * the exact regex of a name. */
+ * score, interleaving, ProfilerStep agreement, pass spans, families, the
+ * exact regex of a name, gathering occurrences and streams, and the
+ * ranking (order and ties, rescoring by allies, names twice per layer). */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +161,195 @@ START_TEST(test_family_and_regex)
 }
 END_TEST
 
+/* A name with a given score and count, for ranking alone: its
+ * occurrences 100 ns apart, no split (so it interleaves with nothing). */
+static void scored(struct survey_name *s, const char *name, size_t n, double score)
+{
+	size_t i;
+
+	memset(s, 0, sizeof *s);
+	ck_assert_int_eq(survey_name_init(s, 0, name, strlen(name)), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(survey_name_add(s, (int64_t)i * 100, 0, NULL, 0), 0);
+	s->score = score;
+}
+
+START_TEST(test_rank_order_and_ties)
+{
+	/* best score first; on equal scores more occurrences first, then by
+	 * name (bytes); score 0 is no candidate */
+	struct survey_name v[6];
+	struct survey_name *p[6];
+	struct survey_ranking rk;
+	size_t i;
+
+	scored(&v[0], "b", 10, 2);
+	scored(&v[1], "z", 12, 2);
+	scored(&v[2], "a", 10, 2);
+	scored(&v[3], "d", 50, 0);
+	scored(&v[4], "e", 1, 3);
+	scored(&v[5], "B", 10, 2);
+	for (i = 0; i < 6; i++)
+		p[i] = &v[i];
+	ck_assert_int_eq(survey_rank(&rk, p, 6, 3, 2), 0);
+	ck_assert_uint_eq(rk.n, 6);
+	ck_assert_ptr_eq(rk.order[0], &v[4]);
+	ck_assert_ptr_eq(rk.order[1], &v[1]);
+	ck_assert_ptr_eq(rk.order[2], &v[5]);
+	ck_assert_ptr_eq(rk.order[3], &v[2]);
+	ck_assert_ptr_eq(rk.order[4], &v[0]);
+	ck_assert_ptr_eq(rk.order[5], &v[3]);
+	ck_assert_uint_eq(rk.ncand, 5);
+	ck_assert_uint_eq(rk.listed, 2);
+	ck_assert_ptr_eq(rk.top, &v[4]);
+	ck_assert_int_eq(rk.any_n, 1);
+	/* the input order does not matter */
+	survey_ranking_free(&rk);
+	for (i = 0; i < 6; i++)
+		p[i] = &v[5 - i];
+	ck_assert_int_eq(survey_rank(&rk, p, 6, 3, 10), 0);
+	ck_assert_ptr_eq(rk.order[2], &v[5]);
+	ck_assert_ptr_eq(rk.order[3], &v[2]);
+	ck_assert_uint_eq(rk.listed, 5);
+	survey_ranking_free(&rk);
+	for (i = 0; i < 6; i++)
+		survey_name_free(&v[i]);
+}
+END_TEST
+
+START_TEST(test_rank_none)
+{
+	/* no name at all; names with score 0 only, none of N occurrences */
+	struct survey_name v[2];
+	struct survey_name *p[2] = { &v[0], &v[1] };
+	struct survey_ranking rk;
+
+	ck_assert_int_eq(survey_rank(&rk, NULL, 0, 3, 10), 0);
+	ck_assert_uint_eq(rk.n + rk.ncand + rk.listed, 0);
+	ck_assert_ptr_null(rk.top);
+	survey_ranking_free(&rk);
+	scored(&v[0], "x", 2, 0);
+	scored(&v[1], "y", 1, 0);
+	ck_assert_int_eq(survey_rank(&rk, p, 2, 3, 10), 0);
+	ck_assert_ptr_null(rk.top);
+	ck_assert_uint_eq(rk.ncand, 0);
+	ck_assert_int_eq(rk.any_n, 0);
+	ck_assert_ptr_eq(rk.order[0], &v[0]);
+	survey_ranking_free(&rk);
+	survey_name_free(&v[0]);
+	survey_name_free(&v[1]);
+}
+END_TEST
+
+START_TEST(test_rank_rescore)
+{
+	/* x and y confirm each other (each doubled, 6 -> 12); u scores more
+	 * (8) but has no ally and falls behind them; z, twice between x's
+	 * occurrences, is no candidate whatever its score */
+	static const int64_t a[] = { 1000, 1100, 1200, 5000, 5100, 5200 };
+	static const int64_t b[] = { 1050, 1150, 1250, 5050, 5150, 5250 };
+	static const int64_t c[] = { 1020, 1040, 1120, 1140, 1220, 1240,
+				     5020, 5040, 5120, 5140, 5220 };
+	static const int64_t d[] = { 9000, 9100, 9200, 9300, 9400, 9500, 9600, 9700 };
+	struct survey_name x, y, z, u;
+	struct survey_name *p[4] = { &z, &u, &y, &x };
+	struct survey_ranking rk;
+	size_t i;
+
+	make(&x, a, COUNT(a));
+	make(&y, b, COUNT(b));
+	make(&z, c, COUNT(c));
+	make(&u, d, COUNT(d));
+	x.name = "x";
+	y.name = "y";
+	z.name = "z";
+	u.name = "u";
+	ck_assert_int_eq(survey_analyse(&x, 3), 0);
+	ck_assert_int_eq(survey_analyse(&y, 3), 0);
+	ck_assert_int_eq(survey_analyse(&z, 3), 0);
+	ck_assert_int_eq(survey_analyse(&u, 3), 0);
+	u.score = 8;
+	ck_assert(x.score == 6 && y.score == 6);
+	ck_assert(z.score > 0);
+	ck_assert_int_eq(survey_rank(&rk, p, 4, 3, 10), 0);
+	ck_assert_uint_eq(x.confirms, 1);
+	ck_assert_uint_eq(y.confirms, 1);
+	ck_assert_uint_eq(u.confirms, 0);
+	ck_assert(x.score == 12 && y.score == 12 && u.score == 8);
+	/* x before y by name; y has x's count and confirms it */
+	ck_assert_ptr_eq(rk.top, &x);
+	ck_assert_ptr_eq(rk.order[1], &y);
+	ck_assert_ptr_eq(rk.order[2], &u);
+	ck_assert_ptr_eq(rk.order[3], &z);
+	ck_assert_str_eq(y.confirmed_by, "x");
+	ck_assert_ptr_null(x.confirmed_by);
+	ck_assert_int_eq(z.twice_between, 1);
+	ck_assert(z.score == 0);
+	ck_assert_uint_eq(rk.ncand, 3);
+	/* the pass spans of the listed candidates, in half ns, in rank order */
+	{
+		struct survey_spans sp = { 0 };
+		static const int64_t lo[] = { 2000, 10000, 2100, 10100, 18000 };
+		static const int64_t hi[] = { 2420, 10420, 2520, 10520, 18420 };
+		survey_ranking_free(&rk);
+		for (i = 0; i < 4; i++)
+			p[i]->confirms = 0;
+		x.score = y.score = 6;
+		u.score = 8;
+		ck_assert_int_eq(survey_rank(&rk, p, 4, 3, 3), 0);
+		ck_assert_int_eq(survey_spans_add(&sp, &rk, 3), 0);
+		/* u has two passes of 3 and two left over: 9000..9210 */
+		ck_assert_uint_eq(sp.n, 6);
+		for (i = 0; i < COUNT(lo); i++) {
+			ck_assert_int_eq(sp.lo[i], lo[i]);
+			ck_assert_int_eq(sp.hi[i], hi[i]);
+		}
+		ck_assert_uint_eq(x.span0, 0);
+		ck_assert_uint_eq(y.span0, 2);
+		ck_assert_uint_eq(u.span0, 4);
+		survey_spans_free(&sp);
+	}
+	survey_ranking_free(&rk);
+	free(x.occ);
+	free(y.occ);
+	free(z.occ);
+	free(u.occ);
+}
+END_TEST
+
+START_TEST(test_name_add)
+{
+	struct survey_name s;
+	char tid[8];
+	unsigned i;
+
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(survey_name_init(&s, 4, "k<a>\0x", 6), 0);
+	ck_assert_uint_eq(s.group, 4);
+	ck_assert_uint_eq(s.name_len, 6);
+	ck_assert(memcmp(s.name, "k<a>\0x", 7) == 0);
+	ck_assert_str_eq(s.family, "k<...>");
+	/* the end saturates; streams by their raw tid text */
+	ck_assert_int_eq(survey_name_add(&s, INT64_MAX - 5, 10, "1", 1), 0);
+	ck_assert_int_eq(survey_name_add(&s, 100, 7, "\"1\"", 3), 0);
+	ck_assert_int_eq(survey_name_add(&s, 200, 0, "1", 1), 0);
+	ck_assert_int_eq(survey_name_add(&s, 300, 0, NULL, 0), 0);
+	ck_assert_uint_eq(s.n, 4);
+	ck_assert_int_eq(s.occ[0].end, INT64_MAX);
+	ck_assert_int_eq(s.occ[1].end, 107);
+	ck_assert_int_eq(s.occ[2].end, 200);
+	ck_assert_uint_eq(s.nstreams, 2);
+	/* counted up to 255 streams */
+	for (i = 0; i < 300; i++) {
+		snprintf(tid, sizeof tid, "%u", i + 10);
+		ck_assert_int_eq(survey_name_add(&s, 400 + i, 0, tid, strlen(tid)), 0);
+	}
+	ck_assert_uint_eq(s.nstreams, 255);
+	ck_assert_uint_eq(s.n, 304);
+	survey_name_free(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("survey");
@@ -171,6 +362,10 @@ int main(void)
 	tcase_add_test(tc, test_analyse_and_interleave);
 	tcase_add_test(tc, test_steps);
 	tcase_add_test(tc, test_family_and_regex);
+	tcase_add_test(tc, test_rank_order_and_ties);
+	tcase_add_test(tc, test_rank_none);
+	tcase_add_test(tc, test_rank_rescore);
+	tcase_add_test(tc, test_name_add);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
