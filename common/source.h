@@ -1,7 +1,8 @@
 /* source: the bytes of a trace as stored (plain or gzip, detected by the
  * gzip magic), decompressed through gz.h (ISA-L or zlib), with the stored
  * size and SHA-256 computed while streaming.  Concatenated gzip members are
- * one stream. */
+ * one stream.
+ * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_SOURCE_H
 #define TR_SOURCE_H
 
