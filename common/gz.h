@@ -13,8 +13,7 @@
  * only offset both can name exactly is where the member starts.
  *
  * Library code: every function returns a status; nothing here prints or
- * exits. *
- * The common/ rule: library code returns a status and never prints or exits. */
+ * exits. */
 #ifndef TR_GZ_H
 #define TR_GZ_H
 
