@@ -89,9 +89,10 @@ void window_tally_free(struct window_tally *t);
 
 /* ---- the cut: what tr-window keeps -------------------------------------
  * Three looks at a stream: window_cut_see on every event of the first read
- * (the guides, the trace start, the extent of every flow, async id and B/E
- * pair) gives a small fixed-size record per event, which the caller keeps
- * (a temporary file); window_cut_choose fixes the window; window_cut_measure
+ * (the guides, the trace start; each event of a flow, async id and B/E pair
+ * to its group, on disk: windowgroup.h) gives a small fixed-size record per
+ * event, which the caller keeps (a temporary file); window_cut_choose fixes
+ * the window and matches the groups against it; window_cut_measure
  * on each record counts what the window keeps and finds the threads that
  * keep events; window_cut_keeps then says for each record whether it is
  * written.  No event text is parsed twice. */

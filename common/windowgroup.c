@@ -209,8 +209,8 @@ int windowgroup_add(struct windowgroup *g, enum windowgroup_kind kind, int64_t k
 		if (rc != 0)
 			return -1;
 	} else {
-		put_tuple(g->bufs + p * WINDOWGROUP_CHUNK + CHUNK_HEAD + g->fill[p], kind, key, text,
-			  tn, lo, hi);
+		char *at = g->bufs + p * WINDOWGROUP_CHUNK + CHUNK_HEAD + g->fill[p];
+		put_tuple(at, kind, key, text, tn, lo, hi);
 		g->fill[p] += (uint32_t)need;
 	}
 	if (g->count[p] >= UINT32_MAX) {

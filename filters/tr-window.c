@@ -7,7 +7,8 @@
  * the trace start is the smallest ts anywhere), so the stream is spilled to
  * an unlinked temporary file, and beside it, in a second one, a small
  * fixed-size record per line (common/window.h: the cut) that holds all the
- * decision needs.  The records are read twice (to measure the window, then
+ * decision needs, its flows and async ids matched on disk, a part at a time
+ * (common/windowgroup.h).  The records are read twice (to measure the window, then
  * to write it); of the spilled stream only the lines written are read
  * back.  This file is options and glue. */
 #include <errno.h>
@@ -117,8 +118,8 @@ static void parse_options(int argc, char **argv, struct state *st)
 	if (optind != argc)
 		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (st->w.list_passes) {
-		if (st->w.passes || st->w.pass || st->w.layers || st->w.around || st->w.pad || st->w.from ||
-		    st->w.to || st->have_max || st->table_path)
+		if (st->w.passes || st->w.pass || st->w.layers || st->w.around || st->w.pad ||
+		    st->w.from || st->w.to || st->have_max || st->table_path)
 			die(EXIT_TROUBLE, "--list-passes takes no other option");
 		return;
 	}
