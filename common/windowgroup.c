@@ -177,10 +177,14 @@ int windowgroup_add(struct windowgroup *g, enum windowgroup_kind kind, int64_t k
 		    const char *text, size_t n, int64_t lo, int64_t hi,
 		    struct windowgroup_ref *ref)
 {
-	size_t p = windowgroup_part_of(g, kind, key, text, n);
-	size_t need = TUPLE_HEAD + (text ? n : 0);
+	size_t p, need = TUPLE_HEAD + (text ? n : 0);
 	uint32_t tn = text ? (uint32_t)n : 0;
 
+	if (g->count == NULL) {  /* windowgroup_init failed */
+		errno = ENOMEM;
+		return -1;
+	}
+	p = windowgroup_part_of(g, kind, key, text, n);
 	if (text != NULL && (n == 0 || n > UINT32_MAX - TUPLE_HEAD - CHUNK_HEAD)) {
 		errno = EINVAL;
 		return -1;
