@@ -1,11 +1,15 @@
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "event.h"
 #include "opt.h"
+#include "io.h"
+#include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
 
@@ -283,48 +287,6 @@ void window_tally_free(struct window_tally *t)
 
 #define NO_LAYER INT64_MIN
 
-/* Flow and async ids that are plain integers ("id":123, the Kineto way),
- * the most common, mapped to their group without building a key.  A key
- * and its value share a slot: one cache line per look-up. */
-struct window_id_slot {
-	int64_t key;
-	uint32_t val;     /* group + 1, 0: empty */
-};
-
-struct window_id_table {
-	struct window_id_slot *slots;
-	size_t nslots, n;
-	unsigned bits;    /* nslots = 2^bits */
-};
-
-static struct window_id_slot *id_slot(struct window_id_table *t, int64_t key)
-{
-	/* Fibonacci hashing: the top bits of the product are well mixed */
-	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15u;
-	size_t i = (size_t)(h >> (64 - t->bits));
-
-	while (t->slots[i].val != 0 && t->slots[i].key != key)
-		i = (i + 1) & (t->nslots - 1);
-	return &t->slots[i];
-}
-
-static int id_table_grow(struct window_id_table *t)
-{
-	struct window_id_table bigger = { NULL, t->nslots ? t->nslots * 2 : 1024, t->n,
-		t->nslots ? t->bits + 1 : 10 };
-	size_t i;
-
-	bigger.slots = calloc(bigger.nslots, sizeof *bigger.slots);
-	if (bigger.slots == NULL)
-		return -1;
-	for (i = 0; i < t->nslots; i++)
-		if (t->slots[i].val != 0)
-			*id_slot(&bigger, t->slots[i].key) = t->slots[i];
-	free(t->slots);
-	*t = bigger;
-	return 0;
-}
-
 /* The text of a plain integer (no leading zero, at most 18 digits): it
  * and the number then name each other, so that the number can key it. */
 static int plain_integer(const char *p, size_t n, int64_t *v)
@@ -367,16 +329,9 @@ void window_cut_init(struct window_cut *c)
 	c->rows = (struct buf)BUF_INIT;
 	c->err = (struct buf)BUF_INIT;
 	c->key = (struct buf)BUF_INIT;
-	c->flow_ids = calloc(1, sizeof *c->flow_ids);
-	c->async_ids = calloc(1, sizeof *c->async_ids);
-}
-
-static void id_table_free(struct window_id_table *t)
-{
-	if (t == NULL)
-		return;
-	free(t->slots);
-	free(t);
+	/* without its tables, the first grouped event fails for want of
+	 * memory */
+	(void)windowgroup_init(&c->groups, WINDOWGROUP_PARTS, "tr-window");
 }
 
 void window_cut_free(struct window_cut *c)
@@ -387,8 +342,7 @@ void window_cut_free(struct window_cut *c)
 		free(c->stacks[i].v);
 	free(c->stacks);
 	free(c->g);
-	free(c->groups);
-	free(c->pairs);
+	windowgroup_free(&c->groups);
 	free(c->passes);
 	free(c->pass_lo);
 	free(c->pass_hi);
@@ -396,9 +350,6 @@ void window_cut_free(struct window_cut *c)
 	free(c->thread_kept);
 	free(c->meta);
 	window_tally_free(&c->tally);
-	id_table_free(c->flow_ids);
-	id_table_free(c->async_ids);
-	intern_free(&c->group_keys);
 	intern_free(&c->pids);
 	intern_free(&c->threads);
 	jdoc_free(&c->doc);
@@ -601,65 +552,49 @@ static int thread_of(struct window_cut *c, const struct member *m, uint32_t *id)
 		     &c->last_thread_len, &c->last_thread_id, id);
 }
 
+/* The failure of the groups' temporary file (errno set): -1 when memory
+ * ran out, else WINDOW_SYSTEM with the message in c->err. */
+static int group_failed(struct window_cut *c)
+{
+	int e = errno;
+
+	if (e == ENOMEM)
+		return -1;
+	buf_reset(&c->err);
+	return buf_printf(&c->err, "temporary file in %s: %s", c->groups.dir, strerror(e)) ?
+		-1 : WINDOW_SYSTEM;
+}
+
 /* The group of a flow or async event: its class and id text.  Groups are
  * keyed by the id alone (not the category or name, which Perfetto may also
  * use): events that Perfetto would pair are then always in one group, and
- * a window never keeps part of one.  0, or -1 when memory runs out. */
+ * a window never keeps part of one.  0, or as group_failed. */
 static int group_of(struct window_cut *c, enum window_cat cat, const struct member *m,
-		    uint32_t *group)
+		    struct window_rec *r)
 {
 	const struct member *id = m[M_ID].len ? &m[M_ID] : &m[M_ID2];
-	struct window_id_table *t = cat == WCAT_FLOW ? c->flow_ids : c->async_ids;
-	struct window_group *g;
-	struct window_id_slot *slot;
+	enum windowgroup_kind kind = cat == WCAT_FLOW ? WGROUP_FLOW : WGROUP_ASYNC;
 	int64_t v;
+	int rc;
 
-	*group = 0;
 	if (id->len == 0)
 		return 0;
-	if (t != NULL && plain_integer(id->p, id->len, &v)) {
-		if (2 * (t->n + 1) > t->nslots && id_table_grow(t) != 0)
-			return -1;
-		slot = id_slot(t, v);
-		if (slot->val == 0) {
-			slot->key = v;
-			slot->val = (uint32_t)c->ngroups + 1;
-			t->n++;
-		}
-		*group = slot->val;
-	} else {
-		buf_reset(&c->key);
-		if (buf_addch(&c->key, cat == WCAT_FLOW ? 'f' : 'a') != 0 ||
-		    buf_add(&c->key, id->p, id->len) != 0 ||
-		    (v = intern_id(&c->group_keys, c->key.p, c->key.len)) < 0)
-			return -1;
-		/* a key new to the table is a new group */
-		if ((size_t)v >= c->nkeyed) {
-			uint32_t *kg = grow(c->key_group, &c->key_group_cap, (size_t)v + 1,
-					    sizeof *kg);
-			if (kg == NULL)
-				return -1;
-			c->key_group = kg;
-			c->key_group[v] = (uint32_t)c->ngroups + 1;
-			c->nkeyed = (size_t)v + 1;
-		}
-		*group = c->key_group[v];
-	}
-	if (*group == c->ngroups + 1) {
-		if ((g = grow(c->groups, &c->groups_cap, c->ngroups + 1, sizeof *g)) == NULL)
-			return -1;
-		c->groups = g;
-		c->groups[c->ngroups++] = (struct window_group){ INT64_MAX, INT64_MIN, 0 };
-	}
-	return 0;
+	/* a plain integer and its text name each other: keyed by the number */
+	if (plain_integer(id->p, id->len, &v))
+		rc = windowgroup_add(&c->groups, kind, v, NULL, 0, r->lo, r->hi, &r->grp);
+	else
+		rc = windowgroup_add(&c->groups, kind, 0, id->p, id->len, r->lo, r->hi, &r->grp);
+	return rc == 0 ? 0 : group_failed(c);
 }
 
-/* B/E: matched per thread as Perfetto does, in stream order: the pair
- * number + 1 of this end, 0 for an E with nothing open; -1: no memory. */
-static int64_t pair_of(struct window_cut *c, const struct member *m, uint32_t thread)
+/* B/E: matched per thread as Perfetto does, in stream order: a B starts a
+ * pair, an E ends the pair open last on its thread (an E with nothing open
+ * has none).  0, or as group_failed. */
+static int pair_of(struct window_cut *c, const struct member *m, struct window_rec *r)
 {
 	struct window_stack *s;
-	size_t t = thread - 1;
+	size_t t = r->thread - 1;
+	int rc;
 
 	if (t >= c->stacks_cap) {
 		size_t old = c->stacks_cap;
@@ -675,25 +610,22 @@ static int64_t pair_of(struct window_cut *c, const struct member *m, uint32_t th
 		if (v == NULL)
 			return -1;
 		s->v = v;
-		s->v[s->n++] = (uint32_t)c->npairs;
-		return (int64_t)c->npairs + 1;
+		s->v[s->n++] = c->npairs;
+		rc = windowgroup_add(&c->groups, WGROUP_BEGIN, c->npairs++, NULL, 0, r->lo, r->hi,
+				     &r->grp);
+	} else if (s->n > 0) {
+		rc = windowgroup_add(&c->groups, WGROUP_END, s->v[--s->n], NULL, 0, r->lo, r->hi,
+				     &r->grp);
+	} else {
+		return 0;
 	}
-	return s->n ? (int64_t)s->v[--s->n] + 1 : 0;
-}
-
-static void extend(struct window_group *g, int64_t lo, int64_t hi)
-{
-	if (lo < g->lo)
-		g->lo = lo;
-	if (hi > g->hi)
-		g->hi = hi;
+	return rc == 0 ? 0 : group_failed(c);
 }
 
 int window_cut_see(struct window_cut *c, const char *line, size_t len, struct window_rec *r)
 {
 	struct member m[M_N];
 	enum window_cat cat = walk(line, len, m);
-	int64_t pair;
 	int rc;
 
 	memset(r, 0, sizeof *r);
@@ -731,30 +663,10 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 		c->events++;
 		return rc;
 	}
-	if (cat == WCAT_FLOW || cat == WCAT_ASYNC) {
-		if (group_of(c, cat, m, &r->group) != 0)
-			return -1;
-		if (r->group)
-			extend(&c->groups[r->group - 1], r->lo, r->hi);
-	} else if (cat == WCAT_DURATION && r->thread) {
-		if ((pair = pair_of(c, m, r->thread)) < 0)
-			return -1;
-		r->group = (uint32_t)pair;
-		if (pair == 0)
-			return 0;
-		if ((size_t)pair > c->npairs) {
-			struct window_group *v = grow(c->pairs, &c->pairs_cap, (size_t)pair,
-						      sizeof *v);
-			if (v == NULL)
-				return -1;
-			c->pairs = v;
-			/* a B without its E lasts to the end, as Perfetto draws it */
-			c->pairs[pair - 1] = (struct window_group){ r->lo, INT64_MAX, 0 };
-			c->npairs = (size_t)pair;
-		} else {
-			c->pairs[pair - 1].hi = r->hi;
-		}
-	}
+	if (cat == WCAT_FLOW || cat == WCAT_ASYNC)
+		return group_of(c, cat, m, r);
+	if (cat == WCAT_DURATION && r->thread)
+		return pair_of(c, m, r);
 	return 0;
 }
 
@@ -1012,10 +924,9 @@ static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 	return 0;
 }
 
-int window_cut_choose(struct window_cut *c, const struct window_spec *s)
+/* The window itself, from the spec. */
+static int choose(struct window_cut *c, const struct window_spec *s)
 {
-	if (find_passes(c) != 0)
-		return -1;
 	if (s->list_passes) {
 		if (c->ng == 0)
 			return refuse(c, WINDOW_REFUSED, "the stream has no layer guides (cat "
@@ -1036,29 +947,41 @@ int window_cut_choose(struct window_cut *c, const struct window_spec *s)
 	return window_by_guides(c, s);
 }
 
+int window_cut_choose(struct window_cut *c, const struct window_spec *s)
+{
+	int rc;
+
+	if (find_passes(c) != 0)
+		return -1;
+	if ((rc = choose(c, s)) != 0)
+		return rc;
+	/* the window known, each group is kept or dropped whole */
+	if (windowgroup_decide(&c->groups, c->w0, c->w1) != 0)
+		return group_failed(c);
+	c->flows_cut = c->groups.flows_cut;
+	c->async_cut = c->groups.async_cut;
+	return 0;
+}
+
 /* ---- the decision ---------------------------------------------------- */
 
-enum verdict { KEEP, DROP, DROP_CUT, META };
+enum verdict { KEEP, DROP, DROP_CUT, META, FAILED };
 
 /* What the window does with one event (metadata is decided later, from
- * the threads that keep events). */
-static enum verdict decide(const struct window_cut *c, const struct window_rec *r)
+ * the threads that keep events); FAILED: the groups' file failed. */
+static enum verdict decide(struct window_cut *c, const struct window_rec *r)
 {
-	const struct window_group *g;
-
 	if (r->cat == WCAT_METADATA)
 		return META;
 	if (!r->timed)
 		return DROP;
-	if (r->cat == WCAT_DURATION && r->group) {
-		g = &c->pairs[r->group - 1];
-		return window_overlaps(g->lo, g->hi, c->w0, c->w1) ? KEEP : DROP;
-	}
-	if ((r->cat == WCAT_FLOW || r->cat == WCAT_ASYNC) && r->group) {
-		g = &c->groups[r->group - 1];
-		if (window_contains(g->lo, g->hi, c->w0, c->w1))
-			return KEEP;
-		return window_overlaps(r->lo, r->hi, c->w0, c->w1) ? DROP_CUT : DROP;
+	if (r->grp.part != 0) {
+		switch (windowgroup_verdict(&c->groups, r->grp)) {
+		case WGROUP_KEEP: return KEEP;
+		case WGROUP_CUT: return DROP_CUT;
+		case WGROUP_DROP: return DROP;
+		default: return FAILED;
+		}
 	}
 	return window_overlaps(r->lo, r->hi, c->w0, c->w1) ? KEEP : DROP;
 }
@@ -1078,7 +1001,6 @@ static int is_kept(const uint8_t *kept, uint32_t id)
 
 int window_cut_measure(struct window_cut *c, const struct window_rec *r)
 {
-	struct window_group *g;
 	uint64_t index;
 
 	if (r->line != WLINE_EVENT)
@@ -1097,14 +1019,6 @@ int window_cut_measure(struct window_cut *c, const struct window_rec *r)
 		return 0;
 	case DROP_CUT:
 		c->dropped[r->cat]++;
-		g = &c->groups[r->group - 1];
-		if (!g->counted) {
-			g->counted = 1;
-			if (r->cat == WCAT_FLOW)
-				c->flows_cut++;
-			else
-				c->async_cut++;
-		}
 		return buf_printf(&c->rows, "%s{\"source_index\":%" PRIu64 ",\"ph\":\"%c\","
 				  "\"reason\":\"%s\"}", c->nrows++ ? "," : "", index, r->ph,
 				  r->cat == WCAT_FLOW ? "flow with an end outside the window" :
@@ -1120,6 +1034,8 @@ int window_cut_measure(struct window_cut *c, const struct window_rec *r)
 		c->meta[c->nmeta++] = (struct window_meta){ r->pid, r->thread, r->len };
 		return 0;
 	}
+	case FAILED:
+		return group_failed(c);
 	}
 	return 0;
 }
@@ -1161,13 +1077,19 @@ int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
 	return 0;
 }
 
-int window_cut_keeps(const struct window_cut *c, const struct window_rec *r)
+int window_cut_keeps(struct window_cut *c, const struct window_rec *r)
 {
 	if (r->line != WLINE_EVENT)
 		return r->line != WLINE_REPORT;
 	switch (decide(c, r)) {
 	case KEEP: return 1;
 	case META: return r->cat == WCAT_METADATA && meta_kept(c, r->pid, r->thread);
+	case FAILED:
+		if (group_failed(c) < 0) {
+			buf_reset(&c->err);
+			buf_addstr(&c->err, "out of memory");
+		}
+		return -1;
 	default: return 0;
 	}
 }
@@ -1186,4 +1108,65 @@ int window_cut_pass_table(const struct window_cut *c, struct buf *out)
 			return -1;
 	}
 	return 0;
+}
+
+int window_cut_report(const struct window_cut *c, const char *spec_text, const char *source_name,
+		      const char *sha, size_t sha_len, struct buf *out)
+{
+	static const char *names[WCAT_N];
+	struct trstream_window w;
+	int k;
+
+	for (k = 0; k < WCAT_N; k++)
+		names[k] = window_category_name(k);
+	memset(&w, 0, sizeof w);
+	w.spec = spec_text;
+	w.start_ns = c->w0_ns;
+	w.end_ns = c->w1_ns;
+	w.origin_ns = c->origin_ns;
+	w.have_origin = c->have_origin;
+	w.source_file = source_name ? source_name : "";
+	w.sha = sha;
+	w.sha_len = sha_len;
+	w.source_events = c->events;
+	w.cat_names = names;
+	w.kept = c->kept;
+	w.dropped = c->dropped;
+	w.ncats = WCAT_N;
+	w.flows_cut = c->flows_cut;
+	w.async_cut = c->async_cut;
+	w.bytes = c->bytes;
+	w.rows = c->rows.p;
+	w.rows_len = c->rows.len;
+	w.nrows = c->nrows;
+	return trstream_window_report(out, &w);
+}
+
+/* ---- the records ----------------------------------------------------- */
+
+int window_recs_rewind(struct window_recs *r)
+{
+	r->n = r->at = 0;
+	return lseek(r->fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+int window_recs_next(struct window_recs *r, const struct window_rec **rec)
+{
+	long got;
+
+	if (r->at == r->n) {
+		got = io_read_some(r->fd, r->v, sizeof r->v);
+		if (got < 0)
+			return -1;
+		if (got % (long)sizeof r->v[0] != 0) {
+			errno = EIO;
+			return -1;
+		}
+		r->n = (size_t)got / sizeof r->v[0];
+		r->at = 0;
+		if (r->n == 0)
+			return 0;
+	}
+	*rec = &r->v[r->at++];
+	return 1;
 }

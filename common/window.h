@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "intern.h"
 #include "json.h"
+#include "windowgroup.h"
 
 /* A decimal duration ("2", "1.5", "0.000001") with an optional unit "ns",
  * "us", "ms" or "s" (default_unit_ns when none, e.g. 1000000 for ms) ->
@@ -88,9 +89,10 @@ void window_tally_free(struct window_tally *t);
 
 /* ---- the cut: what tr-window keeps -------------------------------------
  * Three looks at a stream: window_cut_see on every event of the first read
- * (the guides, the trace start, the extent of every flow, async id and B/E
- * pair) gives a small fixed-size record per event, which the caller keeps
- * (a temporary file); window_cut_choose fixes the window; window_cut_measure
+ * (the guides, the trace start; each event of a flow, async id and B/E pair
+ * to its group, on disk: windowgroup.h) gives a small fixed-size record per
+ * event, which the caller keeps (a temporary file); window_cut_choose fixes
+ * the window and matches the groups against it; window_cut_measure
  * on each record counts what the window keeps and finds the threads that
  * keep events; window_cut_keeps then says for each record whether it is
  * written.  No event text is parsed twice. */
@@ -109,8 +111,8 @@ struct window_rec {
 	uint32_t pid;         /* id + 1 of its pid text, 0: none */
 	uint32_t thread;      /* id + 1 of its (pid, tid), 0: none (metadata:
 			       * 0 also for a process's metadata) */
-	uint32_t group;       /* id + 1 of its flow or async group or B/E
-			       * pair, 0: none */
+	struct windowgroup_ref grp;  /* where the verdict on its flow or
+			       * async group or B/E pair is (part 0: none) */
 	uint8_t line;         /* enum window_line */
 	uint8_t cat;          /* enum window_cat */
 	uint8_t timed;        /* lo and hi hold its interval */
@@ -127,12 +129,10 @@ struct window_spec {
 	int list_passes;  /* every event is inside: only the pass table counts */
 };
 
-/* Results of window_cut_choose and window_cut_check: 0, or the exit
- * status of a refusal (1: the window is refused, 2: a malformed option
- * value), with the message in cut.err; -1: memory ran out. */
-enum { WINDOW_OK = 0, WINDOW_REFUSED = 1, WINDOW_BAD_OPTION = 2 };
-
-struct window_id_table;  /* window.c: an open-addressing map */
+/* Results of window_cut_*: 0, or the exit status of a refusal (1: the
+ * window is refused, 2: a malformed option value, or the temporary file of
+ * the groups failed), with the message in cut.err; -1: memory ran out. */
+enum { WINDOW_OK = 0, WINDOW_REFUSED = 1, WINDOW_BAD_OPTION = 2, WINDOW_SYSTEM = 2 };
 
 struct window_cut {
 	/* from the first read */
@@ -141,13 +141,9 @@ struct window_cut {
 	int have_origin;
 	struct window_guide *g;
 	size_t ng, gcap;
-	/* flows and async ids (extent by id), B/E pairs (extent by number) */
-	struct window_group { int64_t lo, hi; int counted; } *groups, *pairs;
-	size_t ngroups, groups_cap, npairs, pairs_cap;
-	struct intern group_keys;     /* ids that are not plain integers */
-	uint32_t *key_group;          /* their group + 1, by key id */
-	size_t nkeyed, key_group_cap;
-	struct window_id_table *flow_ids, *async_ids;
+	/* flows and async ids (grouped by id), B/E pairs (by number), on disk */
+	struct windowgroup groups;
+	uint32_t npairs;
 	struct intern pids, threads;  /* pid texts, "pid\001tid" */
 	struct window_stack { uint32_t *v; size_t n, cap; } *stacks;  /* open B, by thread */
 	size_t stacks_cap;
@@ -185,16 +181,36 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 /* After the first read: the passes and the window of spec (with
  * list_passes: every event).  0, WINDOW_REFUSED, WINDOW_BAD_OPTION, -1. */
 int window_cut_choose(struct window_cut *c, const struct window_spec *spec);
-/* Each record of the first read, in order; 0 or -1. */
+/* Each record of the first read, in order; 0, WINDOW_SYSTEM or -1. */
 int window_cut_measure(struct window_cut *c, const struct window_rec *r);
 /* After the last record: the metadata kept, then the refusals of an empty
  * window and of one over max_bytes (when have_max); 0, WINDOW_REFUSED, -1. */
 int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
 		     uint64_t max_bytes);
-/* Whether the record is written (after window_cut_check). */
-int window_cut_keeps(const struct window_cut *c, const struct window_rec *r);
+/* Whether the record is written (after window_cut_check): 1 or 0; -1
+ * when the groups' temporary file or memory fails (message in c->err). */
+int window_cut_keeps(struct window_cut *c, const struct window_rec *r);
+/* The window's report records (tr-stream(5)) into out: spec_text, the
+ * head's source name (NULL: none) and the tail's source_sha256 (raw JSON
+ * text); 0 or -1. */
+int window_cut_report(const struct window_cut *c, const char *spec_text, const char *source_name,
+		      const char *sha, size_t sha_len, struct buf *out);
 /* The pass table: a line per pass, "pass K: A-B ms from the trace start,
  * N bytes of events"; 0 or -1. */
 int window_cut_pass_table(const struct window_cut *c, struct buf *out);
+
+/* The records of the first read, kept by the caller in the file fd, read
+ * back a block at a time. */
+struct window_recs {
+	int fd;
+	struct window_rec v[4096];
+	size_t n, at;
+};
+
+/* Back to the first record; 0 or -1 (errno set). */
+int window_recs_rewind(struct window_recs *r);
+/* The next record in *rec: 1, 0 at the end, -1 (errno set; EIO: the file
+ * ends inside a record). */
+int window_recs_next(struct window_recs *r, const struct window_rec **rec);
 
 #endif

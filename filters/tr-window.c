@@ -7,7 +7,8 @@
  * the trace start is the smallest ts anywhere), so the stream is spilled to
  * an unlinked temporary file, and beside it, in a second one, a small
  * fixed-size record per line (common/window.h: the cut) that holds all the
- * decision needs.  The records are read twice (to measure the window, then
+ * decision needs, its flows and async ids matched on disk, a part at a time
+ * (common/windowgroup.h).  The records are read twice (to measure the window, then
  * to write it); of the spilled stream only the lines written are read
  * back.  This file is options and glue. */
 #include <errno.h>
@@ -57,9 +58,9 @@ static const char usage_text[] =
 	"system trouble.\n";
 
 struct state {
-	const char *from, *to, *passes, *pass, *layers, *around, *pad;
+	struct window_spec w;   /* the window's options */
 	uint64_t max_bytes;
-	int have_max, list_passes, through;
+	int have_max, through;
 	const char *table_path;
 	struct buf spec;
 };
@@ -94,20 +95,20 @@ static void parse_options(int argc, char **argv, struct state *st)
 	prog.name = diag_progname();
 	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
-		case 'P': st->passes = optarg; break;
-		case 'p': st->pass = optarg; break;
-		case 'l': st->layers = optarg; break;
-		case 'a': st->around = optarg; break;
-		case 'd': st->pad = optarg; break;
-		case 'f': st->from = optarg; break;
-		case 't': st->to = optarg; break;
+		case 'P': st->w.passes = optarg; break;
+		case 'p': st->w.pass = optarg; break;
+		case 'l': st->w.layers = optarg; break;
+		case 'a': st->w.around = optarg; break;
+		case 'd': st->w.pad = optarg; break;
+		case 'f': st->w.from = optarg; break;
+		case 't': st->w.to = optarg; break;
 		case 'm':
 			if (opt_parse_size(optarg, 1, UINT64_MAX, &st->max_bytes) != 0)
 				exit(opt_bad_value(&prog, stderr, "--max-bytes", optarg,
 						   "bytes, suffix K, M or G"));
 			st->have_max = 1;
 			break;
-		case 'L': st->list_passes = 1; break;
+		case 'L': st->w.list_passes = 1; break;
 		case 'T': st->table_path = optarg; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
@@ -116,30 +117,30 @@ static void parse_options(int argc, char **argv, struct state *st)
 	}
 	if (optind != argc)
 		exit(opt_extra_operand(&prog, stderr, argv[optind]));
-	if (st->list_passes) {
-		if (st->passes || st->pass || st->layers || st->around || st->pad || st->from ||
-		    st->to || st->have_max || st->table_path)
+	if (st->w.list_passes) {
+		if (st->w.passes || st->w.pass || st->w.layers || st->w.around || st->w.pad ||
+		    st->w.from || st->w.to || st->have_max || st->table_path)
 			die(EXIT_TROUBLE, "--list-passes takes no other option");
 		return;
 	}
-	kinds = (st->passes != NULL) + (st->from || st->to) +
-		(st->pass != NULL && !st->layers && !st->around) + (st->layers != NULL) +
-		(st->around != NULL);
+	kinds = (st->w.passes != NULL) + (st->w.from || st->w.to) +
+		(st->w.pass != NULL && !st->w.layers && !st->w.around) + (st->w.layers != NULL) +
+		(st->w.around != NULL);
 	if (kinds == 0 && !st->have_max && st->table_path) {
 		st->through = 1;
 		return;
 	}
-	if (kinds != 1 || (st->passes && st->pass) || (st->layers && st->around) ||
-	    (st->pad && !st->around))
+	if (kinds != 1 || (st->w.passes && st->w.pass) || (st->w.layers && st->w.around) ||
+	    (st->w.pad && !st->w.around))
 		die(EXIT_TROUBLE, "give one window: --passes A-B, --pass K, --layers A-B [--pass K], "
 		    "--around LN [--pass K] [--pad DUR], or --from MS [--to MS]");
-	add_spec(st, "passes", st->passes);
-	add_spec(st, "pass", st->pass);
-	add_spec(st, "layers", st->layers);
-	add_spec(st, "around", st->around);
-	add_spec(st, "pad", st->pad);
-	add_spec(st, "from", st->from);
-	add_spec(st, "to", st->to);
+	add_spec(st, "passes", st->w.passes);
+	add_spec(st, "pass", st->w.pass);
+	add_spec(st, "layers", st->w.layers);
+	add_spec(st, "around", st->w.around);
+	add_spec(st, "pad", st->w.pad);
+	add_spec(st, "from", st->w.from);
+	add_spec(st, "to", st->w.to);
 }
 
 static void check(struct window_cut *c, int rc)
@@ -150,36 +151,20 @@ static void check(struct window_cut *c, int rc)
 		die(rc == WINDOW_REFUSED ? EXIT_INPUT : EXIT_TROUBLE, "%s", c->err.p);
 }
 
-/* The records of the first read, read back in blocks. */
-struct records {
-	int fd;
-	struct window_rec v[4096];
-	size_t n, at;
-};
-
-static void records_rewind(struct records *r)
+static const struct window_rec *records_next(struct window_recs *r)
 {
-	if (lseek(r->fd, 0, SEEK_SET) != 0)
+	const struct window_rec *rec;
+	int rc = window_recs_next(r, &rec);
+
+	if (rc < 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
-	r->n = r->at = 0;
+	return rc ? rec : NULL;
 }
 
-static const struct window_rec *records_next(struct records *r)
+static void records_rewind(struct window_recs *r)
 {
-	long got;
-
-	if (r->at == r->n) {
-		got = io_read_some(r->fd, r->v, sizeof r->v);
-		if (got < 0)
-			die_errno(EXIT_TROUBLE, "temporary file");
-		if (got % (long)sizeof r->v[0] != 0)
-			die(EXIT_TROUBLE, "temporary file: short read");
-		r->n = (size_t)got / sizeof r->v[0];
-		r->at = 0;
-		if (r->n == 0)
-			return NULL;
-	}
-	return &r->v[r->at++];
+	if (window_recs_rewind(r) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
 }
 
 /* Where the stream is read back from: the spill, or standard input itself
@@ -207,34 +192,9 @@ static void copy_run(struct filter *f, struct source src, uint64_t from, uint64_
 static void put_report(const struct state *st, struct window_cut *c, struct filter *f,
 		       const char *source_name, const struct buf *sha)
 {
-	static const char *names[WCAT_N];
 	struct buf r = BUF_INIT;
-	struct trstream_window w;
-	int k;
 
-	for (k = 0; k < WCAT_N; k++)
-		names[k] = window_category_name(k);
-	memset(&w, 0, sizeof w);
-	w.spec = st->spec.p;
-	w.start_ns = c->w0_ns;
-	w.end_ns = c->w1_ns;
-	w.origin_ns = c->origin_ns;
-	w.have_origin = c->have_origin;
-	w.source_file = source_name ? source_name : "";
-	w.sha = sha->p;
-	w.sha_len = sha->len;
-	w.source_events = c->events;
-	w.cat_names = names;
-	w.kept = c->kept;
-	w.dropped = c->dropped;
-	w.ncats = WCAT_N;
-	w.flows_cut = c->flows_cut;
-	w.async_cut = c->async_cut;
-	w.bytes = c->bytes;
-	w.rows = c->rows.p;
-	w.rows_len = c->rows.len;
-	w.nrows = c->nrows;
-	if (trstream_window_report(&r, &w) != 0)
+	if (window_cut_report(c, st->spec.p, source_name, sha->p, sha->len, &r) != 0)
 		die_nomem();
 	if (writer_put(&f->out, r.p, r.len) != 0)
 		die_write("standard output");
@@ -243,13 +203,14 @@ static void put_report(const struct state *st, struct window_cut *c, struct filt
 
 /* The third look: the lines kept, copied from the spill in runs. */
 static void write_window(const struct state *st, struct window_cut *c, struct filter *f,
-			 struct source spill, struct records *recs, const char *source_name,
+			 struct source spill, struct window_recs *recs, const char *source_name,
 			 const struct buf *sha)
 {
 	const struct window_rec *r;
 	uint64_t at = 0, run = 0;
 	size_t cap = (size_t)1 << 20;
 	char *buf = xmalloc(cap);
+	int keep;
 
 	records_rewind(recs);
 	while ((r = records_next(recs)) != NULL) {
@@ -258,7 +219,9 @@ static void write_window(const struct state *st, struct window_cut *c, struct fi
 			put_report(st, c, f, source_name, sha);
 			run = at;
 		}
-		if (!window_cut_keeps(c, r)) {
+		if ((keep = window_cut_keeps(c, r)) < 0)
+			die(EXIT_TROUBLE, "%s", c->err.p);
+		if (!keep) {
 			copy_run(f, spill, run, at, buf, cap);
 			run = at + r->len;
 		}
@@ -287,7 +250,7 @@ static int pass_through(const struct state *st)
 	struct window_rec rec;
 	struct filter f;
 	struct writer recw;
-	struct records *recs = xmalloc(sizeof *recs);
+	struct window_recs *recs = xmalloc(sizeof *recs);
 	const struct window_rec *r;
 	struct buf table = BUF_INIT;
 	const char *line;
@@ -317,8 +280,7 @@ static int pass_through(const struct state *st)
 		check(&cut, window_cut_choose(&cut, &spec));
 		records_rewind(recs);
 		while ((r = records_next(recs)) != NULL)
-			if (window_cut_measure(&cut, r) != 0)
-				die_nomem();
+			check(&cut, window_cut_measure(&cut, r));
 		if (window_cut_pass_table(&cut, &table) != 0)
 			die_nomem();
 	}
@@ -334,11 +296,10 @@ int main(int argc, char **argv)
 {
 	struct state st;
 	struct window_cut cut;
-	struct window_spec spec;
 	struct window_rec rec;
 	struct filter f;
 	struct writer spill, recw;
-	struct records *recs = xmalloc(sizeof *recs);
+	struct window_recs *recs = xmalloc(sizeof *recs);
 	const struct window_rec *r;
 	struct jdoc doc = { 0 };
 	struct buf sha = BUF_INIT, table = BUF_INIT;
@@ -406,24 +367,14 @@ int main(int argc, char **argv)
 	writer_free(&recw);
 	reader_trim(&f.in.r);
 
-	memset(&spec, 0, sizeof spec);
-	spec.from = st.from;
-	spec.to = st.to;
-	spec.passes = st.passes;
-	spec.pass = st.pass;
-	spec.layers = st.layers;
-	spec.around = st.around;
-	spec.pad = st.pad;
-	spec.list_passes = st.list_passes;
-	check(&cut, window_cut_choose(&cut, &spec));
+	check(&cut, window_cut_choose(&cut, &st.w));
 	/* the second look: measure */
 	records_rewind(recs);
 	while ((r = records_next(recs)) != NULL)
-		if (window_cut_measure(&cut, r) != 0)
-			die_nomem();
+		check(&cut, window_cut_measure(&cut, r));
 	if (window_cut_pass_table(&cut, &table) != 0)
 		die_nomem();
-	if (st.list_passes) {
+	if (st.w.list_passes) {
 		if (fwrite(table.p, 1, table.len, stdout) != table.len || fflush(stdout) != 0)
 			die_write("standard output");
 	} else {
