@@ -227,11 +227,27 @@ static int rename_noreplace(const char *from, const char *to)
 	return rc;
 }
 
+int outfile_open_side(struct outfile *o, const char *path)
+{
+	if (strncmp(path, "/dev/", 5) != 0)
+		return outfile_open(o, path);
+	o->path = NULL;
+	o->tmp = NULL;
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	return o->fd < 0 ? -1 : 0;
+}
+
 int outfile_commit(struct outfile *o)
 {
-	mode_t mask = umask(0);
+	mode_t mask;
 	int saved;
 
+	if (o->path == NULL) {  /* a device (outfile_open_side) */
+		int rc = o->fd >= 0 ? close(o->fd) : 0;
+		o->fd = -1;
+		return rc;
+	}
+	mask = umask(0);
 	umask(mask);
 	if (o->tmp == NULL) {
 		/* unnamed: linked while open, then closed (a close that fails

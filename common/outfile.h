@@ -20,6 +20,12 @@ struct outfile {
 
 /* 0, or -1 with errno set: EEXIST when path exists (a symlink included). */
 int outfile_open(struct outfile *o, const char *path);
+/* A side output the user names (a summary, a table): a path under /dev/
+ * (/dev/stdout, /dev/fd/N, /dev/null) is opened for writing as it is, path
+ * then NULL, so that a script can hand over a descriptor; any other path as
+ * outfile_open (a new file, placed whole by outfile_commit, which only
+ * closes a device).  0, or -1 with errno set. */
+int outfile_open_side(struct outfile *o, const char *path);
 /* Close, give the file its final mode (0666 less the umask) and link it into
  * place; on a file system without hard links, rename it into place with
  * RENAME_NOREPLACE.  0, or -1 with errno set (the temporary file is then

@@ -1170,3 +1170,31 @@ int window_recs_next(struct window_recs *r, const struct window_rec **rec)
 	*rec = &r->v[r->at++];
 	return 1;
 }
+
+int window_spec_kind(const struct window_spec *w)
+{
+	int kinds = (w->passes != NULL) + (w->from || w->to) +
+		    (w->pass != NULL && !w->layers && !w->around) + (w->layers != NULL) +
+		    (w->around != NULL);
+
+	if (kinds == 0)
+		return 0;
+	if (kinds != 1 || (w->passes && w->pass) || (w->layers && w->around) ||
+	    (w->pad && !w->around))
+		return -1;
+	return 1;
+}
+
+int window_spec_text(const struct window_spec *w, struct buf *out)
+{
+	const char *const names[] = { "passes", "pass", "layers", "around", "pad", "from", "to" };
+	const char *const values[] = { w->passes, w->pass, w->layers, w->around, w->pad,
+				       w->from, w->to };
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (values[i] != NULL &&
+		    buf_printf(out, "%s--%s %s", out->len ? " " : "", names[i], values[i]) != 0)
+			return -1;
+	return 0;
+}

@@ -129,6 +129,14 @@ struct window_spec {
 	int list_passes;  /* every event is inside: only the pass table counts */
 };
 
+/* The kind of window the options give (one of --passes, --pass, --layers,
+ * --around, --from/--to, with --pass and --pad only where they belong):
+ * 1 when they give exactly one, 0 for none, -1 for a wrong mix. */
+int window_spec_kind(const struct window_spec *w);
+/* The options as given, "--passes 3-4 --pad 2ms" (the report's "spec"),
+ * appended to out; 0 or -1 (memory). */
+int window_spec_text(const struct window_spec *w, struct buf *out);
+
 /* Results of window_cut_*: 0, or the exit status of a refusal (1: the
  * window is refused, 2: a malformed option value, or the temporary file of
  * the groups failed), with the message in cut.err; -1: memory ran out. */

@@ -27,6 +27,7 @@
 #include "io.h"
 #include "json.h"
 #include "opt.h"
+#include "outfile.h"
 #include "stream.h"
 #include "trstream.h"
 #include "tsnum.h"
@@ -62,15 +63,9 @@ struct state {
 	uint64_t max_bytes;
 	int have_max, through;
 	const char *table_path;
+	struct outfile table;     /* open from the start when table_path is set */
 	struct buf spec;
 };
-
-static void add_spec(struct state *st, const char *opt, const char *value)
-{
-	if (value == NULL)
-		return;
-	buf_printf(&st->spec, "%s--%s %s", st->spec.len ? " " : "", opt, value);
-}
 
 static void parse_options(int argc, char **argv, struct state *st)
 {
@@ -123,24 +118,16 @@ static void parse_options(int argc, char **argv, struct state *st)
 			die(EXIT_TROUBLE, "--list-passes takes no other option");
 		return;
 	}
-	kinds = (st->w.passes != NULL) + (st->w.from || st->w.to) +
-		(st->w.pass != NULL && !st->w.layers && !st->w.around) + (st->w.layers != NULL) +
-		(st->w.around != NULL);
+	kinds = window_spec_kind(&st->w);
 	if (kinds == 0 && !st->have_max && st->table_path) {
 		st->through = 1;
 		return;
 	}
-	if (kinds != 1 || (st->w.passes && st->w.pass) || (st->w.layers && st->w.around) ||
-	    (st->w.pad && !st->w.around))
+	if (kinds != 1)
 		die(EXIT_TROUBLE, "give one window: --passes A-B, --pass K, --layers A-B [--pass K], "
 		    "--around LN [--pass K] [--pad DUR], or --from MS [--to MS]");
-	add_spec(st, "passes", st->w.passes);
-	add_spec(st, "pass", st->w.pass);
-	add_spec(st, "layers", st->w.layers);
-	add_spec(st, "around", st->w.around);
-	add_spec(st, "pad", st->w.pad);
-	add_spec(st, "from", st->w.from);
-	add_spec(st, "to", st->w.to);
+	if (window_spec_text(&st->w, &st->spec) != 0)
+		die_nomem();
 }
 
 static void check(struct window_cut *c, int rc)
@@ -231,19 +218,29 @@ static void write_window(const struct state *st, struct window_cut *c, struct fi
 	free(buf);
 }
 
-static void write_table(const char *path, const struct buf *table)
+/* --pass-table FILE: a new file placed whole, or a /dev/ descriptor (the
+ * one-line commands hand over theirs).  Opened before the stream is read:
+ * an existing file is refused before anything is written. */
+static void open_table(struct state *st)
 {
-	FILE *t = fopen(path, "w");
+	diag_on_exit(outfile_abort_all);
+	if (outfile_open_side(&st->table, st->table_path) == 0)
+		return;
+	if (errno == EEXIST)
+		die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it", st->table_path);
+	die_errno(EXIT_TROUBLE, "%s", st->table_path);
+}
 
-	if (t == NULL)
-		die_errno(EXIT_TROUBLE, "%s", path);
-	if (fwrite(table->p, 1, table->len, t) != table->len || fclose(t) != 0)
-		die_errno(EXIT_TROUBLE, "%s", path);
+static void write_table(struct state *st, const struct buf *table)
+{
+	if (io_write_all(st->table.fd, table->p, table->len) != 0 ||
+	    outfile_commit(&st->table) != 0)
+		die_errno(EXIT_TROUBLE, "%s", st->table_path);
 }
 
 /* --pass-table alone: every line goes through as it comes, and the pass
  * table, known only at the end, goes to its file (empty without guides). */
-static int pass_through(const struct state *st)
+static int pass_through(struct state *st)
 {
 	struct window_cut cut;
 	struct window_spec spec = { .list_passes = 1 };
@@ -284,7 +281,7 @@ static int pass_through(const struct state *st)
 		if (window_cut_pass_table(&cut, &table) != 0)
 			die_nomem();
 	}
-	write_table(st->table_path, &table);
+	write_table(st, &table);
 	close(recs->fd);
 	free(recs);
 	window_cut_free(&cut);
@@ -315,6 +312,8 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	st.spec = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
+	if (st.table_path != NULL)
+		open_table(&st);
 	if (st.through)
 		return pass_through(&st);
 	/* standard input read back in place when it is a regular file */
@@ -380,7 +379,7 @@ int main(int argc, char **argv)
 	} else {
 		check(&cut, window_cut_check(&cut, st.spec.p, st.have_max, st.max_bytes));
 		if (st.table_path != NULL)
-			write_table(st.table_path, &table);
+			write_table(&st, &table);
 		write_window(&st, &cut, &f, src, recs, source_name, &sha);
 		if (filter_close(&f) != 0)
 			die_stream(f.write_errno, f.in.err);

@@ -288,6 +288,20 @@ same "--list-passes: each pass's span and bytes" want.passes got.passes
 tr-window --pass-table got.table <src.stream >through.stream 2>"$T/err"
 same "--pass-table alone: the stream passes through unchanged" src.stream through.stream
 same "--pass-table alone: the table" want.passes got.table
+# an existing table is never replaced (refused before the stream is read:
+# nothing reaches standard output);
+# a /dev/ path is written in place, as the one-line commands hand over a
+# descriptor
+printf 'keep\n' >old.table && cp old.table old.want
+expect 2 "--pass-table: an existing file is refused" \
+	"tr-window --pass-table old.table <src.stream >refused.out"
+stderr_is "--pass-table: the refusal's words" \
+	"tr-window: old.table: exists; refusing to overwrite it"
+same "--pass-table: the existing file is untouched" old.want old.table
+[ ! -s refused.out ] && pass "--pass-table refused: nothing on standard output" ||
+	fail "--pass-table refused: nothing on standard output" "$(wc -c <refused.out) bytes"
+tr-window --pass-table /dev/stderr <src.stream 2>got.devtable >/dev/null
+same "--pass-table /dev/stderr: the table written in place" want.passes got.devtable
 
 # tr-layer-track prints the table in its summary (from a tr-window stage in
 # its pipeline, not from a second read of the output)

@@ -235,6 +235,42 @@ START_TEST(test_open_existing_file)
 }
 END_TEST
 
+/* A side output: a path under /dev/ is written in place (here a pipe's
+ * write end as /dev/fd/N) and commit only closes it; any other path is an
+ * outfile, refused when it exists. */
+START_TEST(test_open_side)
+{
+	struct outfile o;
+	char path[64], got[8];
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	snprintf(path, sizeof path, "/dev/fd/%d", p[1]);
+	ck_assert_int_eq(outfile_open_side(&o, path), 0);
+	ck_assert_ptr_null(o.path);
+	ck_assert_int_ge(o.fd, 0);
+	ck_assert_int_eq(io_write_all(o.fd, "tab\n", 4), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	ck_assert_int_eq(o.fd, -1);
+	close(p[1]);
+	ck_assert_int_eq(io_read_some(p[0], got, sizeof got), 4);
+	ck_assert_mem_eq(got, "tab\n", 4);
+	ck_assert_int_eq(io_read_some(p[0], got, sizeof got), 0);  /* closed: no writer left */
+	close(p[0]);
+
+	ck_assert_int_eq(outfile_open_side(&o, dest), 0);
+	ck_assert_str_eq(o.path, dest);
+	ck_assert_int_eq(io_write_all(o.fd, "new", 3), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	expect_contents(dest, "new");
+	errno = 0;
+	ck_assert_int_eq(outfile_open_side(&o, dest), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	expect_contents(dest, "new");
+	expect_no_tmp();
+}
+END_TEST
+
 START_TEST(test_open_dangling_symlink)
 {
 	struct outfile o;
@@ -692,6 +728,7 @@ static Suite *outfile_suite(void)
 
 	tcase_add_checked_fixture(refuse, setup, teardown);
 	tcase_add_test(refuse, test_open_existing_file);
+	tcase_add_test(refuse, test_open_side);
 	tcase_add_test(refuse, test_open_dangling_symlink);
 	tcase_add_test(refuse, test_open_symlink_to_file);
 	tcase_add_test(refuse, test_open_directory);

@@ -322,6 +322,41 @@ START_TEST(test_cut_refusals)
 }
 END_TEST
 
+/* One window per run: each kind alone, --pass and --pad only where they
+ * belong; the spec text in the options' order. */
+START_TEST(test_spec_kind_and_text)
+{
+	struct window_spec none = { 0 }, passes = { .passes = "3-4" }, pass = { .pass = "2" },
+		layers = { .layers = "1-5", .pass = "2" }, around = { .around = "L7", .pass = "2",
+		.pad = "2ms" }, time = { .from = "1.5", .to = "9" }, from = { .from = "1" };
+	struct window_spec two = { .passes = "1-2", .from = "3" }, passes_pass = { .passes = "1-2",
+		.pass = "3" }, layers_around = { .layers = "1-2", .around = "L1" },
+		pad_alone = { .pass = "1", .pad = "1ms" };
+	struct buf text = BUF_INIT;
+
+	ck_assert_int_eq(window_spec_kind(&none), 0);
+	ck_assert_int_eq(window_spec_kind(&passes), 1);
+	ck_assert_int_eq(window_spec_kind(&pass), 1);
+	ck_assert_int_eq(window_spec_kind(&layers), 1);
+	ck_assert_int_eq(window_spec_kind(&around), 1);
+	ck_assert_int_eq(window_spec_kind(&time), 1);
+	ck_assert_int_eq(window_spec_kind(&from), 1);
+	ck_assert_int_eq(window_spec_kind(&two), -1);
+	ck_assert_int_eq(window_spec_kind(&passes_pass), -1);
+	ck_assert_int_eq(window_spec_kind(&layers_around), -1);
+	ck_assert_int_eq(window_spec_kind(&pad_alone), -1);
+	ck_assert_int_eq(window_spec_text(&around, &text), 0);
+	ck_assert_str_eq(text.p, "--pass 2 --around L7 --pad 2ms");
+	buf_reset(&text);
+	ck_assert_int_eq(window_spec_text(&time, &text), 0);
+	ck_assert_str_eq(text.p, "--from 1.5 --to 9");
+	buf_reset(&text);
+	ck_assert_int_eq(window_spec_text(&none, &text), 0);
+	ck_assert_uint_eq(text.len, 0);
+	buf_release(&text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("window");
@@ -338,6 +373,7 @@ int main(void)
 	tcase_add_test(tc, test_cut_time);
 	tcase_add_test(tc, test_cut_passes);
 	tcase_add_test(tc, test_cut_refusals);
+	tcase_add_test(tc, test_spec_kind_and_text);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
