@@ -108,9 +108,11 @@ static unsigned char *read_all(struct source *s, size_t piece, size_t *len)
 	for (;;) {
 		long got;
 		if (cap - n < piece) {
+			unsigned char *more;
 			cap = cap * 2 + piece;
-			out = realloc(out, cap);
-			ck_assert_ptr_nonnull(out);
+			more = realloc(out, cap);
+			ck_assert_ptr_nonnull(more);
+			out = more;
 		}
 		got = source_read(s, out + n, piece);
 		ck_assert_msg(got >= 0, "source_read: %s", source_error(s));
