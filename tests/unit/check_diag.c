@@ -314,6 +314,23 @@ static void write_epipe_ignored(void)
 	die_write("out.json");
 }
 
+/* With SIGPIPE blocked (a mask inherited from the parent) raising it does
+ * not end the program: the message and status of any other failed write
+ * follow, and the hooks, which already ran, do not run a second time. */
+static void write_epipe_blocked(void)
+{
+	sigset_t pipe_only;
+
+	diag_init("tr-x");
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_only, NULL);
+	diag_on_exit(hook1);
+	diag_on_exit(hook2);
+	errno = EPIPE;
+	die_write("standard output");
+}
+
 static void write_enospc(void)
 {
 	diag_init("tr-x");
@@ -327,6 +344,7 @@ START_TEST(test_die_write)
 	/* no message; the hooks still run, in reverse order */
 	expect_signal(write_epipe, SIGPIPE, "21");
 	expect_signal(write_epipe_ignored, SIGPIPE, "");
+	expect_exit(write_epipe_blocked, 2, with_errno("21", "standard output", EPIPE, ""));
 	expect_exit(write_enospc, 2, with_errno("", "out.json", ENOSPC, "1"));
 }
 END_TEST
