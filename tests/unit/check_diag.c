@@ -4,7 +4,8 @@
  * exit status or the signal.  Covered: the program name from argv0; die,
  * die_errno, die_nomem ("prog: ..." and the status); cleanup hooks run in
  * reverse order before exit, at most DIAG_MAX_CLEANUPS; die_write dying
- * silently of SIGPIPE on EPIPE (even with SIGPIPE ignored) and with a
+ * silently of SIGPIPE on EPIPE (even with SIGPIPE ignored; with it
+ * blocked, the message follows and each hook runs once) and with a
  * message otherwise; die_stream's two cases; warnx_tr and warn_errno
  * (errno kept); grow_cap's doubling and its overflow refusals; xmalloc,
  * xrealloc, xmemdup; xopen_spill; diag_init refusing a closed descriptor
