@@ -126,9 +126,9 @@ void die_errno(int status, const char *fmt, ...)
 void die_write(const char *what)
 {
 	if (errno == EPIPE) {
-		int i;
-		for (i = ncleanups; i > 0; i--)
-			cleanups[i - 1]();
+		/* each hook once: if SIGPIPE is blocked, die_errno follows */
+		while (ncleanups > 0)
+			cleanups[--ncleanups]();
 		signal(SIGPIPE, SIG_DFL);
 		raise(SIGPIPE);
 	}
