@@ -4,13 +4,21 @@
 
 #include "event.h"
 
+/* Bytes at which the walk over a value must stop and look: quotes and
+ * brackets change the nesting, a comma or a closing bracket at depth 0 ends
+ * the value.  Every other byte (digits, letters, the bulk of a number or a
+ * literal) is passed over without a branch per kind. */
+static const unsigned char value_stop[256] = {
+	['"'] = 1, [','] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
+};
+
 /* Index just past the string starting at line[i] == '"', or len.  Kernel
- * names run to kilobytes, so jump from quote to quote with memchr. */
-size_t event_skip_string(const char *line, size_t len, size_t i)
+ * names run to kilobytes, so jump from quote to quote with memchr; most
+ * member names and values are short and are looked at directly. */
+static inline size_t skip_string(const char *line, size_t len, size_t i)
 {
 	size_t stop = i + 17 < len ? i + 17 : len;
 
-	/* most member names and values are short: look at them directly */
 	for (i++; i < stop; i++) {
 		if (line[i] == '\\')
 			break;
@@ -34,14 +42,18 @@ size_t event_skip_string(const char *line, size_t len, size_t i)
 
 /* Index just past the value starting at line[i] (no whitespace inside the
  * minified line), or len. */
-size_t event_skip_value(const char *line, size_t len, size_t i)
+static inline size_t skip_value(const char *line, size_t len, size_t i)
 {
 	size_t depth = 0;
 
 	while (i < len) {
 		char c = line[i];
+		if (!value_stop[(unsigned char)c]) {
+			i++;
+			continue;
+		}
 		if (c == '"') {
-			i = event_skip_string(line, len, i);
+			i = skip_string(line, len, i);
 			if (depth == 0)
 				return i;
 			continue;
@@ -53,40 +65,51 @@ size_t event_skip_value(const char *line, size_t len, size_t i)
 				return i;
 			if (--depth == 0)
 				return i + 1;
-		} else if (depth == 0 && c == ',') {
-			return i;
+		} else if (depth == 0) {
+			return i;  /* the comma after a number or a literal */
 		}
 		i++;
 	}
 	return len;
 }
 
-/* memcmp(a, b, n) == 0 for the short member names compared on every line,
- * without a library call each time. */
-static inline int same_bytes(const char *a, const char *b, size_t n)
+size_t event_skip_string(const char *line, size_t len, size_t i)
 {
-	size_t i;
+	return skip_string(line, len, i);
+}
 
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
+size_t event_skip_value(const char *line, size_t len, size_t i)
+{
+	return skip_value(line, len, i);
+}
+
+/* 1 when the member name name[0..n) is key: compared byte by byte up to
+ * key's NUL, so no strlen per line and no read past key's end even when
+ * the name holds a NUL byte. */
+static inline int name_is(const char *name, size_t n, const char *key)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if (key[j] == '\0' || key[j] != name[j])
 			return 0;
-	return 1;
+	return key[n] == '\0';
 }
 
 int event_member(const char *line, size_t len, const char *key,
 		 const char **value, size_t *vlen)
 {
-	size_t klen = strlen(key), i = 1;
+	size_t i = 1;
 
 	if (len < 2 || line[0] != '{')
 		return 0;
 	while (i < len && line[i] == '"') {
-		size_t kend = event_skip_string(line, len, i), vstart, vend;
+		size_t kend = skip_string(line, len, i), vstart, vend;
 		if (kend >= len || line[kend] != ':')
 			return 0;
 		vstart = kend + 1;
-		vend = event_skip_value(line, len, vstart);
-		if (kend - i == klen + 2 && memcmp(line + i + 1, key, klen) == 0) {
+		vend = skip_value(line, len, vstart);
+		if (name_is(line + i + 1, kend - i - 2, key)) {
 			*value = line + vstart;
 			*vlen = vend - vstart;
 			return vend > vstart;
@@ -101,33 +124,33 @@ int event_member(const char *line, size_t len, const char *key,
 int event_members(const char *line, size_t len, const char *const *keys, int nkeys,
 		  struct member *out)
 {
-	size_t klen[16], i = 1;
+	size_t i = 1;
 	int k, found = 0;
 
 	if (nkeys > 16)
 		nkeys = 16;
 	for (k = 0; k < nkeys; k++) {
-		klen[k] = strlen(keys[k]);
 		out[k].p = NULL;
 		out[k].len = 0;
 	}
 	if (len < 2 || line[0] != '{')
 		return 0;
 	while (i < len && line[i] == '"' && found < nkeys) {
-		size_t kend = event_skip_string(line, len, i), vstart, vend, n;
+		size_t kend = skip_string(line, len, i), vstart, vend, n;
+		const char *name = line + i + 1;
 		if (kend >= len || line[kend] != ':')
 			return found;
 		vstart = kend + 1;
-		vend = event_skip_value(line, len, vstart);
+		vend = skip_value(line, len, vstart);
 		n = kend - i - 2;
-		for (k = 0; k < nkeys; k++)
-			if (out[k].p == NULL && n == klen[k] && same_bytes(line + i + 1, keys[k], n) &&
-			    vend > vstart) {
-				out[k].p = line + vstart;
-				out[k].len = vend - vstart;
-				found++;
-				break;
-			}
+		if (vend > vstart)
+			for (k = 0; k < nkeys; k++)
+				if (out[k].p == NULL && name_is(name, n, keys[k])) {
+					out[k].p = line + vstart;
+					out[k].len = vend - vstart;
+					found++;
+					break;
+				}
 		if (vend >= len || line[vend] != ',')
 			return found;
 		i = vend + 1;
