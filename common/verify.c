@@ -14,8 +14,9 @@
 /* The top-level members the checks read of an event, found in one walk
  * over its line (event_members) and shared by every check; the first four
  * are those verifysel_see_source reads. */
-enum { EV_PH, EV_CAT, EV_NAME, EV_TS, EV_PID, EV_TID, EV_DUR, NEV };
-static const char *const ev_keys[NEV] = { "ph", "cat", "name", "ts", "pid", "tid", "dur" };
+enum { EV_PH, EV_CAT, EV_NAME, EV_TS, EV_PID, EV_TID, EV_DUR, NEV, EV_ARGS = NEV };
+static const char *const ev_keys[NEV + 1] = { "ph", "cat", "name", "ts", "pid", "tid", "dur",
+					      "args" };
 
 /* the whole window report is read as one document */
 #define WINDOW_REPORT_MAX ((uint64_t)1 << 30)
@@ -24,6 +25,13 @@ static const char *const ev_keys[NEV] = { "ph", "cat", "name", "ts", "pid", "tid
 static void ev_read(const char *line, size_t len, struct member *m)
 {
 	event_members(line, len, ev_keys, NEV, m);
+}
+
+/* ev_read and args too, for an event tr-compact moved (m[EV_ARGS]): args
+ * comes last, so this walk covers the line that ev_read stops short of. */
+static void ev_read_moved(const char *line, size_t len, struct member *m)
+{
+	event_members(line, len, ev_keys, NEV + 1, m);
 }
 
 static int int_of(struct verify *v, const struct jdoc *d, int obj, const char *key,
@@ -314,10 +322,12 @@ static int undo_edits(const char *line, size_t len, int had_args, size_t key_at,
 
 /* undo() for a line without a backslash, where every member name is its
  * raw bytes: the same edits found by event_members instead of a parse
- * (tr-decode's lines are minified JSON objects).  As undo(). */
-static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *source_index)
+ * (tr-decode's lines are minified JSON objects).  m holds the line's
+ * members as ev_read_moved found them (pid, tid and args among them), so
+ * that the line is walked once for them.  As undo(). */
+static int undo_plain(const char *line, size_t len, const struct member *m, struct buf *out,
+		      uint64_t *source_index)
 {
-	static const char *const top_keys[] = { "args", "pid", "tid" };
 	static const char *const note_keys[] = { "pid", "tid", "had_args", "source_event_index" };
 	static const char *const args_key[] = { TRSTREAM_KEY_COMPACT_TRACK };
 	struct member top[3], note[1], in[4];
@@ -326,7 +336,9 @@ static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *s
 	int64_t idx;
 	int had_args;
 
-	event_members(line, len, top_keys, 3, top);
+	top[0] = m[EV_ARGS];
+	top[1] = m[EV_PID];
+	top[2] = m[EV_TID];
 	if (top[0].len == 0 || top[1].len == 0 || top[2].len == 0)
 		return -1;
 	event_members(top[0].p, top[0].len, args_key, 1, note);
@@ -366,8 +378,8 @@ static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *s
 /* Undo a placement: restore pid and tid, remove args._compact_gpu_track
  * (and args itself when had_args is false).  0, or -1 when the note is not
  * where tr-compact puts it. */
-static int undo(struct verify *v, const char *line, size_t len, struct buf *out,
-		uint64_t *source_index)
+static int undo(struct verify *v, const char *line, size_t len, const struct member *m,
+		struct buf *out, uint64_t *source_index)
 {
 	struct jdoc *d = &v->doc;
 	int args, note, pid, tid, opid, otid, had;
@@ -377,7 +389,7 @@ static int undo(struct verify *v, const char *line, size_t len, struct buf *out,
 	int64_t idx;
 
 	if (memchr(line, '\\', len) == NULL)
-		return undo_plain(line, len, out, source_index);
+		return undo_plain(line, len, m, out, source_index);
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		return -1;
 	args = jdoc_find(d, 0, "args");
@@ -765,13 +777,17 @@ int verify_next_line(struct verifycheck *vc, struct stream_in *in, const char *p
 static void compare_event(struct verify *v, const char *sl, size_t slen, const struct member *sm,
 			  int64_t scat, const char *ol, size_t olen, uint64_t i, uint64_t o)
 {
-	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same;
-	struct member om[NEV];
+	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same, moved;
+	struct member om[NEV + 1];
 	size_t k;
 
 	/* most events are unchanged: their members are the source's */
 	same = olen == slen && memcmp(ol, sl, slen) == 0;
-	if (same)
+	moved = v->have_compact && event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
+						  sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL;
+	if (moved)
+		ev_read_moved(ol, olen, om);
+	else if (same)
 		for (k = 0; k < NEV; k++)
 			om[k] = sm[k];
 	else
@@ -781,8 +797,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 		count_cat(v, om[EV_CAT], -1);
 	else if (scat >= 0)
 		v->cat_count[scat]--;
-	if (v->have_compact && event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
-					  sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL) {
+	if (moved) {
 		uint64_t at;
 		int is_guide;
 		/* a moved event is drawn on one of the report's lanes, not on a
@@ -791,7 +806,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": moved "
 					 "(it has %s) but not on a synthetic lane of the report", o,
 					 TRSTREAM_KEY_COMPACT_TRACK);
-		if (undo(v, ol, olen, &v->undone_text, &at) != 0) {
+		if (undo(v, ol, olen, om, &v->undone_text, &at) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "output event %" PRIu64 ": "
 					 "malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
 		} else {

@@ -7,6 +7,7 @@
  * every prefix of many lines and on random mutations of them. */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,6 +302,48 @@ START_TEST(test_prefixes)
 }
 END_TEST
 
+/* Strings, numbers and nested args of every length from 0 to 47, with an
+ * escape at every place: each stop byte lands on every offset within and
+ * across the sixteen-byte blocks of the fast path, and on the last bytes,
+ * which are looked at one by one. */
+START_TEST(test_block_edges)
+{
+	char line[256], body[64];
+	size_t n, at;
+
+	for (n = 0; n < 48; n++) {
+		for (at = 0; at <= n; at++) {
+			size_t j, len;
+			for (j = 0; j < n; j++)
+				body[j] = (char)('a' + j % 26);
+			if (at < n)
+				body[at] = '\\';
+			if (at + 1 < n)
+				body[at + 1] = at % 2 ? '"' : '\\';
+			body[n] = '\0';
+			len = (size_t)snprintf(line, sizeof line, "{\"x\":\"%s\",\"ts\":1,\"pid\":\"%s\"}",
+					       body, body);
+			same_as_oracle(line, len);
+			len = (size_t)snprintf(line, sizeof line, "{\"args\":{\"%s\":[\"%s\",{\"y\":%zu}]},"
+					       "\"ts\":%s}", body, body, n, body);
+			same_as_oracle(line, len);
+		}
+		/* a number of n digits, then the member after it */
+		for (at = 0; at < n; at++)
+			body[at] = (char)('0' + at % 10);
+		body[n] = '\0';
+		{
+			size_t len = (size_t)snprintf(line, sizeof line,
+						      "{\"ts\":-%s.5e+1,\"dur\":%s,\"tid\":[%s]}",
+						      body, body, body);
+			struct member m[7];
+			same_as_oracle(line, len);
+			ck_assert_int_eq(event_members(line, len, keys7, 7, m), n ? 3 : 2);
+		}
+	}
+}
+END_TEST
+
 static uint32_t next_rand(uint32_t *x)
 {
 	/* xorshift32: deterministic across runs */
@@ -344,6 +387,7 @@ int main(void)
 	tcase_add_test(tc, test_members);
 	tcase_add_test(tc, test_not_found);
 	tcase_add_test(tc, test_prefixes);
+	tcase_add_test(tc, test_block_edges);
 	tcase_add_test(tc, test_mutations);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
