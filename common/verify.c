@@ -320,13 +320,38 @@ static int undo_edits(const char *line, size_t len, int had_args, size_t key_at,
 	return apply_edits(line, len, e, out);
 }
 
+/* The note of a moved event without walking args again: key is the first
+ * "_compact_gpu_track" in the line.  In a valid line without a backslash a
+ * quote always bounds a string, so "KEY":{ there is a member name; when
+ * its object value closes right where args closes, the note is a member of
+ * args itself, and the first one so named (an earlier one would be an
+ * earlier match): what event_members over args finds.  0 when that is not
+ * the case, for the caller to walk args. */
+static int note_of_args(const char *line, size_t len, struct member args, const char *key,
+			struct member *note)
+{
+	size_t klen = sizeof TRSTREAM_KEY_COMPACT_TRACK - 1, at, end;
+
+	if (key == NULL || key <= args.p || key + klen + 3 > args.p + args.len ||
+	    key[-1] != '"' || memcmp(key + klen, "\":{", 3) != 0)
+		return 0;
+	at = (size_t)(key - line) + klen + 2;
+	end = event_skip_value(line, len, at);
+	if (end + 1 != (size_t)(args.p - line) + args.len)
+		return 0;
+	note->p = line + at;
+	note->len = end - at;
+	return 1;
+}
+
 /* undo() for a line without a backslash, where every member name is its
  * raw bytes: the same edits found by event_members instead of a parse
  * (tr-decode's lines are minified JSON objects).  m holds the line's
  * members as ev_read_moved found them (pid, tid and args among them), so
- * that the line is walked once for them.  As undo(). */
-static int undo_plain(const char *line, size_t len, const struct member *m, struct buf *out,
-		      uint64_t *source_index)
+ * that the line is walked once for them; key the first "_compact_gpu_track"
+ * in it (note_of_args).  As undo(). */
+static int undo_plain(const char *line, size_t len, const struct member *m, const char *key,
+		      struct buf *out, uint64_t *source_index)
 {
 	static const char *const note_keys[] = { "pid", "tid", "had_args", "source_event_index" };
 	static const char *const args_key[] = { TRSTREAM_KEY_COMPACT_TRACK };
@@ -341,7 +366,8 @@ static int undo_plain(const char *line, size_t len, const struct member *m, stru
 	top[2] = m[EV_TID];
 	if (top[0].len == 0 || top[1].len == 0 || top[2].len == 0)
 		return -1;
-	event_members(top[0].p, top[0].len, args_key, 1, note);
+	if (!note_of_args(line, len, top[0], key, &note[0]))
+		event_members(top[0].p, top[0].len, args_key, 1, note);
 	if (note[0].len == 0 || note[0].p[0] != '{')
 		return -1;
 	event_members(note[0].p, note[0].len, note_keys, 4, in);
@@ -379,7 +405,7 @@ static int undo_plain(const char *line, size_t len, const struct member *m, stru
  * (and args itself when had_args is false).  0, or -1 when the note is not
  * where tr-compact puts it. */
 static int undo(struct verify *v, const char *line, size_t len, const struct member *m,
-		struct buf *out, uint64_t *source_index)
+		const char *key, struct buf *out, uint64_t *source_index)
 {
 	struct jdoc *d = &v->doc;
 	int args, note, pid, tid, opid, otid, had;
@@ -389,7 +415,7 @@ static int undo(struct verify *v, const char *line, size_t len, const struct mem
 	int64_t idx;
 
 	if (memchr(line, '\\', len) == NULL)
-		return undo_plain(line, len, m, out, source_index);
+		return undo_plain(line, len, m, key, out, source_index);
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		return -1;
 	args = jdoc_find(d, 0, "args");
@@ -784,12 +810,14 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 {
 	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same, moved;
 	struct member om[NEV + 1];
+	const char *key;
 	size_t k;
 
 	/* most events are unchanged: their members are the source's */
 	same = olen == slen && memcmp(ol, sl, slen) == 0;
-	moved = v->have_compact && event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
-						  sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL;
+	key = v->have_compact ? event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
+						 sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) : NULL;
+	moved = key != NULL;
 	if (moved)
 		ev_read_moved(ol, olen, om);
 	else if (same)
@@ -811,7 +839,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": moved "
 					 "(it has %s) but not on a synthetic lane of the report", o,
 					 TRSTREAM_KEY_COMPACT_TRACK);
-		if (undo(v, ol, olen, om, &v->undone_text, &at) != 0) {
+		if (undo(v, ol, olen, om, key, &v->undone_text, &at) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "output event %" PRIu64 ": "
 					 "malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
 		} else {

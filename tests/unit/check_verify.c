@@ -201,6 +201,49 @@ START_TEST(test_placement_with_escape)
 }
 END_TEST
 
+/* The note is found where its first mention is the note itself, and by a
+ * walk over args where the first mention is elsewhere: inside a name, inside
+ * a string of args; a note deeper in args is no note. */
+START_TEST(test_note_found_by_its_place)
+{
+	static const char *const srcs[] = {
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"x_compact_gpu_track\",\"pid\":0,"
+		"\"tid\":7,\"ts\":1.000,\"dur\":2}\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\"}}\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\\\":{\"}}\n" TAIL,
+	};
+	static const char *const outs[] = {
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"x_compact_gpu_track\",\"pid\":0,"
+		"\"tid\":100,\"ts\":1.000,\"dur\":2" NOTE(7, 0, "false") "\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\",\"_compact_gpu_track\":"
+		"{\"pid\":0,\"tid\":7,\"source_event_index\":0,\"had_args\":true}}}\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\\\":{\",\"_compact_gpu_track\":"
+		"{\"pid\":0,\"tid\":7,\"source_event_index\":0,\"had_args\":true}}}\n" TAIL,
+	};
+	const char *deeper = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,"
+		"\"tid\":100,\"ts\":1.000,\"dur\":2,\"args\":{\"y\":{\"_compact_gpu_track\":{\"pid\":0,"
+		"\"tid\":7,\"source_event_index\":0,\"had_args\":true}}}}\n" TAIL;
+	size_t i;
+	struct run r;
+
+	for (i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+		run(&r, srcs[i], outs[i], REPORT);
+		ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
+		ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "1 events compared, 1 placements "
+				 "undone, 0 metadata restored, 0 events added by the tools");
+		done(&r);
+	}
+	run(&r, HEAD E0 "\n" TAIL, deeper, REPORT);
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_REVERSAL), "output event 0: malformed "
+			 "_compact_gpu_track note");
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_malformed_note)
 {
 	static const char *const outs[] = {
@@ -428,6 +471,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_placements_undone);
 	tcase_add_test(tc, test_placement_with_escape);
 	tcase_add_test(tc, test_malformed_note);
+	tcase_add_test(tc, test_note_found_by_its_place);
 	tcase_add_test(tc, test_overlap_on_a_lane);
 	tcase_add_test(tc, test_identity_claim);
 	tcase_add_test(tc, test_report_errors);
