@@ -286,6 +286,34 @@ START_TEST(test_overlap_on_a_lane)
 }
 END_TEST
 
+/* Slices that come out of time order on a lane are sorted first: three
+ * that do not overlap pass, and an overlap is told between neighbours in
+ * time, not in the file. */
+#define SRC3(a, b, c) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7," \
+	"\"ts\":" a ",\"dur\":1}\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0," \
+	"\"tid\":7,\"ts\":" b ",\"dur\":1}\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\"," \
+	"\"pid\":0,\"tid\":7,\"ts\":" c ",\"dur\":1}\n" TAIL
+#define OUT3(a, b, c) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100," \
+	"\"ts\":" a ",\"dur\":1" NOTE(7, 0, "false") "\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":" \
+	"\"b\",\"pid\":0,\"tid\":100,\"ts\":" b ",\"dur\":1" NOTE(7, 1, "false") "\n{\"ph\":\"X\"," \
+	"\"cat\":\"kernel\",\"name\":\"c\",\"pid\":0,\"tid\":100,\"ts\":" c ",\"dur\":1" \
+	NOTE(7, 2, "false") "\n" TAIL
+START_TEST(test_lane_out_of_order)
+{
+	struct run r;
+
+	run(&r, SRC3("5", "1", "3"), OUT3("5", "1", "3"), REPORT);
+	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
+	done(&r);
+	run(&r, SRC3("5", "1", "4.5"), OUT3("5", "1", "4.5"), REPORT);
+	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_RENDER].failures, 1);
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output events 2 and 0 overlap on lane "
+			 "(pid, tid 0,100) as Perfetto imports them ([4500, 5500) and [5000, 6000) "
+			 "ns): the second would not be at depth 0");
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_identity_claim)
 {
 	struct run r;
@@ -473,6 +501,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_malformed_note);
 	tcase_add_test(tc, test_note_found_by_its_place);
 	tcase_add_test(tc, test_overlap_on_a_lane);
+	tcase_add_test(tc, test_lane_out_of_order);
 	tcase_add_test(tc, test_identity_claim);
 	tcase_add_test(tc, test_report_errors);
 	tcase_add_test(tc, test_reader);
