@@ -177,6 +177,8 @@ static int load_layers(struct verify *v, const struct jdoc *d, const char *path,
 	    int_of(v, d, 0, "passes", path, &v->passes) != 0 ||
 	    int_of(v, d, 0, "first_layer", path, &v->first_layer) != 0)
 		return -1;
+	v->guide_tid_len = (size_t)snprintf(v->guide_tid_text, sizeof v->guide_tid_text,
+					    "%" PRId64, v->guide_tid);
 	if (verifysel_load(&v->sel, d, path, v->num_layers, v->passes, v->first_layer, fd,
 			   rows_at, nrows) != 0)
 		return -1;
@@ -468,12 +470,14 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 	*is_guide = 0;
 	if (pn == 0 || tn == 0)
 		return -1;
-	if (v->have_layers && v->guide_pid_len == pn && memcmp(v->guide_pid, pid, pn) == 0) {
-		int64_t t;
-		if (tsnum_parse_int64(tid, tn, &t) == NUM_OK && t == v->guide_tid) {
-			*is_guide = 1;
-			return -1;
-		}
+	/* a JSON integer has one text per value (no leading zeros), but for
+	 * -0: the tid is guide_tid exactly when it is guide_tid's decimal text,
+	 * as tsnum_parse_int64 would find, without parsing every GPU event's */
+	if (v->have_layers && v->guide_pid_len == pn && memcmp(v->guide_pid, pid, pn) == 0 &&
+	    ((tn == v->guide_tid_len && memcmp(tid, v->guide_tid_text, tn) == 0) ||
+	     (v->guide_tid == 0 && tn == 2 && memcmp(tid, "-0", 2) == 0))) {
+		*is_guide = 1;
+		return -1;
 	}
 	if (v->lane_keys.n == 0)
 		return -1;

@@ -5,6 +5,8 @@
  * lines that are not one minified object, and a differential test against
  * the walk as it was before the value table (kept here as the oracle) on
  * every prefix of many lines and on random mutations of them. */
+/* memmem(3), the oracle of event_find_bytes */
+#define _GNU_SOURCE
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -374,6 +376,39 @@ START_TEST(test_mutations)
 }
 END_TEST
 
+/* event_find_bytes is memmem: every needle of one to twenty bytes taken
+ * from the corpus lines and their mutations, and needles not there, at
+ * every length of hay. */
+START_TEST(test_find_bytes)
+{
+	uint32_t rng = 88172645u;
+	size_t c;
+	int round;
+
+	for (c = 0; c < COUNT(corpus); c++) {
+		const char *line = corpus[c];
+		size_t len = strlen(line), n, at, m;
+		for (n = 0; n <= len; n += 1 + n / 8)
+			for (at = 0; at + 1 < len; at += 7)
+				for (m = 1; m <= 20 && at + m <= len; m += 3) {
+					ck_assert_ptr_eq(event_find_bytes(line, n, line + at, m),
+							 memmem(line, n, line + at, m));
+					ck_assert_ptr_eq(event_find_bytes(line, n, "_compact_gpu_track", 18),
+							 memmem(line, n, "_compact_gpu_track", 18));
+				}
+	}
+	for (round = 0; round < 2000; round++) {
+		char hay[96], needle[8];
+		size_t n = next_rand(&rng) % sizeof hay, m = 1 + next_rand(&rng) % sizeof needle, k;
+		for (k = 0; k < n; k++)
+			hay[k] = "ab_c"[next_rand(&rng) % 4];
+		for (k = 0; k < m; k++)
+			needle[k] = "ab_c"[next_rand(&rng) % 4];
+		ck_assert_ptr_eq(event_find_bytes(hay, n, needle, m), memmem(hay, n, needle, m));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("event");
@@ -389,6 +424,7 @@ int main(void)
 	tcase_add_test(tc, test_prefixes);
 	tcase_add_test(tc, test_block_edges);
 	tcase_add_test(tc, test_mutations);
+	tcase_add_test(tc, test_find_bytes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);
