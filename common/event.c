@@ -232,8 +232,8 @@ int event_raw_matches_arg(const char *raw, size_t n, const char *arg)
 
 /* On x86-64, the places where the needle's first two bytes stand are found
  * sixteen at a time and only those compared whole (tr-verify looks for
- * "_compact_gpu_track" in every output event); the rest, and any other
- * machine, memmem. */
+ * "_compact_gpu_track" in every output event); on any other machine,
+ * memmem. */
 const char *event_find_bytes(const char *hay, size_t n, const char *needle, size_t m)
 {
 #ifdef __SSE2__
@@ -254,7 +254,11 @@ const char *event_find_bytes(const char *hay, size_t n, const char *needle, size
 				mask &= mask - 1;
 			}
 		}
-		return memmem(hay + i, n - i, needle, m);
+		/* the last few places, one by one: memmem's set-up would cost more */
+		for (; i <= last; i++)
+			if (hay[i] == needle[0] && memcmp(hay + i + 1, needle + 1, m - 1) == 0)
+				return hay + i;
+		return NULL;
 	}
 #endif
 	return memmem(hay, n, needle, m);
