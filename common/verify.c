@@ -14,8 +14,9 @@
 /* The top-level members the checks read of an event, found in one walk
  * over its line (event_members) and shared by every check; the first four
  * are those verifysel_see_source reads. */
-enum { EV_PH, EV_CAT, EV_NAME, EV_TS, EV_PID, EV_TID, EV_DUR, NEV };
-static const char *const ev_keys[NEV] = { "ph", "cat", "name", "ts", "pid", "tid", "dur" };
+enum { EV_PH, EV_CAT, EV_NAME, EV_TS, EV_PID, EV_TID, EV_DUR, NEV, EV_ARGS = NEV };
+static const char *const ev_keys[NEV + 1] = { "ph", "cat", "name", "ts", "pid", "tid", "dur",
+					      "args" };
 
 /* the whole window report is read as one document */
 #define WINDOW_REPORT_MAX ((uint64_t)1 << 30)
@@ -24,6 +25,13 @@ static const char *const ev_keys[NEV] = { "ph", "cat", "name", "ts", "pid", "tid
 static void ev_read(const char *line, size_t len, struct member *m)
 {
 	event_members(line, len, ev_keys, NEV, m);
+}
+
+/* ev_read and args too, for an event tr-compact moved (m[EV_ARGS]): args
+ * comes last, so this walk covers the line that ev_read stops short of. */
+static void ev_read_moved(const char *line, size_t len, struct member *m)
+{
+	event_members(line, len, ev_keys, NEV + 1, m);
 }
 
 static int int_of(struct verify *v, const struct jdoc *d, int obj, const char *key,
@@ -169,6 +177,8 @@ static int load_layers(struct verify *v, const struct jdoc *d, const char *path,
 	    int_of(v, d, 0, "passes", path, &v->passes) != 0 ||
 	    int_of(v, d, 0, "first_layer", path, &v->first_layer) != 0)
 		return -1;
+	v->guide_tid_len = (size_t)snprintf(v->guide_tid_text, sizeof v->guide_tid_text,
+					    "%" PRId64, v->guide_tid);
 	if (verifysel_load(&v->sel, d, path, v->num_layers, v->passes, v->first_layer, fd,
 			   rows_at, nrows) != 0)
 		return -1;
@@ -312,12 +322,39 @@ static int undo_edits(const char *line, size_t len, int had_args, size_t key_at,
 	return apply_edits(line, len, e, out);
 }
 
+/* The note of a moved event without walking args again: key is the first
+ * "_compact_gpu_track" in the line.  In a valid line without a backslash a
+ * quote always bounds a string, so "KEY":{ there is a member name; when
+ * its object value closes right where args closes, the note is a member of
+ * args itself, and the first one so named (an earlier one would be an
+ * earlier match): what event_members over args finds.  0 when that is not
+ * the case, for the caller to walk args. */
+static int note_of_args(const char *line, size_t len, struct member args, const char *key,
+			struct member *note)
+{
+	size_t klen = sizeof TRSTREAM_KEY_COMPACT_TRACK - 1, at, end;
+
+	if (key == NULL || key <= args.p || key + klen + 3 > args.p + args.len ||
+	    key[-1] != '"' || memcmp(key + klen, "\":{", 3) != 0)
+		return 0;
+	at = (size_t)(key - line) + klen + 2;
+	end = event_skip_value(line, len, at);
+	if (end + 1 != (size_t)(args.p - line) + args.len)
+		return 0;
+	note->p = line + at;
+	note->len = end - at;
+	return 1;
+}
+
 /* undo() for a line without a backslash, where every member name is its
  * raw bytes: the same edits found by event_members instead of a parse
- * (tr-decode's lines are minified JSON objects).  As undo(). */
-static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *source_index)
+ * (tr-decode's lines are minified JSON objects).  m holds the line's
+ * members as ev_read_moved found them (pid, tid and args among them), so
+ * that the line is walked once for them; key the first "_compact_gpu_track"
+ * in it (note_of_args).  As undo(). */
+static int undo_plain(const char *line, size_t len, const struct member *m, const char *key,
+		      struct buf *out, uint64_t *source_index)
 {
-	static const char *const top_keys[] = { "args", "pid", "tid" };
 	static const char *const note_keys[] = { "pid", "tid", "had_args", "source_event_index" };
 	static const char *const args_key[] = { TRSTREAM_KEY_COMPACT_TRACK };
 	struct member top[3], note[1], in[4];
@@ -326,10 +363,13 @@ static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *s
 	int64_t idx;
 	int had_args;
 
-	event_members(line, len, top_keys, 3, top);
+	top[0] = m[EV_ARGS];
+	top[1] = m[EV_PID];
+	top[2] = m[EV_TID];
 	if (top[0].len == 0 || top[1].len == 0 || top[2].len == 0)
 		return -1;
-	event_members(top[0].p, top[0].len, args_key, 1, note);
+	if (!note_of_args(line, len, top[0], key, &note[0]))
+		event_members(top[0].p, top[0].len, args_key, 1, note);
 	if (note[0].len == 0 || note[0].p[0] != '{')
 		return -1;
 	event_members(note[0].p, note[0].len, note_keys, 4, in);
@@ -366,8 +406,8 @@ static int undo_plain(const char *line, size_t len, struct buf *out, uint64_t *s
 /* Undo a placement: restore pid and tid, remove args._compact_gpu_track
  * (and args itself when had_args is false).  0, or -1 when the note is not
  * where tr-compact puts it. */
-static int undo(struct verify *v, const char *line, size_t len, struct buf *out,
-		uint64_t *source_index)
+static int undo(struct verify *v, const char *line, size_t len, const struct member *m,
+		const char *key, struct buf *out, uint64_t *source_index)
 {
 	struct jdoc *d = &v->doc;
 	int args, note, pid, tid, opid, otid, had;
@@ -377,7 +417,7 @@ static int undo(struct verify *v, const char *line, size_t len, struct buf *out,
 	int64_t idx;
 
 	if (memchr(line, '\\', len) == NULL)
-		return undo_plain(line, len, out, source_index);
+		return undo_plain(line, len, m, key, out, source_index);
 	if (jdoc_parse(d, line, len, NULL) != 0)
 		return -1;
 	args = jdoc_find(d, 0, "args");
@@ -430,12 +470,14 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 	*is_guide = 0;
 	if (pn == 0 || tn == 0)
 		return -1;
-	if (v->have_layers && v->guide_pid_len == pn && memcmp(v->guide_pid, pid, pn) == 0) {
-		int64_t t;
-		if (tsnum_parse_int64(tid, tn, &t) == NUM_OK && t == v->guide_tid) {
-			*is_guide = 1;
-			return -1;
-		}
+	/* a JSON integer has one text per value (no leading zeros), but for
+	 * -0: the tid is guide_tid exactly when it is guide_tid's decimal text,
+	 * as tsnum_parse_int64 would find, without parsing every GPU event's */
+	if (v->have_layers && v->guide_pid_len == pn && memcmp(v->guide_pid, pid, pn) == 0 &&
+	    ((tn == v->guide_tid_len && memcmp(tid, v->guide_tid_text, tn) == 0) ||
+	     (v->guide_tid == 0 && tn == 2 && memcmp(tid, "-0", 2) == 0))) {
+		*is_guide = 1;
+		return -1;
 	}
 	if (v->lane_keys.n == 0)
 		return -1;
@@ -557,7 +599,12 @@ static void check_flat(struct verifycheck *vc, struct verify_span *spans, size_t
 
 	if (n < 2)
 		return;
-	qsort(spans, n, sizeof *spans, cmp_span);
+	/* a lane's slices mostly come in time order already: no sort then
+	 * (the order is total, so the sorted array is the same either way) */
+	for (i = 1; i < n && cmp_span(&spans[i - 1], &spans[i]) < 0; i++)
+		;
+	if (i < n)
+		qsort(spans, n, sizeof *spans, cmp_span);
 	for (i = 1; i < n; i++) {
 		const struct verify_span *a = &spans[i - 1], *b = &spans[i];
 		if (b->start < a->end || (b->start == a->end && a->start == a->end &&
@@ -765,13 +812,19 @@ int verify_next_line(struct verifycheck *vc, struct stream_in *in, const char *p
 static void compare_event(struct verify *v, const char *sl, size_t slen, const struct member *sm,
 			  int64_t scat, const char *ol, size_t olen, uint64_t i, uint64_t o)
 {
-	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same;
-	struct member om[NEV];
+	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same, moved;
+	struct member om[NEV + 1];
+	const char *key;
 	size_t k;
 
 	/* most events are unchanged: their members are the source's */
 	same = olen == slen && memcmp(ol, sl, slen) == 0;
-	if (same)
+	key = v->have_compact ? event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
+						 sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) : NULL;
+	moved = key != NULL;
+	if (moved)
+		ev_read_moved(ol, olen, om);
+	else if (same)
 		for (k = 0; k < NEV; k++)
 			om[k] = sm[k];
 	else
@@ -781,8 +834,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 		count_cat(v, om[EV_CAT], -1);
 	else if (scat >= 0)
 		v->cat_count[scat]--;
-	if (v->have_compact && event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
-					  sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL) {
+	if (moved) {
 		uint64_t at;
 		int is_guide;
 		/* a moved event is drawn on one of the report's lanes, not on a
@@ -791,7 +843,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": moved "
 					 "(it has %s) but not on a synthetic lane of the report", o,
 					 TRSTREAM_KEY_COMPACT_TRACK);
-		if (undo(v, ol, olen, &v->undone_text, &at) != 0) {
+		if (undo(v, ol, olen, om, key, &v->undone_text, &at) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "output event %" PRIu64 ": "
 					 "malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
 		} else {

@@ -54,6 +54,8 @@ struct verify {
 	char *guide_pid;
 	size_t guide_pid_len;
 	int64_t guide_tid, num_layers, passes, first_layer, max_lanes;
+	char guide_tid_text[24];      /* guide_tid in decimal, as JSON writes it */
+	size_t guide_tid_len;
 	struct intern lane_keys;      /* "pid\001tid" of every synthetic lane */
 	struct verify_lane *lanes;
 	struct intern scope_pids;

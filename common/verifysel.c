@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "verifysel.h"
+#include "event.h"
 
 /* A NUL-terminated copy of a raw JSON value, or NULL (*nomem set when
  * memory ran out). */
@@ -590,6 +591,35 @@ static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, s
 }
 
 /* Report row k against guide k's args: every member a row carries. */
+/* 1 when the report row is, byte for byte, the beginning of the guide's
+ * args: exactly the members keys[0..n) in that order, names as their raw
+ * bytes, and args going on with ',' or ending there.  Each member of the
+ * row then finds the same first member in args, with the same raw value:
+ * check_row's comparison cannot fail, and it need parse neither. */
+static int row_opens_args(const char *row, size_t rn, const char *args, size_t an,
+			  const char *const *keys, size_t n)
+{
+	size_t i = 1, k;
+
+	if (rn < 2 || row[0] != '{' || row[rn - 1] != '}' || an < rn ||
+	    memcmp(row, args, rn - 1) != 0 || (args[rn - 1] != ',' && args[rn - 1] != '}'))
+		return 0;
+	for (k = 0; k < n; k++) {
+		size_t kl = strlen(keys[k]), kend, vend;
+		if (i >= rn || row[i] != '"')
+			return 0;
+		kend = event_skip_string(row, rn, i);
+		if (kend - i != kl + 2 || memcmp(row + i + 1, keys[k], kl) != 0 || kend >= rn ||
+		    row[kend] != ':')
+			return 0;
+		vend = event_skip_value(row, rn, kend + 1);
+		if (vend == kend + 1 || vend >= rn || row[vend] != (k + 1 < n ? ',' : '}'))
+			return 0;
+		i = vend + 1;
+	}
+	return i == rn;
+}
+
 static int check_row(struct verifysel *sel, const struct jdoc *d, size_t k, uint64_t o)
 {
 	static const char *const keys[] = { "pass_index", "layer_id", "anchor_index",
@@ -606,6 +636,13 @@ static int check_row(struct verifysel *sel, const struct jdoc *d, size_t k, uint
 		return verifycheck_report_error(sel->vc, sel->rows_path, &err);
 	if (rc == 0)
 		return 0;
+	if (jdoc_type(d, args) == JT_OBJECT) {
+		size_t an;
+		const char *araw = jdoc_raw(d, args, &an);
+		if (row_opens_args(sel->rows.row.p, sel->rows.row.len, araw, an, keys,
+				   sizeof keys / sizeof keys[0]))
+			return 0;
+	}
 	if (jdoc_parse(r, sel->rows.row.p, sel->rows.row.len, NULL) != 0 ||
 	    jdoc_type(r, 0) != JT_OBJECT) {
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "report layers row %zu: not a "

@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "filter.h"
 #include "guides.h"
+#include "intern.h"
 #include "json.h"
 #include "opt.h"
 #include "tsnum.h"
@@ -29,11 +30,26 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
 
+/* What tr-guides keeps of an anchor record until the tail, where the
+ * guides are built: the numbers, the name and tid as ids of two intern
+ * tables (the anchors share a few names and tids) and the ts text in one
+ * arena: about 90 bytes a guide (the parsed record held some 700, 48 MiB
+ * for the 68920 guides of the bench trace). */
+struct kept {
+	size_t pass, layer, anchor_index;
+	int64_t ts_ns, term_end_ns;
+	int has_terminal;
+	uint32_t name, tid;
+	size_t ts_at;  /* the NUL-terminated ts text at texts.p + ts_at */
+};
+
 struct state {
 	const char *phase, *evidence;
 	struct buf summary;          /* the anchors record */
-	struct trstream_anchor *a;
+	struct kept *a;
 	size_t n, cap;
+	struct intern names, tids;
+	struct buf texts;
 	char *source_name;
 	uint64_t events;
 	struct jdoc doc;
@@ -47,75 +63,109 @@ static int blank(const char *s)
 	return 1;
 }
 
+static uint32_t intern_text(struct intern *t, const char *text)
+{
+	int64_t id = intern_id(t, text, strlen(text));
+
+	if (id < 0)
+		die_nomem();
+	return (uint32_t)id;
+}
+
 static void read_anchor(struct state *st, const char *line, size_t len)
 {
 	char err[TRSTREAM_ERR_SIZE];
+	struct trstream_anchor a;
+	struct kept *k;
 
 	if (st->n == st->cap) {
 		st->cap = grow_cap(st->cap, 64, sizeof *st->a);
 		st->a = xrealloc(st->a, st->cap * sizeof *st->a);
 	}
-	if (trstream_anchor_read(&st->doc, line, len, &st->a[st->n], err, sizeof err) != 0)
+	if (trstream_anchor_read(&st->doc, line, len, &a, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
-	st->n++;
-	if (st->a[st->n - 1].i != st->n - 1)
+	if (a.i != st->n)
 		die(EXIT_INPUT, "anchor records out of order (record %zu is number %zu)",
-		    st->n - 1, st->a[st->n - 1].i);
+		    st->n, a.i);
+	k = &st->a[st->n++];
+	k->pass = a.pass;
+	k->layer = a.layer;
+	k->anchor_index = a.anchor_index;
+	k->ts_ns = a.anchor.ts_ns;
+	k->has_terminal = a.has_terminal;
+	k->term_end_ns = a.terminal.ts_ns + a.terminal.dur_ns;
+	k->name = intern_text(&st->names, a.anchor.name);
+	k->tid = intern_text(&st->tids, a.anchor.tid);
+	k->ts_at = st->texts.len;
+	if (buf_add(&st->texts, a.anchor.ts, strlen(a.anchor.ts) + 1) != 0)
+		die_nomem();
+	trstream_anchor_free(&a);
 }
 
-/* The guides of the anchors (guides.h), with the report's texts; dies on a
- * refusal.  The end texts are malloc'd. */
-static void build_guides(struct state *st, const struct trstream_anchors_in *sm,
-			 struct guides_row *g)
+static const char *ts_text(const struct state *st, size_t i)
+{
+	return st->texts.p + st->a[i].ts_at;
+}
+
+/* The spans of the guides (guides.h); dies on a refusal. */
+static struct guides_span *build_spans(struct state *st, const struct trstream_anchors_in *sm)
 {
 	struct guides_anchor *an = xmalloc((st->n + 1) * sizeof *an);
 	struct guides_span *sp = xmalloc((st->n + 1) * sizeof *sp);
 	size_t i, where = 0;
 	int rc;
 
+	memset(sp, 0, (st->n + 1) * sizeof *sp);
 	for (i = 0; i < st->n; i++) {
 		an[i].layer = st->a[i].layer;
-		an[i].ts_ns = st->a[i].anchor.ts_ns;
+		an[i].ts_ns = st->a[i].ts_ns;
 		an[i].has_terminal = st->a[i].has_terminal;
-		an[i].term_end_ns = st->a[i].terminal.ts_ns + st->a[i].terminal.dur_ns;
+		an[i].term_end_ns = st->a[i].term_end_ns;
 	}
 	rc = guides_build(an, st->n, (size_t)sm->num_layers, sp, &where);
-	memset(g, 0, st->n * sizeof *g);
-	for (i = 0; i < st->n; i++) {
-		const struct trstream_anchor *a = &st->a[i];
-		struct guides_row *x = &g[i];
-		struct buf end = BUF_INIT;
-
-		x->pass = a->pass;
-		x->layer = (size_t)sm->first_layer + a->layer;
-		x->anchor_index = a->anchor_index;
-		x->anchor_name = a->anchor.name;
-		x->anchor_tid = a->anchor.tid;
-		x->start_text = a->anchor.ts;
-		if (rc == GUIDES_BACKWARDS && i == where)
-			die(EXIT_INPUT, "guide L%zu would end before it starts", x->layer);
-		if (rc == GUIDES_BACKWARDS && i > where)
-			break;
-		x->start_ns = sp[i].start_ns;
-		x->end_ns = sp[i].end_ns;
-		x->start_us = sp[i].start_us;
-		x->end_us = sp[i].end_us;
-		x->kind = guides_kind_name(sp[i].kind);
-		if (sp[i].kind == GUIDES_NEXT_LAYER_ANCHOR)
-			buf_addstr(&end, st->a[i + 1].anchor.ts);
-		else if (sp[i].kind == GUIDES_TERMINAL_KERNEL_END)
-			tsnum_append_us3(&end, sp[i].end_ns);
-		else
-			buf_addstr(&end, a->anchor.ts);
-		x->end_text = end.p;  /* owned by the guide now */
-	}
+	free(an);
+	if (rc == GUIDES_BACKWARDS)
+		die(EXIT_INPUT, "guide L%zu would end before it starts",
+		    (size_t)sm->first_layer + st->a[where].layer);
 	if (rc == GUIDES_SAME_US)
 		die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
 		    "(%s and %s); their guides would overlap in Perfetto",
-		    g[where].anchor_index, g[where + 1].anchor_index, g[where].start_text,
-		    g[where + 1].start_text);
-	free(an);
-	free(sp);
+		    st->a[where].anchor_index, st->a[where + 1].anchor_index, ts_text(st, where),
+		    ts_text(st, where + 1));
+	return sp;
+}
+
+/* Guide i with the report's texts, made when it is written (end: its end
+ * text, the row points into it). */
+static void guide_row(const struct state *st, const struct trstream_anchors_in *sm,
+		      const struct guides_span *sp, size_t i, struct guides_row *x,
+		      struct buf *end)
+{
+	const struct kept *a = &st->a[i];
+	int rc;
+
+	memset(x, 0, sizeof *x);
+	x->pass = a->pass;
+	x->layer = (size_t)sm->first_layer + a->layer;
+	x->anchor_index = a->anchor_index;
+	x->anchor_name = st->names.keys[a->name];
+	x->anchor_tid = st->tids.keys[a->tid];
+	x->start_text = ts_text(st, i);
+	x->start_ns = sp[i].start_ns;
+	x->end_ns = sp[i].end_ns;
+	x->start_us = sp[i].start_us;
+	x->end_us = sp[i].end_us;
+	x->kind = guides_kind_name(sp[i].kind);
+	buf_reset(end);
+	if (sp[i].kind == GUIDES_NEXT_LAYER_ANCHOR)
+		rc = buf_addstr(end, ts_text(st, i + 1));
+	else if (sp[i].kind == GUIDES_TERMINAL_KERNEL_END)
+		rc = tsnum_append_us3(end, sp[i].end_ns);
+	else
+		rc = buf_addstr(end, x->start_text);
+	if (rc != 0)
+		die_nomem();
+	x->end_text = end->p;
 }
 
 static void read_head(struct state *st, const char *line, size_t len)
@@ -141,8 +191,10 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 		NULL, 0 };
 	struct trstream_tail_in tail_in;
 	struct guides_track t;
-	struct guides_row *g;
-	struct buf ev = BUF_INIT, ev2 = BUF_INIT, rep = BUF_INIT, track = BUF_INIT;
+	struct guides_span *sp;
+	struct guides_row g;
+	struct buf ev = BUF_INIT, ev2 = BUF_INIT, rep = BUF_INIT, track = BUF_INIT,
+		   end = BUF_INIT;
 	struct jdoc td = JDOC_INIT;
 	char err[TRSTREAM_ERR_SIZE], *pid;
 	size_t i;
@@ -162,19 +214,19 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	if (guides_choose_tid(sm.used_tids, sm.nused, sm.pid_value, &t.tid) != 0)
 		die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
 
-	g = xmalloc((st->n + 1) * sizeof *g);
-	build_guides(st, &sm, g);
+	sp = build_spans(st, &sm);
 
 	if (guides_track_name(&track, st->phase) != 0)
 		die_nomem();
 	t.name = track.p;
-	if (guides_put_meta(&ev, &ev2, &t, g[0].start_us) != 0)
+	if (guides_put_meta(&ev, &ev2, &t, sp[0].start_us) != 0)
 		die_nomem();
 	filter_put(f, ev.p, ev.len);
 	filter_put(f, ev2.p, ev2.len);
 	for (i = 0; i < st->n; i++) {
 		buf_reset(&ev);
-		put(f, &ev, guides_put_slice(&ev, &t, &g[i], sm.trace_origin_ns));
+		guide_row(st, &sm, sp, i, &g, &end);
+		put(f, &ev, guides_put_slice(&ev, &t, &g, sm.trace_origin_ns));
 	}
 
 	/* The report, with the source's identity from the tail. */
@@ -192,7 +244,8 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 			rc |= trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
 		}
 		rc |= buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
-		rc |= guides_put_row(&rep, &g[i], sm.trace_origin_ns);
+		guide_row(st, &sm, sp, i, &g, &end);
+		rc |= guides_put_row(&rep, &g, sm.trace_origin_ns);
 		rc |= buf_addstr(&rep, "}");
 		if (rc != 0)
 			die_nomem();
@@ -210,9 +263,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	put(f, &rep, trstream_report_string(&rep, TRSTREAM_LAYERS_SUFFIX, "tool_version",
 					    "trace-layers " TR_VERSION));
 
-	for (i = 0; i < st->n; i++)
-		free((char *)g[i].end_text);
-	free(g);
+	free(sp);
 	free(pid);
 	trstream_anchors_in_free(&sm);
 	jdoc_free(&td);
@@ -220,6 +271,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	buf_release(&ev2);
 	buf_release(&rep);
 	buf_release(&track);
+	buf_release(&end);
 }
 
 int main(int argc, char **argv)
@@ -234,7 +286,7 @@ int main(int argc, char **argv)
 	struct state st;
 	struct filter f;
 	const char *line;
-	size_t len, i;
+	size_t len;
 	int ch, kind;
 	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
@@ -242,6 +294,7 @@ int main(int argc, char **argv)
 	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
 	st.summary = (struct buf)BUF_INIT;
+	st.texts = (struct buf)BUF_INIT;
 	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'p': st.phase = optarg; break;
@@ -289,9 +342,10 @@ int main(int argc, char **argv)
 	}
 	if (kind == LINE_ERROR || filter_close(&f) != 0)
 		die_stream(f.write_errno, f.in.err);
-	for (i = 0; i < st.n; i++)
-		trstream_anchor_free(&st.a[i]);
 	free(st.a);
+	intern_free(&st.names);
+	intern_free(&st.tids);
+	buf_release(&st.texts);
 	free(st.source_name);
 	buf_release(&st.summary);
 	jdoc_free(&st.doc);

@@ -201,6 +201,49 @@ START_TEST(test_placement_with_escape)
 }
 END_TEST
 
+/* The note is found where its first mention is the note itself, and by a
+ * walk over args where the first mention is elsewhere: inside a name, inside
+ * a string of args; a note deeper in args is no note. */
+START_TEST(test_note_found_by_its_place)
+{
+	static const char *const srcs[] = {
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"x_compact_gpu_track\",\"pid\":0,"
+		"\"tid\":7,\"ts\":1.000,\"dur\":2}\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\"}}\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\\\":{\"}}\n" TAIL,
+	};
+	static const char *const outs[] = {
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"x_compact_gpu_track\",\"pid\":0,"
+		"\"tid\":100,\"ts\":1.000,\"dur\":2" NOTE(7, 0, "false") "\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\",\"_compact_gpu_track\":"
+		"{\"pid\":0,\"tid\":7,\"source_event_index\":0,\"had_args\":true}}}\n" TAIL,
+		HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,"
+		"\"ts\":1.000,\"dur\":2,\"args\":{\"s\":\"_compact_gpu_track\\\":{\",\"_compact_gpu_track\":"
+		"{\"pid\":0,\"tid\":7,\"source_event_index\":0,\"had_args\":true}}}\n" TAIL,
+	};
+	const char *deeper = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,"
+		"\"tid\":100,\"ts\":1.000,\"dur\":2,\"args\":{\"y\":{\"_compact_gpu_track\":{\"pid\":0,"
+		"\"tid\":7,\"source_event_index\":0,\"had_args\":true}}}}\n" TAIL;
+	size_t i;
+	struct run r;
+
+	for (i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+		run(&r, srcs[i], outs[i], REPORT);
+		ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
+		ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "1 events compared, 1 placements "
+				 "undone, 0 metadata restored, 0 events added by the tools");
+		done(&r);
+	}
+	run(&r, HEAD E0 "\n" TAIL, deeper, REPORT);
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_REVERSAL), "output event 0: malformed "
+			 "_compact_gpu_track note");
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_malformed_note)
 {
 	static const char *const outs[] = {
@@ -239,6 +282,34 @@ START_TEST(test_overlap_on_a_lane)
 			 "(pid, tid 0,100) as Perfetto imports them ([1000, 3000) and [2000, 4000) "
 			 "ns): the second would not be at depth 0");
 	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_REVERSAL].failures, 0);
+	done(&r);
+}
+END_TEST
+
+/* Slices that come out of time order on a lane are sorted first: three
+ * that do not overlap pass, and an overlap is told between neighbours in
+ * time, not in the file. */
+#define SRC3(a, b, c) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7," \
+	"\"ts\":" a ",\"dur\":1}\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0," \
+	"\"tid\":7,\"ts\":" b ",\"dur\":1}\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\"," \
+	"\"pid\":0,\"tid\":7,\"ts\":" c ",\"dur\":1}\n" TAIL
+#define OUT3(a, b, c) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100," \
+	"\"ts\":" a ",\"dur\":1" NOTE(7, 0, "false") "\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":" \
+	"\"b\",\"pid\":0,\"tid\":100,\"ts\":" b ",\"dur\":1" NOTE(7, 1, "false") "\n{\"ph\":\"X\"," \
+	"\"cat\":\"kernel\",\"name\":\"c\",\"pid\":0,\"tid\":100,\"ts\":" c ",\"dur\":1" \
+	NOTE(7, 2, "false") "\n" TAIL
+START_TEST(test_lane_out_of_order)
+{
+	struct run r;
+
+	run(&r, SRC3("5", "1", "3"), OUT3("5", "1", "3"), REPORT);
+	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
+	done(&r);
+	run(&r, SRC3("5", "1", "4.5"), OUT3("5", "1", "4.5"), REPORT);
+	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_RENDER].failures, 1);
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output events 2 and 0 overlap on lane "
+			 "(pid, tid 0,100) as Perfetto imports them ([4500, 5500) and [5000, 6000) "
+			 "ns): the second would not be at depth 0");
 	done(&r);
 }
 END_TEST
@@ -428,7 +499,9 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_placements_undone);
 	tcase_add_test(tc, test_placement_with_escape);
 	tcase_add_test(tc, test_malformed_note);
+	tcase_add_test(tc, test_note_found_by_its_place);
 	tcase_add_test(tc, test_overlap_on_a_lane);
+	tcase_add_test(tc, test_lane_out_of_order);
 	tcase_add_test(tc, test_identity_claim);
 	tcase_add_test(tc, test_report_errors);
 	tcase_add_test(tc, test_reader);
