@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "buf.h"
-#include "jsonscan.h"
+#include "scan.h"
 
 /* Receives stream bytes; 0, or -1 with errno set. */
 typedef int (*decode_put_fn)(void *ctx, const void *data, size_t n);

@@ -4,7 +4,7 @@
 
 #include "decode_file.h"
 #include "io.h"
-#include "jsonscan.h"
+#include "scan.h"
 #include "source.h"
 
 static long read_source(void *ctx, void *dst, size_t n)

@@ -1,6 +1,6 @@
 /* encode: the trace-layers event stream back into a Chrome JSON document,
  * one stream line at a time.  Every line is checked before a byte of it is
- * passed on: strict JSON (RFC 8259, as common/jsonscan.c reads it) and
+ * passed on: strict JSON (RFC 8259, as common/scan.c reads it) and
  * exactly one value on the line.  Head and tail records give the top-level
  * members around traceEvents; other control records are handed back to the
  * caller (tr-encode writes report files from them).
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "buf.h"
-#include "jsonscan.h"
+#include "scan.h"
 
 /* Receives the document's bytes; 0, or -1 with errno set. */
 typedef int (*encode_put_fn)(void *ctx, const void *data, size_t n);

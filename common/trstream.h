@@ -14,7 +14,7 @@
 
 #include "buf.h"
 #include "json.h"
-#include "jsonscan.h"
+#include "scan.h"
 
 /* args member of an event that tr-compact moved: its original pid and tid */
 #define TRSTREAM_KEY_COMPACT_TRACK "_compact_gpu_track"

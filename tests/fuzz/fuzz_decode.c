@@ -19,7 +19,7 @@
 #include "buf.h"
 #include "decode.h"
 #include "json.h"
-#include "jsonscan.h"
+#include "scan.h"
 #include "stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

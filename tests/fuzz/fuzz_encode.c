@@ -21,7 +21,7 @@
 #include "decode.h"
 #include "encode.h"
 #include "event.h"
-#include "jsonscan.h"
+#include "scan.h"
 #include "stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,7 +4,7 @@
  * unlinked temporary file.  Each event line then goes through the other
  * per-line parsers the stages use: event_member (common/event.c) and
  * jdoc_parse with its accessors (common/json.c, jsmn), which must accept
- * every object that the streaming scanner of tr-decode (common/jsonscan.c)
+ * every object that the streaming scanner of tr-decode (common/scan.c)
  * accepts as one value.  Nothing may crash, and
  * stream_next must keep its promises:
  *   - a line never holds '\n' and lies inside what was read;
@@ -23,7 +23,7 @@
 #include "buf.h"
 #include "event.h"
 #include "json.h"
-#include "jsonscan.h"
+#include "scan.h"
 #include "stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -75,7 +75,7 @@ static long mem_read(void *ctx, void *dst, size_t n)
 	return (long)k;
 }
 
-/* 1 when jsonscan takes the line as exactly one JSON value. */
+/* 1 when scan takes the line as exactly one JSON value. */
 static int scanner_accepts(const char *line, size_t len)
 {
 	struct memsrc m = { line, len, 0 };

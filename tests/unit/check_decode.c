@@ -11,7 +11,7 @@
 
 #include "buf.h"
 #include "decode.h"
-#include "jsonscan.h"
+#include "scan.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define S(lit) lit, sizeof(lit) - 1

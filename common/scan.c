@@ -6,7 +6,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "jsonscan.h"
+#include "scan.h"
 
 /* bytes per read; the fuzz build makes it small (-DSCAN_BLOCK=4096) */
 #ifndef SCAN_BLOCK

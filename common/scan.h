@@ -1,11 +1,11 @@
-/* jsonscan: a streaming JSON scanner over a byte source of any length.  It
+/* scan: a streaming JSON scanner over a byte source of any length.  It
  * validates RFC 8259 grammar (numbers, literals, escapes, commas, nesting) and
  * copies one value at a time with insignificant whitespace removed, keeping
  * member order, number text and string bytes (escapes, invalid UTF-8) as they
  * are.  Memory: one read block plus the value being copied.
  * The common/ rule: library code returns a status and never prints or exits. */
-#ifndef TR_JSONSCAN_H
-#define TR_JSONSCAN_H
+#ifndef TR_SCAN_H
+#define TR_SCAN_H
 
 #include <stddef.h>
 #include <stdint.h>

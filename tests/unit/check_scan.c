@@ -1,4 +1,4 @@
-/* Unit tests for common/jsonscan.c.  The scanner reads through a callback
+/* Unit tests for common/scan.c.  The scanner reads through a callback
  * that serves the input whole, one byte at a time, or in random pieces, so
  * that every refill path (inside strings, escapes, numbers, literals and
  * whitespace) is taken.  Every case is run in every serving mode. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonscan.h"
+#include "scan.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define S(lit) lit, sizeof(lit) - 1
@@ -859,9 +859,9 @@ START_TEST(test_fast_path_long_values)
 }
 END_TEST
 
-static Suite *jsonscan_suite(void)
+static Suite *scan_suite(void)
 {
-	Suite *s = suite_create("jsonscan");
+	Suite *s = suite_create("scan");
 	TCase *values = tcase_create("values");
 	TCase *errors = tcase_create("errors");
 	TCase *limits = tcase_create("limits");
@@ -901,7 +901,7 @@ static Suite *jsonscan_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(jsonscan_suite());
+	SRunner *sr = srunner_create(scan_suite());
 	int failed;
 
 	srunner_run_all(sr, CK_ENV);
