@@ -70,7 +70,10 @@ int64_t intern_id(struct intern *t, const char *key, size_t len)
 	if (t->slots[i] != 0)
 		return (int64_t)t->slots[i] - 1;
 	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		uint32_t cap;
+		if (t->cap > UINT32_MAX / 2)  /* ids are 32-bit */
+			return -1;
+		cap = t->cap ? t->cap * 2 : 64;
 		char **keys = realloc(t->keys, cap * sizeof *keys);
 		size_t *lens;
 		if (keys == NULL)
