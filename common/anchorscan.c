@@ -52,7 +52,7 @@ static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
 
 	if (tok < 0)
 		return NULL;
-	p = jdoc_raw(d, tok, &n);
+	p = json_raw(d, tok, &n);
 	if ((copy = dup_bytes(p, n)) == NULL)
 		*nomem = 1;
 	return copy;
@@ -171,14 +171,14 @@ static char null_text[] = "null";
  * repeats; NULL when absent (or, with *nomem set, when memory ran out). */
 static char *shared_member(struct anchorscan *s, int obj, const char *key, int *nomem)
 {
-	int v = jdoc_find(&s->doc, obj, key);
+	int v = json_find(&s->doc, obj, key);
 	size_t n;
 	const char *p;
 	int64_t id;
 
 	if (v < 0)
 		return NULL;
-	p = jdoc_raw(&s->doc, v, &n);
+	p = json_raw(&s->doc, v, &n);
 	if ((id = intern_id(&s->texts, p, n)) < 0) {
 		*nomem = 1;
 		return NULL;
@@ -192,9 +192,9 @@ static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int
 	const char *p;
 
 	*ok = 0;
-	if (jdoc_type(d, v) != JT_PRIMITIVE)
+	if (json_type(d, v) != JT_PRIMITIVE)
 		return;
-	p = jdoc_text(d, v, &n);
+	p = json_text(d, v, &n);
 	*ok = tsnum_us_to_ns(p, n, ns, sub) == NUM_OK;
 }
 
@@ -268,7 +268,7 @@ static int check_kernel(struct anchorscan *s, const char *line, size_t len, stru
 		    is_confirm ? "--confirm-regex" : "--end-anchor-regex");
 		return done(nomem, ANCHORSCAN_REFUSED);
 	}
-	if (jdoc_parse(d, line, len, &nomem) != 0)
+	if (json_parse(d, line, len, &nomem) != 0)
 		return nomem ? ANCHORSCAN_NOMEM : not_an_object(s, msg);
 	if (room((void **)&s->m, s->nm, &s->mcap, 256, sizeof *s->m) != 0)
 		return ANCHORSCAN_NOMEM;
@@ -278,16 +278,16 @@ static int check_kernel(struct anchorscan *s, const char *line, size_t len, stru
 	m->role = is_anchor ? ANCHORSCAN_ANCHOR : is_end ? ANCHORSCAN_END : ANCHORSCAN_CONFIRM;
 	m->pid = shared_member(s, 0, "pid", &nomem);
 	m->tid = shared_member(s, 0, "tid", &nomem);
-	m->ts = raw_dup(d, jdoc_find(d, 0, "ts"), &nomem);
-	m->dur = raw_dup(d, jdoc_find(d, 0, "dur"), &nomem);
+	m->ts = raw_dup(d, json_find(d, 0, "ts"), &nomem);
+	m->dur = raw_dup(d, json_find(d, 0, "dur"), &nomem);
 	m->name = shared_member(s, 0, "name", &nomem);
-	args = jdoc_find(d, 0, "args");
-	m->device = jdoc_type(d, args) == JT_OBJECT ? shared_member(s, args, "device", &nomem)
+	args = json_find(d, 0, "args");
+	m->device = json_type(d, args) == JT_OBJECT ? shared_member(s, args, "device", &nomem)
 						    : NULL;
-	parse_number(d, jdoc_find(d, 0, "ts"), &m->ts_ns, &m->ts_sub, &m->ts_ok);
-	parse_number(d, jdoc_find(d, 0, "dur"), &m->dur_ns, &m->dur_sub, &m->dur_ok);
-	corr = jdoc_type(d, args) == JT_OBJECT ? jdoc_find(d, args, "correlation") : -1;
-	m->correlation_ok = jdoc_int64(d, corr, &m->correlation) == 0;
+	parse_number(d, json_find(d, 0, "ts"), &m->ts_ns, &m->ts_sub, &m->ts_ok);
+	parse_number(d, json_find(d, 0, "dur"), &m->dur_ns, &m->dur_sub, &m->dur_ok);
+	corr = json_type(d, args) == JT_OBJECT ? json_find(d, args, "correlation") : -1;
+	m->correlation_ok = json_int64(d, corr, &m->correlation) == 0;
 	if (m->pid == NULL)
 		m->pid = null_text;
 	return nomem ? ANCHORSCAN_NOMEM : ANCHORSCAN_OK;
@@ -328,12 +328,12 @@ static int see_cpu_event(struct anchorscan *s, const char *line, size_t len, con
 		if (rc == 0)
 			return ANCHORSCAN_OK;
 	}
-	if (jdoc_parse(d, line, len, &nomem) != 0)
+	if (json_parse(d, line, len, &nomem) != 0)
 		return nomem ? ANCHORSCAN_NOMEM : not_an_object(s, msg);
 	if (launch) {
-		args = jdoc_find(d, 0, "args");
-		if (jdoc_type(d, args) != JT_OBJECT ||
-		    jdoc_int64(d, jdoc_find(d, args, "correlation"), &correlation) != 0)
+		args = json_find(d, 0, "args");
+		if (json_type(d, args) != JT_OBJECT ||
+		    json_int64(d, json_find(d, args, "correlation"), &correlation) != 0)
 			return ANCHORSCAN_OK;
 	}
 	if (room((void **)&set->v, set->n, &set->cap, 256, sizeof *set->v) != 0)
@@ -342,7 +342,7 @@ static int see_cpu_event(struct anchorscan *s, const char *line, size_t len, con
 	memset(mark, 0, sizeof *mark);
 	mark->correlation = correlation;
 	mark->index = s->events;
-	parse_number(d, jdoc_find(d, 0, "ts"), &mark->ts_ns, &mark->ts_sub, &ok);
+	parse_number(d, json_find(d, 0, "ts"), &mark->ts_ns, &mark->ts_sub, &ok);
 	if (!ok)
 		return ANCHORSCAN_OK;  /* cannot be placed */
 	mark->pid = shared_member(s, 0, "pid", &nomem);
@@ -968,7 +968,7 @@ void anchorscan_free(struct anchorscan *s)
 	free(s->pairs.tid);
 	intern_free(&s->pairs.seen);
 	free(s->m);
-	jdoc_free(&s->doc);
+	json_free(&s->doc);
 	buf_release(&s->name);
 	buf_release(&s->cat);
 	buf_release(&s->origin_text);

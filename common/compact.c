@@ -207,14 +207,14 @@ int compact_members(struct compact *c, const char *line, size_t len, const char 
 		event_members(line, len, keys, n, out);
 		return COMPACT_OK;
 	}
-	if (jdoc_parse(d, line, len, NULL) != 0)
+	if (json_parse(d, line, len, NULL) != 0)
 		return refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
 	for (k = 0; k < n; k++) {
-		int tok = jdoc_find(d, 0, keys[k]);
+		int tok = json_find(d, 0, keys[k]);
 		out[k].p = NULL;
 		out[k].len = 0;
 		if (tok >= 0)
-			out[k].p = jdoc_raw(d, tok, &out[k].len);
+			out[k].p = json_raw(d, tok, &out[k].len);
 	}
 	return COMPACT_OK;
 }
@@ -329,18 +329,18 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 	g->pid = dup_bytes(pid, plen);
 	if (g->pid == NULL)
 		return COMPACT_NOMEM;
-	if (jdoc_parse(d, line, len, NULL) != 0)
+	if (json_parse(d, line, len, NULL) != 0)
 		return refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
-	args = jdoc_find(d, 0, "args");
-	g->has_args = jdoc_type(d, args) == JT_OBJECT && jdoc_find(d, args, "layer_id") >= 0 &&
-		      jdoc_find(d, args, "pass_index") >= 0 &&
-		      jdoc_find(d, args, "boundary_kind") >= 0;
-	text = jdoc_type(d, jdoc_find(d, 0, "ts")) == JT_PRIMITIVE ?
-	       jdoc_text(d, jdoc_find(d, 0, "ts"), &n) : NULL;
+	args = json_find(d, 0, "args");
+	g->has_args = json_type(d, args) == JT_OBJECT && json_find(d, args, "layer_id") >= 0 &&
+		      json_find(d, args, "pass_index") >= 0 &&
+		      json_find(d, args, "boundary_kind") >= 0;
+	text = json_type(d, json_find(d, 0, "ts")) == JT_PRIMITIVE ?
+	       json_text(d, json_find(d, 0, "ts"), &n) : NULL;
 	if (text == NULL || tsnum_us_to_ns(text, n, &g->start, &g->sub) != NUM_OK)
 		g->has_args = 0;
-	text = jdoc_type(d, jdoc_find(d, 0, "dur")) == JT_PRIMITIVE ?
-	       jdoc_text(d, jdoc_find(d, 0, "dur"), &n) : NULL;
+	text = json_type(d, json_find(d, 0, "dur")) == JT_PRIMITIVE ?
+	       json_text(d, json_find(d, 0, "dur"), &n) : NULL;
 	if (text == NULL || tsnum_us_to_ns(text, n, &g->end, &g->sub) != NUM_OK)
 		g->has_args = 0;
 	g->end += g->start;
@@ -1057,7 +1057,7 @@ void compact_free(struct compact *c)
 	intern_free(&c->gpu_devices);
 	intern_free(&c->device_pids);
 	intern_free(&c->seen_cats);
-	jdoc_free(&c->doc);
+	json_free(&c->doc);
 	buf_release(&c->key);
 	buf_release(&c->last_track_key);
 	buf_release(&c->out);

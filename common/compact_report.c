@@ -204,12 +204,12 @@ int compact_report_record(const struct compact *c, const char *tail, size_t tail
 	fail |= buf_addstr(r, "],\"source_file\":");
 	fail |= put_json_text(r, c->source_name ? c->source_name : "");
 	fail |= buf_addstr(r, ",\"" TRSTREAM_KEY_SOURCE_SHA256 "\":");
-	if (jdoc_parse(&td, tail, tail_len, NULL) == 0)
+	if (json_parse(&td, tail, tail_len, NULL) == 0)
 		fail |= trstream_put_source_sha256(r, &td);
 	else
 		fail |= buf_addstr(r, "null");
 	fail |= buf_printf(r, ",\"tool_version\":\"trace-layers %s\"}}", TR_VERSION);
-	jdoc_free(&td);
+	json_free(&td);
 	return fail ? COMPACT_NOMEM : COMPACT_OK;
 }
 

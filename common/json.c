@@ -12,7 +12,7 @@
 
 #define TOK(d) ((jsmntok_t *)(d)->tok)
 
-int jdoc_parse(struct jdoc *d, const char *js, size_t len, int *nomem)
+int json_parse(struct jdoc *d, const char *js, size_t len, int *nomem)
 {
 	jsmn_parser parser;
 	int rc;
@@ -59,7 +59,7 @@ out_of_memory:
 	return -1;
 }
 
-void jdoc_free(struct jdoc *d)
+void json_free(struct jdoc *d)
 {
 	free(d->tok);
 	d->tok = NULL;
@@ -67,7 +67,7 @@ void jdoc_free(struct jdoc *d)
 	d->ntok = 0;
 }
 
-enum jtype jdoc_type(const struct jdoc *d, int i)
+enum jtype json_type(const struct jdoc *d, int i)
 {
 	if (i < 0 || i >= d->ntok)
 		return JT_UNDEFINED;
@@ -80,12 +80,12 @@ enum jtype jdoc_type(const struct jdoc *d, int i)
 	}
 }
 
-int jdoc_size(const struct jdoc *d, int i)
+int json_size(const struct jdoc *d, int i)
 {
 	return TOK(d)[i].size;
 }
 
-int jdoc_next(const struct jdoc *d, int i)
+int json_next(const struct jdoc *d, int i)
 {
 	const jsmntok_t *t = TOK(d);
 	int end = t[i].end;
@@ -96,7 +96,7 @@ int jdoc_next(const struct jdoc *d, int i)
 	return j;
 }
 
-const char *jdoc_text(const struct jdoc *d, int i, size_t *len)
+const char *json_text(const struct jdoc *d, int i, size_t *len)
 {
 	const jsmntok_t *t = &TOK(d)[i];
 
@@ -104,14 +104,14 @@ const char *jdoc_text(const struct jdoc *d, int i, size_t *len)
 	return d->js + t->start;
 }
 
-size_t jdoc_raw_offset(const struct jdoc *d, int i)
+size_t json_raw_offset(const struct jdoc *d, int i)
 {
 	const jsmntok_t *t = &TOK(d)[i];
 
 	return (size_t)(t->type == JSMN_STRING ? t->start - 1 : t->start);
 }
 
-const char *jdoc_raw(const struct jdoc *d, int i, size_t *len)
+const char *json_raw(const struct jdoc *d, int i, size_t *len)
 {
 	const jsmntok_t *t = &TOK(d)[i];
 	int quote = t->type == JSMN_STRING;
@@ -120,16 +120,16 @@ const char *jdoc_raw(const struct jdoc *d, int i, size_t *len)
 	return d->js + t->start - quote;
 }
 
-int jdoc_str_eq(const struct jdoc *d, int i, const char *s)
+int json_str_eq(const struct jdoc *d, int i, const char *s)
 {
 	size_t n, want = strlen(s);
 	const char *text;
 	struct buf tmp = BUF_INIT;
 	int eq;
 
-	if (jdoc_type(d, i) != JT_STRING)
+	if (json_type(d, i) != JT_STRING)
 		return 0;
-	text = jdoc_text(d, i, &n);
+	text = json_text(d, i, &n);
 	if (memchr(text, '\\', n) == NULL)
 		return n == want && memcmp(text, s, n) == 0;
 	eq = json_unescape(text, n, &tmp) == 0 && tmp.len == want &&
@@ -138,37 +138,37 @@ int jdoc_str_eq(const struct jdoc *d, int i, const char *s)
 	return eq;
 }
 
-int jdoc_find(const struct jdoc *d, int obj, const char *key)
+int json_find(const struct jdoc *d, int obj, const char *key)
 {
 	int members, k, i;
 
-	if (jdoc_type(d, obj) != JT_OBJECT)
+	if (json_type(d, obj) != JT_OBJECT)
 		return -1;
 	members = TOK(d)[obj].size;
 	for (k = 0, i = obj + 1; k < members && i + 1 < d->ntok; k++) {
-		if (jdoc_str_eq(d, i, key))
+		if (json_str_eq(d, i, key))
 			return i + 1;
-		i = jdoc_next(d, i + 1);
+		i = json_next(d, i + 1);
 	}
 	return -1;
 }
 
-int jdoc_unescape(const struct jdoc *d, int i, struct buf *out)
+int json_token_unescape(const struct jdoc *d, int i, struct buf *out)
 {
 	size_t n;
-	const char *text = jdoc_text(d, i, &n);
+	const char *text = json_text(d, i, &n);
 
 	return json_unescape(text, n, out);
 }
 
-int jdoc_int64(const struct jdoc *d, int i, int64_t *value)
+int json_int64(const struct jdoc *d, int i, int64_t *value)
 {
 	size_t n;
 	const char *text;
 
-	if (jdoc_type(d, i) != JT_PRIMITIVE)
+	if (json_type(d, i) != JT_PRIMITIVE)
 		return -1;
-	text = jdoc_text(d, i, &n);
+	text = json_text(d, i, &n);
 	return tsnum_parse_int64(text, n, value) == NUM_OK ? 0 : -1;
 }
 

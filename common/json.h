@@ -24,29 +24,29 @@ struct jdoc {
 
 /* Tokenize js[0..len).  0, or -1 when jsmn rejects it or memory runs out
  * (*nomem tells which when not NULL).  len must be below 2 GiB. */
-int jdoc_parse(struct jdoc *d, const char *js, size_t len, int *nomem);
-void jdoc_free(struct jdoc *d);
+int json_parse(struct jdoc *d, const char *js, size_t len, int *nomem);
+void json_free(struct jdoc *d);
 
-enum jtype jdoc_type(const struct jdoc *d, int i);
+enum jtype json_type(const struct jdoc *d, int i);
 /* Children: members of an object (keys), elements of an array. */
-int jdoc_size(const struct jdoc *d, int i);
+int json_size(const struct jdoc *d, int i);
 /* Index of the token after i's whole subtree. */
-int jdoc_next(const struct jdoc *d, int i);
+int json_next(const struct jdoc *d, int i);
 /* The value of member key in object obj, or -1.  The key is compared with
  * the member name's unescaped bytes. */
-int jdoc_find(const struct jdoc *d, int obj, const char *key);
+int json_find(const struct jdoc *d, int obj, const char *key);
 /* Text of token i: strings without their quotes (escapes kept). */
-const char *jdoc_text(const struct jdoc *d, int i, size_t *len);
+const char *json_text(const struct jdoc *d, int i, size_t *len);
 /* The whole source text of token i: strings with their quotes. */
-const char *jdoc_raw(const struct jdoc *d, int i, size_t *len);
+const char *json_raw(const struct jdoc *d, int i, size_t *len);
 /* Byte offset of the start of token i's raw text within js. */
-size_t jdoc_raw_offset(const struct jdoc *d, int i);
+size_t json_raw_offset(const struct jdoc *d, int i);
 /* 1 when token i is a string whose unescaped bytes equal s. */
-int jdoc_str_eq(const struct jdoc *d, int i, const char *s);
+int json_str_eq(const struct jdoc *d, int i, const char *s);
 /* Append token i's unescaped string bytes; -1 on a bad escape or memory. */
-int jdoc_unescape(const struct jdoc *d, int i, struct buf *out);
+int json_token_unescape(const struct jdoc *d, int i, struct buf *out);
 /* Integer value of primitive token i (exact; no fraction or exponent). */
-int jdoc_int64(const struct jdoc *d, int i, int64_t *value);
+int json_int64(const struct jdoc *d, int i, int64_t *value);
 
 /* Append the UTF-8 text of a JSON string body (between the quotes) with
  * escapes resolved; \u surrogate pairs combine, a lone surrogate is encoded

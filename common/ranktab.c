@@ -650,7 +650,7 @@ void ranktab_report_free(struct ranktab_report *r)
 	for (f = 0; f < RANKTAB_NFIELDS; f++)
 		buf_release(&r->field[f]);
 	buf_release(&r->source);
-	jdoc_free(&r->doc);
+	json_free(&r->doc);
 	free(r->text);
 	free(r->label);
 	free(r->interval);
@@ -691,9 +691,9 @@ static int bad_report(const struct ranktab_report *r, struct buf *msg, const cha
 
 static int member(const struct ranktab_report *r, int obj, const char *key, enum jtype type)
 {
-	int i = jdoc_find(&r->doc, obj, key);
+	int i = json_find(&r->doc, obj, key);
 
-	if (i < 0 || jdoc_type(&r->doc, i) != type)
+	if (i < 0 || json_type(&r->doc, i) != type)
 		return -1;
 	return i;
 }
@@ -708,7 +708,7 @@ static int string_member(const struct ranktab_report *r, const char *key, struct
 		snprintf(what, sizeof what, "no string member \"%s\"", key);
 		return bad_report(r, msg, what);
 	}
-	if (jdoc_unescape(&r->doc, i, out) != 0)
+	if (json_token_unescape(&r->doc, i, out) != 0)
 		return bad_report(r, msg, "a malformed string escape");
 	return 0;
 }
@@ -718,7 +718,7 @@ static int int_member(const struct ranktab_report *r, int obj, const char *key, 
 {
 	int i = member(r, obj, key, JT_PRIMITIVE);
 
-	if (i < 0 || jdoc_int64(&r->doc, i, v) != 0 || *v < min || *v > max)
+	if (i < 0 || json_int64(&r->doc, i, v) != 0 || *v < min || *v > max)
 		return refused(msg, "%s: %s\"%s\" is not an integer from %lld to %lld",
 			       r->path, where, key, (long long)min, (long long)max);
 	return 0;
@@ -734,7 +734,7 @@ static int ns_member(const struct ranktab_report *r, int obj, const char *key,
 
 	if (i < 0)
 		return refused(msg, "%s: %sno number \"%s\"", r->path, where, key);
-	text = jdoc_text(&r->doc, i, &n);
+	text = json_text(&r->doc, i, &n);
 	if (tsnum_us_to_ns(text, n, ns, &sub_ns) != NUM_OK)
 		return refused(msg, "%s: %s\"%s\" %.*s is not a number of microseconds",
 			       r->path, where, key, (int)n, text);
@@ -752,7 +752,7 @@ static int read_rows(struct ranktab_report *r, struct buf *msg)
 
 	if (rows < 0)
 		return bad_report(r, msg, "no array \"layers\"");
-	nrows = jdoc_size(&r->doc, rows);
+	nrows = json_size(&r->doc, rows);
 	if ((size_t)nrows != want)
 		return refused(msg, "%s: %d guide rows, but num_layers %lld x passes %lld = %zu",
 			       r->path, nrows, (long long)r->num_layers, (long long)r->passes, want);
@@ -760,14 +760,14 @@ static int read_rows(struct ranktab_report *r, struct buf *msg)
 		return nomem();
 	for (j = 0; j < want; j++)
 		r->interval[j] = UNSET;
-	for (k = 0, i = rows + 1; k < nrows; k++, i = jdoc_next(&r->doc, i)) {
+	for (k = 0, i = rows + 1; k < nrows; k++, i = json_next(&r->doc, i)) {
 		char where[48];
 		int64_t pass, layer, start, end;
 		int kind;
 		size_t at;
 
 		snprintf(where, sizeof where, "layers[%d]: ", k);
-		if (jdoc_type(&r->doc, i) != JT_OBJECT)
+		if (json_type(&r->doc, i) != JT_OBJECT)
 			return refused(msg, "%s: %snot an object", r->path, where);
 		if (int_member(r, i, "pass_index", 0, r->passes - 1, where, &pass, msg) != 0 ||
 		    int_member(r, i, "layer_id", r->first_layer, r->first_layer + r->num_layers - 1,
@@ -783,7 +783,7 @@ static int read_rows(struct ranktab_report *r, struct buf *msg)
 		if (ns_member(r, i, "start_us", where, &start, msg) != 0 ||
 		    ns_member(r, i, "end_us", where, &end, msg) != 0)
 			return -1;
-		if (jdoc_str_eq(&r->doc, kind, "anchor_point_only")) {
+		if (json_str_eq(&r->doc, kind, "anchor_point_only")) {
 			r->interval[at] = RANKTAB_NONE;
 			continue;
 		}
@@ -806,9 +806,9 @@ int ranktab_report_parse(struct ranktab_report *r, const char *text, size_t len,
 		len--;
 	while (lead < len && strchr(" \t\r\n", text[lead]) != NULL)
 		lead++;
-	if (jdoc_parse(&r->doc, text + lead, len - lead, &no_memory) != 0)
+	if (json_parse(&r->doc, text + lead, len - lead, &no_memory) != 0)
 		return no_memory ? nomem() : bad_report(r, msg, "not JSON");
-	if (r->doc.ntok < 1 || jdoc_type(&r->doc, 0) != JT_OBJECT)
+	if (r->doc.ntok < 1 || json_type(&r->doc, 0) != JT_OBJECT)
 		return bad_report(r, msg, "not a JSON object");
 	if (string_member(r, "phase", &r->field[RANKTAB_PHASE], msg) != 0 ||
 	    string_member(r, "anchor_regex", &r->field[RANKTAB_ANCHOR], msg) != 0 ||

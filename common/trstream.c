@@ -42,7 +42,7 @@ static int no_integer(char *err, size_t errsz, const char *what, const char *key
 
 static int int_member(const struct jdoc *d, int obj, const char *key, int64_t *v)
 {
-	return jdoc_int64(d, jdoc_find(d, obj, key), v);
+	return json_int64(d, json_find(d, obj, key), v);
 }
 
 /* A NUL-terminated copy of token tok's raw text; NULL when tok < 0 (*nomem
@@ -55,7 +55,7 @@ static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
 
 	if (tok < 0)
 		return NULL;
-	p = jdoc_raw(d, tok, &n);
+	p = json_raw(d, tok, &n);
 	copy = malloc(n + 1);
 	if (copy == NULL) {
 		*nomem = 1;
@@ -69,10 +69,10 @@ static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
 static struct trstream_raw raw_member(const struct jdoc *d, int obj, const char *key)
 {
 	struct trstream_raw r = { "null", 4 };
-	int tok = jdoc_find(d, obj, key);
+	int tok = json_find(d, obj, key);
 
 	if (tok >= 0)
-		r.p = jdoc_raw(d, tok, &r.n);
+		r.p = json_raw(d, tok, &r.n);
 	return r;
 }
 
@@ -100,11 +100,11 @@ int trstream_head_read(struct jdoc *d, const char *line, size_t len,
 	int src;
 
 	memset(h, 0, sizeof *h);
-	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+	if (json_parse(d, line, len, NULL) != 0 || json_type(d, 0) != JT_OBJECT)
 		return refuse(err, errsz, "malformed head record", NULL);
-	h->array_format = jdoc_str_eq(d, jdoc_find(d, 0, "format"), "array");
-	src = jdoc_find(d, 0, "source");
-	if (jdoc_type(d, src) == JT_STRING && jdoc_unescape(d, src, &name) == 0) {
+	h->array_format = json_str_eq(d, json_find(d, 0, "format"), "array");
+	src = json_find(d, 0, "source");
+	if (json_type(d, src) == JT_STRING && json_token_unescape(d, src, &name) == 0) {
 		h->source = malloc(name.len + 1);
 		if (h->source == NULL) {
 			buf_release(&name);
@@ -137,7 +137,7 @@ int trstream_tail_read(struct jdoc *d, const char *line, size_t len,
 	int64_t events, bytes;
 
 	memset(t, 0, sizeof *t);
-	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+	if (json_parse(d, line, len, NULL) != 0 || json_type(d, 0) != JT_OBJECT)
 		return refuse(err, errsz, "malformed tail record", NULL);
 	if (int_member(d, 0, "events", &events) == 0 && events >= 0 &&
 	    int_member(d, 0, "source_bytes", &bytes) == 0 && bytes >= 0) {
@@ -186,7 +186,7 @@ int trstream_anchors_read(const char *line, size_t len, struct trstream_anchors_
 	struct jdoc *d = &a->d;
 	int used, n, k, tok;
 
-	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+	if (json_parse(d, line, len, NULL) != 0 || json_type(d, 0) != JT_OBJECT)
 		return refuse(err, errsz, what, NULL);
 	if (int_member(d, 0, "num_layers", &a->num_layers) != 0)
 		return no_integer(err, errsz, what, "num_layers");
@@ -196,21 +196,21 @@ int trstream_anchors_read(const char *line, size_t len, struct trstream_anchors_
 		return no_integer(err, errsz, what, "passes");
 	if (int_member(d, 0, "trace_origin_ns", &a->trace_origin_ns) != 0)
 		return no_integer(err, errsz, what, "trace_origin_ns");
-	used = jdoc_find(d, 0, "used_tids");
-	if (jdoc_find(d, 0, "pid") < 0 || jdoc_type(d, used) != JT_ARRAY)
+	used = json_find(d, 0, "used_tids");
+	if (json_find(d, 0, "pid") < 0 || json_type(d, used) != JT_ARRAY)
 		return refuse(err, errsz, what, "no pid or used_tids");
 	a->pid = raw_member(d, 0, "pid");
 	a->pid_value = -1;
-	(void)jdoc_int64(d, jdoc_find(d, 0, "pid"), &a->pid_value);
+	(void)json_int64(d, json_find(d, 0, "pid"), &a->pid_value);
 	a->device = raw_member(d, 0, "device");
-	n = jdoc_size(d, used);
+	n = json_size(d, used);
 	free(a->used_tids);
 	a->nused = 0;
 	a->used_tids = malloc(((size_t)n + 1) * sizeof *a->used_tids);
 	if (a->used_tids == NULL)
 		return refuse(err, errsz, "out of memory", NULL);
-	for (k = 0, tok = used + 1; k < n; k++, tok = jdoc_next(d, tok))
-		if (jdoc_int64(d, tok, &a->used_tids[a->nused]) == 0)
+	for (k = 0, tok = used + 1; k < n; k++, tok = json_next(d, tok))
+		if (json_int64(d, tok, &a->used_tids[a->nused]) == 0)
 			a->nused++;
 	return 0;
 }
@@ -222,7 +222,7 @@ struct trstream_raw trstream_anchors_raw(const struct trstream_anchors_in *a, co
 
 void trstream_anchors_in_free(struct trstream_anchors_in *a)
 {
-	jdoc_free(&a->d);
+	json_free(&a->d);
 	free(a->used_tids);
 	a->used_tids = NULL;
 	a->nused = 0;
@@ -270,12 +270,12 @@ static int read_texts(const struct jdoc *d, int obj, struct trstream_kernel *k)
 {
 	int nomem = 0;
 
-	k->pid = raw_dup(d, jdoc_find(d, obj, "pid"), &nomem);
-	k->tid = raw_dup(d, jdoc_find(d, obj, "tid"), &nomem);
-	k->device = raw_dup(d, jdoc_find(d, obj, "device"), &nomem);
-	k->ts = raw_dup(d, jdoc_find(d, obj, "ts"), &nomem);
-	k->dur = raw_dup(d, jdoc_find(d, obj, "dur"), &nomem);
-	k->name = raw_dup(d, jdoc_find(d, obj, "name"), &nomem);
+	k->pid = raw_dup(d, json_find(d, obj, "pid"), &nomem);
+	k->tid = raw_dup(d, json_find(d, obj, "tid"), &nomem);
+	k->device = raw_dup(d, json_find(d, obj, "device"), &nomem);
+	k->ts = raw_dup(d, json_find(d, obj, "ts"), &nomem);
+	k->dur = raw_dup(d, json_find(d, obj, "dur"), &nomem);
+	k->name = raw_dup(d, json_find(d, obj, "name"), &nomem);
 	return nomem ? -1 : 0;
 }
 
@@ -288,7 +288,7 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 	int anchor, term, k;
 
 	memset(a, 0, sizeof *a);
-	if (jdoc_parse(d, line, len, NULL) != 0 || jdoc_type(d, 0) != JT_OBJECT)
+	if (json_parse(d, line, len, NULL) != 0 || json_type(d, 0) != JT_OBJECT)
 		return refuse(err, errsz, what, NULL);
 	for (k = 0; k < 4; k++)
 		if (int_member(d, 0, keys[k], &v[k]) != 0)
@@ -297,8 +297,8 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 	a->pass = (size_t)v[1];
 	a->layer = (size_t)v[2];
 	a->anchor_index = (size_t)v[3];
-	anchor = jdoc_find(d, 0, "anchor");
-	if (jdoc_type(d, anchor) != JT_OBJECT)
+	anchor = json_find(d, 0, "anchor");
+	if (json_type(d, anchor) != JT_OBJECT)
 		return refuse(err, errsz, what, "no anchor object");
 	if (int_member(d, anchor, "source_index", &v[0]) != 0)
 		return no_integer(err, errsz, what, "source_index");
@@ -313,8 +313,8 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 		trstream_anchor_free(a);
 		return refuse(err, errsz, what, "ts, name and tid are needed");
 	}
-	term = jdoc_find(d, 0, "terminal");
-	if (jdoc_type(d, term) != JT_OBJECT)
+	term = json_find(d, 0, "terminal");
+	if (json_type(d, term) != JT_OBJECT)
 		return 0;
 	a->has_terminal = 1;
 	if (int_member(d, term, "source_index", &v[0]) == 0)
@@ -375,13 +375,13 @@ int trstream_report_member(struct buf *b, const char *suffix, const char *member
 
 int trstream_put_source_sha256(struct buf *b, const struct jdoc *tail)
 {
-	int sha = jdoc_find(tail, 0, TRSTREAM_KEY_SOURCE_SHA256);
+	int sha = json_find(tail, 0, TRSTREAM_KEY_SOURCE_SHA256);
 	size_t n;
 	const char *raw;
 
-	if (jdoc_type(tail, sha) != JT_STRING)
+	if (json_type(tail, sha) != JT_STRING)
 		return buf_addstr(b, "null");
-	raw = jdoc_raw(tail, sha, &n);
+	raw = json_raw(tail, sha, &n);
 	return buf_add(b, raw, n);
 }
 
@@ -668,9 +668,9 @@ int trstream_record_members(struct jdoc *d, const char *line, size_t len, const 
 {
 	int m;
 
-	if (jdoc_parse(d, line, len, NULL) != 0 || (m = jdoc_find(d, 0, "members")) < 0)
+	if (json_parse(d, line, len, NULL) != 0 || (m = json_find(d, 0, "members")) < 0)
 		return -1;
-	*raw = jdoc_raw(d, m, n);
+	*raw = json_raw(d, m, n);
 	return 0;
 }
 

@@ -75,28 +75,28 @@ static int add_pid(struct ui_view *v, int64_t pid)
 /* A guide time member: Perfetto's own conversion of the number text. */
 static int guide_ns(const struct jdoc *d, int row, const char *key, int64_t *ns)
 {
-	int t = jdoc_find(d, row, key);
+	int t = json_find(d, row, key);
 	const char *s;
 	size_t n;
 
-	if (t < 0 || jdoc_type(d, t) != JT_PRIMITIVE)
+	if (t < 0 || json_type(d, t) != JT_PRIMITIVE)
 		return -1;
-	s = jdoc_text(d, t, &n);
+	s = json_text(d, t, &n);
 	return tsnum_perfetto_us_to_ns(s, n, ns) == NUM_OK ? 0 : -1;
 }
 
 static int int_member(const struct jdoc *d, int obj, const char *key, int64_t *value)
 {
-	int t = jdoc_find(d, obj, key);
+	int t = json_find(d, obj, key);
 
-	if (t < 0 || jdoc_type(d, t) != JT_PRIMITIVE)
+	if (t < 0 || json_type(d, t) != JT_PRIMITIVE)
 		return -1;
-	return jdoc_int64(d, t, value) == 0 ? 0 : -1;
+	return json_int64(d, t, value) == 0 ? 0 : -1;
 }
 
 static int add_layers(struct ui_view *v, const struct jdoc *d, int arr, struct buf *why)
 {
-	int n = jdoc_size(d, arr), row = arr + 1, k;
+	int n = json_size(d, arr), row = arr + 1, k;
 	struct ui_guide *grown;
 
 	if (n == 0)
@@ -105,10 +105,10 @@ static int add_layers(struct ui_view *v, const struct jdoc *d, int arr, struct b
 	if (grown == NULL)
 		return UI_NOMEM;
 	v->guides = grown;
-	for (k = 0; k < n; k++, row = jdoc_next(d, row)) {
+	for (k = 0; k < n; k++, row = json_next(d, row)) {
 		struct ui_guide g;
 
-		if (jdoc_type(d, row) != JT_OBJECT ||
+		if (json_type(d, row) != JT_OBJECT ||
 		    int_member(d, row, "pass_index", &g.pass) != 0 ||
 		    int_member(d, row, "layer_id", &g.layer) != 0 ||
 		    guide_ns(d, row, "guide_start_us", &g.start_ns) != 0 ||
@@ -124,13 +124,13 @@ static int add_layers(struct ui_view *v, const struct jdoc *d, int arr, struct b
  * tr-compact gives them. */
 static int add_groups(struct ui_view *v, const struct jdoc *d, int arr, struct buf *why)
 {
-	int n = jdoc_size(d, arr), g = arr + 1, k;
+	int n = json_size(d, arr), g = arr + 1, k;
 	struct buf name = BUF_INIT;
 	int rc = UI_OK;
 
-	for (k = 0; k < n && rc == UI_OK; k++, g = jdoc_next(d, g)) {
-		int kind = jdoc_type(d, g) == JT_OBJECT ? jdoc_find(d, g, "kind") : -1;
-		int dev = kind >= 0 ? jdoc_find(d, g, "device") : -1;
+	for (k = 0; k < n && rc == UI_OK; k++, g = json_next(d, g)) {
+		int kind = json_type(d, g) == JT_OBJECT ? json_find(d, g, "kind") : -1;
+		int dev = kind >= 0 ? json_find(d, g, "device") : -1;
 		int64_t lanes, pid, lane;
 		const char *dt;
 		size_t dn;
@@ -140,14 +140,14 @@ static int add_groups(struct ui_view *v, const struct jdoc *d, int arr, struct b
 			rc = bad(why, "a compaction group lacks kind, device, lanes or display_pid");
 			break;
 		}
-		if (!jdoc_str_eq(d, kind, "activity"))
+		if (!json_str_eq(d, kind, "activity"))
 			continue;
 		/* the device as tr-compact writes it: the number text, or the
 		 * string's bytes */
-		if (jdoc_type(d, dev) == JT_STRING) {
+		if (json_type(d, dev) == JT_STRING) {
 			struct buf tmp = BUF_INIT;
 
-			if (jdoc_unescape(d, dev, &tmp) != 0) {
+			if (json_token_unescape(d, dev, &tmp) != 0) {
 				buf_release(&tmp);
 				rc = UI_NOMEM;
 				break;
@@ -162,7 +162,7 @@ static int add_groups(struct ui_view *v, const struct jdoc *d, int arr, struct b
 			}
 			buf_release(&tmp);
 		} else {
-			dt = jdoc_text(d, dev, &dn);
+			dt = json_text(d, dev, &dn);
 			for (lane = 1; lane <= lanes && rc == UI_OK; lane++) {
 				buf_reset(&name);
 				if (buf_printf(&name, "GPU lane %lld (synthetic; device %.*s)",
@@ -185,43 +185,43 @@ int ui_view_add_report(struct ui_view *v, const char *text, size_t len, struct b
 	int nomem = 0, rc = UI_OK, t, w;
 
 	trim(&text, &len);
-	if (jdoc_parse(&d, text, len, &nomem) != 0) {
-		jdoc_free(&d);
+	if (json_parse(&d, text, len, &nomem) != 0) {
+		json_free(&d);
 		return nomem ? UI_NOMEM : bad(why, "not valid JSON");
 	}
-	if (jdoc_type(&d, 0) != JT_OBJECT) {
-		jdoc_free(&d);
+	if (json_type(&d, 0) != JT_OBJECT) {
+		json_free(&d);
 		return bad(why, "not a JSON object");
 	}
-	t = jdoc_find(&d, 0, "track_name");
-	if (t >= 0 && jdoc_type(&d, t) == JT_STRING) {
+	t = json_find(&d, 0, "track_name");
+	if (t >= 0 && json_type(&d, t) == JT_STRING) {
 		struct buf name = BUF_INIT;
 		int64_t pid;
 
-		if (jdoc_unescape(&d, t, &name) != 0)
+		if (json_token_unescape(&d, t, &name) != 0)
 			rc = UI_NOMEM;
 		else
 			rc = add_pin(v, name.p, name.len);
 		buf_release(&name);
 		if (rc == UI_OK && int_member(&d, 0, "pid", &pid) == 0)
 			rc = add_pid(v, pid);
-	} else if (t >= 0 && jdoc_type(&d, t) != JT_PRIMITIVE) {
+	} else if (t >= 0 && json_type(&d, t) != JT_PRIMITIVE) {
 		rc = bad(why, "\"track_name\" is not a string");
 	}
-	t = jdoc_find(&d, 0, "layers");
+	t = json_find(&d, 0, "layers");
 	if (rc == UI_OK && t >= 0)
-		rc = jdoc_type(&d, t) == JT_ARRAY ? add_layers(v, &d, t, why)
+		rc = json_type(&d, t) == JT_ARRAY ? add_layers(v, &d, t, why)
 		   : bad(why, "\"layers\" is not an array");
-	t = jdoc_find(&d, 0, "compaction");
-	if (t >= 0 && jdoc_type(&d, t) != JT_OBJECT)
+	t = json_find(&d, 0, "compaction");
+	if (t >= 0 && json_type(&d, t) != JT_OBJECT)
 		t = -1;
-	t = jdoc_find(&d, t >= 0 ? t : 0, "groups");
+	t = json_find(&d, t >= 0 ? t : 0, "groups");
 	if (rc == UI_OK && t >= 0)
-		rc = jdoc_type(&d, t) == JT_ARRAY ? add_groups(v, &d, t, why)
+		rc = json_type(&d, t) == JT_ARRAY ? add_groups(v, &d, t, why)
 		   : bad(why, "\"groups\" is not an array");
 	/* tr-window's report: the window in exact ns */
-	w = jdoc_find(&d, 0, "window_start_ns");
-	if (rc == UI_OK && (w >= 0 || jdoc_find(&d, 0, "window_end_ns") >= 0)) {
+	w = json_find(&d, 0, "window_start_ns");
+	if (rc == UI_OK && (w >= 0 || json_find(&d, 0, "window_end_ns") >= 0)) {
 		if (int_member(&d, 0, "window_start_ns", &v->window_start_ns) != 0 ||
 		    int_member(&d, 0, "window_end_ns", &v->window_end_ns) != 0 ||
 		    v->window_end_ns < v->window_start_ns)
@@ -230,7 +230,7 @@ int ui_view_add_report(struct ui_view *v, const char *text, size_t len, struct b
 		else
 			v->have_window = 1;
 	}
-	jdoc_free(&d);
+	json_free(&d);
 	return rc;
 }
 
@@ -240,14 +240,14 @@ int ui_report_source_file(const char *text, size_t len, struct buf *out)
 	int nomem = 0, t, rc = 0;
 
 	trim(&text, &len);
-	if (jdoc_parse(&d, text, len, &nomem) != 0) {
-		jdoc_free(&d);
+	if (json_parse(&d, text, len, &nomem) != 0) {
+		json_free(&d);
 		return nomem ? UI_NOMEM : UI_BAD;
 	}
-	t = jdoc_type(&d, 0) == JT_OBJECT ? jdoc_find(&d, 0, "source_file") : -1;
-	if (t >= 0 && jdoc_type(&d, t) == JT_STRING)
-		rc = jdoc_unescape(&d, t, out) == 0 ? 1 : UI_NOMEM;
-	jdoc_free(&d);
+	t = json_type(&d, 0) == JT_OBJECT ? json_find(&d, 0, "source_file") : -1;
+	if (t >= 0 && json_type(&d, t) == JT_STRING)
+		rc = json_token_unescape(&d, t, out) == 0 ? 1 : UI_NOMEM;
+	json_free(&d);
 	return rc;
 }
 

@@ -37,7 +37,7 @@ static void ev_read_moved(const char *line, size_t len, struct member *m)
 static int int_of(struct verify *v, const struct jdoc *d, int obj, const char *key,
 		  const char *path, int64_t *value)
 {
-	if (jdoc_int64(d, jdoc_find(d, obj, key), value) != 0)
+	if (json_int64(d, json_find(d, obj, key), value) != 0)
 		return verifycheck_trouble(v->vc, "%s: no integer %s", path, key);
 	return 0;
 }
@@ -52,7 +52,7 @@ static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
 
 	if (tok < 0)
 		return NULL;
-	p = jdoc_raw(d, tok, &n);
+	p = json_raw(d, tok, &n);
 	if ((copy = verifycheck_dup(p, n)) == NULL)
 		*nomem = 1;
 	return copy;
@@ -69,27 +69,27 @@ static int cmp_retired(const void *a, const void *b)
  * groups; 0, or -1. */
 static int load_groups(struct verify *v, const struct jdoc *d, int groups, const char *path)
 {
-	int k, g, n = jdoc_size(d, groups), nomem = 0;
+	int k, g, n = json_size(d, groups), nomem = 0;
 
-	for (k = 0, g = groups + 1; k < n; k++, g = jdoc_next(d, g)) {
-		int tids = jdoc_find(d, g, "lane_tids"), t, m, kind = jdoc_find(d, g, "kind");
-		char *pid = raw_dup(d, jdoc_find(d, g, "display_pid"), &nomem);
+	for (k = 0, g = groups + 1; k < n; k++, g = json_next(d, g)) {
+		int tids = json_find(d, g, "lane_tids"), t, m, kind = json_find(d, g, "kind");
+		char *pid = raw_dup(d, json_find(d, g, "display_pid"), &nomem);
 		if (nomem)
 			return verifycheck_nomem(v->vc);
-		if (pid == NULL || jdoc_type(d, tids) != JT_ARRAY) {
+		if (pid == NULL || json_type(d, tids) != JT_ARRAY) {
 			free(pid);
 			return verifycheck_trouble(v->vc, "%s: group without display_pid or "
 						   "lane_tids", path);
 		}
-		if (jdoc_size(d, tids) > v->max_lanes)
+		if (json_size(d, tids) > v->max_lanes)
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "report: group pid %s has %d "
-					 "lanes > max_lanes %" PRId64, pid, jdoc_size(d, tids),
+					 "lanes > max_lanes %" PRId64, pid, json_size(d, tids),
 					 v->max_lanes);
-		if (jdoc_str_eq(d, kind, "scope") && intern_id(&v->scope_pids, pid, strlen(pid)) < 0)
+		if (json_str_eq(d, kind, "scope") && intern_id(&v->scope_pids, pid, strlen(pid)) < 0)
 			nomem = 1;
-		for (m = 0, t = tids + 1; !nomem && m < jdoc_size(d, tids); m++, t = jdoc_next(d, t)) {
+		for (m = 0, t = tids + 1; !nomem && m < json_size(d, tids); m++, t = json_next(d, t)) {
 			size_t tn;
-			const char *tid = jdoc_raw(d, t, &tn);
+			const char *tid = json_raw(d, t, &tn);
 			buf_reset(&v->tmp);
 			buf_addstr(&v->tmp, pid);
 			buf_addch(&v->tmp, '\001');
@@ -106,10 +106,10 @@ static int load_groups(struct verify *v, const struct jdoc *d, int groups, const
 
 static int load_compaction(struct verify *v, const struct jdoc *d, int obj, const char *path)
 {
-	int groups = jdoc_find(d, obj, "groups"), ret = jdoc_find(d, obj, "retired_track_metadata");
+	int groups = json_find(d, obj, "groups"), ret = json_find(d, obj, "retired_track_metadata");
 	int k, g, n, nomem = 0;
 
-	if (jdoc_type(d, groups) != JT_ARRAY || jdoc_type(d, ret) != JT_ARRAY)
+	if (json_type(d, groups) != JT_ARRAY || json_type(d, ret) != JT_ARRAY)
 		return verifycheck_trouble(v->vc, "%s: a compaction report needs groups and "
 					   "retired_track_metadata", path);
 	v->have_compact = 1;
@@ -119,19 +119,19 @@ static int load_compaction(struct verify *v, const struct jdoc *d, int obj, cons
 	free(v->lanes);
 	if ((v->lanes = calloc(v->lane_keys.n + 1, sizeof *v->lanes)) == NULL)
 		return verifycheck_nomem(v->vc);
-	n = jdoc_size(d, ret);
+	n = json_size(d, ret);
 	for (k = 0; k < (int)v->nretired; k++)
 		free(v->retired[k].text);
 	free(v->retired);
 	v->nretired = 0;
 	if ((v->retired = calloc((size_t)n + 1, sizeof *v->retired)) == NULL)
 		return verifycheck_nomem(v->vc);
-	for (k = 0, g = ret + 1; k < n; k++, g = jdoc_next(d, g)) {
+	for (k = 0, g = ret + 1; k < n; k++, g = json_next(d, g)) {
 		int64_t index;
 		if (int_of(v, d, g, "source_event_index", path, &index) != 0)
 			return -1;
 		v->retired[k].index = (uint64_t)index;
-		v->retired[k].text = raw_dup(d, jdoc_find(d, g, "event"), &nomem);
+		v->retired[k].text = raw_dup(d, json_find(d, g, "event"), &nomem);
 		v->nretired = (size_t)k + 1;
 		if (nomem)
 			return verifycheck_nomem(v->vc);
@@ -146,14 +146,14 @@ static int load_compaction(struct verify *v, const struct jdoc *d, int obj, cons
 static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const char *path)
 {
 	size_t n;
-	int sha = jdoc_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256);
+	int sha = json_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256);
 	const char *text;
 
-	if (jdoc_type(d, sha) != JT_STRING) {
+	if (json_type(d, sha) != JT_STRING) {
 		verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: no source_sha256", path);
 		return;
 	}
-	text = jdoc_text(d, sha, &n);
+	text = json_text(d, sha, &n);
 	buf_printf(&v->sha_claims, "%s\t%.*s\n", path, (int)n, text);
 }
 
@@ -168,7 +168,7 @@ static int load_layers(struct verify *v, const struct jdoc *d, const char *path,
 		return verifycheck_trouble(v->vc, "%s: a second layers report (give one)", path);
 	v->have_layers = 1;
 	v->layers_fd = fd;
-	v->guide_pid = raw_dup(d, jdoc_find(d, 0, "pid"), &nomem);
+	v->guide_pid = raw_dup(d, json_find(d, 0, "pid"), &nomem);
 	if (nomem)
 		return verifycheck_nomem(v->vc);
 	v->guide_pid_len = v->guide_pid ? strlen(v->guide_pid) : 0;
@@ -182,8 +182,8 @@ static int load_layers(struct verify *v, const struct jdoc *d, const char *path,
 	if (verifysel_load(&v->sel, d, path, v->num_layers, v->passes, v->first_layer, fd,
 			   rows_at, nrows) != 0)
 		return -1;
-	comp = jdoc_find(d, 0, "compaction");
-	if (jdoc_type(d, comp) == JT_OBJECT)
+	comp = json_find(d, 0, "compaction");
+	if (json_type(d, comp) == JT_OBJECT)
 		return load_compaction(v, d, comp, path);
 	return 0;
 }
@@ -201,14 +201,14 @@ int verify_load_report(struct verify *v, const char *path)
 		return verifycheck_report_error(v->vc, path, &e);
 	if (trstream_report_head(&r, "\"layers\"", &head, &rows_at, &nrows, &e) != 0) {
 		verifycheck_report_error(v->vc, path, &e);
-	} else if (jdoc_parse(&d, head.p, head.len, NULL) != 0 || jdoc_type(&d, 0) != JT_OBJECT) {
+	} else if (json_parse(&d, head.p, head.len, NULL) != 0 || json_type(&d, 0) != JT_OBJECT) {
 		verifycheck_trouble(v->vc, "%s: not a JSON object", path);
 	} else {
 		claim_sha(v, &d, 0, path);
-		if (jdoc_find(&d, 0, "guide_tid") >= 0) {
+		if (json_find(&d, 0, "guide_tid") >= 0) {
 			keep_fd = !v->have_layers;
 			rc = load_layers(v, &d, path, r.fd, rows_at, nrows);
-		} else if (jdoc_find(&d, 0, "groups") >= 0) {
+		} else if (json_find(&d, 0, "groups") >= 0) {
 			rc = load_compaction(v, &d, 0, path);
 		} else {
 			verifycheck_trouble(v->vc, "%s: neither a layers nor a compaction report",
@@ -217,7 +217,7 @@ int verify_load_report(struct verify *v, const char *path)
 	}
 	if (!keep_fd)
 		close(r.fd);
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&head);
 	return rc;
 }
@@ -418,35 +418,35 @@ static int undo(struct verify *v, const char *line, size_t len, const struct mem
 
 	if (memchr(line, '\\', len) == NULL)
 		return undo_plain(line, len, m, key, out, source_index);
-	if (jdoc_parse(d, line, len, NULL) != 0)
+	if (json_parse(d, line, len, NULL) != 0)
 		return -1;
-	args = jdoc_find(d, 0, "args");
-	note = jdoc_find(d, args, TRSTREAM_KEY_COMPACT_TRACK);
-	pid = jdoc_find(d, 0, "pid");
-	tid = jdoc_find(d, 0, "tid");
-	if (jdoc_type(d, note) != JT_OBJECT || pid < 0 || tid < 0)
+	args = json_find(d, 0, "args");
+	note = json_find(d, args, TRSTREAM_KEY_COMPACT_TRACK);
+	pid = json_find(d, 0, "pid");
+	tid = json_find(d, 0, "tid");
+	if (json_type(d, note) != JT_OBJECT || pid < 0 || tid < 0)
 		return -1;
-	opid = jdoc_find(d, note, "pid");
-	otid = jdoc_find(d, note, "tid");
-	had = jdoc_find(d, note, "had_args");
-	if (opid < 0 || otid < 0 || jdoc_int64(d, jdoc_find(d, note, "source_event_index"), &idx) != 0 ||
-	    idx < 0 || (!jdoc_str_eq(d, had, "true") && jdoc_type(d, had) != JT_PRIMITIVE))
+	opid = json_find(d, note, "pid");
+	otid = json_find(d, note, "tid");
+	had = json_find(d, note, "had_args");
+	if (opid < 0 || otid < 0 || json_int64(d, json_find(d, note, "source_event_index"), &idx) != 0 ||
+	    idx < 0 || (!json_str_eq(d, had, "true") && json_type(d, had) != JT_PRIMITIVE))
 		return -1;
 	*source_index = (uint64_t)idx;
-	praw = jdoc_raw(d, pid, &pn);
-	traw = jdoc_raw(d, tid, &tn);
-	opraw = jdoc_raw(d, opid, &opn);
-	otraw = jdoc_raw(d, otid, &otn);
-	araw = jdoc_raw(d, args, &an);
-	nraw = jdoc_raw(d, note, &nn);
+	praw = json_raw(d, pid, &pn);
+	traw = json_raw(d, tid, &tn);
+	opraw = json_raw(d, opid, &opn);
+	otraw = json_raw(d, otid, &otn);
+	araw = json_raw(d, args, &an);
+	nraw = json_raw(d, note, &nn);
 	{
 		size_t hl;
-		const char *h = jdoc_raw(d, had, &hl);
+		const char *h = json_raw(d, had, &hl);
 		int had_args = hl == 4 && memcmp(h, "true", 4) == 0;
 
 		if (!had_args && !(hl == 5 && memcmp(h, "false", 5) == 0))
 			return -1;
-		if (!had_args && jdoc_size(d, args) != 1)
+		if (!had_args && json_size(d, args) != 1)
 			return -1;
 		e[0].at = (size_t)(praw - line);
 		e[0].end = e[0].at + pn;
@@ -456,8 +456,8 @@ static int undo(struct verify *v, const char *line, size_t len, const struct mem
 		e[1].end = e[1].at + tn;
 		e[1].text = otraw;
 		e[1].len = otn;
-		return undo_edits(line, len, had_args, jdoc_raw_offset(d, note - 1),
-				  (size_t)(nraw - line) + nn, jdoc_raw_offset(d, args - 1),
+		return undo_edits(line, len, had_args, json_raw_offset(d, note - 1),
+				  (size_t)(nraw - line) + nn, json_raw_offset(d, args - 1),
 				  (size_t)(araw - line) + an, e, out);
 	}
 }
@@ -706,16 +706,16 @@ static int check_identity(struct verify *v, const char *tail, size_t len)
 	int64_t bytes;
 
 	verifycheck_ran(v->vc, VERIFYCHECK_IDENTITY);
-	if (jdoc_parse(&d, tail, len, NULL) != 0 ||
-	    jdoc_type(&d, sha = jdoc_find(&d, 0, TRSTREAM_KEY_SOURCE_SHA256)) != JT_STRING) {
-		jdoc_free(&d);
+	if (json_parse(&d, tail, len, NULL) != 0 ||
+	    json_type(&d, sha = json_find(&d, 0, TRSTREAM_KEY_SOURCE_SHA256)) != JT_STRING) {
+		json_free(&d);
 		return verifycheck_trouble(v->vc, "%s: no digest from the decoder", v->src_path);
 	}
 	if (int_of(v, &d, 0, "source_bytes", v->src_path, &bytes) != 0) {
-		jdoc_free(&d);
+		json_free(&d);
 		return -1;
 	}
-	actual = jdoc_text(&d, sha, &n);
+	actual = json_text(&d, sha, &n);
 	for (line = strtok_r(v->sha_claims.p, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
@@ -731,7 +731,7 @@ static int check_identity(struct verify *v, const char *tail, size_t len)
 	if (claims == 0)
 		verifycheck_figures(v->vc, VERIFYCHECK_IDENTITY, " (no report beside the output: "
 				    "it must then equal the source)");
-	jdoc_free(&d);
+	json_free(&d);
 	return 0;
 }
 
@@ -747,7 +747,7 @@ static int compare_members(struct verify *v, const char *a, size_t alen, const c
 
 	if (trstream_record_members(&v->doc, a, alen, &am, &an) != 0 ||
 	    trstream_record_members(&d, b, blen, &bm, &bn) != 0) {
-		jdoc_free(&d);
+		json_free(&d);
 		return verifycheck_trouble(v->vc, "malformed stream record");
 	}
 	if (an != bn || memcmp(am, bm, an) != 0) {
@@ -756,7 +756,7 @@ static int compare_members(struct verify *v, const char *a, size_t alen, const c
 		verifycheck_fail(v->vc, c, "top-level members %s traceEvents differ: %s", where, diff.p);
 		buf_release(&diff);
 	}
-	jdoc_free(&d);
+	json_free(&d);
 	return 0;
 }
 
@@ -1010,8 +1010,8 @@ void verify_free(struct verify *v)
 	intern_free(&v->lane_keys);
 	intern_free(&v->scope_pids);
 	intern_free(&v->cats);
-	jdoc_free(&v->doc);
-	jdoc_free(&v->wdoc);
+	json_free(&v->doc);
+	json_free(&v->wdoc);
 	buf_release(&v->tmp);
 	buf_release(&v->undone_text);
 	buf_release(&v->diff);
@@ -1029,13 +1029,13 @@ void verify_free(struct verify *v)
 static int load_dropped(struct verify *v, const char *window_path)
 {
 	struct jdoc *d = &v->wdoc;
-	int rows = jdoc_find(d, 0, "dropped_events"), tok;
+	int rows = json_find(d, 0, "dropped_events"), tok;
 	size_t k, cap = 0;
 
-	for (k = 0, tok = rows + 1; rows >= 0 && k < (size_t)jdoc_size(d, rows);
-	     k++, tok = jdoc_next(d, tok)) {
+	for (k = 0, tok = rows + 1; rows >= 0 && k < (size_t)json_size(d, rows);
+	     k++, tok = json_next(d, tok)) {
 		int64_t idx;
-		if (jdoc_int64(d, jdoc_find(d, tok, "source_index"), &idx) != 0 || idx < 0)
+		if (json_int64(d, json_find(d, tok, "source_index"), &idx) != 0 || idx < 0)
 			return verifycheck_trouble(v->vc, "%s: a dropped_events row without "
 						   "source_index", window_path);
 		if (v->ndropped == cap &&
@@ -1065,10 +1065,10 @@ int verify_window_load(struct verify *v, const char *window_path)
 		return verifycheck_trouble_errno(v->vc, e.errnum, "%s", window_path);
 	if (rc != 0)
 		return verifycheck_report_error(v->vc, window_path, &e);
-	if (jdoc_parse(&v->wdoc, v->wtext.p, v->wtext.len, NULL) != 0 ||
-	    jdoc_type(&v->wdoc, 0) != JT_OBJECT ||
-	    jdoc_int64(&v->wdoc, jdoc_find(&v->wdoc, 0, "window_start_ns"), &v->w0) != 0 ||
-	    jdoc_int64(&v->wdoc, jdoc_find(&v->wdoc, 0, "window_end_ns"), &v->w1) != 0)
+	if (json_parse(&v->wdoc, v->wtext.p, v->wtext.len, NULL) != 0 ||
+	    json_type(&v->wdoc, 0) != JT_OBJECT ||
+	    json_int64(&v->wdoc, json_find(&v->wdoc, 0, "window_start_ns"), &v->w0) != 0 ||
+	    json_int64(&v->wdoc, json_find(&v->wdoc, 0, "window_end_ns"), &v->w1) != 0)
 		return verifycheck_trouble(v->vc, "%s: not a window report (no window_start_ns "
 					   "and window_end_ns)", window_path);
 	claim_sha(v, &v->wdoc, 0, window_path);
@@ -1185,8 +1185,8 @@ int verify_window_events(struct verify *v, struct stream_in *src, struct stream_
 void verify_window_finish(struct verify *v)
 {
 	size_t n = 0;
-	int tok = jdoc_find(&v->wdoc, 0, "spec");
-	const char *spec = tok >= 0 ? jdoc_raw(&v->wdoc, tok, &n) : "";
+	int tok = json_find(&v->wdoc, 0, "spec");
+	const char *spec = tok >= 0 ? json_raw(&v->wdoc, tok, &n) : "";
 
 	verifycheck_figures(v->vc, VERIFYCHECK_WINDOW, "%" PRIu64 " events of %" PRIu64 " kept, "
 			    "byte for byte and in order; %zu overlapping events dropped as the "

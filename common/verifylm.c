@@ -26,10 +26,10 @@ static int lm_add(struct verifylm *lm, struct verifylm_marks *set, int64_t key, 
 	if (d != NULL) {
 		size_t n;
 		const char *raw;
-		int pid = jdoc_find(d, 0, "pid"), tid = jdoc_find(d, 0, "tid");
-		if (pid >= 0 && (raw = jdoc_raw(d, pid, &n), (m->pid = verifycheck_dup(raw, n)) == NULL))
+		int pid = json_find(d, 0, "pid"), tid = json_find(d, 0, "tid");
+		if (pid >= 0 && (raw = json_raw(d, pid, &n), (m->pid = verifycheck_dup(raw, n)) == NULL))
 			return verifycheck_nomem(lm->vc);
-		if (tid >= 0 && (raw = jdoc_raw(d, tid, &n), (m->tid = verifycheck_dup(raw, n)) == NULL))
+		if (tid >= 0 && (raw = json_raw(d, tid, &n), (m->tid = verifycheck_dup(raw, n)) == NULL))
 			return verifycheck_nomem(lm->vc);
 	}
 	return 0;
@@ -42,7 +42,7 @@ static const char *raw_of(const struct jdoc *d, int tok, size_t *n)
 		*n = 0;
 		return NULL;
 	}
-	return jdoc_raw(d, tok, n);
+	return json_raw(d, tok, n);
 }
 
 static int lm_cmp_ns(const void *a, const void *b)
@@ -107,10 +107,10 @@ static int claims_landmark(struct verifylm *lm, const char *path)
 	if (trstream_report_head(&r, "\"layers\"", &head, &rows_at, &nrows, &e) != 0)
 		verifycheck_report_error(lm->vc, path, &e);
 	else
-		claims = jdoc_parse(&d, head.p, head.len, NULL) == 0 &&
-			 jdoc_type(&d, jdoc_find(&d, 0, "confirm_regex")) == JT_STRING;
+		claims = json_parse(&d, head.p, head.len, NULL) == 0 &&
+			 json_type(&d, json_find(&d, 0, "confirm_regex")) == JT_STRING;
 	close(r.fd);
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&head);
 	return claims;
 }
@@ -154,23 +154,23 @@ static int load_one(struct verifylm *lm, const char *path)
 		return claims;
 	if (read_whole(lm, path) != 0)
 		return -1;
-	if (jdoc_parse(d, lm->text.p, lm->text.len, NULL) != 0 || jdoc_find(d, 0, "guide_tid") < 0)
+	if (json_parse(d, lm->text.p, lm->text.len, NULL) != 0 || json_find(d, 0, "guide_tid") < 0)
 		return 0;
-	rx = jdoc_find(d, 0, "confirm_regex");
-	if (jdoc_type(d, rx) != JT_STRING)
+	rx = json_find(d, 0, "confirm_regex");
+	if (json_type(d, rx) != JT_STRING)
 		return 0;
 	buf_reset(&lm->name);
-	if (jdoc_unescape(d, rx, &lm->name) != 0 || memchr(lm->name.p, '\0', lm->name.len) != NULL ||
+	if (json_token_unescape(d, rx, &lm->name) != 0 || memchr(lm->name.p, '\0', lm->name.len) != NULL ||
 	    (lm->re = regex_compile(lm->name.p, err, sizeof err)) == NULL)
 		return verifycheck_trouble(lm->vc, "%s: confirm_regex: not a usable pattern", path);
-	v = raw_of(d, jdoc_find(d, 0, "confirm_cpu"), &vn);
+	v = raw_of(d, json_find(d, 0, "confirm_cpu"), &vn);
 	lm->cpu = v != NULL && vn == 4 && memcmp(v, "true", 4) == 0;
-	lm->rows = jdoc_find(d, 0, "layers");
-	lm->pid = raw_of(d, jdoc_find(d, 0, "pid"), &lm->pn);
-	lm->dev = raw_of(d, jdoc_find(d, 0, "device"), &lm->dn);
+	lm->rows = json_find(d, 0, "layers");
+	lm->pid = raw_of(d, json_find(d, 0, "pid"), &lm->pn);
+	lm->dev = raw_of(d, json_find(d, 0, "device"), &lm->dn);
 	lm->path = path;
-	lm->rxraw = jdoc_raw(d, rx, &lm->rxn);
-	if (jdoc_type(d, lm->rows) != JT_ARRAY || lm->pid == NULL || lm->dev == NULL)
+	lm->rxraw = json_raw(d, rx, &lm->rxn);
+	if (json_type(d, lm->rows) != JT_ARRAY || lm->pid == NULL || lm->dev == NULL)
 		return verifycheck_trouble(lm->vc, "%s: a landmark without layers, pid or device",
 					   path);
 	return 1;
@@ -186,11 +186,11 @@ int verifylm_load(struct verifylm *lm, const char *const *reports, int nreports)
 	if (rc <= 0)
 		return rc;
 	verifycheck_ran(lm->vc, VERIFYCHECK_LANDMARK);
-	lm->nrows = jdoc_size(d, lm->rows);
+	lm->nrows = json_size(d, lm->rows);
 	/* the guides' anchors by start time, to find their correlations */
-	for (k = 0, r = lm->rows + 1; k < lm->nrows; k++, r = jdoc_next(d, r)) {
+	for (k = 0, r = lm->rows + 1; k < lm->nrows; k++, r = json_next(d, r)) {
 		size_t tn;
-		const char *t = raw_of(d, jdoc_find(d, r, "start_us"), &tn);
+		const char *t = raw_of(d, json_find(d, r, "start_us"), &tn);
 		int sub;
 		int64_t ns = 0;
 		if (t == NULL || tsnum_us_to_ns(t, tn, &ns, &sub) != NUM_OK)
@@ -222,18 +222,18 @@ static int see_event(struct verifylm *lm, const char *line, size_t len, const ch
 				    event_category_has(cat, cn, "python_function") ||
 				    event_category_has(cat, cn, "Operator"))))
 		return 0;
-	if (jdoc_parse(ev, line, len, NULL) != 0 ||
-	    (v = raw_of(ev, jdoc_find(ev, 0, "ts"), &vn)) == NULL ||
+	if (json_parse(ev, line, len, NULL) != 0 ||
+	    (v = raw_of(ev, json_find(ev, 0, "ts"), &vn)) == NULL ||
 	    tsnum_us_to_ns(v, vn, &ns, &sub) != NUM_OK)
 		return 0;
-	args = jdoc_find(ev, 0, "args");
-	if (jdoc_type(ev, args) == JT_OBJECT)
-		(void)jdoc_int64(ev, jdoc_find(ev, args, "correlation"), &corr);
+	args = json_find(ev, 0, "args");
+	if (json_type(ev, args) == JT_OBJECT)
+		(void)json_int64(ev, json_find(ev, args, "correlation"), &corr);
 	if (is_kernel) {
-		const char *p = raw_of(ev, jdoc_find(ev, 0, "pid"), &vn);
-		int dv = jdoc_type(ev, args) == JT_OBJECT ? jdoc_find(ev, args, "device") : -1;
+		const char *p = raw_of(ev, json_find(ev, 0, "pid"), &vn);
+		int dv = json_type(ev, args) == JT_OBJECT ? json_find(ev, args, "device") : -1;
 		size_t dl = 4;
-		const char *dt = dv >= 0 ? jdoc_raw(ev, dv, &dl) : "null";
+		const char *dt = dv >= 0 ? json_raw(ev, dv, &dl) : "null";
 		if (p == NULL || vn != lm->pn || memcmp(p, lm->pid, lm->pn) != 0 || dl != lm->dn ||
 		    memcmp(dt, lm->dev, lm->dn) != 0)
 			return 0;
@@ -241,9 +241,9 @@ static int see_event(struct verifylm *lm, const char *line, size_t len, const ch
 			/* an anchor: a kernel starting at a guide's start_us */
 			struct verifylm_marks *anchors = &lm->anchors;
 			size_t at = lm_lower(anchors, ns, 0), an, en;
-			const char *a, *nm = raw_of(ev, jdoc_find(ev, 0, "name"), &en);
+			const char *a, *nm = raw_of(ev, json_find(ev, 0, "name"), &en);
 			if (at < anchors->n && anchors->v[at].ns == ns && anchors->v[at].key < 0 &&
-			    (a = raw_of(&lm->d, jdoc_find(&lm->d, anchors->v[at].row, "anchor_name"),
+			    (a = raw_of(&lm->d, json_find(&lm->d, anchors->v[at].row, "anchor_name"),
 					  &an)) &&
 			    nm != NULL && an == en && memcmp(a, nm, an) == 0)
 				anchors->v[at].key = corr;
@@ -253,8 +253,8 @@ static int see_event(struct verifylm *lm, const char *line, size_t len, const ch
 		return corr != 0 ? lm_add(lm, &lm->launches, corr, ns, ev) : 0;
 	}
 	buf_reset(&lm->name);
-	if (jdoc_type(ev, jdoc_find(ev, 0, "name")) != JT_STRING ||
-	    jdoc_unescape(ev, jdoc_find(ev, 0, "name"), &lm->name) != 0)
+	if (json_type(ev, json_find(ev, 0, "name")) != JT_STRING ||
+	    json_token_unescape(ev, json_find(ev, 0, "name"), &lm->name) != 0)
 		return 0;
 	if ((rc = regex_search(lm->re, lm->name.p, lm->name.len)) < 0)
 		return verifycheck_trouble(lm->vc, "confirm_regex: matching failed (resource "
@@ -290,13 +290,13 @@ static long count_row(struct verifylm *lm, int r, size_t k, int64_t pass, int64_
 	struct jdoc *d = &lm->d;
 	int64_t lo = lm->anchors.v[k].ns, hi;
 	size_t count = 0, el, i, a;
-	const char *e = raw_of(d, jdoc_find(d, r, "end_us"), &el);
-	int sub, kind_next = jdoc_str_eq(d, jdoc_find(d, r, "boundary_kind"), "next_layer_anchor");
+	const char *e = raw_of(d, json_find(d, r, "end_us"), &el);
+	int sub, kind_next = json_str_eq(d, json_find(d, r, "boundary_kind"), "next_layer_anchor");
 	const struct verifylm_mark *l0 = NULL, *l1 = NULL;
 	const struct verifylm_marks *found = &lm->found, *launches = &lm->launches;
 
 	if (!lm->cpu) {
-		if (!kind_next && !jdoc_str_eq(d, jdoc_find(d, r, "boundary_kind"),
+		if (!kind_next && !json_str_eq(d, json_find(d, r, "boundary_kind"),
 					      "terminal_kernel_end"))
 			return -1;
 		if (e == NULL || tsnum_us_to_ns(e, el, &hi, &sub) != NUM_OK)
@@ -339,13 +339,13 @@ int verifylm_finish(struct verifylm *lm)
 	if (lm->launches.n > 0)
 		qsort(lm->launches.v, lm->launches.n, sizeof *lm->launches.v, lm_cmp_key);
 	for (k = 0, r = lm->rows + 1; k + (lm->cpu ? 1 : 0) < (size_t)lm->nrows;
-	     k++, r = jdoc_next(d, r)) {
+	     k++, r = json_next(d, r)) {
 		int64_t pass = 0, layer = 0;
 		size_t sl;
-		const char *start = raw_of(d, jdoc_find(d, r, "start_us"), &sl);
+		const char *start = raw_of(d, json_find(d, r, "start_us"), &sl);
 		long count;
-		(void)jdoc_int64(d, jdoc_find(d, r, "pass_index"), &pass);
-		(void)jdoc_int64(d, jdoc_find(d, r, "layer_id"), &layer);
+		(void)json_int64(d, json_find(d, r, "pass_index"), &pass);
+		(void)json_int64(d, json_find(d, r, "layer_id"), &layer);
 		if ((count = count_row(lm, r, k, pass, layer)) == -2)
 			return -1;
 		if (count < 0)
@@ -384,6 +384,6 @@ void verifylm_free(struct verifylm *lm)
 	regex_free(lm->re);
 	buf_release(&lm->name);
 	buf_release(&lm->text);
-	jdoc_free(&lm->d);
-	jdoc_free(&lm->ev);
+	json_free(&lm->d);
+	json_free(&lm->ev);
 }

@@ -17,7 +17,7 @@ static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
 
 	if (tok < 0)
 		return NULL;
-	p = jdoc_raw(d, tok, &n);
+	p = json_raw(d, tok, &n);
 	if ((copy = malloc(n + 1)) == NULL) {
 		*nomem = 1;
 		return NULL;
@@ -30,7 +30,7 @@ static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
 static int int_of(struct verifysel *sel, const struct jdoc *d, const char *key,
 		  const char *path, int64_t *v)
 {
-	if (jdoc_int64(d, jdoc_find(d, 0, key), v) != 0)
+	if (json_int64(d, json_find(d, 0, key), v) != 0)
 		return verifycheck_trouble(sel->vc, "%s: no integer %s", path, key);
 	return 0;
 }
@@ -40,17 +40,17 @@ static int int_of(struct verifysel *sel, const struct jdoc *d, const char *key,
 static int report_string(struct verifysel *sel, const struct jdoc *d, const char *key,
 			 int null_ok, const char *path, char **out)
 {
-	int v = jdoc_find(d, 0, key);
+	int v = json_find(d, 0, key);
 	struct buf b = BUF_INIT;
 
 	*out = NULL;
-	if (null_ok && jdoc_type(d, v) == JT_PRIMITIVE) {
+	if (null_ok && json_type(d, v) == JT_PRIMITIVE) {
 		size_t n;
-		const char *raw = jdoc_raw(d, v, &n);
+		const char *raw = json_raw(d, v, &n);
 		if (n == 4 && memcmp(raw, "null", 4) == 0)
 			return 0;
 	}
-	if (jdoc_type(d, v) != JT_STRING || jdoc_unescape(d, v, &b) != 0) {
+	if (json_type(d, v) != JT_STRING || json_token_unescape(d, v, &b) != 0) {
 		buf_release(&b);
 		return verifycheck_trouble(sel->vc, "%s: no string %s", path, key);
 	}
@@ -92,13 +92,13 @@ int verifysel_load(struct verifysel *sel, const struct jdoc *d, const char *path
 	if (report_string(sel, d, "anchor_regex", 0, path, &sel->regex) != 0 ||
 	    report_string(sel, d, "end_anchor_regex", 1, path, &sel->end_regex) != 0)
 		return -1;
-	sel->pid = raw_dup(d, jdoc_find(d, 0, "pid"), &nomem);
-	sel->device = raw_dup(d, jdoc_find(d, 0, "device"), &nomem);
+	sel->pid = raw_dup(d, json_find(d, 0, "pid"), &nomem);
+	sel->device = raw_dup(d, json_find(d, 0, "device"), &nomem);
 	if (nomem)
 		return verifycheck_nomem(sel->vc);
 	if (sel->pid == NULL || sel->device == NULL)
 		return verifycheck_trouble(sel->vc, "%s: no pid or device", path);
-	sel->origin_text = raw_dup(d, jdoc_find(d, 0, "trace_origin_us"), &nomem);
+	sel->origin_text = raw_dup(d, json_find(d, 0, "trace_origin_us"), &nomem);
 	if (nomem)
 		return verifycheck_nomem(sel->vc);
 	if (sel->origin_text == NULL)
@@ -261,9 +261,9 @@ static void number_of(const struct jdoc *d, int v, int64_t *ns, int *sub, int *o
 	size_t n;
 
 	*ok = 0;
-	if (jdoc_type(d, v) != JT_PRIMITIVE)
+	if (json_type(d, v) != JT_PRIMITIVE)
 		return;
-	p = jdoc_text(d, v, &n);
+	p = json_text(d, v, &n);
 	*ok = tsnum_us_to_ns(p, n, ns, sub) == NUM_OK;
 }
 
@@ -325,17 +325,17 @@ int verifysel_see_source(struct verifysel *sel, const char *line, size_t len,
 			index, (int)m[2].len, m[2].p);
 		return 0;
 	}
-	if (jdoc_parse(&sel->edoc, line, len, NULL) != 0)
+	if (json_parse(&sel->edoc, line, len, NULL) != 0)
 		return 0;
-	v = jdoc_find(&sel->edoc, 0, "pid");
-	raw = v < 0 ? "null" : jdoc_raw(&sel->edoc, v, &n);
+	v = json_find(&sel->edoc, 0, "pid");
+	raw = v < 0 ? "null" : json_raw(&sel->edoc, v, &n);
 	if (v < 0)
 		n = 4;
 	if (!raw_is(raw, n, sel->pid))
 		return 0;
-	args = jdoc_find(&sel->edoc, 0, "args");
-	v = jdoc_type(&sel->edoc, args) == JT_OBJECT ? jdoc_find(&sel->edoc, args, "device") : -1;
-	raw = v < 0 ? "null" : jdoc_raw(&sel->edoc, v, &n);
+	args = json_find(&sel->edoc, 0, "args");
+	v = json_type(&sel->edoc, args) == JT_OBJECT ? json_find(&sel->edoc, args, "device") : -1;
+	raw = v < 0 ? "null" : json_raw(&sel->edoc, v, &n);
 	if (v < 0)
 		n = 4;
 	if (!raw_is(raw, n, sel->device))
@@ -343,15 +343,15 @@ int verifysel_see_source(struct verifysel *sel, const char *line, size_t len,
 
 	memset(&c, 0, sizeof c);
 	c.index = index;
-	v = jdoc_find(&sel->edoc, 0, "ts");
+	v = json_find(&sel->edoc, 0, "ts");
 	number_of(&sel->edoc, v, &c.ts_ns, &c.ts_sub, &ok);
 	if (!ok) {
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "source event %" PRIu64 ": a kernel the selection matches "
 			"has no numeric ts, so the matches cannot be ordered", index);
 		return 0;
 	}
-	tsraw = jdoc_raw(&sel->edoc, v, &tn);
-	number_of(&sel->edoc, jdoc_find(&sel->edoc, 0, "dur"), &c.dur_ns, &sub, &c.dur_ok);
+	tsraw = json_raw(&sel->edoc, v, &tn);
+	number_of(&sel->edoc, json_find(&sel->edoc, 0, "dur"), &c.dur_ns, &sub, &c.dur_ok);
 	if (is_end) {
 		return keep_terminal(sel, &c);
 	}
@@ -359,18 +359,18 @@ int verifysel_see_source(struct verifysel *sel, const char *line, size_t len,
 		sel->nmatch++;
 		return 0;
 	}
-	v = jdoc_find(&sel->edoc, 0, "name");
-	raw = jdoc_raw(&sel->edoc, v, &n);
+	v = json_find(&sel->edoc, 0, "name");
+	raw = json_raw(&sel->edoc, v, &n);
 	{
 		int64_t id = intern_id(&sel->texts, raw, n);
 		if (id < 0)
 			return verifycheck_nomem(sel->vc);
 		c.name = sel->texts.keys[id];
-		v = jdoc_find(&sel->edoc, 0, "tid");
+		v = json_find(&sel->edoc, 0, "tid");
 		if (v < 0)
 			raw = "null", n = 4;
 		else
-			raw = jdoc_raw(&sel->edoc, v, &n);
+			raw = json_raw(&sel->edoc, v, &n);
 		if ((id = intern_id(&sel->texts, raw, n)) < 0)
 			return verifycheck_nomem(sel->vc);
 		c.tid = sel->texts.keys[id];
@@ -513,9 +513,9 @@ int verifysel_finish_source(struct verifysel *sel)
 static void arg_is(struct verifysel *sel, const struct jdoc *d, int args, const char *key, const char *want,
 		   size_t k, uint64_t o, const struct verifysel_expect *e)
 {
-	int v = args < 0 ? -1 : jdoc_find(d, args, key);
+	int v = args < 0 ? -1 : json_find(d, args, key);
 	size_t n = 8;
-	const char *raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
+	const char *raw = v < 0 ? "(absent)" : json_raw(d, v, &n);
 
 	if (n != strlen(want) || memcmp(raw, want, n) != 0)
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): args.%s %.*s, expected "
@@ -538,38 +538,38 @@ static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, s
 {
 	const struct verifysel_expect *e = &sel->exp[k];
 	char want[48];
-	int v, args = jdoc_find(d, 0, "args"), sub;
+	int v, args = json_find(d, 0, "args"), sub;
 	size_t n;
 	const char *raw;
 	int64_t ns;
 
 	snprintf(want, sizeof want, "L%" PRId64, e->layer_id);
-	v = jdoc_find(d, 0, "name");
-	if (!jdoc_str_eq(d, v, want)) {
-		raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
+	v = json_find(d, 0, "name");
+	if (!json_str_eq(d, v, want)) {
+		raw = v < 0 ? "(absent)" : json_raw(d, v, &n);
 		if (v < 0)
 			n = 8;
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): name %.*s, expected "
 			"\"%s\" (layer %" PRId64 " of pass %" PRId64 ")", k, o,
 			(int)(n > 200 ? 200 : n), raw, want, e->layer_id, e->pass);
 	}
-	v = jdoc_find(d, 0, "ts");
-	raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
-	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || tsnum_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
+	v = json_find(d, 0, "ts");
+	raw = v < 0 ? "(absent)" : json_raw(d, v, &n);
+	if (v < 0 || json_type(d, v) != JT_PRIMITIVE || tsnum_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
 	    sub || ns != e->start_us * 1000)
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): ts %.*s, expected %"
 			PRId64 ": anchor %" PRId64 " (source event %" PRIu64 ") at ts %s, rounded "
 			"to the microsecond", k, o, (int)(v < 0 ? 8 : n > 200 ? 200 : n), raw,
 			e->start_us, e->anchor_index, e->source_index, e->start_text);
-	v = jdoc_find(d, 0, "dur");
-	raw = v < 0 ? "(absent)" : jdoc_raw(d, v, &n);
-	if (v < 0 || jdoc_type(d, v) != JT_PRIMITIVE || tsnum_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
+	v = json_find(d, 0, "dur");
+	raw = v < 0 ? "(absent)" : json_raw(d, v, &n);
+	if (v < 0 || json_type(d, v) != JT_PRIMITIVE || tsnum_us_to_ns(raw, n, &ns, &sub) != NUM_OK ||
 	    sub || ns != (e->end_us - e->start_us) * 1000)
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): dur %.*s, expected %"
 			PRId64 ": from %" PRId64 " to %s at %s, rounded to %" PRId64, k, o,
 			(int)(v < 0 ? 8 : n > 200 ? 200 : n), raw, e->end_us - e->start_us,
 			e->start_us, kind_words(e->kind), e->end_text, e->end_us);
-	if (jdoc_type(d, args) != JT_OBJECT) {
+	if (json_type(d, args) != JT_OBJECT) {
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): no args object", k, o);
 		return;
 	}
@@ -626,7 +626,7 @@ static int check_row(struct verifysel *sel, const struct jdoc *d, size_t k, uint
 		"anchor_name", "anchor_tid", "start_us", "end_us", "guide_start_us",
 		"guide_end_us", "start_relative_ms", "end_relative_ms", "boundary_kind" };
 	struct jdoc *r = &sel->rdoc;
-	int args = jdoc_find(d, 0, "args");
+	int args = json_find(d, 0, "args");
 	size_t i, more = 0;
 	const char *first = NULL;
 	struct trstream_error err;
@@ -636,28 +636,28 @@ static int check_row(struct verifysel *sel, const struct jdoc *d, size_t k, uint
 		return verifycheck_report_error(sel->vc, sel->rows_path, &err);
 	if (rc == 0)
 		return 0;
-	if (jdoc_type(d, args) == JT_OBJECT) {
+	if (json_type(d, args) == JT_OBJECT) {
 		size_t an;
-		const char *araw = jdoc_raw(d, args, &an);
+		const char *araw = json_raw(d, args, &an);
 		if (row_opens_args(sel->rows.row.p, sel->rows.row.len, araw, an, keys,
 				   sizeof keys / sizeof keys[0]))
 			return 0;
 	}
-	if (jdoc_parse(r, sel->rows.row.p, sel->rows.row.len, NULL) != 0 ||
-	    jdoc_type(r, 0) != JT_OBJECT) {
+	if (json_parse(r, sel->rows.row.p, sel->rows.row.len, NULL) != 0 ||
+	    json_type(r, 0) != JT_OBJECT) {
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "report layers row %zu: not a "
 				 "JSON object", k);
 		return 0;
 	}
-	if (jdoc_type(d, args) != JT_OBJECT)
+	if (json_type(d, args) != JT_OBJECT)
 		args = -1;
 	/* one line per row: the first member that differs, and how many more */
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		int rv = jdoc_find(r, 0, keys[i]);
-		int gv = args < 0 ? -1 : jdoc_find(d, args, keys[i]);
+		int rv = json_find(r, 0, keys[i]);
+		int gv = args < 0 ? -1 : json_find(d, args, keys[i]);
 		size_t rn = 8, gn = 8;
-		const char *rraw = rv < 0 ? "(absent)" : jdoc_raw(r, rv, &rn);
-		const char *graw = gv < 0 ? "(absent)" : jdoc_raw(d, gv, &gn);
+		const char *rraw = rv < 0 ? "(absent)" : json_raw(r, rv, &rn);
+		const char *graw = gv < 0 ? "(absent)" : json_raw(d, gv, &gn);
 		if (rn == gn && memcmp(rraw, graw, rn) == 0)
 			continue;
 		if (first == NULL) {
@@ -682,7 +682,7 @@ int verifysel_guide(struct verifysel *sel, const char *line, size_t len, uint64_
 {
 	size_t k = sel->nguides++;
 
-	if (jdoc_parse(&sel->gdoc, line, len, NULL) != 0) {
+	if (json_parse(&sel->gdoc, line, len, NULL) != 0) {
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64
 				 "): not a JSON object", k, o);
 		return 0;
@@ -743,9 +743,9 @@ void verifysel_free(struct verifysel *sel)
 	regex_free(sel->re);
 	regex_free(sel->end_re);
 	intern_free(&sel->texts);
-	jdoc_free(&sel->edoc);
-	jdoc_free(&sel->gdoc);
-	jdoc_free(&sel->rdoc);
+	json_free(&sel->edoc);
+	json_free(&sel->gdoc);
+	json_free(&sel->rdoc);
 	buf_release(&sel->cat);
 	buf_release(&sel->name);
 	buf_release(&sel->tmp);

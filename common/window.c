@@ -352,7 +352,7 @@ void window_cut_free(struct window_cut *c)
 	window_tally_free(&c->tally);
 	intern_free(&c->pids);
 	intern_free(&c->threads);
-	jdoc_free(&c->doc);
+	json_free(&c->doc);
 	buf_release(&c->rows);
 	buf_release(&c->err);
 	buf_release(&c->key);
@@ -480,26 +480,26 @@ static int see_guide(struct window_cut *c, const char *line, size_t len, int64_t
 	size_t n;
 	const char *t;
 
-	if (jdoc_parse(d, line, len, NULL) != 0) {
+	if (json_parse(d, line, len, NULL) != 0) {
 		buf_reset(&c->err);
 		return buf_addstr(&c->err, "malformed layer guide event") ? -1 : WINDOW_REFUSED;
 	}
-	args = jdoc_find(d, 0, "args");
-	if (jdoc_int64(d, jdoc_find(d, args, "pass_index"), &pass) != 0 ||
-	    jdoc_int64(d, jdoc_find(d, args, "layer_id"), &layer) != 0) {
+	args = json_find(d, 0, "args");
+	if (json_int64(d, json_find(d, args, "pass_index"), &pass) != 0 ||
+	    json_int64(d, json_find(d, args, "layer_id"), &layer) != 0) {
 		buf_reset(&c->err);
 		return buf_printf(&c->err, "layer guide event %" PRIu64 " without args.pass_index "
 				  "and args.layer_id (not written by tr-guides?)", c->events) ?
 			-1 : WINDOW_REFUSED;
 	}
 	/* the exact anchor times widen the rounded guide, never narrow it */
-	if ((tok = jdoc_find(d, args, "start_us")) >= 0) {
-		t = jdoc_raw(d, tok, &n);
+	if ((tok = json_find(d, args, "start_us")) >= 0) {
+		t = json_raw(d, tok, &n);
 		if (window_interval(t, n, NULL, 0, &a, &b) == 0 && a < lo)
 			lo = a;
 	}
-	if ((tok = jdoc_find(d, args, "end_us")) >= 0) {
-		t = jdoc_raw(d, tok, &n);
+	if ((tok = json_find(d, args, "end_us")) >= 0) {
+		t = json_raw(d, tok, &n);
 		if (window_interval(t, n, NULL, 0, &a, &b) == 0 && b > hi)
 			hi = b;
 	}

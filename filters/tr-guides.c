@@ -266,7 +266,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	free(sp);
 	free(pid);
 	trstream_anchors_in_free(&sm);
-	jdoc_free(&td);
+	json_free(&td);
 	buf_release(&ev);
 	buf_release(&ev2);
 	buf_release(&rep);
@@ -348,6 +348,6 @@ int main(int argc, char **argv)
 	buf_release(&st.texts);
 	free(st.source_name);
 	buf_release(&st.summary);
-	jdoc_free(&st.doc);
+	json_free(&st.doc);
 	return EXIT_OK;
 }

@@ -94,34 +94,34 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 	int sub;
 	struct survey_name *s;
 
-	if (jdoc_parse(d, line, len, NULL) != 0 || !jdoc_str_eq(d, jdoc_find(d, 0, "ph"), "X"))
+	if (json_parse(d, line, len, NULL) != 0 || !json_str_eq(d, json_find(d, 0, "ph"), "X"))
 		return;
-	cat = jdoc_find(d, 0, "cat");
-	if (jdoc_type(d, cat) != JT_STRING)
+	cat = json_find(d, 0, "cat");
+	if (json_type(d, cat) != JT_STRING)
 		return;
-	p = jdoc_text(d, cat, &n);
+	p = json_text(d, cat, &n);
 	if (!event_category_has(p, n, "kernel") && !event_category_has(p, n, "Kernel"))
 		return;
-	name = jdoc_find(d, 0, "name");
-	ts = jdoc_find(d, 0, "ts");
-	tid = jdoc_find(d, 0, "tid");
-	if (jdoc_find(d, 0, "pid") < 0 || jdoc_type(d, name) != JT_STRING ||
-	    jdoc_type(d, ts) != JT_PRIMITIVE)
+	name = json_find(d, 0, "name");
+	ts = json_find(d, 0, "ts");
+	tid = json_find(d, 0, "tid");
+	if (json_find(d, 0, "pid") < 0 || json_type(d, name) != JT_STRING ||
+	    json_type(d, ts) != JT_PRIMITIVE)
 		return;
-	p = jdoc_text(d, ts, &n);
+	p = json_text(d, ts, &n);
 	if (tsnum_us_to_ns(p, n, &ts_ns, &sub) != NUM_OK)
 		return;
-	dur = jdoc_find(d, 0, "dur");
-	if (jdoc_type(d, dur) == JT_PRIMITIVE) {
-		p = jdoc_text(d, dur, &n);
+	dur = json_find(d, 0, "dur");
+	if (json_type(d, dur) == JT_PRIMITIVE) {
+		p = json_text(d, dur, &n);
 		if (tsnum_us_to_ns(p, n, &dur_ns, &sub) != NUM_OK || dur_ns < 0)
 			dur_ns = 0;
 	}
-	pid = jdoc_raw(d, jdoc_find(d, 0, "pid"), &pn);
-	args = jdoc_find(d, 0, "args");
-	dev = jdoc_type(d, args) == JT_OBJECT ? jdoc_find(d, args, "device") : -1;
+	pid = json_raw(d, json_find(d, 0, "pid"), &pn);
+	args = json_find(d, 0, "args");
+	dev = json_type(d, args) == JT_OBJECT ? json_find(d, args, "device") : -1;
 	if (dev >= 0)
-		dtext = jdoc_raw(d, dev, &dn);
+		dtext = json_raw(d, dev, &dn);
 
 	buf_reset(&st->tmp);
 	if (buf_add(&st->tmp, pid, pn) != 0 || buf_addch(&st->tmp, '\001') != 0 ||
@@ -133,7 +133,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 		return;
 	}
 	gid = intern_id(&st->groups, st->tmp.p, st->tmp.len);
-	if (gid < 0 || buf_addch(&st->tmp, '\001') != 0 || jdoc_unescape(d, name, &st->tmp) != 0)
+	if (gid < 0 || buf_addch(&st->tmp, '\001') != 0 || json_token_unescape(d, name, &st->tmp) != 0)
 		die_nomem();
 	id = intern_id(&st->keys, st->tmp.p, st->tmp.len);
 	if (id < 0)
@@ -153,7 +153,7 @@ static void see_kernel(struct state *st, const char *line, size_t len)
 			die_nomem();
 	}
 	if (tid >= 0)
-		ttext = jdoc_raw(d, tid, &tn);
+		ttext = json_raw(d, tid, &tn);
 	if (survey_name_add(s, ts_ns, dur_ns, ttext, tn) != 0)
 		die_nomem();
 }
@@ -378,7 +378,7 @@ int main(int argc, char **argv)
 	intern_free(&st.keys);
 	intern_free(&st.groups);
 	intern_free(&st.elsewhere);
-	jdoc_free(&st.doc);
+	json_free(&st.doc);
 	buf_release(&st.tmp);
 	buf_release(&st.origin_text);
 	buf_release(&out);

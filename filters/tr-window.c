@@ -390,7 +390,7 @@ int main(int argc, char **argv)
 	free(recs);
 	free(source_name);
 	window_cut_free(&cut);
-	jdoc_free(&doc);
+	json_free(&doc);
 	buf_release(&sha);
 	buf_release(&table);
 	buf_release(&st.spec);

@@ -98,12 +98,12 @@ static void record_members(struct jdoc *doc, const char *line, size_t len,
 	int members;
 	const char *raw;
 
-	if (jdoc_parse(doc, line, len, NULL) != 0 || jdoc_type(doc, 0) != JT_OBJECT)
+	if (json_parse(doc, line, len, NULL) != 0 || json_type(doc, 0) != JT_OBJECT)
 		fail("a head or tail record that json.c does not parse");
-	members = jdoc_find(doc, 0, "members");
-	if (jdoc_type(doc, members) != JT_OBJECT)
+	members = json_find(doc, 0, "members");
+	if (json_type(doc, members) != JT_OBJECT)
 		fail("a head or tail record without a members object");
-	raw = jdoc_raw(doc, members, tlen);
+	raw = json_raw(doc, members, tlen);
 	if (*tlen < 2 || raw[0] != '{' || raw[*tlen - 1] != '}')
 		fail("members is not an object text");
 	*text = raw + 1;
@@ -152,7 +152,7 @@ static void rebuild(const struct buf *stream, int array_format, struct buf *doc_
 			if (stream_is_control(p, len))
 				fail("an event line that looks like a control record");
 			/* every stage parses events with json.c */
-			if (jdoc_parse(&doc, p, len, NULL) != 0 || jdoc_type(&doc, 0) != JT_OBJECT)
+			if (json_parse(&doc, p, len, NULL) != 0 || json_type(&doc, 0) != JT_OBJECT)
 				fail("an event line that json.c does not parse");
 			if ((events++ && buf_addch(doc_text, ',') != 0) ||
 			    buf_add(doc_text, p, len) != 0)
@@ -163,7 +163,7 @@ static void rebuild(const struct buf *stream, int array_format, struct buf *doc_
 	}
 	if (lineno < 2)
 		fail("a stream without head and tail");
-	jdoc_free(&doc);
+	json_free(&doc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,7 +3,7 @@
  * file descriptor: a memfd where the system has memfd_create, else an
  * unlinked temporary file.  Each event line then goes through the other
  * per-line parsers the stages use: event_member (common/event.c) and
- * jdoc_parse with its accessors (common/json.c, jsmn), which must accept
+ * json_parse with its accessors (common/json.c, jsmn), which must accept
  * every object that the streaming scanner of tr-decode (common/scan.c)
  * accepts as one value.  Nothing may crash, and
  * stream_next must keep its promises:
@@ -109,28 +109,28 @@ static void poke_event(struct jdoc *doc, const char *line, size_t len)
 	 * not JSON (a trailing comma), so only one direction must hold: every
 	 * valid event object tokenizes. */
 	if (len > 0 && line[0] == '{' && scanner_accepts(line, len) &&
-	    jdoc_parse(doc, line, len, NULL) != 0)
-		fail("jdoc_parse refuses a JSON object the scanner accepts");
-	if (jdoc_parse(doc, line, len, NULL) == 0) {
+	    json_parse(doc, line, len, NULL) != 0)
+		fail("json_parse refuses a JSON object the scanner accepts");
+	if (json_parse(doc, line, len, NULL) == 0) {
 		int i, n = doc->ntok;
 		for (i = 0; i < n; i++) {
 			size_t tlen;
 			int64_t v;
-			const char *t = jdoc_text(doc, i, &tlen);
+			const char *t = json_text(doc, i, &tlen);
 			if (t < line || t + tlen > line + len)
-				fail("jdoc_text: text outside the line");
-			if (jdoc_next(doc, i) <= i || jdoc_next(doc, i) > n)
-				fail("jdoc_next: out of order");
-			if (jdoc_type(doc, i) == JT_STRING) {
+				fail("json_text: text outside the line");
+			if (json_next(doc, i) <= i || json_next(doc, i) > n)
+				fail("json_next: out of order");
+			if (json_type(doc, i) == JT_STRING) {
 				buf_reset(&text);
-				(void)jdoc_unescape(doc, i, &text);
-			} else if (jdoc_type(doc, i) == JT_PRIMITIVE) {
-				(void)jdoc_int64(doc, i, &v);
+				(void)json_token_unescape(doc, i, &text);
+			} else if (json_type(doc, i) == JT_PRIMITIVE) {
+				(void)json_int64(doc, i, &v);
 			}
 		}
-		if (jdoc_type(doc, 0) == JT_OBJECT)
+		if (json_type(doc, 0) == JT_OBJECT)
 			for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
-				(void)jdoc_find(doc, 0, keys[k]);
+				(void)json_find(doc, 0, keys[k]);
 	}
 	buf_release(&text);
 }
@@ -187,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (in.events != events)
 		fail("stream_in.events does not count the event lines");
 	stream_in_free(&in);
-	jdoc_free(&doc);
+	json_free(&doc);
 	close(fd);
 	return 0;
 }

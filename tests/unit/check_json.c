@@ -1,4 +1,4 @@
-/* Unit tests for common/json.c: jdoc tokenizing and access (find with
+/* Unit tests for common/json.c: tokenizing (struct jdoc) and access (find with
  * escaped names, next, raw, text, str_eq, int64) and the string escaping
  * and unescaping that jsmn leaves to us. */
 #include <check.h>
@@ -16,11 +16,11 @@ static void parse_ok(struct jdoc *d, const char *js)
 {
 	int nomem = -1;
 
-	ck_assert_msg(jdoc_parse(d, js, strlen(js), &nomem) == 0, "rejected: %s", js);
+	ck_assert_msg(json_parse(d, js, strlen(js), &nomem) == 0, "rejected: %s", js);
 	ck_assert_int_eq(nomem, 0);
 }
 
-/* ---- jdoc_parse ---- */
+/* ---- json_parse ---- */
 
 static const char *const rejected_docs[] = {
 	"{}{}",
@@ -43,10 +43,10 @@ START_TEST(test_parse_rejects)
 	const char *js = rejected_docs[_i];
 	int nomem = -1;
 
-	ck_assert_msg(jdoc_parse(&d, js, strlen(js), &nomem) == -1, "accepted: %s", js);
+	ck_assert_msg(json_parse(&d, js, strlen(js), &nomem) == -1, "accepted: %s", js);
 	ck_assert_int_eq(nomem, 0);
 	ck_assert_int_eq(d.ntok, 0);
-	jdoc_free(&d);
+	json_free(&d);
 }
 END_TEST
 
@@ -56,22 +56,22 @@ START_TEST(test_parse_types_sizes)
 
 	parse_ok(&d, "{\"a\":[1,{\"b\":2}],\"c\":\"x\",\"t\":true,\"n\":null}");
 	ck_assert_int_eq(d.ntok, 13);
-	ck_assert_int_eq(jdoc_type(&d, 0), JT_OBJECT);
-	ck_assert_int_eq(jdoc_size(&d, 0), 4);
-	ck_assert_int_eq(jdoc_type(&d, 1), JT_STRING);
-	ck_assert_int_eq(jdoc_type(&d, 2), JT_ARRAY);
-	ck_assert_int_eq(jdoc_size(&d, 2), 2);
-	ck_assert_int_eq(jdoc_type(&d, 3), JT_PRIMITIVE);
-	ck_assert_int_eq(jdoc_type(&d, 4), JT_OBJECT);
-	ck_assert_int_eq(jdoc_size(&d, 4), 1);
-	ck_assert_int_eq(jdoc_type(&d, 8), JT_STRING);
-	ck_assert_int_eq(jdoc_type(&d, 10), JT_PRIMITIVE);
-	ck_assert_int_eq(jdoc_type(&d, 12), JT_PRIMITIVE);
+	ck_assert_int_eq(json_type(&d, 0), JT_OBJECT);
+	ck_assert_int_eq(json_size(&d, 0), 4);
+	ck_assert_int_eq(json_type(&d, 1), JT_STRING);
+	ck_assert_int_eq(json_type(&d, 2), JT_ARRAY);
+	ck_assert_int_eq(json_size(&d, 2), 2);
+	ck_assert_int_eq(json_type(&d, 3), JT_PRIMITIVE);
+	ck_assert_int_eq(json_type(&d, 4), JT_OBJECT);
+	ck_assert_int_eq(json_size(&d, 4), 1);
+	ck_assert_int_eq(json_type(&d, 8), JT_STRING);
+	ck_assert_int_eq(json_type(&d, 10), JT_PRIMITIVE);
+	ck_assert_int_eq(json_type(&d, 12), JT_PRIMITIVE);
 	/* outside the document */
-	ck_assert_int_eq(jdoc_type(&d, -1), JT_UNDEFINED);
-	ck_assert_int_eq(jdoc_type(&d, 13), JT_UNDEFINED);
-	jdoc_free(&d);
-	jdoc_free(&d);  /* safe twice */
+	ck_assert_int_eq(json_type(&d, -1), JT_UNDEFINED);
+	ck_assert_int_eq(json_type(&d, 13), JT_UNDEFINED);
+	json_free(&d);
+	json_free(&d);  /* safe twice */
 }
 END_TEST
 
@@ -88,18 +88,18 @@ START_TEST(test_parse_many_tokens)
 	ck_assert_int_eq(buf_addch(&js, ']'), 0);
 	parse_ok(&d, js.p);
 	ck_assert_int_eq(d.ntok, 1 + 5000 * 3);
-	ck_assert_int_eq(jdoc_size(&d, 0), 5000);
+	ck_assert_int_eq(json_size(&d, 0), 5000);
 	{
 		int64_t v = -1;
 		int last = 1 + 4999 * 3;
-		ck_assert_int_eq(jdoc_find(&d, last, "i"), last + 2);
-		ck_assert_int_eq(jdoc_int64(&d, last + 2, &v), 0);
+		ck_assert_int_eq(json_find(&d, last, "i"), last + 2);
+		ck_assert_int_eq(json_int64(&d, last + 2, &v), 0);
 		ck_assert_int_eq(v, 4999);
 	}
 	/* the same jdoc parses another text (the tokens are reused) */
 	parse_ok(&d, "{\"k\":1}");
 	ck_assert_int_eq(d.ntok, 3);
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&js);
 }
 END_TEST
@@ -110,11 +110,11 @@ START_TEST(test_parse_failure_resets)
 	struct jdoc d = JDOC_INIT;
 
 	parse_ok(&d, "{\"k\":1}");
-	ck_assert_int_eq(jdoc_parse(&d, S("{}{}"), NULL), -1);
+	ck_assert_int_eq(json_parse(&d, S("{}{}"), NULL), -1);
 	ck_assert_int_eq(d.ntok, 0);
-	ck_assert_int_eq(jdoc_type(&d, 0), JT_UNDEFINED);
-	ck_assert_int_eq(jdoc_find(&d, 0, "k"), -1);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_type(&d, 0), JT_UNDEFINED);
+	ck_assert_int_eq(json_find(&d, 0, "k"), -1);
+	json_free(&d);
 }
 END_TEST
 
@@ -127,16 +127,16 @@ START_TEST(test_next)
 	/* 0 {  1 "a"  2 [  3 1  4 {  5 "b"  6 2  7 "c"  8 "x"  9 "e"  10 [] */
 	parse_ok(&d, "{\"a\":[1,{\"b\":2}],\"c\":\"x\",\"e\":[]}");
 	ck_assert_int_eq(d.ntok, 11);
-	ck_assert_int_eq(jdoc_next(&d, 0), 11);
-	ck_assert_int_eq(jdoc_next(&d, 1), 2);
-	ck_assert_int_eq(jdoc_next(&d, 2), 7);
-	ck_assert_int_eq(jdoc_next(&d, 3), 4);
-	ck_assert_int_eq(jdoc_next(&d, 4), 7);
-	ck_assert_int_eq(jdoc_next(&d, 6), 7);
-	ck_assert_int_eq(jdoc_next(&d, 7), 8);
-	ck_assert_int_eq(jdoc_next(&d, 8), 9);
-	ck_assert_int_eq(jdoc_next(&d, 10), 11);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_next(&d, 0), 11);
+	ck_assert_int_eq(json_next(&d, 1), 2);
+	ck_assert_int_eq(json_next(&d, 2), 7);
+	ck_assert_int_eq(json_next(&d, 3), 4);
+	ck_assert_int_eq(json_next(&d, 4), 7);
+	ck_assert_int_eq(json_next(&d, 6), 7);
+	ck_assert_int_eq(json_next(&d, 7), 8);
+	ck_assert_int_eq(json_next(&d, 8), 9);
+	ck_assert_int_eq(json_next(&d, 10), 11);
+	json_free(&d);
 }
 END_TEST
 
@@ -148,13 +148,13 @@ START_TEST(test_next_empty)
 	/* 0 [  1 ""  2 {}  3 []  4 ""  5 [  6 [] */
 	parse_ok(&d, "[\"\",{},[],\"\",[[]]]");
 	ck_assert_int_eq(d.ntok, 7);
-	ck_assert_int_eq(jdoc_next(&d, 1), 2);
-	ck_assert_int_eq(jdoc_next(&d, 2), 3);
-	ck_assert_int_eq(jdoc_next(&d, 3), 4);
-	ck_assert_int_eq(jdoc_next(&d, 4), 5);
-	ck_assert_int_eq(jdoc_next(&d, 5), 7);
-	ck_assert_int_eq(jdoc_next(&d, 0), 7);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_next(&d, 1), 2);
+	ck_assert_int_eq(json_next(&d, 2), 3);
+	ck_assert_int_eq(json_next(&d, 3), 4);
+	ck_assert_int_eq(json_next(&d, 4), 5);
+	ck_assert_int_eq(json_next(&d, 5), 7);
+	ck_assert_int_eq(json_next(&d, 0), 7);
+	json_free(&d);
 }
 END_TEST
 
@@ -168,43 +168,43 @@ START_TEST(test_find)
 	 * 11 "o" {13 "k" 14}  15 "k"  17 "v"  19 "\/" */
 	parse_ok(&d, "{\"n\\u0061me\":1,\"a\\\"b\":2,\"x\\\\y\":3,\"\\u00e9\":4,\"name\":5,"
 		     "\"o\":{\"k\":6},\"k\":7,\"v\":\"k\",\"\\/\":8}");
-	ck_assert_int_eq(jdoc_find(&d, 0, "name"), 2);   /* the first match */
-	ck_assert_int_eq(jdoc_find(&d, 0, "a\"b"), 4);
-	ck_assert_int_eq(jdoc_find(&d, 0, "x\\y"), 6);
-	ck_assert_int_eq(jdoc_find(&d, 0, "\xc3\xa9"), 8);
-	ck_assert_int_eq(jdoc_find(&d, 0, "o"), 12);
-	ck_assert_int_eq(jdoc_find(&d, 0, "k"), 16);     /* not the nested one */
-	ck_assert_int_eq(jdoc_find(&d, 12, "k"), 14);
-	ck_assert_int_eq(jdoc_find(&d, 0, "/"), 20);
-	t = jdoc_text(&d, jdoc_find(&d, 0, "k"), &n);
+	ck_assert_int_eq(json_find(&d, 0, "name"), 2);   /* the first match */
+	ck_assert_int_eq(json_find(&d, 0, "a\"b"), 4);
+	ck_assert_int_eq(json_find(&d, 0, "x\\y"), 6);
+	ck_assert_int_eq(json_find(&d, 0, "\xc3\xa9"), 8);
+	ck_assert_int_eq(json_find(&d, 0, "o"), 12);
+	ck_assert_int_eq(json_find(&d, 0, "k"), 16);     /* not the nested one */
+	ck_assert_int_eq(json_find(&d, 12, "k"), 14);
+	ck_assert_int_eq(json_find(&d, 0, "/"), 20);
+	t = json_text(&d, json_find(&d, 0, "k"), &n);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(t[0], '7');
 	/* absent names, names that are only values, escapes not resolved */
-	ck_assert_int_eq(jdoc_find(&d, 0, "missing"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 0, "n\\u0061me"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 0, "nam"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 0, "names"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 0, ""), -1);
+	ck_assert_int_eq(json_find(&d, 0, "missing"), -1);
+	ck_assert_int_eq(json_find(&d, 0, "n\\u0061me"), -1);
+	ck_assert_int_eq(json_find(&d, 0, "nam"), -1);
+	ck_assert_int_eq(json_find(&d, 0, "names"), -1);
+	ck_assert_int_eq(json_find(&d, 0, ""), -1);
 	/* not an object */
-	ck_assert_int_eq(jdoc_find(&d, 1, "name"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 2, "name"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 99, "name"), -1);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_find(&d, 1, "name"), -1);
+	ck_assert_int_eq(json_find(&d, 2, "name"), -1);
+	ck_assert_int_eq(json_find(&d, 99, "name"), -1);
+	json_free(&d);
 
 	parse_ok(&d, "{\"a\":\"b\",\"c\":[\"d\"]}");
-	ck_assert_int_eq(jdoc_find(&d, 0, "b"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 0, "d"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 0, "c"), 4);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_find(&d, 0, "b"), -1);
+	ck_assert_int_eq(json_find(&d, 0, "d"), -1);
+	ck_assert_int_eq(json_find(&d, 0, "c"), 4);
+	json_free(&d);
 
 	parse_ok(&d, "{}");
-	ck_assert_int_eq(jdoc_find(&d, 0, "a"), -1);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_find(&d, 0, "a"), -1);
+	json_free(&d);
 
 	parse_ok(&d, "[{\"a\":1}]");
-	ck_assert_int_eq(jdoc_find(&d, 0, "a"), -1);
-	ck_assert_int_eq(jdoc_find(&d, 1, "a"), 3);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_find(&d, 0, "a"), -1);
+	ck_assert_int_eq(json_find(&d, 1, "a"), 3);
+	json_free(&d);
 }
 END_TEST
 
@@ -219,38 +219,38 @@ START_TEST(test_text_raw)
 
 	parse_ok(&d, js);
 	/* 1 "s"  2 "a\"b"  3 "n"  4 -1.5e3  5 "o"  6 {...}  7 "x"  8 []  9 "e"  10 "" */
-	p = jdoc_text(&d, 2, &n);
+	p = json_text(&d, 2, &n);
 	ck_assert_uint_eq(n, 4);
 	ck_assert_mem_eq(p, "a\\\"b", 4);
-	p = jdoc_raw(&d, 2, &n);
+	p = json_raw(&d, 2, &n);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_mem_eq(p, "\"a\\\"b\"", 6);
-	ck_assert_uint_eq(jdoc_raw_offset(&d, 2), 5);
+	ck_assert_uint_eq(json_raw_offset(&d, 2), 5);
 	ck_assert_ptr_eq(p, js + 5);
 
-	p = jdoc_raw(&d, 4, &n);
+	p = json_raw(&d, 4, &n);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_mem_eq(p, "-1.5e3", 6);
-	ck_assert_uint_eq(jdoc_raw_offset(&d, 4), 16);
-	p = jdoc_text(&d, 4, &n);
+	ck_assert_uint_eq(json_raw_offset(&d, 4), 16);
+	p = json_text(&d, 4, &n);
 	ck_assert_uint_eq(n, 6);
 
-	p = jdoc_raw(&d, 6, &n);
+	p = json_raw(&d, 6, &n);
 	ck_assert_uint_eq(n, 8);
 	ck_assert_mem_eq(p, "{\"x\":[]}", 8);
-	ck_assert_uint_eq(jdoc_raw_offset(&d, 6), 27);
+	ck_assert_uint_eq(json_raw_offset(&d, 6), 27);
 
-	p = jdoc_raw(&d, 10, &n);
+	p = json_raw(&d, 10, &n);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_mem_eq(p, "\"\"", 2);
-	p = jdoc_text(&d, 10, &n);
+	p = json_text(&d, 10, &n);
 	ck_assert_uint_eq(n, 0);
 
-	p = jdoc_raw(&d, 0, &n);
+	p = json_raw(&d, 0, &n);
 	ck_assert_uint_eq(n, strlen(js));
 	ck_assert_ptr_eq(p, js);
-	ck_assert_uint_eq(jdoc_raw_offset(&d, 0), 0);
-	jdoc_free(&d);
+	ck_assert_uint_eq(json_raw_offset(&d, 0), 0);
+	json_free(&d);
 }
 END_TEST
 
@@ -260,19 +260,19 @@ START_TEST(test_str_eq)
 
 	/* 1 "plain"  2 1  3 "esc"  4 "\u0041\n"  5 "e"  6 ""  7 "num"  8 "12" */
 	parse_ok(&d, "{\"plain\":1,\"esc\":\"\\u0041\\n\",\"e\":\"\",\"num\":\"12\"}");
-	ck_assert_int_eq(jdoc_str_eq(&d, 1, "plain"), 1);
-	ck_assert_int_eq(jdoc_str_eq(&d, 1, "plai"), 0);
-	ck_assert_int_eq(jdoc_str_eq(&d, 1, "plainx"), 0);
-	ck_assert_int_eq(jdoc_str_eq(&d, 2, "1"), 0);      /* a number is no string */
-	ck_assert_int_eq(jdoc_str_eq(&d, 0, ""), 0);
-	ck_assert_int_eq(jdoc_str_eq(&d, 4, "A\n"), 1);
-	ck_assert_int_eq(jdoc_str_eq(&d, 4, "\\u0041\\n"), 0);
-	ck_assert_int_eq(jdoc_str_eq(&d, 4, "A"), 0);
-	ck_assert_int_eq(jdoc_str_eq(&d, 6, ""), 1);
-	ck_assert_int_eq(jdoc_str_eq(&d, 6, "x"), 0);
-	ck_assert_int_eq(jdoc_str_eq(&d, 8, "12"), 1);
-	ck_assert_int_eq(jdoc_str_eq(&d, 99, ""), 0);
-	jdoc_free(&d);
+	ck_assert_int_eq(json_str_eq(&d, 1, "plain"), 1);
+	ck_assert_int_eq(json_str_eq(&d, 1, "plai"), 0);
+	ck_assert_int_eq(json_str_eq(&d, 1, "plainx"), 0);
+	ck_assert_int_eq(json_str_eq(&d, 2, "1"), 0);      /* a number is no string */
+	ck_assert_int_eq(json_str_eq(&d, 0, ""), 0);
+	ck_assert_int_eq(json_str_eq(&d, 4, "A\n"), 1);
+	ck_assert_int_eq(json_str_eq(&d, 4, "\\u0041\\n"), 0);
+	ck_assert_int_eq(json_str_eq(&d, 4, "A"), 0);
+	ck_assert_int_eq(json_str_eq(&d, 6, ""), 1);
+	ck_assert_int_eq(json_str_eq(&d, 6, "x"), 0);
+	ck_assert_int_eq(json_str_eq(&d, 8, "12"), 1);
+	ck_assert_int_eq(json_str_eq(&d, 99, ""), 0);
+	json_free(&d);
 }
 END_TEST
 
@@ -282,16 +282,16 @@ START_TEST(test_unescape_token)
 	struct buf out = BUF_INIT;
 
 	parse_ok(&d, "[\"a\\tb\\u00e9\",\"\"]");
-	ck_assert_int_eq(jdoc_unescape(&d, 1, &out), 0);
+	ck_assert_int_eq(json_token_unescape(&d, 1, &out), 0);
 	ck_assert_str_eq(out.p, "a\tb\xc3\xa9");
-	ck_assert_int_eq(jdoc_unescape(&d, 2, &out), 0);
+	ck_assert_int_eq(json_token_unescape(&d, 2, &out), 0);
 	ck_assert_str_eq(out.p, "a\tb\xc3\xa9");
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&out);
 }
 END_TEST
 
-/* ---- jdoc_int64 ---- */
+/* ---- json_int64 ---- */
 
 struct int_case {
 	const char *doc;
@@ -325,9 +325,9 @@ START_TEST(test_int64)
 	int64_t v = 777;
 
 	parse_ok(&d, c->doc);
-	ck_assert_int_eq(jdoc_int64(&d, 1, &v), c->rc);
+	ck_assert_int_eq(json_int64(&d, 1, &v), c->rc);
 	ck_assert_int_eq(v, c->rc == 0 ? c->value : 777);
-	jdoc_free(&d);
+	json_free(&d);
 }
 END_TEST
 
@@ -502,11 +502,11 @@ START_TEST(test_escape_round_trip)
 		ck_assert_int_eq(buf_add(&arr, esc.p, esc.len), 0);
 		ck_assert_int_eq(buf_addch(&arr, ']'), 0);
 		parse_ok(&d, arr.p);
-		ck_assert_int_eq(jdoc_type(&d, 1), JT_STRING);
+		ck_assert_int_eq(json_type(&d, 1), JT_STRING);
 		buf_reset(&back);
-		ck_assert_int_eq(jdoc_unescape(&d, 1, &back), 0);
+		ck_assert_int_eq(json_token_unescape(&d, 1, &back), 0);
 		ck_assert_mem_eq(back.p, in, sizeof in);
-		jdoc_free(&d);
+		json_free(&d);
 		buf_release(&arr);
 	}
 	buf_release(&esc);

@@ -14,9 +14,9 @@ static void assert_json(const struct buf *b)
 {
 	struct jdoc d = JDOC_INIT;
 
-	ck_assert_msg(jdoc_parse(&d, b->p, b->len, NULL) == 0, "not JSON: %s", b->p);
-	ck_assert_int_eq(jdoc_type(&d, 0), JT_OBJECT);
-	jdoc_free(&d);
+	ck_assert_msg(json_parse(&d, b->p, b->len, NULL) == 0, "not JSON: %s", b->p);
+	ck_assert_int_eq(json_type(&d, 0), JT_OBJECT);
+	json_free(&d);
 }
 
 START_TEST(test_names)
@@ -79,10 +79,10 @@ static void sha_of(const char *tail, const char *want)
 	struct jdoc d = JDOC_INIT;
 	struct buf b = BUF_INIT;
 
-	ck_assert_int_eq(jdoc_parse(&d, tail, strlen(tail), NULL), 0);
+	ck_assert_int_eq(json_parse(&d, tail, strlen(tail), NULL), 0);
 	ck_assert_int_eq(trstream_put_source_sha256(&b, &d), 0);
 	ck_assert_str_eq(b.p, want);
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&b);
 }
 
@@ -138,7 +138,7 @@ START_TEST(test_head_write_read)
 	ck_assert_str_eq(err, "malformed head record");
 	ck_assert_int_eq(trstream_head_read(&d, "[1]", 3, &in, err, sizeof err), -1);
 	ck_assert_str_eq(err, "malformed head record");
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&b);
 }
 END_TEST
@@ -167,7 +167,7 @@ START_TEST(test_tail_write_read)
 	ck_assert_int_eq(in.has_counts, 0);
 	ck_assert_int_eq(trstream_tail_read(&d, "{\"@tr\":\"tail\"", 13, &in, err, sizeof err), -1);
 	ck_assert_str_eq(err, "malformed tail record");
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&b);
 }
 END_TEST
@@ -324,7 +324,7 @@ START_TEST(test_anchor_write_read)
 	ck_assert_int_eq(trstream_anchor_read(&d, b.p, b.len, &in, err, sizeof err), 0);
 	ck_assert_int_eq(in.has_terminal, 0);
 	trstream_anchor_free(&in);
-	jdoc_free(&d);
+	json_free(&d);
 	buf_release(&b);
 }
 END_TEST
@@ -337,7 +337,7 @@ static void anchor_refused(const char *rec, const char *want)
 
 	ck_assert_int_eq(trstream_anchor_read(&d, rec, strlen(rec), &in, err, sizeof err), -1);
 	ck_assert_str_eq(err, want);
-	jdoc_free(&d);
+	json_free(&d);
 }
 
 START_TEST(test_anchor_refused)

@@ -424,7 +424,7 @@ START_TEST(test_record_members)
 	ck_assert_uint_eq(n, 2);
 	ck_assert_int_eq(memcmp(raw, "{}", 2), 0);
 	ck_assert_int_eq(trstream_record_members(&d, E0, strlen(E0), &raw, &n), -1);
-	jdoc_free(&d);
+	json_free(&d);
 }
 END_TEST
 

@@ -60,7 +60,7 @@ static void load(struct sel_run *r, const char *report, int64_t num_layers)
 	r->head = (struct buf)BUF_INIT;
 	ck_assert_int_eq(trstream_report_head(&r->rep, "\"layers\"", &r->head, &at, &n, &e), 0);
 	r->d = (struct jdoc)JDOC_INIT;
-	ck_assert_int_eq(jdoc_parse(&r->d, r->head.p, r->head.len, NULL), 0);
+	ck_assert_int_eq(json_parse(&r->d, r->head.p, r->head.len, NULL), 0);
 	verifycheck_init(&r->vc);
 	verifysel_init(&r->sel, &r->vc, "src.json");
 	r->rc = verifysel_load(&r->sel, &r->d, "r.layers.json", num_layers, 1, 0, r->rep.fd, at, n);
@@ -79,7 +79,7 @@ static void done(struct sel_run *r)
 {
 	verifysel_free(&r->sel);
 	verifycheck_free(&r->vc);
-	jdoc_free(&r->d);
+	json_free(&r->d);
 	buf_release(&r->head);
 	close(r->rep.fd);
 }
