@@ -53,8 +53,8 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
 SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
-COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup window ranktab lanes guides anchors trstream anchorscan verifycheck verifysel verify verifylm survey compact compact_flow compact_rewrite compact_report compact_spill
-UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup window ranktab lanes guides anchors trstream anchorscan verifycheck verify verifysel verifylm survey compact compact_flow compact_rewrite compact_report compact_spill
+COMMON  := diag buf io opt gz source jsonscan json tsnum stream outfile decode encode decodefile regex event filter intern indent uisetup window ranktab lanes guides anchors trstream anchorscan verifycheck verifysel verify verifylm survey compact compact_flow compact_rewrite compact_report compact_spill compact_sort
+UNITS   := buf io jsonscan json tsnum stream decode encode opt outfile regex indent gz uisetup window ranktab lanes guides anchors trstream anchorscan verifycheck verify verifysel verifylm survey compact compact_flow compact_rewrite compact_report compact_spill compact_sort
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
