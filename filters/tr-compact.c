@@ -65,6 +65,8 @@ static void check(struct compact *c, int rc)
 {
 	if (rc == COMPACT_NOMEM)
 		die_nomem();
+	if (rc == COMPACT_SYSTEM)
+		die_errno(EXIT_TROUBLE, "temporary file");
 	if (rc != COMPACT_OK)
 		die(EXIT_INPUT, "%s", c->msg.p);
 }
