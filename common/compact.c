@@ -255,6 +255,7 @@ struct walk {
 	size_t len, pos;
 	unsigned found;
 	int done;
+	int open_args;   /* stop at an args object: its len runs to the line's end */
 	struct member m[NKEYS];
 };
 
@@ -318,8 +319,18 @@ static void walk_to(struct walk *w, unsigned want)
 			break;
 		}
 		vstart = kend + 1;
-		vend = event_skip_value(line, len, vstart);
 		k = walk_key(line + i + 1, kend - i - 2);
+		if (k == K_ARGS && w->open_args && !(w->found & BIT(k)) && vstart < len &&
+		    line[vstart] == '{' && (w->found | BIT(k) | ~want) == ~0u) {
+			/* the last member wanted: args' members are read next,
+			 * which finds its end if anything needs it */
+			w->m[k].p = line + vstart;
+			w->m[k].len = len - vstart;
+			w->found |= BIT(k);
+			w->done = 1;
+			break;
+		}
+		vend = event_skip_value(line, len, vstart);
 		if (k >= 0 && !(w->found & BIT(k)) && vend > vstart) {
 			w->m[k].p = line + vstart;
 			w->m[k].len = vend - vstart;
@@ -406,6 +417,7 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 		return refuse(c, "more than 2^32 events: too many for tr-compact's records");
 	memset(a, 0, sizeof *a);
 	if (w != NULL && memchr(line, '\\', len) == NULL) {
+		w->open_args = 1;
 		walk_to(w, BIT(K_TS) | BIT(K_DUR) | BIT(K_ARGS));
 		m[0] = w->m[K_TS];
 		m[1] = w->m[K_DUR];

@@ -110,6 +110,7 @@ static int spill_run(struct compact_sort *s)
 			return -1;
 	}
 	run = &s->runs[s->nruns++];
+	s->nspilled++;
 	run->offset = s->file_records;
 	run->count = s->n;
 	s->file_records += s->n;
@@ -192,9 +193,89 @@ static int refill(struct compact_sort *s, struct compact_sort_cursor *c)
 	return 1;
 }
 
+/* Cursors on runs[0..k), in a heap. */
+static int merge_open(struct compact_sort *s, size_t k)
+{
+	size_t per = COMPACT_SORT_READ / s->rec_size, i;
+
+	if (per == 0)
+		per = 1;
+	s->nheap = 0;
+	for (i = 0; i < k; i++) {
+		struct compact_sort_cursor *c = &s->cur[i];
+		int rc;
+		memset(c, 0, sizeof *c);
+		c->buf = s->space + i * per * s->rec_size;
+		c->run = (uint32_t)i;
+		if ((rc = refill(s, c)) < 0)
+			return -1;
+		if (rc > 0)
+			s->heap[s->nheap++] = (uint32_t)i;
+	}
+	for (i = s->nheap; i-- > 0;)
+		sift_down(s, i);
+	return 0;
+}
+
+static int merge_pop(struct compact_sort *s, const void **rec)
+{
+	struct compact_sort_cursor *c;
+	int rc;
+
+	if (s->nheap == 0)
+		return 0;
+	c = &s->cur[s->heap[0]];
+	memcpy(s->last, c->buf + c->pos * s->rec_size, s->rec_size);
+	*rec = s->last;
+	if (++c->pos == c->end) {
+		if ((rc = refill(s, c)) < 0)
+			return -1;
+		if (rc == 0)
+			s->heap[0] = s->heap[--s->nheap];
+	}
+	sift_down(s, 0);
+	return 1;
+}
+
+/* The first COMPACT_SORT_FANIN runs become one, written at the file's end:
+ * the merge then never holds more than COMPACT_SORT_FANIN cursors. */
+static int merge_first_runs(struct compact_sort *s)
+{
+	char stage[WRITE_STAGE];
+	size_t per = sizeof stage / s->rec_size, m = 0;
+	struct compact_sort_run run = { s->file_records, 0 };
+	const void *p;
+	int got;
+
+	if (merge_open(s, COMPACT_SORT_FANIN) != 0)
+		return -1;
+	while ((got = merge_pop(s, &p)) == 1) {
+		if (per == 0) {
+			if (write_all(s->fd, p, s->rec_size) != 0)
+				return -1;
+		} else {
+			memcpy(stage + m * s->rec_size, p, s->rec_size);
+			if (++m == per) {
+				if (write_all(s->fd, stage, m * s->rec_size) != 0)
+					return -1;
+				m = 0;
+			}
+		}
+		run.count++;
+	}
+	if (got < 0 || (m > 0 && write_all(s->fd, stage, m * s->rec_size) != 0))
+		return -1;
+	s->file_records += run.count;
+	s->runs[0] = run;
+	memmove(s->runs + 1, s->runs + COMPACT_SORT_FANIN,
+		(s->nruns - COMPACT_SORT_FANIN) * sizeof *s->runs);
+	s->nruns -= COMPACT_SORT_FANIN - 1;
+	return 0;
+}
+
 int compact_sort_finish(struct compact_sort *s)
 {
-	size_t per, i;
+	size_t per, k;
 
 	s->reading = 1;
 	s->mem_next = 0;
@@ -211,58 +292,35 @@ int compact_sort_finish(struct compact_sort *s)
 	per = COMPACT_SORT_READ / s->rec_size;
 	if (per == 0)
 		per = 1;
-	s->cur = calloc(s->nruns, sizeof *s->cur);
-	s->heap = malloc(s->nruns * sizeof *s->heap);
-	s->space = malloc(s->nruns * per * s->rec_size);
+	k = s->nruns < COMPACT_SORT_FANIN ? s->nruns : COMPACT_SORT_FANIN;
+	s->cur = calloc(k, sizeof *s->cur);
+	s->heap = malloc(k * sizeof *s->heap);
+	s->space = malloc(k * per * s->rec_size);
 	s->last = malloc(s->rec_size);
 	if (s->cur == NULL || s->heap == NULL || s->space == NULL || s->last == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (i = 0; i < s->nruns; i++) {
-		struct compact_sort_cursor *c = &s->cur[i];
-		int rc;
-		c->buf = s->space + i * per * s->rec_size;
-		c->run = (uint32_t)i;
-		if ((rc = refill(s, c)) < 0)
+	while (s->nruns > COMPACT_SORT_FANIN)
+		if (merge_first_runs(s) != 0)
 			return -1;
-		if (rc > 0)
-			s->heap[s->nheap++] = (uint32_t)i;
-	}
-	for (i = s->nheap; i-- > 0;)
-		sift_down(s, i);
-	return 0;
+	return merge_open(s, s->nruns);
 }
 
 int compact_sort_next(struct compact_sort *s, const void **rec)
 {
-	struct compact_sort_cursor *c;
-	int rc;
-
 	if (s->nruns == 0) {
 		if (s->mem_next >= s->n)
 			return 0;
 		*rec = run_record(s, s->mem_next++);
 		return 1;
 	}
-	if (s->nheap == 0)
-		return 0;
-	c = &s->cur[s->heap[0]];
-	memcpy(s->last, c->buf + c->pos * s->rec_size, s->rec_size);
-	*rec = s->last;
-	if (++c->pos == c->end) {
-		if ((rc = refill(s, c)) < 0)
-			return -1;
-		if (rc == 0)
-			s->heap[0] = s->heap[--s->nheap];
-	}
-	sift_down(s, 0);
-	return 1;
+	return merge_pop(s, rec);
 }
 
 size_t compact_sort_runs(const struct compact_sort *s)
 {
-	return s->nruns;
+	return s->nspilled;
 }
 
 void compact_sort_free(struct compact_sort *s)

@@ -5,11 +5,13 @@
  * is sorted (stably: equal keys keep the order they were put in) and
  * written as a sorted run to an unlinked temporary file; reading merges the
  * runs (k-way, a heap of cursors with a small read buffer each, ties going
- * to the earlier run).  Records that fit in one run never reach a file.
+ * to the earlier run), first merging the earliest COMPACT_SORT_FANIN runs
+ * into one as long as there are more.  Records that fit in one run never reach a file.
  * Without a comparison the records come back in the order they were put.
  *
  * Memory: the run buffer and its 4-byte order entry per record while
- * putting; COMPACT_SORT_READ bytes per run while reading.
+ * putting; COMPACT_SORT_READ bytes per run, for at most COMPACT_SORT_FANIN
+ * runs, while reading: bounded whatever the number of records.
  *
  * The common/ rule: library code returns a status and never prints or
  * exits.  Functions return 0, or -1 with errno set (ENOMEM, or the errno of
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #define COMPACT_SORT_READ ((size_t)16 << 10)  /* read buffer per run while merging */
+#define COMPACT_SORT_FANIN 64                   /* runs merged at once */
 
 typedef int (*compact_sort_cmp)(const void *a, const void *b);
 
@@ -46,6 +49,7 @@ struct compact_sort {
 	size_t n, cap;           /* records in buf, room */
 	struct compact_sort_run *runs;
 	size_t nruns, runs_cap;
+	size_t nspilled;         /* runs written from memory */
 	uint64_t file_records;   /* records written to the file */
 	uint64_t count;          /* records put */
 	int reading;
@@ -68,7 +72,7 @@ int compact_sort_finish(struct compact_sort *s);
 /* The next record in order into *rec (valid until the next call): 1, 0 at
  * the end, -1 on error. */
 int compact_sort_next(struct compact_sort *s, const void **rec);
-/* Runs written to the file so far (0: all in memory), for tests. */
+/* Sorted runs written from memory (0: all in memory), for tests. */
 size_t compact_sort_runs(const struct compact_sort *s);
 void compact_sort_free(struct compact_sort *s);
 
