@@ -58,7 +58,7 @@ static void sort_run(struct compact_sort *s)
 {
 	size_t i;
 
-	if (s->cmp == NULL)
+	if (s->cmp == NULL || s->n == 0)
 		return;
 	for (i = 0; i < s->n; i++)
 		s->order[i] = (uint32_t)i;
