@@ -125,6 +125,8 @@ void compact_init(struct compact *c)
 				cmp_lane_rec, "tr-compact");
 	(void)compact_sort_init(&c->bindings, sizeof(struct compact_flow_hit), COMPACT_RUN_BYTES,
 				cmp_hit, "tr-compact");
+	(void)compact_sort_init(&c->offsets, sizeof(struct compact_offsets), COMPACT_RUN_BYTES, NULL,
+				"tr-compact");
 	c->pending_fd = -1;
 	c->first_bad_guide = UINT64_MAX;
 	c->max_lanes = COMPACT_MAX_LANES;
@@ -399,6 +401,68 @@ static int bounds(struct compact *c, struct member ts, struct member dur, struct
 	return COMPACT_OK;
 }
 
+/* The device and correlation of an args object at line[at] (as
+ * event_members finds them) and where it ends, in one walk over its
+ * members: 0, or -1 when they do not read as an object's. */
+static int args_walk(const char *line, size_t len, size_t at, struct member *am, size_t *end)
+{
+	size_t i = at + 1;
+
+	am[0].p = am[1].p = NULL;
+	am[0].len = am[1].len = 0;
+	if (i < len && line[i] == '}') {
+		*end = i + 1;
+		return 0;
+	}
+	while (i < len && line[i] == '"') {
+		size_t kend = event_skip_string(line, len, i), vstart, vend, n;
+		if (kend >= len || line[kend] != ':')
+			return -1;
+		vstart = kend + 1;
+		vend = event_skip_value(line, len, vstart);
+		n = kend - i - 2;
+		if (vend > vstart) {
+			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
+				am[0].p = line + vstart;
+				am[0].len = vend - vstart;
+			} else if (n == 11 && am[1].p == NULL &&
+				   memcmp(line + i + 1, "correlation", 11) == 0) {
+				am[1].p = line + vstart;
+				am[1].len = vend - vstart;
+			}
+		}
+		if (vend >= len)
+			return -1;
+		if (line[vend] == '}') {
+			*end = vend + 1;
+			return 0;
+		}
+		if (line[vend] != ',')
+			return -1;
+		i = vend + 1;
+	}
+	return -1;
+}
+
+/* Where pass two's rewrite finds pid, tid and args, when pass one knows. */
+static int note_offsets(struct compact *c, const char *line, const struct member *pid,
+			const struct member *tid, const struct member *args)
+{
+	struct compact_offsets o;
+
+	memset(&o, 0, sizeof o);
+	o.index = (uint32_t)c->events;
+	o.pid_off = (uint32_t)(pid->p - line);
+	o.pid_len = (uint32_t)pid->len;
+	o.tid_off = (uint32_t)(tid->p - line);
+	o.tid_len = (uint32_t)tid->len;
+	o.args_off = args->len > 0 ? (uint32_t)(args->p - line) : 0;
+	o.args_len = (uint32_t)args->len;
+	if (compact_sort_put(&c->offsets, &o) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+	return COMPACT_OK;
+}
+
 /* A record for a GPU activity or scope; w: pass one's walk over line, or
  * NULL. */
 static int add_act(struct compact *c, const char *line, size_t len, uint32_t track, int kind,
@@ -410,13 +474,13 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	struct compact_act rec, *a = &rec;
 	struct compact_group *g;
 	const char *dtext = "null";
-	size_t dlen = 4;
-	int rc;
+	size_t dlen = 4, args_end;
+	int rc, fast = w != NULL && len <= UINT32_MAX && memchr(line, '\\', len) == NULL;
 
 	if (c->events > UINT32_MAX)
 		return refuse(c, "more than 2^32 events: too many for tr-compact's records");
 	memset(a, 0, sizeof *a);
-	if (w != NULL && memchr(line, '\\', len) == NULL) {
+	if (fast) {
 		w->open_args = 1;
 		walk_to(w, BIT(K_TS) | BIT(K_DUR) | BIT(K_ARGS));
 		m[0] = w->m[K_TS];
@@ -427,9 +491,22 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	}
 	if ((rc = bounds(c, m[0], m[1], a)) != 0)
 		return rc;
-	if (m[2].len > 0 && m[2].p[0] == '{' &&
-	    (rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am)) != 0)
+	if (fast && m[2].len > 0 && m[2].p[0] == '{') {
+		size_t at = (size_t)(m[2].p - line);
+		if (args_walk(line, len, at, am, &args_end) == 0) {
+			m[2].len = args_end - at;
+			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2]);
+		} else {
+			rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am);
+		}
+		if (rc != 0)
+			return rc;
+	} else if (m[2].len > 0 && m[2].p[0] == '{') {
+		if ((rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am)) != 0)
+			return rc;
+	} else if (fast && (rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2])) != 0) {
 		return rc;
+	}
 	if (am[0].len > 0) {
 		dtext = am[0].p;
 		dlen = am[0].len;
@@ -1288,6 +1365,19 @@ static int next_lane(struct compact *c)
 	return COMPACT_OK;
 }
 
+static int next_offsets(struct compact *c)
+{
+	const void *p;
+	int got = compact_sort_next(&c->offsets, &p);
+
+	if (got < 0)
+		return sort_failed();
+	c->have_offsets = got == 1;
+	if (got == 1)
+		memcpy(&c->next_offsets, p, sizeof c->next_offsets);
+	return COMPACT_OK;
+}
+
 static int next_bind(struct compact *c)
 {
 	const void *p;
@@ -1341,8 +1431,11 @@ int compact_plan(struct compact *c)
 	compact_sort_free(&by_start);
 	compact_sort_free(&c->flows);
 	if (rc == COMPACT_OK && (compact_sort_finish(&c->lanes_out) != 0 ||
-				 compact_sort_finish(&c->bindings) != 0))
+				 compact_sort_finish(&c->bindings) != 0 ||
+				 compact_sort_finish(&c->offsets) != 0))
 		rc = sort_failed();
+	if (rc == COMPACT_OK)
+		rc = next_offsets(c);
 	if (rc == COMPACT_OK)
 		rc = next_lane(c);
 	if (rc == COMPACT_OK)
@@ -1375,8 +1468,23 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 		const struct compact_group *g = &c->groups[c->next_lane.group];
 		struct member m[3];
 		char space[24];
-		if ((rc = compact_members(c, line, len, keys, 3, m)) != 0 ||
-		    (rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
+		/* pass one's offsets, when it had them (events come in index
+		 * order; --device's late scopes have none) */
+		while (c->have_offsets && c->next_offsets.index < index)
+			if ((rc = next_offsets(c)) != 0)
+				return rc;
+		if (c->have_offsets && c->next_offsets.index == index) {
+			const struct compact_offsets *o = &c->next_offsets;
+			m[0].p = line + o->pid_off;
+			m[0].len = o->pid_len;
+			m[1].p = line + o->tid_off;
+			m[1].len = o->tid_len;
+			m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
+			m[2].len = o->args_len;
+		} else if ((rc = compact_members(c, line, len, keys, 3, m)) != 0) {
+			return rc;
+		}
+		if ((rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
 					  g->lane_tid[c->next_lane.lane], &c->out, &c->msg)) != 0 ||
 		    (rc = next_lane(c)) != 0)
 			return rc;
@@ -1404,6 +1512,7 @@ void compact_free(struct compact *c)
 	compact_sort_free(&c->flows);
 	compact_sort_free(&c->lanes_out);
 	compact_sort_free(&c->bindings);
+	compact_sort_free(&c->offsets);
 	if (c->pending_fd >= 0) {
 		compact_spill_free(&c->pending);
 		close(c->pending_fd);

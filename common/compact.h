@@ -71,6 +71,15 @@ struct compact_lane_rec {
 	uint8_t lane;
 };
 
+/* Where pass two finds the members it rewrites in a moved activity's
+ * line, when pass one walked it: 28 bytes. */
+struct compact_offsets {
+	uint32_t index;
+	uint32_t pid_off, pid_len;
+	uint32_t tid_off, tid_len;
+	uint32_t args_off, args_len;  /* args_len 0: no args */
+};
+
 /* A flow (ph s, t, f) on a (pid, tid), from pass one: 24 bytes. */
 enum {
 	COMPACT_FLOW_OK = 0,
@@ -188,6 +197,7 @@ struct compact {
 	uint64_t flows_noid;       /* flows without a numeric id */
 	struct compact_sort lanes_out;  /* compact_lane_rec by source index */
 	struct compact_sort bindings;   /* compact_flow_hit by source index */
+	struct compact_sort offsets;    /* compact_offsets, in source order */
 	struct intern lane_keys;   /* (group, track, lane) seen while counting */
 	size_t *lane_slot;         /* its entry in the group's counts[lane] */
 	size_t lane_slot_cap;
@@ -197,7 +207,8 @@ struct compact {
 	/* pass two */
 	struct compact_lane_rec next_lane;
 	struct compact_flow_hit next_bind;
-	int have_lane, have_bind;
+	struct compact_offsets next_offsets;
+	int have_lane, have_bind, have_offsets;
 	size_t next_ret;
 	uint64_t index;
 	uint64_t relocated, relocated_flows, new_metadata, nretired;
