@@ -156,13 +156,6 @@ static int track_key(struct compact *c, const char *pid, size_t plen, const char
 	return COMPACT_OK;
 }
 
-int64_t compact_find_track(struct compact *c, struct member pid, struct member tid)
-{
-	if (pid.len == 0 || tid.len == 0 || track_key(c, pid.p, pid.len, tid.p, tid.len) != 0)
-		return -1;
-	return intern_find(&c->tracks_by_key, c->key.p, c->key.len);
-}
-
 /* The id of a (pid, tid) in *id, adding it when new. */
 static int track_of(struct compact *c, const char *pid, size_t plen, const char *tid,
 		    size_t tlen, uint32_t *out)

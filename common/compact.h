@@ -126,7 +126,6 @@ struct compact_track {
 	int moved;
 	uint64_t nother;     /* events that cannot be placed */
 	uint64_t first_other;
-	int64_t max_dur;     /* longest activity, for flow lookups */
 	int has_corr;        /* some activity here carries args.correlation */
 	int dev_selected;    /* --device: activity of that device is here */
 	int dev_seen;        /* --device: any GPU activity is here */
@@ -247,9 +246,6 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
  * escapes that is not JSON ("event I: not a JSON object"). */
 int compact_members(struct compact *c, const char *line, size_t len, const char *const *keys,
 		    int n, struct member *out);
-
-/* The id of a (pid, tid) that pass one saw, or -1. */
-int64_t compact_find_track(struct compact *c, struct member pid, struct member tid);
 
 /* The display pid of a group as text: its own pid, or the scope process
  * (space: 24 bytes). */
