@@ -779,6 +779,8 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	struct member m[2];
 	int sub = 0;
 
+	if (c->events > UINT32_MAX)
+		return refuse(c, "more than 2^32 events: too many for tr-compact's records");
 	memset(&f, 0, sizeof f);
 	f.index = (uint32_t)c->events;
 	f.track = track;
