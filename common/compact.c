@@ -1100,6 +1100,8 @@ static int assign_lanes(struct compact *c, struct compact_sort *by_corr,
 				    LANES_MAX_OVERLAP);
 			break;
 		}
+		if (k->exceeded)
+			continue; /* refused when the group ends: its lanes are not kept */
 		if ((rc = count_lane(c, &a)) != COMPACT_OK)
 			break;
 		memset(&out, 0, sizeof out);

@@ -251,6 +251,31 @@ START_TEST(test_device)
 }
 END_TEST
 
+/* More lanes than COMPACT_MAX_LANES before the refusal: the packing goes
+ * on counting the group's peak without keeping lanes past the limit. */
+START_TEST(test_past_max_lanes)
+{
+	struct compact c;
+	struct buf line = BUF_INIT;
+	int t;
+
+	compact_init(&c);
+	c.max_lanes = COMPACT_MAX_LANES;
+	for (t = 1; t <= 12; t++) {
+		buf_reset(&line);
+		buf_printf(&line, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g%d\",\"pid\":0,"
+			   "\"tid\":%d,\"ts\":100,\"dur\":%d,\"args\":{\"device\":0}}", t, t, 50 + t);
+		ck_assert_int_eq(compact_see_event(&c, line.p, line.len), 0);
+	}
+	ck_assert_int_eq(compact_plan(&c), COMPACT_LANES);
+	ck_assert_uint_eq(c.refusal.peak, 12);
+	ck_assert_int_eq(c.refusal.from, 100000);
+	ck_assert_int_eq(c.refusal.to, 151000);
+	buf_release(&line);
+	compact_free(&c);
+}
+END_TEST
+
 /* Event k of the bounded-memory stream: N kernels in reverse source order
  * on streams 7, 8, 9 (kernel j starts at 10 j and lasts 25, so three
  * overlap and kernel j takes lane j mod 3), then a flow per kernel (id j,
@@ -331,6 +356,7 @@ static Suite *compact_suite(void)
 	tcase_add_loop_test(tc, test_refusal, 0, (int)COUNT(refusals));
 	tcase_add_test(tc, test_too_many_lanes);
 	tcase_add_test(tc, test_device);
+	tcase_add_test(tc, test_past_max_lanes);
 	tcase_add_test(tc, test_bounded_memory);
 	suite_add_tcase(s, tc);
 	return s;
