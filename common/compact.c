@@ -1,18 +1,21 @@
 /* compact: see compact.h.
  *
  * Members are found by one walk over the line's top level (event.h) when
- * the line holds no backslash: then raw key bytes are the keys.  A line with
+ * the line holds no backslash: then raw key bytes are the keys.  Pass one
+ * walks each line once, as far as the event's kind needs.  A line with
  * escapes goes through the tokenizer, which compares unescaped keys. */
-/* qsort_r, which passes the caller's context to the comparison */
-#define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compact.h"
 #include "compact_flow.h"
+#include "io.h"
 #include "compact_rewrite.h"
 #include "trstream.h"
 #include "tsnum.h"
@@ -71,13 +74,66 @@ static char *dup_bytes(const char *p, size_t n)
 	return s;
 }
 
+/* The order the lanes are packed in: (group, Perfetto's start, index). */
+static int cmp_lanes(const void *a, const void *b)
+{
+	const struct compact_act *x = a, *y = b;
+	int64_t xlo = x->start_ns - x->lo_pad, ylo = y->start_ns - y->lo_pad;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (xlo != ylo)
+		return xlo < ylo ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_lane_rec(const void *a, const void *b)
+{
+	const struct compact_lane_rec *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct compact_flow_hit *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* By start, then source order (what a stable sort by start gives). */
+static int cmp_guide(const void *a, const void *b)
+{
+	const struct compact_guide_rec *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
 void compact_init(struct compact *c)
 {
 	memset(c, 0, sizeof *c);
+	/* the sizes are constants that fit: these cannot fail */
+	(void)compact_sort_init(&c->acts, sizeof(struct compact_act), COMPACT_RUN_BYTES, cmp_lanes,
+				"tr-compact");
+	(void)compact_sort_init(&c->flows, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES, NULL,
+				"tr-compact");
+	(void)compact_sort_init(&c->guides, sizeof(struct compact_guide_rec), COMPACT_RUN_BYTES,
+				cmp_guide, "tr-compact");
+	(void)compact_sort_init(&c->lanes_out, sizeof(struct compact_lane_rec), COMPACT_RUN_BYTES,
+				cmp_lane_rec, "tr-compact");
+	(void)compact_sort_init(&c->bindings, sizeof(struct compact_flow_hit), COMPACT_RUN_BYTES,
+				cmp_hit, "tr-compact");
+	(void)compact_sort_init(&c->offsets, sizeof(struct compact_offsets), COMPACT_RUN_BYTES, NULL,
+				"tr-compact");
+	c->pending_fd = -1;
+	c->first_bad_guide = UINT64_MAX;
 	c->max_lanes = COMPACT_MAX_LANES;
 	c->key = (struct buf)BUF_INIT;
 	c->last_track_key = (struct buf)BUF_INIT;
 	c->out = (struct buf)BUF_INIT;
+	c->line = (struct buf)BUF_INIT;
 	c->msg = (struct buf)BUF_INIT;
 }
 
@@ -98,13 +154,6 @@ static int track_key(struct compact *c, const char *pid, size_t plen, const char
 	    buf_add(&c->key, tid, tlen))
 		return COMPACT_NOMEM;
 	return COMPACT_OK;
-}
-
-int64_t compact_find_track(struct compact *c, struct member pid, struct member tid)
-{
-	if (pid.len == 0 || tid.len == 0 || track_key(c, pid.p, pid.len, tid.p, tid.len) != 0)
-		return -1;
-	return intern_find(&c->tracks_by_key, c->key.p, c->key.len);
 }
 
 /* The id of a (pid, tid) in *id, adding it when new. */
@@ -190,6 +239,106 @@ static int clamp_pad(struct compact *c, int64_t v, uint64_t index, int16_t *out)
 	return COMPACT_OK;
 }
 
+/* The members pass one looks at, found in one walk over the line's top
+ * level as far as needed (event_members' rules: raw key bytes, the first
+ * of a repeated key, an empty value is no value). */
+enum { K_PID, K_TID, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS, K_ID, NKEYS };
+#define BIT(k) (1u << (k))
+
+struct walk {
+	const char *line;
+	size_t len, pos;
+	unsigned found;
+	int done;
+	int open_args;   /* stop at an args object: its len runs to the line's end */
+	struct member m[NKEYS];
+};
+
+static int walk_key(const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return K_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return K_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return K_ID;
+		return -1;
+	case 3:
+		if (memcmp(k, "pid", 3) == 0)
+			return K_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return K_TID;
+		if (memcmp(k, "cat", 3) == 0)
+			return K_CAT;
+		if (memcmp(k, "dur", 3) == 0)
+			return K_DUR;
+		return -1;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return K_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return K_ARGS;
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+static void walk_init(struct walk *w, const char *line, size_t len)
+{
+	memset(w, 0, sizeof *w);
+	w->line = line;
+	w->len = len;
+	w->pos = 1;
+	w->done = len < 2 || line[0] != '{';
+}
+
+/* Walk on until every key of want is found or the top level ends. */
+static void walk_to(struct walk *w, unsigned want)
+{
+	const char *line = w->line;
+	size_t len = w->len;
+
+	while (!w->done && (w->found & want) != want) {
+		size_t i = w->pos, kend, vstart, vend;
+		int k;
+		if (i >= len || line[i] != '"') {
+			w->done = 1;
+			break;
+		}
+		kend = event_skip_string(line, len, i);
+		if (kend >= len || line[kend] != ':') {
+			w->done = 1;
+			break;
+		}
+		vstart = kend + 1;
+		k = walk_key(line + i + 1, kend - i - 2);
+		if (k == K_ARGS && w->open_args && !(w->found & BIT(k)) && vstart < len &&
+		    line[vstart] == '{' && (w->found | BIT(k) | ~want) == ~0u) {
+			/* the last member wanted: args' members are read next,
+			 * which finds its end if anything needs it */
+			w->m[k].p = line + vstart;
+			w->m[k].len = len - vstart;
+			w->found |= BIT(k);
+			w->done = 1;
+			break;
+		}
+		vend = event_skip_value(line, len, vstart);
+		if (k >= 0 && !(w->found & BIT(k)) && vend > vstart) {
+			w->m[k].p = line + vstart;
+			w->m[k].len = vend - vstart;
+			w->found |= BIT(k);
+		}
+		if (vend >= len || line[vend] != ',') {
+			w->done = 1;
+			break;
+		}
+		w->pos = vend + 1;
+	}
+}
+
 /* A raw member value that is a number or a literal (not a string, object
  * or array, not absent). */
 static int is_primitive(struct member m)
@@ -245,38 +394,112 @@ static int bounds(struct compact *c, struct member ts, struct member dur, struct
 	return COMPACT_OK;
 }
 
+/* The device and correlation of an args object at line[at] (as
+ * event_members finds them) and where it ends, in one walk over its
+ * members: 0, or -1 when they do not read as an object's. */
+static int args_walk(const char *line, size_t len, size_t at, struct member *am, size_t *end)
+{
+	size_t i = at + 1;
+
+	am[0].p = am[1].p = NULL;
+	am[0].len = am[1].len = 0;
+	if (i < len && line[i] == '}') {
+		*end = i + 1;
+		return 0;
+	}
+	while (i < len && line[i] == '"') {
+		size_t kend = event_skip_string(line, len, i), vstart, vend, n;
+		if (kend >= len || line[kend] != ':')
+			return -1;
+		vstart = kend + 1;
+		vend = event_skip_value(line, len, vstart);
+		n = kend - i - 2;
+		if (vend > vstart) {
+			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
+				am[0].p = line + vstart;
+				am[0].len = vend - vstart;
+			} else if (n == 11 && am[1].p == NULL &&
+				   memcmp(line + i + 1, "correlation", 11) == 0) {
+				am[1].p = line + vstart;
+				am[1].len = vend - vstart;
+			}
+		}
+		if (vend >= len)
+			return -1;
+		if (line[vend] == '}') {
+			*end = vend + 1;
+			return 0;
+		}
+		if (line[vend] != ',')
+			return -1;
+		i = vend + 1;
+	}
+	return -1;
+}
+
+/* Where pass two's rewrite finds pid, tid and args, when pass one knows. */
+static int note_offsets(struct compact *c, const char *line, const struct member *pid,
+			const struct member *tid, const struct member *args)
+{
+	struct compact_offsets o;
+
+	memset(&o, 0, sizeof o);
+	o.index = (uint32_t)c->events;
+	o.pid_off = (uint32_t)(pid->p - line);
+	o.pid_len = (uint32_t)pid->len;
+	o.tid_off = (uint32_t)(tid->p - line);
+	o.tid_len = (uint32_t)tid->len;
+	o.args_off = args->len > 0 ? (uint32_t)(args->p - line) : 0;
+	o.args_len = (uint32_t)args->len;
+	if (compact_sort_put(&c->offsets, &o) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+	return COMPACT_OK;
+}
+
+/* A record for a GPU activity or scope; w: pass one's walk over line, or
+ * NULL. */
 static int add_act(struct compact *c, const char *line, size_t len, uint32_t track, int kind,
-		   int is_kernel)
+		   int is_kernel, struct walk *w)
 {
 	static const char *const keys[] = { "ts", "dur", "args" };
 	static const char *const arg_keys[] = { "device", "correlation" };
 	struct member m[3], am[2] = { { NULL, 0 }, { NULL, 0 } };
-	struct compact_act *a;
+	struct compact_act rec, *a = &rec;
 	struct compact_group *g;
 	const char *dtext = "null";
-	size_t dlen = 4;
-	int rc;
+	size_t dlen = 4, args_end;
+	int rc, fast = w != NULL && len <= UINT32_MAX && memchr(line, '\\', len) == NULL;
 
 	if (c->events > UINT32_MAX)
 		return refuse(c, "more than 2^32 events: too many for tr-compact's records");
-	if (c->nacts == c->nblocks * COMPACT_ACT_BLOCK) {
-		struct compact_act **blocks = realloc(c->blocks, (c->nblocks + 1) * sizeof *blocks);
-		if (blocks == NULL)
-			return COMPACT_NOMEM;
-		c->blocks = blocks;
-		c->blocks[c->nblocks] = malloc(COMPACT_ACT_BLOCK * sizeof **c->blocks);
-		if (c->blocks[c->nblocks] == NULL)
-			return COMPACT_NOMEM;
-		c->nblocks++;
-	}
-	a = compact_act(c, c->nacts);
 	memset(a, 0, sizeof *a);
-	if ((rc = compact_members(c, line, len, keys, 3, m)) != 0 ||
-	    (rc = bounds(c, m[0], m[1], a)) != 0)
+	if (fast) {
+		w->open_args = 1;
+		walk_to(w, BIT(K_TS) | BIT(K_DUR) | BIT(K_ARGS));
+		m[0] = w->m[K_TS];
+		m[1] = w->m[K_DUR];
+		m[2] = w->m[K_ARGS];
+	} else if ((rc = compact_members(c, line, len, keys, 3, m)) != 0) {
 		return rc;
-	if (m[2].len > 0 && m[2].p[0] == '{' &&
-	    (rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am)) != 0)
+	}
+	if ((rc = bounds(c, m[0], m[1], a)) != 0)
 		return rc;
+	if (fast && m[2].len > 0 && m[2].p[0] == '{') {
+		size_t at = (size_t)(m[2].p - line);
+		if (args_walk(line, len, at, am, &args_end) == 0) {
+			m[2].len = args_end - at;
+			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2]);
+		} else {
+			rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am);
+		}
+		if (rc != 0)
+			return rc;
+	} else if (m[2].len > 0 && m[2].p[0] == '{') {
+		if ((rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am)) != 0)
+			return rc;
+	} else if (fast && (rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2])) != 0) {
+		return rc;
+	}
 	if (am[0].len > 0) {
 		dtext = am[0].p;
 		dlen = am[0].len;
@@ -286,8 +509,10 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 		a->corr = COMPACT_NO_CORR;
 	a->index = (uint32_t)c->events;
 	a->track = track;
+	a->ord = (uint32_t)c->nacts;
 	if (a->corr != COMPACT_NO_CORR)
 		c->tracks[track].has_corr = 1;
+	c->tracks[track].moved = 1;
 	if ((rc = group_of(c, &c->tracks[track], dtext, dlen, kind, &a->group)) != 0)
 		return rc;
 	a->flags |= (uint8_t)((is_kernel ? COMPACT_F_KERNEL : 0) |
@@ -296,8 +521,8 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	g->nacts++;
 	if (is_kernel)
 		g->nkernels++;
-	if (a->end_ns - a->start_ns > c->tracks[track].max_dur)
-		c->tracks[track].max_dur = a->end_ns - a->start_ns;
+	if (compact_sort_put(&c->acts, a) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	c->nacts++;
 	return COMPACT_OK;
 }
@@ -316,34 +541,41 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 		     size_t plen)
 {
 	struct jdoc *d = &c->doc;
-	struct compact_guide *g;
-	int args;
+	struct compact_guide_rec g;
+	int args, has_args, sub;
 	size_t n;
 	const char *text;
+	int64_t pid_id;
+	uint32_t before = c->guide_pids.n;
 
-	if (room((void **)&c->guides, c->nguides, &c->guides_cap, 64, sizeof *c->guides) != 0)
+	memset(&g, 0, sizeof g);
+	g.index = c->events;
+	pid_id = intern_id(&c->guide_pids, pid, plen);
+	if (pid_id < 0 || room((void **)&c->guide_pid_first, (size_t)pid_id, &c->guide_pid_cap,
+			       16, sizeof *c->guide_pid_first) != 0)
 		return COMPACT_NOMEM;
-	g = &c->guides[c->nguides++];
-	memset(g, 0, sizeof *g);
-	g->index = c->events;
-	g->pid = dup_bytes(pid, plen);
-	if (g->pid == NULL)
-		return COMPACT_NOMEM;
+	if (c->guide_pids.n != before)
+		c->guide_pid_first[pid_id] = c->events;
 	if (json_parse(d, line, len, NULL) != 0)
 		return refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
 	args = json_find(d, 0, "args");
-	g->has_args = json_type(d, args) == JT_OBJECT && json_find(d, args, "layer_id") >= 0 &&
-		      json_find(d, args, "pass_index") >= 0 &&
-		      json_find(d, args, "boundary_kind") >= 0;
+	has_args = json_type(d, args) == JT_OBJECT && json_find(d, args, "layer_id") >= 0 &&
+		   json_find(d, args, "pass_index") >= 0 &&
+		   json_find(d, args, "boundary_kind") >= 0;
 	text = json_type(d, json_find(d, 0, "ts")) == JT_PRIMITIVE ?
 	       json_text(d, json_find(d, 0, "ts"), &n) : NULL;
-	if (text == NULL || tsnum_us_to_ns(text, n, &g->start, &g->sub) != NUM_OK)
-		g->has_args = 0;
+	if (text == NULL || tsnum_us_to_ns(text, n, &g.start, &sub) != NUM_OK)
+		has_args = 0;
 	text = json_type(d, json_find(d, 0, "dur")) == JT_PRIMITIVE ?
 	       json_text(d, json_find(d, 0, "dur"), &n) : NULL;
-	if (text == NULL || tsnum_us_to_ns(text, n, &g->end, &g->sub) != NUM_OK)
-		g->has_args = 0;
-	g->end += g->start;
+	if (text == NULL || tsnum_us_to_ns(text, n, &g.end, &sub) != NUM_OK)
+		has_args = 0;
+	g.end += g.start;
+	if (!has_args && c->first_bad_guide == UINT64_MAX)
+		c->first_bad_guide = c->events;
+	c->nguides++;
+	if (compact_sort_put(&c->guides, &g) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
 }
 
@@ -393,6 +625,11 @@ static int note_categories(struct compact *c, const char *s, size_t n)
 {
 	size_t i = 0;
 
+	/* the same few category lists come again and again */
+	if (intern_find(&c->checked_cats, s, n) >= 0)
+		return COMPACT_OK;
+	if (c->checked_cats.n < MAX_SEEN_CATS && intern_id(&c->checked_cats, s, n) < 0)
+		return COMPACT_NOMEM;
 	while (i <= n && c->seen_cats.n < MAX_SEEN_CATS) {
 		const char *comma = memchr(s + i, ',', n - i);
 		size_t end = comma ? (size_t)(comma - s) : n;
@@ -458,17 +695,19 @@ static int device_selects(struct compact *c, const char *line, size_t len, const
 	if ((rc = device_of(c, line, len, &dev, &dlen, &present)) != 0)
 		return rc;
 	if (!activity && !present) {
-		struct compact_pending *p;
-		if (room((void **)&c->pending, c->npending, &c->pending_cap, 64,
-			 sizeof *c->pending) != 0)
+		if (c->pending_fd < 0) {
+			const char *dir;
+			if ((c->pending_fd = io_open_spill("tr-compact", &dir)) < 0)
+				return COMPACT_SYSTEM;
+			if (compact_spill_init(&c->pending, c->pending_fd, COMPACT_SPILL_PLAIN) != 0)
+				return COMPACT_NOMEM;
+		}
+		buf_reset(&c->line);
+		if (buf_printf(&c->line, "%" PRIu64 " %" PRIu32 " ", c->events, track) != 0 ||
+		    buf_add(&c->line, line, len) != 0 || buf_addch(&c->line, '\n') != 0)
 			return COMPACT_NOMEM;
-		p = &c->pending[c->npending];
-		p->index = c->events;
-		p->track = track;
-		p->line = dup_bytes(line, len);
-		p->len = len;
-		if (p->line == NULL)
-			return COMPACT_NOMEM;
+		if (compact_spill_put(&c->pending, c->line.p, c->line.len) != 0)
+			return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 		c->npending++;
 		*deferred = 1;
 		return COMPACT_OK;
@@ -507,11 +746,73 @@ static int retire(struct compact *c, const char *line, size_t len, uint32_t trac
 	return COMPACT_OK;
 }
 
+/* Members as compact_members finds them, but a line that is not JSON
+ * gives 1 instead of a refusal. */
+static int members_quiet(struct compact *c, const char *line, size_t len,
+			 const char *const *keys, int n, struct member *out)
+{
+	int k;
+
+	if (memchr(line, '\\', len) == NULL) {
+		event_members(line, len, keys, n, out);
+		return 0;
+	}
+	if (json_parse(&c->doc, line, len, NULL) != 0)
+		return 1;
+	for (k = 0; k < n; k++) {
+		int tok = json_find(&c->doc, 0, keys[k]);
+		out[k].p = NULL;
+		out[k].len = 0;
+		if (tok >= 0)
+			out[k].p = json_raw(&c->doc, tok, &out[k].len);
+	}
+	return 0;
+}
+
+/* A flow on a (pid, tid): its record, bound between the passes if the
+ * track turns out to move. */
+static int see_flow(struct compact *c, const char *line, size_t len, uint32_t track,
+		    struct walk *w)
+{
+	static const char *const keys[] = { "ts", "id" };
+	struct compact_flow_rec f;
+	struct member m[2];
+	int sub = 0;
+
+	if (c->events > UINT32_MAX)
+		return refuse(c, "more than 2^32 events: too many for tr-compact's records");
+	memset(&f, 0, sizeof f);
+	f.index = (uint32_t)c->events;
+	f.track = track;
+	f.id = COMPACT_NO_CORR;
+	if (memchr(line, '\\', len) == NULL) {
+		walk_to(w, BIT(K_TS) | BIT(K_ID));
+		m[0] = w->m[K_TS];
+		m[1] = w->m[K_ID];
+	} else if (members_quiet(c, line, len, keys, 2, m) != 0) {
+		f.status = COMPACT_FLOW_UNPARSED;
+	}
+	if (f.status == COMPACT_FLOW_OK) {
+		if (!is_primitive(m[0]))
+			f.status = COMPACT_FLOW_TS_TEXT;
+		else if (tsnum_us_to_ns(m[0].p, m[0].len, &f.ts_ns, &sub) != NUM_OK)
+			f.status = COMPACT_FLOW_TS_RANGE;
+		f.sub = sub != 0;
+		if (!is_primitive(m[1]) || tsnum_parse_int64(m[1].p, m[1].len, &f.id) != NUM_OK)
+			f.id = COMPACT_NO_CORR;
+	}
+	if (f.id == COMPACT_NO_CORR)
+		c->flows_noid++;
+	if (compact_sort_put(&c->flows, &f) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+	return COMPACT_OK;
+}
+
 /* Pass one for one event: classify it and keep what the placement needs. */
 static int see(struct compact *c, const char *line, size_t len)
 {
-	static const char *const keys[] = { "pid", "tid", "ph", "cat", "name" };
-	struct member m[5];
+	struct walk w;
+	struct member *m = w.m;
 	const char *pid, *ph, *name;
 	size_t plen, nlen;
 	uint32_t track;
@@ -521,8 +822,9 @@ static int see(struct compact *c, const char *line, size_t len)
 		       sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL)
 		return refuse(c, "event %" PRIu64 ": already compacted (%s); start from the "
 			      "original trace", c->events, TRSTREAM_KEY_COMPACT_TRACK);
-	/* one walk over the leading members; args is never looked at here */
-	event_members(line, len, keys, 5, m);
+	/* one walk over the leading members; args is not looked at yet */
+	walk_init(&w, line, len);
+	walk_to(&w, BIT(K_PID) | BIT(K_TID) | BIT(K_PH) | BIT(K_CAT) | BIT(K_NAME));
 	pid = m[0].p;
 	plen = m[0].len;
 	ph = m[2].p;
@@ -567,9 +869,9 @@ static int see(struct compact *c, const char *line, size_t len)
 		return see_guide(c, line, len, pid, plen);
 	if ((activity || scope) && selected)
 		return add_act(c, line, len, track, activity ? COMPACT_ACTIVITY : COMPACT_SCOPE,
-			       kernel);
+			       kernel, &w);
 	if (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')
-		return COMPACT_OK; /* flows follow their kernel; bound in pass two */
+		return see_flow(c, line, len, track, &w); /* flows follow their kernel */
 	name = m[4].p;
 	nlen = m[4].len;
 	/* Process-scoped metadata (process_name, process_labels,
@@ -596,52 +898,49 @@ int compact_see_event(struct compact *c, const char *line, size_t len)
 
 /* ------------------------------------------------------------ between the passes */
 
-static int cmp_act_index(const void *a, const void *b, void *ctx)
-{
-	const struct compact *c = ctx;
-	uint32_t x = compact_act(c, *(const uint32_t *)a)->index;
-	uint32_t y = compact_act(c, *(const uint32_t *)b)->index;
-
-	return x < y ? -1 : x > y;
-}
-
 /* --device, after pass one: a scope without args.device goes with its
  * track when the track holds that device's activity, or, on a track of
  * scopes alone, with its pid when the pid does; otherwise it stays where it
- * is.  The records then get an order by source index for pass two. */
+ * is. */
 static int resolve_pending(struct compact *c)
 {
 	uint64_t events = c->events;
-	size_t i, added = 0;
-	int rc = COMPACT_OK;
+	const char *line;
+	size_t len;
+	int rc = COMPACT_OK, got;
 
-	for (i = 0; i < c->npending && rc == COMPACT_OK; i++) {
-		struct compact_pending *p = &c->pending[i];
-		struct compact_track *t = &c->tracks[p->track];
-		int take = t->dev_selected ||
-			   (!t->dev_seen && intern_find(&c->device_pids, t->pid, strlen(t->pid)) >= 0);
-		c->events = p->index;  /* for the records and the messages */
-		if (take) {
-			rc = add_act(c, p->line, p->len, p->track, COMPACT_SCOPE, 0);
-			added++;
-		} else {
-			note_other(c, p->track);
-		}
+	if (c->npending == 0)
+		return COMPACT_OK;
+	if (compact_spill_finish(&c->pending) != 0 || compact_spill_rewind(&c->pending) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+	while (rc == COMPACT_OK && (got = compact_spill_line(&c->pending, &line, &len)) != 0) {
+		const char *end = line + len, *p = line;
+		uint64_t index = 0;
+		uint32_t track = 0;
+		struct compact_track *t;
+		int take;
+		if (got < 0)
+			return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+		/* "INDEX TRACK line", as device_selects wrote it */
+		while (p < end && *p != ' ')
+			index = index * 10 + (uint64_t)(*p++ - '0');
+		for (p++; p < end && *p != ' '; p++)
+			track = track * 10 + (uint32_t)(*p - '0');
+		p++;
+		t = &c->tracks[track];
+		take = t->dev_selected ||
+		       (!t->dev_seen && intern_find(&c->device_pids, t->pid, strlen(t->pid)) >= 0);
+		c->events = index;  /* for the records and the messages */
+		if (take)
+			rc = add_act(c, p, (size_t)(end - p), track, COMPACT_SCOPE, 0, NULL);
+		else
+			note_other(c, track);
 	}
 	c->events = events;
-	for (i = 0; i < c->npending; i++)
-		free(c->pending[i].line);
-	free(c->pending);
-	c->pending = NULL;
+	compact_spill_free(&c->pending);
+	close(c->pending_fd);
+	c->pending_fd = -1;
 	c->npending = 0;
-	if (rc == COMPACT_OK && added > 0) {
-		c->act_order = malloc((c->nacts + 1) * sizeof *c->act_order);
-		if (c->act_order == NULL)
-			return COMPACT_NOMEM;
-		for (i = 0; i < c->nacts; i++)
-			c->act_order[i] = (uint32_t)i;
-		qsort_r(c->act_order, c->nacts, sizeof *c->act_order, cmp_act_index, c);
-	}
 	return rc;
 }
 
@@ -698,44 +997,129 @@ static int refuse_nothing(struct compact *c)
 	return fail ? COMPACT_NOMEM : COMPACT_REFUSED;
 }
 
-/* The packing's view of act i: the union of the exact and Perfetto's bounds. */
-static void lane_get(void *ctx, uint32_t i, struct lane_iv *iv)
-{
-	const struct compact_act *a = compact_act(ctx, i);
+/* The lanes of one group being packed: lanes.h's greedy rule, lowest free
+ * lane first, over the group's records in start order. */
+struct packing {
+	uint32_t group;
+	unsigned nlanes, peak;
+	int exceeded;
+	int64_t first_from, first_to;
+	int64_t lane_end[LANES_MAX_OVERLAP];
+	unsigned char lane_zero[LANES_MAX_OVERLAP];
+};
 
-	iv->lo = a->start_ns - a->lo_pad;
-	iv->hi = a->end_ns + a->hi_pad;
-	iv->group = a->group;
-	iv->index = a->index;
-	iv->zero = (a->flags & COMPACT_F_ZERO) != 0;
+/* The lane of record a (its group's next in start order): 0, or
+ * LANES_OVERLAP. */
+static int pack_one(struct packing *k, struct compact_act *a, unsigned max_lanes)
+{
+	int64_t lo = a->start_ns - a->lo_pad, hi = a->end_ns + a->hi_pad;
+	unsigned l;
+
+	for (l = 0; l < k->nlanes; l++)
+		if (k->lane_end[l] < lo || (k->lane_end[l] == lo && !k->lane_zero[l]))
+			break;
+	if (l == k->nlanes) {
+		if (k->nlanes == LANES_MAX_OVERLAP)
+			return LANES_OVERLAP;
+		k->nlanes++;
+		if (k->nlanes > max_lanes && !k->exceeded) {
+			k->exceeded = 1;
+			k->first_from = lo;
+			k->first_to = hi;
+			for (l = 0; l + 1 < k->nlanes; l++)
+				if (k->lane_end[l] < k->first_to)
+					k->first_to = k->lane_end[l];
+			l = k->nlanes - 1;
+		}
+	}
+	k->lane_end[l] = hi;
+	k->lane_zero[l] = (a->flags & COMPACT_F_ZERO) != 0;
+	a->lane = (uint8_t)l;
+	if (k->nlanes > k->peak)
+		k->peak = k->nlanes;
+	return LANES_OK;
 }
 
-static void lane_set(void *ctx, uint32_t i, unsigned lane)
+/* A group's packing is done: its lane count, or the refusal. */
+static int pack_done(struct compact *c, const struct packing *k)
 {
-	compact_act(ctx, i)->lane = (uint8_t)lane;
+	if (k->exceeded) {
+		c->refusal.group = k->group;
+		c->refusal.peak = k->peak;
+		c->refusal.from = k->first_from;
+		c->refusal.to = k->first_to;
+		return COMPACT_LANES;
+	}
+	c->groups[k->group].nlanes = k->nlanes;
+	return COMPACT_OK;
 }
 
-/* Lanes for every group (lanes.h); order has room for nacts ids. */
-static int assign_lanes(struct compact *c, uint32_t *order)
-{
-	struct lanes_src src = { c, lane_get, lane_set };
-	unsigned *nlanes = malloc((c->groups_by_key.n + 1) * sizeof *nlanes);
-	size_t g;
-	int rc;
+static int count_lane(struct compact *c, const struct compact_act *a);
 
-	if (nlanes == NULL)
+static int sort_failed(void)
+{
+	return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+}
+
+/* Lanes for every group, groups in ascending order, each record read once
+ * in (group, start, index) order; the records with their lanes go on to
+ * the lane of each event for pass two (c->lanes_out) and to the flow
+ * join's sorts (by_corr; by_start when not NULL). */
+static int assign_lanes(struct compact *c, struct compact_sort *by_corr,
+			struct compact_sort *by_start)
+{
+	struct packing *k = malloc(sizeof *k);
+	const void *p;
+	int got, rc = COMPACT_OK, started = 0;
+
+	if (k == NULL)
 		return COMPACT_NOMEM;
-	for (g = 0; g < c->groups_by_key.n; g++)
-		nlanes[g] = c->groups[g].nlanes;
-	rc = lanes_assign(&src, c->nacts, order, (unsigned)c->max_lanes, nlanes, &c->refusal);
-	for (g = 0; g < c->groups_by_key.n && rc == LANES_OK; g++)
-		c->groups[g].nlanes = nlanes[g];
-	free(nlanes);
-	if (rc == LANES_OVERLAP)
-		return refuse(c, "pid %s, device %s: more than %d GPU events overlap",
-			      c->groups[c->refusal.group].pid, c->groups[c->refusal.group].device,
-			      LANES_MAX_OVERLAP);
-	return rc == LANES_TOO_MANY ? COMPACT_LANES : COMPACT_OK;
+	if (compact_sort_finish(&c->acts) != 0)
+		rc = sort_failed();
+	while (rc == COMPACT_OK && (got = compact_sort_next(&c->acts, &p)) != 0) {
+		struct compact_act a;
+		struct compact_lane_rec out;
+		if (got < 0) {
+			rc = sort_failed();
+			break;
+		}
+		memcpy(&a, p, sizeof a);
+		if (!started || a.group != k->group) {
+			if (started && (rc = pack_done(c, k)) != COMPACT_OK)
+				break;
+			memset(k, 0, offsetof(struct packing, lane_end));
+			k->group = a.group;
+			started = 1;
+		}
+		if (pack_one(k, &a, (unsigned)c->max_lanes) != LANES_OK) {
+			c->refusal.group = k->group;
+			c->refusal.peak = k->nlanes + 1;
+			c->refusal.from = c->refusal.to = 0;
+			rc = refuse(c, "pid %s, device %s: more than %d GPU events overlap",
+				    c->groups[k->group].pid, c->groups[k->group].device,
+				    LANES_MAX_OVERLAP);
+			break;
+		}
+		if (k->exceeded)
+			continue; /* refused when the group ends: its lanes are not kept */
+		if ((rc = count_lane(c, &a)) != COMPACT_OK)
+			break;
+		memset(&out, 0, sizeof out);
+		out.index = a.index;
+		out.group = a.group;
+		out.lane = a.lane;
+		if (compact_sort_put(&c->lanes_out, &out) != 0 || compact_sort_put(by_corr, &a) != 0) {
+			rc = sort_failed();
+			break;
+		}
+		a.corr = 0;
+		if (by_start != NULL && compact_sort_put(by_start, &a) != 0)
+			rc = sort_failed();
+	}
+	if (rc == COMPACT_OK && started)
+		rc = pack_done(c, k);
+	free(k);
+	return rc;
 }
 
 int compact_lanes_message(struct compact *c, int64_t origin)
@@ -857,8 +1241,8 @@ static int choose_ids(struct compact *c)
 	return rc;
 }
 
-/* Count an act in its group's per-lane, per-stream tally (entries in the
- * order of first appearance). */
+/* Count an act in its group's per-lane, per-stream tally (entries are put
+ * in the order of first appearance by order_counts). */
 static int count_lane(struct compact *c, const struct compact_act *a)
 {
 	struct compact_group *g = &c->groups[a->group];
@@ -884,94 +1268,179 @@ static int count_lane(struct compact *c, const struct compact_act *a)
 		n = &g->counts[a->lane][g->ncounts[a->lane]];
 		memset(n, 0, sizeof *n);
 		n->track = a->track;
+		n->first = a->ord;
 		c->lane_slot[id] = g->ncounts[a->lane]++;
 	}
 	n = &g->counts[a->lane][c->lane_slot[id]];
+	if (a->ord < n->first)
+		n->first = a->ord;
 	n->count++;
 	if (a->flags & COMPACT_F_KERNEL)
 		n->kernels++;
 	return COMPACT_OK;
 }
 
-static int cmp_guide(const void *a, const void *b)
+static int cmp_count(const void *a, const void *b)
 {
-	const struct compact_guide *x = a, *y = b;
+	const struct compact_lane_count *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static int bad_guide(struct compact *c, const struct compact_guide *g, const char *why)
+/* Each lane's tally in the order its streams first appear among the
+ * records (the packing counted them in start order). */
+static void order_counts(struct compact *c)
+{
+	size_t g;
+	unsigned l;
+
+	for (g = 0; g < c->groups_by_key.n; g++)
+		for (l = 0; l < COMPACT_MAX_LANES; l++)
+			if (c->groups[g].ncounts[l] > 1)
+				qsort(c->groups[g].counts[l], c->groups[g].ncounts[l],
+				      sizeof *c->groups[g].counts[l], cmp_count);
+}
+
+static int bad_guide(struct compact *c, uint64_t index, const char *why)
 {
 	return refuse(c, "event %" PRIu64 ": the existing layer guide %s; regenerate the "
 		      "guides from the original trace with tr-layer-track (with --max-gpu-lanes)",
-		      g->index, why);
+		      index, why);
 }
 
 /* Guides made by tr-guides sit in the GPU's process, carry their args and
- * never overlap; anything else is not ours to keep beside the lanes. */
+ * never overlap; anything else is not ours to keep beside the lanes.  The
+ * first guide (in source order) that lacks its args or sits elsewhere is
+ * named; then the first overlap in start order. */
 static int check_guides(struct compact *c)
 {
+	uint64_t worst = c->first_bad_guide;
+	int no_args = worst != UINT64_MAX;
+	struct compact_guide_rec prev, g;
+	const void *p;
 	size_t i;
+	int got, have = 0;
 
-	for (i = 0; i < c->nguides; i++) {
-		const struct compact_guide *g = &c->guides[i];
-		/* beside a GPU's activity, compacted or left alone by --pid */
-		int beside = intern_find(&c->gpu_pids, g->pid, strlen(g->pid)) >= 0;
-		if (!g->has_args)
-			return bad_guide(c, g, "lacks the layer_guide args (layer_id, pass_index, "
-					 "boundary_kind) or a numeric ts and dur");
-		if (!beside && c->gpu_pids.n > 0)
-			return bad_guide(c, g, "sits in another process than the GPU activity");
+	if (c->gpu_pids.n > 0)
+		for (i = 0; i < c->guide_pids.n; i++)
+			if (c->guide_pid_first[i] < worst &&
+			    intern_find(&c->gpu_pids, c->guide_pids.keys[i], c->guide_pids.lens[i]) < 0) {
+				worst = c->guide_pid_first[i];
+				no_args = 0;
+			}
+	if (worst != UINT64_MAX)
+		return bad_guide(c, worst, no_args ?
+				 "lacks the layer_guide args (layer_id, pass_index, "
+				 "boundary_kind) or a numeric ts and dur" :
+				 "sits in another process than the GPU activity");
+	if (compact_sort_finish(&c->guides) != 0)
+		return sort_failed();
+	while ((got = compact_sort_next(&c->guides, &p)) != 0) {
+		if (got < 0)
+			return sort_failed();
+		memcpy(&g, p, sizeof g);
+		if (have && g.start < prev.end)
+			return bad_guide(c, g.index, "overlaps another guide slice");
+		prev = g;
+		have = 1;
 	}
-	if (c->nguides > 1) /* guides is NULL when there are none */
-		qsort(c->guides, c->nguides, sizeof *c->guides, cmp_guide);
-	for (i = 0; i + 1 < c->nguides; i++)
-		if (c->guides[i + 1].start < c->guides[i].end)
-			return bad_guide(c, &c->guides[i + 1], "overlaps another guide slice");
+	compact_sort_free(&c->guides);
+	return COMPACT_OK;
+}
+
+/* The next lane and binding, for pass two. */
+static int next_lane(struct compact *c)
+{
+	const void *p;
+	int got = compact_sort_next(&c->lanes_out, &p);
+
+	if (got < 0)
+		return sort_failed();
+	c->have_lane = got == 1;
+	if (got == 1)
+		memcpy(&c->next_lane, p, sizeof c->next_lane);
+	return COMPACT_OK;
+}
+
+static int next_offsets(struct compact *c)
+{
+	const void *p;
+	int got = compact_sort_next(&c->offsets, &p);
+
+	if (got < 0)
+		return sort_failed();
+	c->have_offsets = got == 1;
+	if (got == 1)
+		memcpy(&c->next_offsets, p, sizeof c->next_offsets);
+	return COMPACT_OK;
+}
+
+static int next_bind(struct compact *c)
+{
+	const void *p;
+	int got = compact_sort_next(&c->bindings, &p);
+
+	if (got < 0)
+		return sort_failed();
+	c->have_bind = got == 1;
+	if (got == 1)
+		memcpy(&c->next_bind, p, sizeof c->next_bind);
 	return COMPACT_OK;
 }
 
 int compact_plan(struct compact *c)
 {
+	struct compact_sort by_corr, by_start;
 	size_t i;
-	int rc;
+	int rc, use_start = c->flows_noid > 0;
 
 	if (c->only_device != NULL && (rc = resolve_pending(c)) != 0)
 		return rc;
 	if (c->nacts == 0)
 		return refuse_nothing(c);
-	c->by_track = malloc((c->nacts + 1) * sizeof *c->by_track);
-	if (c->by_track == NULL)
-		return COMPACT_NOMEM;
-	if ((rc = assign_lanes(c, c->by_track)) != 0 || (rc = choose_ids(c)) != 0)
-		return rc;
-	for (i = 0; i < c->nacts; i++) {
-		struct compact_act *a = compact_act(c, i);
-		c->tracks[a->track].moved = 1;
-		if ((rc = count_lane(c, a)) != 0)
-			return rc;
+	(void)compact_sort_init(&by_corr, sizeof(struct compact_act), COMPACT_RUN_BYTES,
+				compact_flow_cmp_act, "tr-compact");
+	(void)compact_sort_init(&by_start, sizeof(struct compact_act), COMPACT_RUN_BYTES,
+				compact_flow_cmp_act, "tr-compact");
+	rc = assign_lanes(c, &by_corr, use_start ? &by_start : NULL);
+	compact_sort_free(&c->acts);
+	if (rc == COMPACT_OK)
+		rc = choose_ids(c);
+	if (rc == COMPACT_OK) {
+		order_counts(c);
+		for (i = 0; i < c->tracks_by_key.n; i++) {
+			const struct compact_track *t = &c->tracks[i];
+			if (t->moved && t->nother > 0) {
+				rc = refuse(c, "event %" PRIu64 ": on GPU track pid %s tid %s, which "
+					    "is moved to synthetic lanes, but it is neither GPU activity, "
+					    "a GPU scope, a flow nor thread metadata, so it cannot be "
+					    "placed (%" PRIu64 " such events); use --pid to leave this "
+					    "pid alone", t->first_other, t->pid, t->tid, t->nother);
+				break;
+			}
+		}
 	}
-	for (i = 0; i < c->tracks_by_key.n; i++) {
-		const struct compact_track *t = &c->tracks[i];
-		if (t->moved && t->nother > 0)
-			return refuse(c, "event %" PRIu64 ": on GPU track pid %s tid %s, which is "
-				      "moved to synthetic lanes, but it is neither GPU activity, a GPU "
-				      "scope, a flow nor thread metadata, so it cannot be placed "
-				      "(%" PRIu64 " such events); use --pid to leave this pid alone",
-				      t->first_other, t->pid, t->tid, t->nother);
-	}
-	if ((rc = check_guides(c)) != 0)
-		return rc;
-	return compact_flow_index(c);
+	if (rc == COMPACT_OK)
+		rc = check_guides(c);
+	if (rc == COMPACT_OK)
+		rc = compact_flow_bind_all(c, &by_corr, use_start ? &by_start : NULL);
+	compact_sort_free(&by_corr);
+	compact_sort_free(&by_start);
+	compact_sort_free(&c->flows);
+	if (rc == COMPACT_OK && (compact_sort_finish(&c->lanes_out) != 0 ||
+				 compact_sort_finish(&c->bindings) != 0 ||
+				 compact_sort_finish(&c->offsets) != 0))
+		rc = sort_failed();
+	if (rc == COMPACT_OK)
+		rc = next_offsets(c);
+	if (rc == COMPACT_OK)
+		rc = next_lane(c);
+	if (rc == COMPACT_OK)
+		rc = next_bind(c);
+	return rc;
 }
 
 /* ------------------------------------------------------------ pass two */
-
-/* The k-th record in source order. */
-static const struct compact_act *act_in_order(const struct compact *c, size_t k)
-{
-	return compact_act(c, c->act_order != NULL ? c->act_order[k] : k);
-}
 
 int compact_place(struct compact *c, const char *line, size_t len, const char **out_line,
 		  size_t *out_len)
@@ -992,23 +1461,38 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 			return COMPACT_OK;
 		}
 	}
-	if (c->next_act < c->nacts && act_in_order(c, c->next_act)->index == index) {
-		const struct compact_act *a = act_in_order(c, c->next_act);
-		const struct compact_group *g = &c->groups[a->group];
+	if (c->have_lane && c->next_lane.index == index) {
+		const struct compact_group *g = &c->groups[c->next_lane.group];
 		struct member m[3];
 		char space[24];
-		c->next_act++;
-		if ((rc = compact_members(c, line, len, keys, 3, m)) != 0 ||
-		    (rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
-					  g->lane_tid[a->lane], &c->out, &c->msg)) != 0)
+		/* pass one's offsets, when it had them (events come in index
+		 * order; --device's late scopes have none) */
+		while (c->have_offsets && c->next_offsets.index < index)
+			if ((rc = next_offsets(c)) != 0)
+				return rc;
+		if (c->have_offsets && c->next_offsets.index == index) {
+			const struct compact_offsets *o = &c->next_offsets;
+			m[0].p = line + o->pid_off;
+			m[0].len = o->pid_len;
+			m[1].p = line + o->tid_off;
+			m[1].len = o->tid_len;
+			m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
+			m[2].len = o->args_len;
+		} else if ((rc = compact_members(c, line, len, keys, 3, m)) != 0) {
+			return rc;
+		}
+		if ((rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
+					  g->lane_tid[c->next_lane.lane], &c->out, &c->msg)) != 0 ||
+		    (rc = next_lane(c)) != 0)
 			return rc;
 		c->relocated++;
-	} else {
-		if ((rc = compact_flow_move(c, line, len, index)) < 0)
+	} else if (c->have_bind && c->next_bind.index == index) {
+		if ((rc = compact_flow_place(c, line, len, index, &c->next_bind)) != 0 ||
+		    (rc = next_bind(c)) != 0)
 			return rc;
-		if (rc == 0)
-			return COMPACT_OK;
 		c->relocated_flows++;
+	} else {
+		return COMPACT_OK;
 	}
 	*out_line = c->out.p;
 	*out_len = c->out.len;
@@ -1020,12 +1504,17 @@ void compact_free(struct compact *c)
 	size_t i;
 	unsigned k;
 
-	for (i = 0; i < c->nguides; i++)
-		free(c->guides[i].pid);
-	free(c->guides);
-	for (i = 0; i < c->npending; i++)
-		free(c->pending[i].line);
-	free(c->pending);
+	compact_sort_free(&c->guides);
+	compact_sort_free(&c->acts);
+	compact_sort_free(&c->flows);
+	compact_sort_free(&c->lanes_out);
+	compact_sort_free(&c->bindings);
+	compact_sort_free(&c->offsets);
+	if (c->pending_fd >= 0) {
+		compact_spill_free(&c->pending);
+		close(c->pending_fd);
+	}
+	free(c->guide_pid_first);
 	for (i = 0; i < c->tracks_by_key.n && i < c->ntracks_cap; i++) {
 		free(c->tracks[i].pid);
 		free(c->tracks[i].tid);
@@ -1041,13 +1530,7 @@ void compact_free(struct compact *c)
 	free(c->ret);
 	free(c->tracks);
 	free(c->groups);
-	for (i = 0; i < c->nblocks; i++)
-		free(c->blocks[i]);
-	free(c->blocks);
-	free(c->by_track);
-	free(c->track_first);
 	free(c->lane_slot);
-	free(c->act_order);
 	free(c->source_name);
 	intern_free(&c->lane_keys);
 	intern_free(&c->tracks_by_key);
@@ -1057,10 +1540,13 @@ void compact_free(struct compact *c)
 	intern_free(&c->gpu_devices);
 	intern_free(&c->device_pids);
 	intern_free(&c->seen_cats);
+	intern_free(&c->checked_cats);
+	intern_free(&c->guide_pids);
 	json_free(&c->doc);
 	buf_release(&c->key);
 	buf_release(&c->last_track_key);
 	buf_release(&c->out);
+	buf_release(&c->line);
 	buf_release(&c->msg);
 	memset(c, 0, sizeof *c);
 }

@@ -2,12 +2,16 @@
  * GPU scopes, flows and thread metadata, grouped by (pid, args.device,
  * kind), and where each moved event goes (tr-compact(1)).
  *
- * Pass one (compact_see_event, per event) keeps a 48-byte record per GPU
- * activity or scope and a line per thread metadata event; compact_plan
- * packs the lanes (lanes.h), chooses the synthetic ids and checks what
- * cannot be placed; pass two (compact_place, per event again) says what to
- * do with each event and rewrites the moved ones (compact_rewrite.h), flows
- * through compact_flow.h.  The report and the summary are compact_report.h.
+ * Pass one (compact_see_event, per event) puts a 48-byte record per GPU
+ * activity or scope and a 24-byte one per flow into external sorts
+ * (compact_sort.h), and keeps a line per thread metadata event of a GPU
+ * track; compact_plan packs the lanes while merging the records in start
+ * order (lanes.h's rule), chooses the synthetic ids, checks what cannot be
+ * placed and binds the flows (compact_flow.h) by a merge join; pass two
+ * (compact_place, per event again) reads the lanes and the bindings back in
+ * source order and rewrites the moved events (compact_rewrite.h).  Memory
+ * holds a bounded window of the records, whatever the number of events.
+ * The report and the summary are compact_report.h.
  *
  * The common/ rule: library code returns a status and never prints or
  * exits.  A function that refuses the input returns COMPACT_REFUSED with
@@ -19,6 +23,8 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "compact_sort.h"
+#include "compact_spill.h"
 #include "event.h"
 #include "intern.h"
 #include "json.h"
@@ -28,16 +34,17 @@ enum compact_status {
 	COMPACT_OK = 0,
 	COMPACT_REFUSED = -1,  /* input rejected or refused: c->msg says why */
 	COMPACT_NOMEM = -2,
-	COMPACT_LANES = -3     /* compact_plan: too many lanes; see compact_lanes_message */
+	COMPACT_LANES = -3,    /* compact_plan: too many lanes; see compact_lanes_message */
+	COMPACT_SYSTEM = -4    /* a temporary file failed: errno says why */
 };
 
 #define COMPACT_MAX_LANES 10
 #define COMPACT_LANE_TID_BASE ((int64_t)0x7E000000)  /* synthetic lane tids start here */
 #define COMPACT_SCOPE_PID_BASE ((int64_t)0x7F000000) /* synthetic scope pids start here */
 #define COMPACT_NO_CORR INT64_MIN
-/* Records live in blocks, not one array grown by realloc: growing would
- * briefly hold the old and the new array, twice the memory. */
-#define COMPACT_ACT_BLOCK ((size_t)1 << 16)
+/* Bytes of records an external sort holds in memory before it writes a
+ * sorted run to its temporary file. */
+#define COMPACT_RUN_BYTES ((size_t)2 << 20)
 
 enum { COMPACT_ACTIVITY = 0, COMPACT_SCOPE = 1 };
 enum { COMPACT_F_ZERO = 1, COMPACT_F_KERNEL = 2, COMPACT_F_SCOPE = 4 };
@@ -50,10 +57,67 @@ struct compact_act {
 	uint32_t index;     /* source index */
 	uint32_t track;     /* original (pid, tid) */
 	uint32_t group;
+	uint32_t ord;       /* the order records were made in */
 	int16_t lo_pad;     /* Perfetto may start this much earlier */
 	int16_t hi_pad;     /* ... and end this much later */
 	uint8_t lane;
 	uint8_t flags;
+};
+
+/* Where a moved activity goes, by source index, for pass two: 12 bytes. */
+struct compact_lane_rec {
+	uint32_t index;
+	uint32_t group;
+	uint8_t lane;
+};
+
+/* Where pass two finds the members it rewrites in a moved activity's
+ * line, when pass one walked it: 28 bytes. */
+struct compact_offsets {
+	uint32_t index;
+	uint32_t pid_off, pid_len;
+	uint32_t tid_off, tid_len;
+	uint32_t args_off, args_len;  /* args_len 0: no args */
+};
+
+/* A flow (ph s, t, f) on a (pid, tid), from pass one: 24 bytes. */
+enum {
+	COMPACT_FLOW_OK = 0,
+	COMPACT_FLOW_TS_TEXT = 1,   /* ts is not a number */
+	COMPACT_FLOW_TS_RANGE = 2,  /* ts is out of range */
+	COMPACT_FLOW_UNPARSED = 3   /* a line with escapes that is not JSON */
+};
+struct compact_flow_rec {
+	int64_t ts_ns;      /* floor */
+	int64_t id;         /* its numeric id, or COMPACT_NO_CORR; the join's key */
+	uint32_t index;
+	uint32_t track;
+	uint8_t sub;        /* ts has a part below 1 ns */
+	uint8_t status;
+};
+
+/* A flow on a moved track, bound or refused, for pass two: 16 bytes. */
+enum {
+	COMPACT_BIND_HIT = 0,
+	COMPACT_BIND_EXACT_MANY = 1, /* starts exactly at several */
+	COMPACT_BIND_INSIDE_MANY = 2,/* lies inside several */
+	COMPACT_BIND_NONE = 3,       /* matches none */
+	COMPACT_BIND_TS_TEXT = 4,
+	COMPACT_BIND_TS_RANGE = 5,
+	COMPACT_BIND_UNPARSED = 6
+};
+struct compact_flow_hit {
+	uint32_t index;
+	uint32_t group;
+	uint32_t track;
+	uint8_t lane;
+	uint8_t status;
+};
+
+/* A layer guide slice, for the overlap check: 24 bytes. */
+struct compact_guide_rec {
+	int64_t start, end;
+	uint64_t index;
 };
 
 struct compact_track {
@@ -62,23 +126,14 @@ struct compact_track {
 	int moved;
 	uint64_t nother;     /* events that cannot be placed */
 	uint64_t first_other;
-	int64_t max_dur;     /* longest activity, for flow lookups */
 	int has_corr;        /* some activity here carries args.correlation */
 	int dev_selected;    /* --device: activity of that device is here */
 	int dev_seen;        /* --device: any GPU activity is here */
 };
 
-/* --device: a GPU scope without args.device (Kineto writes none) waits
- * until pass one has seen which tracks hold that device's activity. */
-struct compact_pending {
-	uint64_t index;
-	uint32_t track;
-	char *line;
-	size_t len;
-};
-
 struct compact_lane_count {
 	uint32_t track;
+	uint32_t first;      /* the smallest record ord counted here */
 	uint64_t count;
 	uint64_t kernels;
 };
@@ -102,13 +157,6 @@ struct compact_retired {
 	char *text;
 };
 
-struct compact_guide {
-	uint64_t index;
-	char *pid;
-	int64_t start, end;
-	int sub, has_args;
-};
-
 struct compact {
 	/* options: set after compact_init, before the first event */
 	int64_t max_lanes;         /* 1..COMPACT_MAX_LANES */
@@ -118,24 +166,37 @@ struct compact {
 	char *source_name;         /* the head's source (set by the caller, freed here) */
 
 	uint64_t events;           /* events seen: the source index of the next one */
-	struct compact_guide *guides;
-	size_t nguides, guides_cap;
+	/* guides: the overlap check sorts them; the other checks need only
+	 * the first offender */
+	struct compact_sort guides;
+	uint64_t nguides;
+	uint64_t first_bad_guide;  /* first guide without its args, or UINT64_MAX */
+	struct intern guide_pids;  /* pids holding guides ... */
+	uint64_t *guide_pid_first; /* ... and the first guide of each */
+	size_t guide_pid_cap;
 	struct intern gpu_devices; /* "pid P, device D" of GPU activity, with --device */
 	struct intern device_pids; /* pids with activity of --device */
-	struct compact_pending *pending;
-	size_t npending, pending_cap;
-	uint32_t *act_order;       /* acts by source index, when pending scopes joined */
+	/* --device: a GPU scope without args.device (Kineto writes none) waits
+	 * in this spill ("INDEX TRACK line") until pass one has seen which
+	 * tracks hold that device's activity */
+	struct compact_spill pending;
+	int pending_fd;            /* -1 until the first one */
+	uint64_t npending;
 	struct intern tracks_by_key, pids, groups_by_key;
 	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
 	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
+	struct intern checked_cats;/* categories already looked at for the above */
 	struct compact_track *tracks;
 	size_t ntracks_cap;
 	struct compact_group *groups;
 	size_t ngroups_cap;
-	struct compact_act **blocks; /* the records, COMPACT_ACT_BLOCK per block */
-	size_t nacts, nblocks;
-	uint32_t *by_track;        /* act indices by (track, corr, start): compact_flow.h */
-	size_t *track_first;       /* by_track[track_first[t]] is track t's first */
+	struct compact_sort acts;  /* the records, sorted for the lanes */
+	size_t nacts;
+	struct compact_sort flows; /* flow records, in source order */
+	uint64_t flows_noid;       /* flows without a numeric id */
+	struct compact_sort lanes_out;  /* compact_lane_rec by source index */
+	struct compact_sort bindings;   /* compact_flow_hit by source index */
+	struct compact_sort offsets;    /* compact_offsets, in source order */
 	struct intern lane_keys;   /* (group, track, lane) seen while counting */
 	size_t *lane_slot;         /* its entry in the group's counts[lane] */
 	size_t lane_slot_cap;
@@ -143,21 +204,19 @@ struct compact {
 	size_t nret, ret_cap;
 	struct lanes_refusal refusal; /* after COMPACT_LANES */
 	/* pass two */
-	size_t next_act, next_ret;
+	struct compact_lane_rec next_lane;
+	struct compact_flow_hit next_bind;
+	struct compact_offsets next_offsets;
+	int have_lane, have_bind, have_offsets;
+	size_t next_ret;
 	uint64_t index;
 	uint64_t relocated, relocated_flows, new_metadata, nretired;
 	/* scratch */
 	struct jdoc doc;
-	struct buf key, last_track_key, out;
+	struct buf key, last_track_key, out, line;
 	uint32_t last_track;
 	struct buf msg;            /* the refusal */
 };
-
-/* The k-th record (0-based, in pass-one order). */
-static inline struct compact_act *compact_act(const struct compact *c, size_t k)
-{
-	return &c->blocks[k / COMPACT_ACT_BLOCK][k % COMPACT_ACT_BLOCK];
-}
 
 void compact_init(struct compact *c);
 void compact_free(struct compact *c);
@@ -175,7 +234,8 @@ int compact_plan(struct compact *c);
  * (ns) of any event, for times relative to the trace start. */
 int compact_lanes_message(struct compact *c, int64_t origin);
 
-/* Pass two, per event line, in the same order as pass one.  *out_line and
+/* Pass two, per event line, in the same order as pass one (after a
+ * successful compact_plan).  *out_line and
  * *out_len: the line to write (the event itself, or its rewritten copy in
  * c->out); both NULL/0 when the event is retired (it is in the report). */
 int compact_place(struct compact *c, const char *line, size_t len, const char **out_line,
@@ -186,9 +246,6 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
  * escapes that is not JSON ("event I: not a JSON object"). */
 int compact_members(struct compact *c, const char *line, size_t len, const char *const *keys,
 		    int n, struct member *out);
-
-/* The id of a (pid, tid) that pass one saw, or -1. */
-int64_t compact_find_track(struct compact *c, struct member pid, struct member tid);
 
 /* The display pid of a group as text: its own pid, or the scope process
  * (space: 24 bytes). */

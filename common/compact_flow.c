@@ -1,6 +1,5 @@
 /* compact_flow: see compact_flow.h. */
-/* qsort_r, which passes the caller's context to the comparison */
-#define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +8,9 @@
 #include "compact_rewrite.h"
 #include "tsnum.h"
 
-static int cmp_track(const void *a, const void *b, void *ctx)
+int compact_flow_cmp_act(const void *a, const void *b)
 {
-	const struct compact *c = ctx;
-	const struct compact_act *x = compact_act(c, *(const uint32_t *)a);
-	const struct compact_act *y = compact_act(c, *(const uint32_t *)b);
+	const struct compact_act *x = a, *y = b;
 
 	if (x->track != y->track)
 		return x->track < y->track ? -1 : 1;
@@ -24,45 +21,202 @@ static int cmp_track(const void *a, const void *b, void *ctx)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int compact_flow_index(struct compact *c)
+int compact_flow_cmp_flow(const void *a, const void *b)
 {
-	size_t i, k;
+	const struct compact_flow_rec *x = a, *y = b;
 
-	if (c->by_track == NULL)
-		c->by_track = malloc((c->nacts + 1) * sizeof *c->by_track);
-	c->track_first = malloc((c->tracks_by_key.n + 1) * sizeof *c->track_first);
-	if (c->by_track == NULL || c->track_first == NULL)
-		return COMPACT_NOMEM;
-	for (i = 0; i < c->nacts; i++)
-		c->by_track[i] = (uint32_t)i;
-	qsort_r(c->by_track, c->nacts, sizeof *c->by_track, cmp_track, c);
-	for (i = 0, k = 0; k <= c->tracks_by_key.n; k++) {
-		while (i < c->nacts && compact_act(c, c->by_track[i])->track < k)
-			i++;
-		c->track_first[k] = i;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* (track, corr) of a record against (track, id) of a flow. */
+static int cmp_key(const struct compact_act *a, const struct compact_flow_rec *f)
+{
+	if (a->track != f->track)
+		return a->track < f->track ? -1 : 1;
+	if (a->corr != f->id)
+		return a->corr < f->id ? -1 : 1;
+	return 0;
+}
+
+/* The join's state: the next record and the records of the current key
+ * that may still bind a later flow. */
+struct join {
+	struct compact_sort *acts;
+	struct compact_act next;
+	int have_next;
+	struct compact_act *active;
+	size_t nactive, cap;
+};
+
+static int join_advance(struct join *j)
+{
+	const void *p;
+	int rc = compact_sort_next(j->acts, &p);
+
+	if (rc < 0)
+		return COMPACT_SYSTEM;
+	j->have_next = rc == 1;
+	if (rc == 1)
+		memcpy(&j->next, p, sizeof j->next);
+	return COMPACT_OK;
+}
+
+static int join_push(struct join *j)
+{
+	if (j->nactive == j->cap) {
+		size_t cap = j->cap ? j->cap * 2 : 16;
+		struct compact_act *p = realloc(j->active, cap * sizeof *p);
+		if (p == NULL)
+			return COMPACT_NOMEM;
+		j->active = p;
+		j->cap = cap;
+	}
+	j->active[j->nactive++] = j->next;
+	return join_advance(j);
+}
+
+/* One flow against the join: its result. */
+static int join_flow(struct join *j, const struct compact_flow_rec *f, int new_key,
+		     struct compact_flow_hit *out)
+{
+	int64_t ts = f->ts_ns;
+	size_t k, w, exact = 0, inside = 0;
+	const struct compact_act *hit_exact = NULL, *hit_inside = NULL;
+	int rc;
+
+	if (new_key) {
+		j->nactive = 0;
+		while (j->have_next && cmp_key(&j->next, f) < 0)
+			if ((rc = join_advance(j)) != 0)
+				return rc;
+	}
+	while (j->have_next && cmp_key(&j->next, f) == 0 && j->next.start_ns <= ts)
+		if ((rc = join_push(j)) != 0)
+			return rc;
+	/* flows come in ts order: a record that ended before ts and started
+	 * before it can match no later flow */
+	for (k = 0, w = 0; k < j->nactive; k++) {
+		const struct compact_act *a = &j->active[k];
+		if (a->end_ns <= ts && a->start_ns < ts)
+			continue;
+		j->active[w++] = *a;
+	}
+	j->nactive = w;
+	for (k = 0; k < j->nactive; k++) {
+		const struct compact_act *a = &j->active[k];
+		if (a->start_ns == ts && !f->sub) {
+			exact++;
+			hit_exact = a;
+		} else if (a->start_ns <= ts && ts < a->end_ns) {
+			inside++;
+			hit_inside = a;
+		}
+	}
+	memset(out, 0, sizeof *out);
+	out->index = f->index;
+	out->track = f->track;
+	if (exact == 1 || (exact == 0 && inside == 1)) {
+		const struct compact_act *a = exact == 1 ? hit_exact : hit_inside;
+		out->status = COMPACT_BIND_HIT;
+		out->group = a->group;
+		out->lane = a->lane;
+	} else {
+		out->status = exact > 1 ? COMPACT_BIND_EXACT_MANY :
+			      inside > 1 ? COMPACT_BIND_INSIDE_MANY : COMPACT_BIND_NONE;
 	}
 	return COMPACT_OK;
 }
 
-/* First position in by_track whose act is not below (track, corr). */
-static size_t lower(const struct compact *c, uint32_t track, int64_t corr)
+static int join_all(struct compact *c, struct compact_sort *flows, struct compact_sort *acts)
 {
-	size_t lo = c->track_first[track], hi = c->track_first[track + 1];
+	struct join j;
+	struct compact_flow_rec f, prev;
+	struct compact_flow_hit hit;
+	const void *p;
+	int rc, have_prev = 0, got;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct compact_act *a = compact_act(c, c->by_track[mid]);
-		if (a->track < track || (a->track == track && a->corr < corr))
-			lo = mid + 1;
-		else
-			hi = mid;
+	memset(&j, 0, sizeof j);
+	j.acts = acts;
+	if (compact_sort_finish(flows) != 0 || compact_sort_finish(acts) != 0)
+		return COMPACT_SYSTEM;
+	rc = join_advance(&j);
+	while (rc == COMPACT_OK && (got = compact_sort_next(flows, &p)) != 0) {
+		if (got < 0) {
+			rc = COMPACT_SYSTEM;
+			break;
+		}
+		memcpy(&f, p, sizeof f);
+		rc = join_flow(&j, &f, !have_prev || prev.track != f.track || prev.id != f.id,
+			       &hit);
+		if (rc == COMPACT_OK && compact_sort_put(&c->bindings, &hit) != 0)
+			rc = COMPACT_SYSTEM;
+		prev = f;
+		have_prev = 1;
 	}
-	return lo;
+	free(j.active);
+	return rc;
 }
 
-static int is_primitive(struct member m)
+int compact_flow_bind_all(struct compact *c, struct compact_sort *by_corr,
+			  struct compact_sort *by_start)
 {
-	return m.len > 0 && m.p[0] != '"' && m.p[0] != '{' && m.p[0] != '[';
+	struct compact_sort keyed, unkeyed;
+	const void *p;
+	int got, rc = COMPACT_OK;
+
+	if (compact_sort_init(&keyed, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES,
+			      compact_flow_cmp_flow, "tr-compact") != 0 ||
+	    compact_sort_init(&unkeyed, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES,
+			      compact_flow_cmp_flow, "tr-compact") != 0)
+		return COMPACT_NOMEM;
+	if (compact_sort_finish(&c->flows) != 0)
+		rc = COMPACT_SYSTEM;
+	while (rc == COMPACT_OK && (got = compact_sort_next(&c->flows, &p)) != 0) {
+		struct compact_flow_rec f;
+		const struct compact_track *t;
+		if (got < 0) {
+			rc = COMPACT_SYSTEM;
+			break;
+		}
+		memcpy(&f, p, sizeof f);
+		t = &c->tracks[f.track];
+		if (!t->moved && f.status != COMPACT_FLOW_UNPARSED)
+			continue;
+		if (f.status != COMPACT_FLOW_OK) {
+			struct compact_flow_hit hit;
+			memset(&hit, 0, sizeof hit);
+			hit.index = f.index;
+			hit.track = f.track;
+			hit.status = f.status == COMPACT_FLOW_TS_TEXT ? COMPACT_BIND_TS_TEXT :
+				     f.status == COMPACT_FLOW_TS_RANGE ? COMPACT_BIND_TS_RANGE :
+				     COMPACT_BIND_UNPARSED;
+			if (compact_sort_put(&c->bindings, &hit) != 0)
+				rc = COMPACT_SYSTEM;
+			continue;
+		}
+		if (!t->has_corr)
+			f.id = COMPACT_NO_CORR; /* any record of the track */
+		if (t->has_corr && f.id == COMPACT_NO_CORR) {
+			f.id = 0; /* by_start's records all have corr 0 */
+			if (compact_sort_put(&unkeyed, &f) != 0)
+				rc = COMPACT_SYSTEM;
+		} else if (compact_sort_put(&keyed, &f) != 0) {
+			rc = COMPACT_SYSTEM;
+		}
+	}
+	if (rc == COMPACT_OK)
+		rc = join_all(c, &keyed, by_corr);
+	if (rc == COMPACT_OK && unkeyed.count > 0)
+		rc = by_start != NULL ? join_all(c, &unkeyed, by_start) : COMPACT_NOMEM;
+	compact_sort_free(&keyed);
+	compact_sort_free(&unkeyed);
+	return rc;
 }
 
 static int refused(int fail)
@@ -70,99 +224,53 @@ static int refused(int fail)
 	return fail ? COMPACT_NOMEM : COMPACT_REFUSED;
 }
 
-int compact_flow_bind(struct compact *c, uint32_t track, uint64_t index, struct member ts,
-		      struct member id, const struct compact_act **hit)
-{
-	int64_t ts_ns, flow_id = COMPACT_NO_CORR;
-	int sub, corr_known = 0;
-	size_t from, to, k, exact = 0, inside = 0, idn;
-	const struct compact_act *hit_exact = NULL, *hit_inside = NULL;
-	const char *idraw;
+/* The members a flow's move reads, in one walk: pid, tid and args for the
+ * rewrite, ts and id for the refusals. */
+static const char *const flow_keys[] = { "pid", "tid", "args", "ts", "id" };
 
+int compact_flow_place(struct compact *c, const char *line, size_t len, uint64_t index,
+		       const struct compact_flow_hit *hit)
+{
+	const struct compact_track *t = &c->tracks[hit->track];
+	const struct compact_group *g;
+	struct member m[5];
+	struct member ts, id;
+	char space[24];
+	const char *idraw;
+	size_t idn;
+	int rc;
+
+	if ((rc = compact_members(c, line, len, flow_keys, 5, m)) != 0)
+		return rc;
+	ts = m[3];
+	id = m[4];
 	buf_reset(&c->msg);
-	if (!is_primitive(ts))
+	switch (hit->status) {
+	case COMPACT_BIND_HIT:
+		g = &c->groups[hit->group];
+		return compact_rewrite(line, len, m, index, compact_display_pid(g, space),
+				       g->lane_tid[hit->lane], &c->out, &c->msg);
+	case COMPACT_BIND_TS_TEXT:
 		return refused(buf_printf(&c->msg, "event %" PRIu64 ": flow on a GPU track "
 					     "without a numeric ts", index));
-	if (tsnum_us_to_ns(ts.p, ts.len, &ts_ns, &sub) != NUM_OK)
+	case COMPACT_BIND_TS_RANGE:
 		return refused(buf_printf(&c->msg, "event %" PRIu64 ": flow ts %.*s out of "
 					     "range", index, (int)ts.len, ts.p));
-	if (!is_primitive(id) || tsnum_parse_int64(id.p, id.len, &flow_id) != NUM_OK)
-		flow_id = COMPACT_NO_CORR;
-	from = c->track_first[track];
-	to = c->track_first[track + 1];
-	corr_known = c->tracks[track].has_corr;
-	if (corr_known && flow_id != COMPACT_NO_CORR) {
-		from = lower(c, track, flow_id);
-		to = flow_id == INT64_MAX ? to : lower(c, track, flow_id + 1);
-	}
-	for (k = from; k < to; k++) {
-		const struct compact_act *a = compact_act(c, c->by_track[k]);
-		if (corr_known && flow_id != COMPACT_NO_CORR && a->corr != flow_id)
-			continue;
-		if (a->start_ns == ts_ns && !sub) {
-			exact++;
-			hit_exact = a;
-		} else if (a->start_ns <= ts_ns && ts_ns < a->end_ns) {
-			inside++;
-			hit_inside = a;
-		}
-	}
-	if (exact == 1) {
-		*hit = hit_exact;
-		return COMPACT_OK;
-	}
-	if (exact == 0 && inside == 1) {
-		*hit = hit_inside;
-		return COMPACT_OK;
+	case COMPACT_BIND_UNPARSED:
+		return refused(buf_printf(&c->msg, "event %" PRIu64 ": not a JSON object",
+					     c->events));
+	default:
+		break;
 	}
 	idn = id.len ? id.len : 4;
 	idraw = id.len ? id.p : "none";
 	return refused(buf_printf(&c->msg, "event %" PRIu64 ": flow (id %.*s, ts %.*s) on pid "
 				     "%s tid %s %s; it cannot follow its kernel to a lane", index,
-				     (int)idn, idraw, (int)ts.len, ts.p, c->tracks[track].pid,
-				     c->tracks[track].tid,
-				     exact > 1 ? "starts exactly at several GPU events of its "
-				     "correlation" :
-				     inside > 1 ? "lies inside several GPU events of its correlation" :
+				     (int)idn, idraw, (int)ts.len, ts.p, t->pid, t->tid,
+				     hit->status == COMPACT_BIND_EXACT_MANY ? "starts exactly at several "
+				     "GPU events of its correlation" :
+				     hit->status == COMPACT_BIND_INSIDE_MANY ? "lies inside several GPU "
+				     "events of its correlation" :
 				     "matches no GPU event (same correlation, starting at or "
 				     "containing its ts)"));
-}
-
-/* The members a flow's move reads, in one walk: pid, tid and args for the
- * rewrite, ts and id for the binding. */
-static const char *const flow_keys[] = { "pid", "tid", "args", "ts", "id" };
-
-int compact_flow_move(struct compact *c, const char *line, size_t len, uint64_t index)
-{
-	struct member m[5];
-	const char *ph;
-	size_t phlen;
-	int64_t track;
-	const struct compact_act *a;
-	const struct compact_group *g;
-	char space[24];
-	int rc;
-
-	if (!event_member(line, len, "ph", &ph, &phlen) || phlen != 3 ||
-	    (ph[1] != 's' && ph[1] != 't' && ph[1] != 'f'))
-		return 0;
-	/* most flows are on CPU threads, which stay: look at pid and tid first
-	 * (raw keys are the keys when the line holds no backslash) */
-	if (memchr(line, '\\', len) == NULL) {
-		event_members(line, len, flow_keys, 2, m);
-		track = compact_find_track(c, m[0], m[1]);
-		if (track < 0 || !c->tracks[track].moved)
-			return 0;
-	}
-	if ((rc = compact_members(c, line, len, flow_keys, 5, m)) != 0)
-		return rc;
-	track = compact_find_track(c, m[0], m[1]);
-	if (track < 0 || !c->tracks[track].moved)
-		return 0;
-	if ((rc = compact_flow_bind(c, (uint32_t)track, index, m[3], m[4], &a)) != 0)
-		return rc;
-	g = &c->groups[a->group];
-	rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
-			     g->lane_tid[a->lane], &c->out, &c->msg);
-	return rc != 0 ? rc : 1;
 }

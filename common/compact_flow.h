@@ -5,6 +5,12 @@
  * flow's ts, else the one whose interval contains it.  No match, or
  * several, is a refusal naming the flow's source index.
  *
+ * The binding is a merge join: the flows sorted by (track, id, ts) against
+ * the records sorted by (track, correlation, start), sweeping each (track,
+ * correlation) with the records that may still contain a later ts (as many
+ * as overlap there, bounded by the lanes).  Its results, one per flow on a
+ * moved track, go to c->bindings in source order for pass two.
+ *
  * The common/ rule: library code returns a status and never prints or
  * exits. */
 #ifndef TR_COMPACT_FLOW_H
@@ -14,19 +20,23 @@
 
 #include "compact.h"
 
-/* The index of c's records by (track, correlation, start) that binding
- * searches: called once by compact_plan.  0 or COMPACT_NOMEM. */
-int compact_flow_index(struct compact *c);
+/* The order the join reads records in: (track, corr, start_ns, index). */
+int compact_flow_cmp_act(const void *a, const void *b);
 
-/* The record flow event index (raw ts and id members) on track binds to
- * in *hit; COMPACT_REFUSED (c->msg) when none or several match. */
-int compact_flow_bind(struct compact *c, uint32_t track, uint64_t index, struct member ts,
-		      struct member id, const struct compact_act **hit);
+/* The order the join reads flows in: (track, id, ts_ns, index). */
+int compact_flow_cmp_flow(const void *a, const void *b);
 
-/* Pass two: when line is a flow on a moved track, its rewritten copy goes
- * to c->out and 1 is returned; 0 when the line is not such a flow; a
- * negative status on a refusal.  Most events are told apart by ph alone,
- * which Kineto writes first. */
-int compact_flow_move(struct compact *c, const char *line, size_t len, uint64_t index);
+/* Bind every flow of c->flows (finished here) on a moved track into
+ * c->bindings (not finished).  by_corr: the records, with their lanes, in
+ * compact_flow_cmp_act order; by_start: the same with corr 0 (NULL when no
+ * flow lacks a numeric id).  0, COMPACT_NOMEM or -1 with errno set for the
+ * temporary files (COMPACT_SYSTEM). */
+int compact_flow_bind_all(struct compact *c, struct compact_sort *by_corr,
+			  struct compact_sort *by_start);
+
+/* Pass two: flow event index, whose binding is hit: its rewritten copy in
+ * c->out, or the refusal (COMPACT_REFUSED, c->msg). */
+int compact_flow_place(struct compact *c, const char *line, size_t len, uint64_t index,
+		       const struct compact_flow_hit *hit);
 
 #endif

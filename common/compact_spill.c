@@ -24,17 +24,10 @@ int compact_spill_init(struct compact_spill *s, int fd, int mode)
 	memset(s, 0, sizeof *s);
 	s->fd = fd;
 	s->mode = mode == COMPACT_SPILL_AUTO && backend_is_fast() ? mode : COMPACT_SPILL_PLAIN;
+	s->plain_max = COMPACT_SPILL_PLAIN_MAX;
 	if (writer_init(&s->out, fd) != 0) {
 		errno = ENOMEM;
 		return -1;
-	}
-	if (s->mode == COMPACT_SPILL_AUTO) {
-		s->held = malloc(COMPACT_SPILL_PLAIN_MAX);
-		if (s->held == NULL) {
-			writer_free(&s->out);
-			errno = ENOMEM;
-			return -1;
-		}
 	}
 	return 0;
 }
@@ -56,47 +49,31 @@ static int gz_failed(struct compact_spill *s, int rc)
 	return -1;
 }
 
-/* The held bytes go out plain (the spill stayed short) or start the gzip
- * member (it did not). */
-static int decide(struct compact_spill *s, int compress)
+int compact_spill_put(struct compact_spill *s, const void *data, size_t n)
 {
-	int rc = 0;
+	int rc;
 
-	if (compress) {
+	if (!s->gzip) {
+		size_t plain = n;
+		if (s->mode == COMPACT_SPILL_AUTO && s->spilled + n > s->plain_max)
+			plain = (size_t)(s->plain_max - s->spilled);
+		if (writer_put(&s->out, data, plain) != 0)
+			return -1;
+		s->spilled += plain;
+		s->plain_len = s->spilled;
+		if (plain == n)
+			return 0;
+		/* the rest of this spill is compressed */
 		s->gz = gz_out_new(1, put_compressed, &s->out);
 		if (s->gz == NULL) {
 			errno = ENOMEM;
 			return -1;
 		}
 		s->gzip = 1;
-		if ((rc = gz_write(s->gz, s->held, s->held_len)) != GZ_OK)
-			rc = gz_failed(s, rc);
-	} else {
-		rc = writer_put(&s->out, s->held, s->held_len);
+		data = (const char *)data + plain;
+		n -= plain;
 	}
-	free(s->held);
-	s->held = NULL;
-	s->held_len = 0;
-	s->mode = COMPACT_SPILL_PLAIN; /* decided */
-	return rc;
-}
-
-int compact_spill_put(struct compact_spill *s, const void *data, size_t n)
-{
-	int rc;
-
 	s->spilled += n;
-	if (s->held != NULL) {
-		if (s->held_len + n <= COMPACT_SPILL_PLAIN_MAX) {
-			memcpy(s->held + s->held_len, data, n);
-			s->held_len += n;
-			return 0;
-		}
-		if (decide(s, 1) != 0)
-			return -1;
-	}
-	if (!s->gzip)
-		return writer_put(&s->out, data, n);
 	rc = gz_write(s->gz, data, n);
 	return rc == GZ_OK ? 0 : gz_failed(s, rc);
 }
@@ -105,8 +82,6 @@ int compact_spill_finish(struct compact_spill *s)
 {
 	int rc;
 
-	if (s->held != NULL && decide(s, 0) != 0)
-		return -1;
 	if (s->gzip && (rc = gz_finish(s->gz)) != GZ_OK)
 		return gz_failed(s, rc);
 	if (writer_flush(&s->out) != 0)
@@ -180,8 +155,12 @@ static int read_failed(struct compact_spill *s, const char *what)
  * what was read.  0 (s->eof set at the end) or -1. */
 static int fill(struct compact_spill *s)
 {
-	if (!s->gzip) {
-		long n = io_read_some(s->fd, s->buf + s->end, s->cap - s->end);
+	if (!s->gzip || s->file_offset < s->plain_len) {
+		size_t want = s->cap - s->end;
+		long n;
+		if (s->gzip && want > s->plain_len - s->file_offset)
+			want = (size_t)(s->plain_len - s->file_offset);
+		n = io_read_some(s->fd, s->buf + s->end, want);
 		if (n < 0)
 			return -1;
 		if (n == 0)
@@ -269,7 +248,6 @@ void compact_spill_free(struct compact_spill *s)
 {
 	if (!s->finished)
 		writer_free(&s->out);
-	free(s->held);
 	gz_out_free(s->gz);
 	gz_in_free(s->in);
 	free(s->raw);

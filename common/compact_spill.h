@@ -2,12 +2,13 @@
  * (tr-compact): lines written once, in order, then read back once, in
  * order.
  *
- * Writing a spill costs more than reading the stream (the page cache
- * copies and allocates every page), so a long spill is compressed: once
- * more than COMPACT_SPILL_PLAIN_MAX bytes are spilled, and when the gzip
- * backend is fast enough to beat the write (ISA-L), the bytes go through
- * gz.h at its fastest level.  A short spill, or any spill with zlib, is
- * written as it is.  Reading gives back the pages already read (where the
+ * The first plain_max bytes (COMPACT_SPILL_PLAIN_MAX unless the caller
+ * changes it after init) are written as they are: for them the page
+ * cache's copies cost less CPU than compressing and inflating.  Past
+ * them, when the gzip backend is fast (ISA-L), the rest goes through gz.h
+ * at its fastest level as one gzip member, so that a spill of many GB
+ * neither fills the page cache nor waits on the disk.  With zlib the whole
+ * spill is plain.  Reading gives back the pages already read (where the
  * file system can punch holes), so the page cache holds a window of the
  * spill, not all of it.
  *
@@ -23,22 +24,22 @@
 #include "gz.h"
 #include "io.h"
 
-/* Spills up to this size are written plain whatever the backend. */
-#define COMPACT_SPILL_PLAIN_MAX ((size_t)4 << 20)
+/* Bytes written plain before the rest is compressed (COMPACT_SPILL_AUTO). */
+#define COMPACT_SPILL_PLAIN_MAX ((uint64_t)1 << 30)
 
 enum compact_spill_mode {
 	COMPACT_SPILL_PLAIN = 0,  /* never compress */
-	COMPACT_SPILL_AUTO = 1    /* compress a long spill when the backend is fast */
+	COMPACT_SPILL_AUTO = 1    /* compress past plain_max when the backend is fast */
 };
 
 struct compact_spill {
 	int fd;
 	int mode;
-	int gzip;                 /* the spill is one gzip member */
+	int gzip;                 /* past plain_len, the spill is one gzip member */
 	int finished;
-	struct writer out;        /* plain bytes to fd (plain spills, and gz output) */
-	char *held;               /* the first bytes, until plain or gzip is decided */
-	size_t held_len;
+	uint64_t plain_max;       /* AUTO: bytes written plain before compressing */
+	uint64_t plain_len;       /* bytes at the file's start written plain */
+	struct writer out;        /* bytes to fd (plain ones, and gz output) */
 	struct gz_out *gz;
 	uint64_t spilled;         /* bytes put, uncompressed */
 	/* reading */

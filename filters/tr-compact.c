@@ -52,7 +52,7 @@ static const char usage_text[] =
 struct state {
 	int64_t max_lanes;
 	const char *summary_path;
-	struct outfile summary;    /* path NULL: a /dev/ descriptor, fd only */
+	struct outfile summary;    /* outfile_open_side: path NULL for a /dev/ path */
 	const char *only_pid;
 	const char *only_device;
 	struct compact c;
@@ -65,6 +65,8 @@ static void check(struct compact *c, int rc)
 {
 	if (rc == COMPACT_NOMEM)
 		die_nomem();
+	if (rc == COMPACT_SYSTEM)
+		die_errno(EXIT_TROUBLE, "temporary file");
 	if (rc != COMPACT_OK)
 		die(EXIT_INPUT, "%s", c->msg.p);
 }
@@ -172,14 +174,9 @@ static void write_summary(struct state *st)
 	check(&st->c, compact_report_summary(&st->c, &st->text));
 	if (io_write_all(st->summary.fd, st->text.p, st->text.len) != 0)
 		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
-	if (st->summary.path != NULL) {
-		if (outfile_commit(&st->summary) != 0) {
-			if (errno == EEXIST)
-				die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it",
-				    st->summary_path);
-			die_errno(EXIT_TROUBLE, "%s", st->summary_path);
-		}
-	} else if (close(st->summary.fd) != 0) {
+	if (outfile_commit(&st->summary) != 0) {
+		if (errno == EEXIST)
+			die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it", st->summary_path);
 		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
 	}
 }
@@ -191,14 +188,7 @@ static void open_summary(struct state *st)
 {
 	const char *path = st->summary_path;
 
-	if (strncmp(path, "/dev/", 5) == 0) {
-		st->summary.path = NULL;
-		st->summary.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		if (st->summary.fd < 0)
-			die_errno(EXIT_TROUBLE, "%s", path);
-		return;
-	}
-	if (outfile_open(&st->summary, path) != 0) {
+	if (outfile_open_side(&st->summary, path) != 0) {
 		if (errno == EEXIST)
 			die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it", path);
 		die_errno(EXIT_TROUBLE, "%s", path);

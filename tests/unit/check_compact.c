@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "compact.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -250,17 +251,113 @@ START_TEST(test_device)
 }
 END_TEST
 
+/* More lanes than COMPACT_MAX_LANES before the refusal: the packing goes
+ * on counting the group's peak without keeping lanes past the limit. */
+START_TEST(test_past_max_lanes)
+{
+	struct compact c;
+	struct buf line = BUF_INIT;
+	int t;
+
+	compact_init(&c);
+	c.max_lanes = COMPACT_MAX_LANES;
+	for (t = 1; t <= 12; t++) {
+		buf_reset(&line);
+		buf_printf(&line, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g%d\",\"pid\":0,"
+			   "\"tid\":%d,\"ts\":100,\"dur\":%d,\"args\":{\"device\":0}}", t, t, 50 + t);
+		ck_assert_int_eq(compact_see_event(&c, line.p, line.len), 0);
+	}
+	ck_assert_int_eq(compact_plan(&c), COMPACT_LANES);
+	ck_assert_uint_eq(c.refusal.peak, 12);
+	ck_assert_int_eq(c.refusal.from, 100000);
+	ck_assert_int_eq(c.refusal.to, 151000);
+	buf_release(&line);
+	compact_free(&c);
+}
+END_TEST
+
+/* Event k of the bounded-memory stream: N kernels in reverse source order
+ * on streams 7, 8, 9 (kernel j starts at 10 j and lasts 25, so three
+ * overlap and kernel j takes lane j mod 3), then a flow per kernel (id j,
+ * inside it, on its stream), and a CPU flow. */
+enum { BIG_N = 150000 };
+
+static void big_event(struct buf *b, int k)
+{
+	int j;
+
+	buf_reset(b);
+	if (k < BIG_N) {
+		j = BIG_N - 1 - k;
+		buf_printf(b, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":%d,"
+			   "\"ts\":%d,\"dur\":25,\"args\":{\"device\":0,\"correlation\":%d}}",
+			   7 + j % 3, 10 * j, j);
+	} else if (k < 2 * BIG_N) {
+		j = k - BIG_N;
+		buf_printf(b, "{\"ph\":\"f\",\"id\":%d,\"pid\":1,\"tid\":%d,\"ts\":%d,\"bp\":\"e\"}",
+			   j, 7 + j % 3, 10 * j + 24);
+	} else {
+		buf_printf(b, "{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":0}");
+	}
+}
+
+/* More records than one run holds: they go through the sorts' files, the
+ * records held in memory stay below a fixed bound, and every kernel and
+ * flow still gets its lane. */
+START_TEST(test_bounded_memory)
+{
+	struct compact c;
+	struct buf line = BUF_INIT;
+	const char *out, *tid;
+	size_t len, held_max = 0;
+	int k;
+
+	compact_init(&c);
+	for (k = 0; k < 2 * BIG_N + 1; k++) {
+		big_event(&line, k);
+		ck_assert_int_eq(compact_see_event(&c, line.p, line.len), 0);
+		if (c.acts.n > held_max)
+			held_max = c.acts.n;
+	}
+	ck_assert_uint_eq(c.nacts, BIG_N);
+	ck_assert_uint_eq(held_max, COMPACT_RUN_BYTES / sizeof(struct compact_act));
+	ck_assert_uint_eq(compact_sort_runs(&c.acts), BIG_N / held_max);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	ck_assert_uint_eq(c.groups[0].nlanes, 3);
+	for (k = 0; k < 2 * BIG_N + 1; k++) {
+		int j = k < BIG_N ? BIG_N - 1 - k : k - BIG_N;
+		big_event(&line, k);
+		ck_assert_int_eq(compact_place(&c, line.p, line.len, &out, &len), 0);
+		tid = strstr(out, "\"tid\":");
+		ck_assert_ptr_nonnull(tid);
+		if (k < 2 * BIG_N)
+			ck_assert_int_eq(strtol(tid + 6, NULL, 10), 0x7E000000 + j % 3);
+		else
+			ck_assert_ptr_eq(out, line.p);
+	}
+	ck_assert_uint_eq(c.relocated, BIG_N);
+	ck_assert_uint_eq(c.relocated_flows, BIG_N);
+	ck_assert_uint_eq(c.groups[0].ncounts[0], 1);
+	ck_assert_uint_eq(c.groups[0].counts[0][0].count, BIG_N / 3);
+	buf_release(&line);
+	compact_free(&c);
+}
+END_TEST
+
 static Suite *compact_suite(void)
 {
 	Suite *s = suite_create("compact");
 	TCase *tc = tcase_create("compact");
 
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_s1);
 	tcase_add_test(tc, test_zero_and_used_tid);
 	tcase_add_test(tc, test_scope);
 	tcase_add_loop_test(tc, test_refusal, 0, (int)COUNT(refusals));
 	tcase_add_test(tc, test_too_many_lanes);
 	tcase_add_test(tc, test_device);
+	tcase_add_test(tc, test_past_max_lanes);
+	tcase_add_test(tc, test_bounded_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }

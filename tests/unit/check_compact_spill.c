@@ -3,6 +3,7 @@
  * one, a line longer than the read buffer included, twice after two
  * rewinds; COMPACT_SPILL_PLAIN never compresses. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static void make_line(struct buf *b, size_t k)
 	buf_addstr(b, "\"}\n");
 }
 
-static void round_trip(int mode, size_t nlines, int want_gzip)
+static void round_trip(int mode, uint64_t plain_max, size_t nlines, int want_gzip)
 {
 	struct compact_spill s;
 	struct buf want = BUF_INIT;
@@ -42,6 +43,8 @@ static void round_trip(int mode, size_t nlines, int want_gzip)
 	int fd = temp_fd(), pass;
 
 	ck_assert_int_eq(compact_spill_init(&s, fd, mode), 0);
+	if (plain_max != 0)
+		s.plain_max = plain_max;
 	for (k = 0; k < nlines; k++) {
 		make_line(&want, k);
 		/* in two pieces: put takes bytes, not lines */
@@ -68,20 +71,27 @@ static void round_trip(int mode, size_t nlines, int want_gzip)
 
 START_TEST(test_short_plain)
 {
-	round_trip(COMPACT_SPILL_AUTO, 100, 0);
+	round_trip(COMPACT_SPILL_AUTO, 0, 100, 0);
 }
 END_TEST
 
 START_TEST(test_long_auto)
 {
-	/* about 8 MiB with the long line: compressed when the backend is ISA-L */
-	round_trip(COMPACT_SPILL_AUTO, 20000, strncmp(gz_backend(), "ISA-L", 5) == 0);
+	int fast = strncmp(gz_backend(), "ISA-L", 5) == 0;
+
+	/* about 8 MiB with the long line: below the default plain part */
+	round_trip(COMPACT_SPILL_AUTO, 0, 20000, 0);
+	/* past a plain part that ends inside a line, inside the long line, or
+	 * at once: the rest is compressed when the backend is ISA-L */
+	round_trip(COMPACT_SPILL_AUTO, 1000003, 20000, fast);
+	round_trip(COMPACT_SPILL_AUTO, 50001, 20000, fast);
+	round_trip(COMPACT_SPILL_AUTO, 1, 20000, fast);
 }
 END_TEST
 
 START_TEST(test_long_plain)
 {
-	round_trip(COMPACT_SPILL_PLAIN, 20000, 0);
+	round_trip(COMPACT_SPILL_PLAIN, 1000003, 20000, 0);
 }
 END_TEST
 
