@@ -55,6 +55,7 @@ int windowgroup_init(struct windowgroup *g, size_t nparts, const char *prefix)
 	g->prefix = prefix;
 	g->dir = "";
 	g->nparts = nparts < 1 ? 1 : nparts > WINDOWGROUP_PARTS ? WINDOWGROUP_PARTS : nparts;
+	g->round_events = WINDOWGROUP_ROUND;
 	g->fill = calloc(g->nparts, sizeof *g->fill);
 	g->first = malloc(g->nparts * sizeof *g->first);
 	g->last = malloc(g->nparts * sizeof *g->last);
@@ -334,10 +335,22 @@ struct match {
 	struct windowgroup *g;
 	struct table t;
 	int64_t w0, w1;
-	uint8_t *out;      /* verdicts not yet written */
+	uint64_t rounds, round;  /* this partition's rounds, the one under way */
+	uint8_t *out;      /* verdicts of the block at offset at */
 	size_t nout;
 	uint64_t at;       /* file offset of out[0] */
+	uint64_t left;     /* the partition's events not yet judged this round */
 };
+
+/* Whether a tuple's key is matched in this round: more bits of the hash
+ * than the partition's, so that each round holds a share of the keys. */
+static int in_round(const struct match *m, const struct tuple *u)
+{
+	if (m->rounds == 1)
+		return 1;
+	return (hash_of(u->kind, u->key, u->text, u->n) >> 32) / m->g->nparts % m->rounds ==
+	       m->round;
+}
 
 /* The first look at a partition: each group's extent. */
 static int see_tuple(void *arg, const struct tuple *u)
@@ -345,6 +358,8 @@ static int see_tuple(void *arg, const struct tuple *u)
 	struct match *m = arg;
 	struct slot *s;
 
+	if (!in_round(m, u))
+		return 0;
 	if (2 * (m->t.n + 1) > m->t.nslots && table_grow(&m->t) != 0)
 		return -1;
 	s = find(&m->t, u);
@@ -386,30 +401,51 @@ static int see_tuple(void *arg, const struct tuple *u)
 	return 0;
 }
 
-/* The second look: each event's verdict, in the partition's order. */
+/* Write the verdicts block out (a full one moves on to the next). */
+static int put_out(struct match *m)
+{
+	if (m->nout > 0 && pwrite_all(m->g->fd, m->out, m->nout, m->at) != 0)
+		return -1;
+	m->at += m->nout;
+	m->nout = 0;
+	return 0;
+}
+
+/* The second look: each event's verdict, in the partition's order.  In a
+ * round after the first, the block holds the earlier rounds' verdicts,
+ * read back, and only this round's events are judged. */
 static int judge_tuple(void *arg, const struct tuple *u)
 {
 	struct match *m = arg;
-	const struct slot *s = find(&m->t, u);
+	const struct slot *s;
 	uint8_t v;
 
+	if (m->nout == WINDOWGROUP_BLOCK && put_out(m) != 0)
+		return -1;
+	if (m->round > 0 && m->nout == 0 &&
+	    pread_all(m->g->fd, m->out, m->left < WINDOWGROUP_BLOCK ? m->left :
+		      WINDOWGROUP_BLOCK, m->at) != 0)
+		return -1;
+	m->left--;
+	if (!in_round(m, u)) {
+		if (m->round == 0)
+			m->out[m->nout] = 0;
+		m->nout++;
+		return 0;
+	}
+	s = find(&m->t, u);
 	if (u->kind == WGROUP_BEGIN || u->kind == WGROUP_END)
 		v = window_overlaps(s->lo, s->hi, m->w0, m->w1) ? WGROUP_KEEP : WGROUP_DROP;
 	else if (window_contains(s->lo, s->hi, m->w0, m->w1))
 		v = WGROUP_KEEP;
 	else
 		v = window_overlaps(u->lo, u->hi, m->w0, m->w1) ? WGROUP_CUT : WGROUP_DROP;
-	if (m->nout == WINDOWGROUP_BLOCK) {
-		if (pwrite_all(m->g->fd, m->out, m->nout, m->at) != 0)
-			return -1;
-		m->at += m->nout;
-		m->nout = 0;
-	}
 	m->out[m->nout++] = v;
 	return 0;
 }
 
-static int match_part(struct match *m, size_t p, struct buf *chunk)
+/* One round of a partition: the share of its keys in_round takes. */
+static int match_round(struct match *m, size_t p, struct buf *chunk, uint64_t start)
 {
 	struct windowgroup *g = m->g;
 	size_t i;
@@ -432,12 +468,26 @@ static int match_part(struct match *m, size_t p, struct buf *chunk)
 		else
 			g->async_cut++;
 	}
+	m->at = start;
+	m->nout = 0;
+	m->left = g->count[p];
 	if (each_tuple(g, p, chunk, judge_tuple, m) != 0)
 		return -1;
-	if (m->nout > 0 && pwrite_all(g->fd, m->out, m->nout, m->at) != 0)
-		return -1;
-	m->at += m->nout;
-	m->nout = 0;
+	return put_out(m);
+}
+
+static int match_part(struct match *m, size_t p, struct buf *chunk)
+{
+	uint64_t start = m->at;
+
+	m->rounds = (m->g->count[p] + m->g->round_events - 1) / m->g->round_events;
+	if (m->rounds == 0)
+		return 0;
+	m->g->rounds += m->rounds;
+	for (m->round = 0; m->round < m->rounds; m->round++)
+		if (match_round(m, p, chunk, start) != 0)
+			return -1;
+	m->at = start + m->g->count[p];
 	return 0;
 }
 

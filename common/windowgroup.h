@@ -12,9 +12,9 @@
  * read the verdicts back through a block per partition.
  *
  * Memory: WINDOWGROUP_PARTS write buffers of WINDOWGROUP_CHUNK bytes while
- * the stream is read; while matching, a table of the largest partition's
- * distinct keys; then WINDOWGROUP_PARTS read blocks of WINDOWGROUP_BLOCK
- * bytes.  The common/ rule: library code returns a status (here -1 with
+ * the stream is read; while matching, a table of the distinct keys of at
+ * most round_events events (a partition with more is matched in rounds);
+ * then WINDOWGROUP_PARTS read blocks of WINDOWGROUP_BLOCK bytes.  The common/ rule: library code returns a status (here -1 with
  * errno set: ENOMEM, or the error of the temporary file) and never prints
  * or exits. */
 #ifndef TR_WINDOWGROUP_H
@@ -26,6 +26,10 @@
 #define WINDOWGROUP_PARTS 128
 #define WINDOWGROUP_CHUNK 8192   /* bytes of tuples written at a time */
 #define WINDOWGROUP_BLOCK 4096   /* verdicts read at a time */
+/* A partition of more events than this is matched in several rounds, each
+ * holding the keys of one share of it (split by more bits of the hash), so
+ * that the matching table stays bounded however many ids a trace has. */
+#define WINDOWGROUP_ROUND (1u << 16)
 
 /* What an event adds to its group. */
 enum windowgroup_kind {
@@ -63,6 +67,7 @@ struct windowgroup {
 	const char *prefix;     /* its name's prefix */
 	const char *dir;        /* its directory, for a message */
 	size_t nparts;          /* WINDOWGROUP_PARTS, or fewer (tests) */
+	uint64_t round_events;  /* WINDOWGROUP_ROUND, or fewer (tests) */
 	char *bufs;             /* nparts x WINDOWGROUP_CHUNK: unwritten tuples */
 	uint32_t *fill;         /* bytes in each buffer */
 	uint64_t *first, *last; /* file offsets of each partition's first and
@@ -71,9 +76,9 @@ struct windowgroup {
 	uint64_t end;           /* bytes in the file */
 	uint64_t verdicts;      /* file offset of partition 0's verdicts */
 	int decided;
-	/* matched: the most distinct keys of one partition, and the
-	 * groups cut by the window */
-	uint64_t peak_keys, flows_cut, async_cut;
+	/* matched: the most distinct keys held at once (one round of one
+	 * partition), the rounds, and the groups cut by the window */
+	uint64_t peak_keys, rounds, flows_cut, async_cut;
 	struct windowgroup_block *blocks;  /* one per partition */
 };
 

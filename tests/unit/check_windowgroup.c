@@ -82,13 +82,17 @@ static uint64_t largest_part(const struct windowgroup *g, const struct ev *v, si
 	return most;
 }
 
-static void run_shapes(size_t nparts)
+/* round_events 0: the default; else each partition is matched in rounds
+ * of that many events (1: a round per event). */
+static void run_shapes(size_t nparts, uint64_t round_events)
 {
 	struct windowgroup g;
 	struct windowgroup_ref ref[COUNT(shapes)];
 	size_t i;
 
 	ck_assert_int_eq(windowgroup_init(&g, nparts, "check_windowgroup"), 0);
+	if (round_events != 0)
+		g.round_events = round_events;
 	for (i = 0; i < COUNT(shapes); i++) {
 		const struct ev *e = &shapes[i];
 		ck_assert_int_eq(windowgroup_add(&g, e->kind, e->key, e->text, text_len(e->text),
@@ -101,28 +105,41 @@ static void run_shapes(size_t nparts)
 			      shapes[i].want);
 	ck_assert_uint_eq(g.flows_cut, 2);   /* flows 2 and 5 */
 	ck_assert_uint_eq(g.async_cut, 1);   /* async 2 */
-	ck_assert_uint_eq(g.peak_keys, largest_part(&g, shapes, COUNT(shapes)));
-	if (nparts == 1)
-		ck_assert_uint_eq(g.peak_keys, SHAPE_KEYS);
+	if (round_events == 0) {
+		ck_assert_uint_eq(g.peak_keys, largest_part(&g, shapes, COUNT(shapes)));
+		if (nparts == 1)
+			ck_assert_uint_eq(g.peak_keys, SHAPE_KEYS);
+	} else {
+		ck_assert_uint_lt(g.peak_keys, SHAPE_KEYS);
+	}
 	windowgroup_free(&g);
 }
 
 START_TEST(test_shapes_one_part)
 {
-	run_shapes(1);
+	run_shapes(1, 0);
+}
+END_TEST
+
+/* A round per event, and rounds of 3: the same verdicts, fewer keys held. */
+START_TEST(test_shapes_in_rounds)
+{
+	run_shapes(1, 1);
+	run_shapes(1, 3);
+	run_shapes(4, 2);
 }
 END_TEST
 
 START_TEST(test_shapes_all_parts)
 {
-	run_shapes(WINDOWGROUP_PARTS);
+	run_shapes(WINDOWGROUP_PARTS, 0);
 }
 END_TEST
 
 /* Many ids: each flow closes at once (s, f), each async id never does.
  * The verdicts read back in any order, across blocks; the matching table
  * holds the largest partition only. */
-static void run_many(size_t nparts)
+static void run_many(size_t nparts, uint64_t round_events)
 {
 	enum { N = 20000 };
 	struct windowgroup g;
@@ -144,6 +161,8 @@ static void run_many(size_t nparts)
 			in && in2 ? WGROUP_KEEP : in2 ? WGROUP_CUT : WGROUP_DROP };
 	}
 	ck_assert_int_eq(windowgroup_init(&g, nparts, "check_windowgroup"), 0);
+	if (round_events != 0)
+		g.round_events = round_events;
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(windowgroup_add(&g, v[i].kind, v[i].key, NULL, 0, v[i].t, v[i].t,
 						 &ref[i]), 0);
@@ -156,7 +175,15 @@ static void run_many(size_t nparts)
 	 * window [10000, 30000] and one out */
 	ck_assert_uint_eq(g.flows_cut, 1);
 	ck_assert_uint_eq(g.async_cut, 0);
-	{
+	if (round_events != 0) {
+		/* 3N events in rounds of round_events: the keys spread over the
+		 * rounds, no round holds twice its share */
+		uint64_t rounds = (3 * N + round_events - 1) / round_events;
+		ck_assert_uint_eq(nparts, 1);
+		ck_assert_uint_eq(g.rounds, rounds);
+		ck_assert_uint_le(g.peak_keys, 2 * (2 * N / rounds));
+		ck_assert_uint_ge(g.peak_keys, 2 * N / rounds);
+	} else {
 		uint64_t per[WINDOWGROUP_PARTS] = { 0 }, most = 0;
 		for (i = 0; i < N; i++) {
 			size_t f = windowgroup_part_of(&g, WGROUP_FLOW, (int64_t)i, NULL, 0);
@@ -177,13 +204,21 @@ static void run_many(size_t nparts)
 
 START_TEST(test_many_one_part)
 {
-	run_many(1);
+	run_many(1, 0);
+}
+END_TEST
+
+/* The matching table bounded by rounds: 60000 events in rounds of 4096
+ * (15 rounds), the verdicts unchanged. */
+START_TEST(test_many_in_rounds)
+{
+	run_many(1, 4096);
 }
 END_TEST
 
 START_TEST(test_many_all_parts)
 {
-	run_many(WINDOWGROUP_PARTS);
+	run_many(WINDOWGROUP_PARTS, 0);
 }
 END_TEST
 
@@ -258,6 +293,8 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, test_shapes_one_part);
+	tcase_add_test(tc, test_shapes_in_rounds);
+	tcase_add_test(tc, test_many_in_rounds);
 	tcase_add_test(tc, test_shapes_all_parts);
 	tcase_add_test(tc, test_many_one_part);
 	tcase_add_test(tc, test_many_all_parts);
