@@ -269,7 +269,7 @@ START_TEST(test_bad_reports)
 }
 END_TEST
 
-static Suite *uisetup_suite(void)
+static Suite *ui_suite(void)
 {
 	Suite *s = suite_create("ui");
 	TCase *tc = tcase_create("core");
@@ -291,7 +291,7 @@ static Suite *uisetup_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(uisetup_suite());
+	SRunner *sr = srunner_create(ui_suite());
 	int failed;
 
 	srunner_run_all(sr, CK_NORMAL);
