@@ -44,6 +44,13 @@ enum guides_status {
 /* "next_layer_anchor", "terminal_kernel_end" or "anchor_point_only". */
 const char *guides_kind_name(enum guides_kind kind);
 
+/* The guide of anchor a, whose next anchor is next (NULL for the last),
+ * into x: it ends at next, except the last layer of a pass (layer + 1 ==
+ * num_layers).  GUIDES_BACKWARDS when its rounded end is before its
+ * rounded start, else GUIDES_OK.  A stage that reads its anchors once at a
+ * time builds its guides with this and a one-anchor lookahead. */
+int guides_span_of(const struct guides_anchor *a, const struct guides_anchor *next,
+		   size_t num_layers, struct guides_span *x);
 /* The n guides of anchors a[0..n) into out[0..n).  A guide ends at the
  * next anchor, except the last layer of a pass (layer + 1 == num_layers).
  * Refused (the first problem found, *where naming the guide): a guide

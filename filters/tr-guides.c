@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
 #include "filter.h"
 #include "guides.h"
+#include "guides_spill.h"
 #include "intern.h"
 #include "json.h"
 #include "opt.h"
@@ -30,26 +32,11 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
 
-/* What tr-guides keeps of an anchor record until the tail, where the
- * guides are built: the numbers, the name and tid as ids of two intern
- * tables (the anchors share a few names and tids) and the ts text in one
- * arena: about 90 bytes a guide (the parsed record held some 700, 48 MiB
- * for the 68920 guides of the bench trace). */
-struct kept {
-	size_t pass, layer, anchor_index;
-	int64_t ts_ns, term_end_ns;
-	int has_terminal;
-	uint32_t name, tid;
-	size_t ts_at;  /* the NUL-terminated ts text at texts.p + ts_at */
-};
-
 struct state {
 	const char *phase, *evidence;
 	struct buf summary;          /* the anchors record */
-	struct kept *a;
-	size_t n, cap;
-	struct intern names, tids;
-	struct buf texts;
+	struct guides_spill kept;    /* the anchor records, until the tail */
+	struct intern names, tids;   /* their names and tids */
 	char *source_name;
 	uint64_t events;
 	struct jdoc doc;
@@ -76,91 +63,111 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 {
 	char err[TRSTREAM_ERR_SIZE];
 	struct trstream_anchor a;
-	struct kept *k;
+	struct guides_kept k;
 
-	if (st->n == st->cap) {
-		st->cap = grow_cap(st->cap, 64, sizeof *st->a);
-		st->a = xrealloc(st->a, st->cap * sizeof *st->a);
-	}
 	if (trstream_anchor_read(&st->doc, line, len, &a, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
-	if (a.i != st->n)
+	if (a.i != st->kept.n)
 		die(EXIT_INPUT, "anchor records out of order (record %zu is number %zu)",
-		    st->n, a.i);
-	k = &st->a[st->n++];
-	k->pass = a.pass;
-	k->layer = a.layer;
-	k->anchor_index = a.anchor_index;
-	k->ts_ns = a.anchor.ts_ns;
-	k->has_terminal = a.has_terminal;
-	k->term_end_ns = a.terminal.ts_ns + a.terminal.dur_ns;
-	k->name = intern_text(&st->names, a.anchor.name);
-	k->tid = intern_text(&st->tids, a.anchor.tid);
-	k->ts_at = st->texts.len;
-	if (buf_add(&st->texts, a.anchor.ts, strlen(a.anchor.ts) + 1) != 0)
-		die_nomem();
+		    (size_t)st->kept.n, a.i);
+	memset(&k, 0, sizeof k);
+	k.pass = a.pass;
+	k.layer = a.layer;
+	k.anchor_index = a.anchor_index;
+	k.ts_ns = a.anchor.ts_ns;
+	k.has_terminal = a.has_terminal;
+	k.term_end_ns = a.terminal.ts_ns + a.terminal.dur_ns;
+	k.name = intern_text(&st->names, a.anchor.name);
+	k.tid = intern_text(&st->tids, a.anchor.tid);
+	if (guides_spill_put(&st->kept, &k, a.anchor.ts) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
 	trstream_anchor_free(&a);
 }
 
-static const char *ts_text(const struct state *st, size_t i)
+static const char *ts_text(const struct state *st, const struct guides_kept *k)
 {
-	return st->texts.p + st->a[i].ts_at;
+	return guides_spill_ts(&st->kept, k);
 }
 
-/* The spans of the guides (guides.h); dies on a refusal. */
-static struct guides_span *build_spans(struct state *st, const struct trstream_anchors_in *sm)
+static void walk_start(const struct state *st, struct guides_walk *w)
 {
-	struct guides_anchor *an = xmalloc((st->n + 1) * sizeof *an);
-	struct guides_span *sp = xmalloc((st->n + 1) * sizeof *sp);
-	size_t i, where = 0;
-	int rc;
+	if (guides_walk_start(w, &st->kept) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+}
 
-	memset(sp, 0, (st->n + 1) * sizeof *sp);
-	for (i = 0; i < st->n; i++) {
-		an[i].layer = st->a[i].layer;
-		an[i].ts_ns = st->a[i].ts_ns;
-		an[i].has_terminal = st->a[i].has_terminal;
-		an[i].term_end_ns = st->a[i].term_end_ns;
+/* The next guide (w->cur, w->sp), or 0 at the end. */
+static int walk_next(struct guides_walk *w, size_t num_layers)
+{
+	int rc = guides_walk_next(w, num_layers);
+
+	if (rc < 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	return rc;
+}
+
+/* Check every guide before one is written (guides.h's refusals, the first
+ * of each kind; a backwards guide is told first); dies on a refusal. */
+static void check_guides(const struct state *st, const struct trstream_anchors_in *sm)
+{
+	struct guides_walk w = { 0 };
+	struct guides_kept prev;
+	int64_t prev_us = 0;
+	int have_back = 0, have_same = 0;
+	size_t back_layer = 0, same_index[2] = { 0, 0 };
+	char *same[2] = { NULL, NULL };
+
+	walk_start(st, &w);
+	while (walk_next(&w, (size_t)sm->num_layers)) {
+		if (w.status != GUIDES_OK && !have_back) {
+			have_back = 1;
+			back_layer = (size_t)w.cur.layer;
+		}
+		if (w.i > 0 && !have_same && w.sp.start_us == prev_us) {
+			have_same = 1;
+			same_index[0] = (size_t)prev.anchor_index;
+			same_index[1] = (size_t)w.cur.anchor_index;
+			same[0] = xmemdup(ts_text(st, &prev), strlen(ts_text(st, &prev)));
+			same[1] = xmemdup(ts_text(st, &w.cur), strlen(ts_text(st, &w.cur)));
+		}
+		prev = w.cur;
+		prev_us = w.sp.start_us;
 	}
-	rc = guides_build(an, st->n, (size_t)sm->num_layers, sp, &where);
-	free(an);
-	if (rc == GUIDES_BACKWARDS)
+	guides_walk_free(&w);
+	if (have_back)
 		die(EXIT_INPUT, "guide L%zu would end before it starts",
-		    (size_t)sm->first_layer + st->a[where].layer);
-	if (rc == GUIDES_SAME_US)
+		    (size_t)sm->first_layer + back_layer);
+	if (have_same)
 		die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
 		    "(%s and %s); their guides would overlap in Perfetto",
-		    st->a[where].anchor_index, st->a[where + 1].anchor_index, ts_text(st, where),
-		    ts_text(st, where + 1));
-	return sp;
+		    same_index[0], same_index[1], same[0], same[1]);
 }
 
-/* Guide i with the report's texts, made when it is written (end: its end
- * text, the row points into it). */
+/* The guide of the walk with the report's texts, made when it is written
+ * (end: its end text, the row points into it). */
 static void guide_row(const struct state *st, const struct trstream_anchors_in *sm,
-		      const struct guides_span *sp, size_t i, struct guides_row *x,
-		      struct buf *end)
+		      const struct guides_walk *w, struct guides_row *x, struct buf *end)
 {
-	const struct kept *a = &st->a[i];
+	const struct guides_kept *a = &w->cur;
+	const struct guides_span *sp = &w->sp;
 	int rc;
 
 	memset(x, 0, sizeof *x);
-	x->pass = a->pass;
-	x->layer = (size_t)sm->first_layer + a->layer;
-	x->anchor_index = a->anchor_index;
+	x->pass = (size_t)a->pass;
+	x->layer = (size_t)sm->first_layer + (size_t)a->layer;
+	x->anchor_index = (size_t)a->anchor_index;
 	x->anchor_name = st->names.keys[a->name];
 	x->anchor_tid = st->tids.keys[a->tid];
-	x->start_text = ts_text(st, i);
-	x->start_ns = sp[i].start_ns;
-	x->end_ns = sp[i].end_ns;
-	x->start_us = sp[i].start_us;
-	x->end_us = sp[i].end_us;
-	x->kind = guides_kind_name(sp[i].kind);
+	x->start_text = ts_text(st, a);
+	x->start_ns = sp->start_ns;
+	x->end_ns = sp->end_ns;
+	x->start_us = sp->start_us;
+	x->end_us = sp->end_us;
+	x->kind = guides_kind_name(sp->kind);
 	buf_reset(end);
-	if (sp[i].kind == GUIDES_NEXT_LAYER_ANCHOR)
-		rc = buf_addstr(end, ts_text(st, i + 1));
-	else if (sp[i].kind == GUIDES_TERMINAL_KERNEL_END)
-		rc = tsnum_append_us3(end, sp[i].end_ns);
+	if (sp->kind == GUIDES_NEXT_LAYER_ANCHOR)
+		rc = buf_addstr(end, ts_text(st, &w->next));
+	else if (sp->kind == GUIDES_TERMINAL_KERNEL_END)
+		rc = tsnum_append_us3(end, sp->end_ns);
 	else
 		rc = buf_addstr(end, x->start_text);
 	if (rc != 0)
@@ -191,22 +198,22 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 		NULL, 0 };
 	struct trstream_tail_in tail_in;
 	struct guides_track t;
-	struct guides_span *sp;
+	struct guides_walk w = { 0 };
 	struct guides_row g;
 	struct buf ev = BUF_INIT, ev2 = BUF_INIT, rep = BUF_INIT, track = BUF_INIT,
 		   end = BUF_INIT;
 	struct jdoc td = JDOC_INIT;
 	char err[TRSTREAM_ERR_SIZE], *pid;
-	size_t i;
+	size_t i, layers;
 
 	if (st->summary.len == 0)
 		die(EXIT_INPUT, "no anchor records in the stream: run tr-select-anchors "
 		    "before tr-guides");
 	if (trstream_anchors_read(st->summary.p, st->summary.len, &sm, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
-	if ((int64_t)st->n != sm.num_layers * sm.passes)
+	if ((int64_t)st->kept.n != sm.num_layers * sm.passes)
 		die(EXIT_INPUT, "%zu anchor records for %" PRId64 " layers x %" PRId64
-		    " passes (a stage dropped some?)", st->n, sm.num_layers, sm.passes);
+		    " passes (a stage dropped some?)", (size_t)st->kept.n, sm.num_layers, sm.passes);
 	pid = xmemdup(sm.pid.p, sm.pid.n);
 	t.pid = pid;
 	t.phase = st->phase;
@@ -214,42 +221,48 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	if (guides_choose_tid(sm.used_tids, sm.nused, sm.pid_value, &t.tid) != 0)
 		die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
 
-	sp = build_spans(st, &sm);
+	if (guides_spill_finish(&st->kept) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	layers = (size_t)sm.num_layers;
+	check_guides(st, &sm);
 
 	if (guides_track_name(&track, st->phase) != 0)
 		die_nomem();
 	t.name = track.p;
-	if (guides_put_meta(&ev, &ev2, &t, sp[0].start_us) != 0)
+	walk_start(st, &w);
+	if (guides_put_meta(&ev, &ev2, &t, walk_next(&w, layers) ? w.sp.start_us : 0) != 0)
 		die_nomem();
 	filter_put(f, ev.p, ev.len);
 	filter_put(f, ev2.p, ev2.len);
-	for (i = 0; i < st->n; i++) {
+	walk_start(st, &w);
+	while (walk_next(&w, layers)) {
 		buf_reset(&ev);
-		guide_row(st, &sm, sp, i, &g, &end);
+		guide_row(st, &sm, &w, &g, &end);
 		put(f, &ev, guides_put_slice(&ev, &t, &g, sm.trace_origin_ns));
 	}
 
 	/* The report, with the source's identity from the tail. */
 	if (trstream_tail_read(&td, tail, tail_len, &tail_in, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
-	put(f, &rep, guides_put_report_body(&rep, &t, &sm, st->events, st->n));
+	put(f, &rep, guides_put_report_body(&rep, &t, &sm, st->events, (size_t)st->kept.n));
 	/* The rows follow in records of LAYER_ROWS each, appended to the body's
 	 * "layers" member by tr-encode: the report grows with the layers (tens
 	 * of MB for tens of thousands), and no stage should hold it as a line.
 	 * The members after "layers" come as records of their own. */
-	for (i = 0; i < st->n; i++) {
+	walk_start(st, &w);
+	for (i = 0; walk_next(&w, layers); i++) {
 		int rc = 0;
 		if (i % LAYER_ROWS == 0) {
 			buf_reset(&rep);
 			rc |= trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
 		}
 		rc |= buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
-		guide_row(st, &sm, sp, i, &g, &end);
+		guide_row(st, &sm, &w, &g, &end);
 		rc |= guides_put_row(&rep, &g, sm.trace_origin_ns);
 		rc |= buf_addstr(&rep, "}");
 		if (rc != 0)
 			die_nomem();
-		if (i % LAYER_ROWS == LAYER_ROWS - 1 || i + 1 == st->n)
+		if (i % LAYER_ROWS == LAYER_ROWS - 1 || i + 1 == st->kept.n)
 			put(f, &rep, trstream_report_items_end(&rep));
 	}
 	buf_reset(&rep);
@@ -263,7 +276,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	put(f, &rep, trstream_report_string(&rep, TRSTREAM_LAYERS_SUFFIX, "tool_version",
 					    "trace-layers " TR_VERSION));
 
-	free(sp);
+	guides_walk_free(&w);
 	free(pid);
 	trstream_anchors_in_free(&sm);
 	json_free(&td);
@@ -294,7 +307,6 @@ int main(int argc, char **argv)
 	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
 	st.summary = (struct buf)BUF_INIT;
-	st.texts = (struct buf)BUF_INIT;
 	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'p': st.phase = optarg; break;
@@ -311,7 +323,7 @@ int main(int argc, char **argv)
 			"must not be blank (evidence: why L0 is L0, e.g. the model config, "
 			"source revision, counts)"));
 
-	if (filter_open(&f) != 0)
+	if (guides_spill_init(&st.kept, xopen_spill("tr-guides")) != 0 || filter_open(&f) != 0)
 		die_nomem();
 	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
 		switch (kind) {
@@ -342,10 +354,9 @@ int main(int argc, char **argv)
 	}
 	if (kind == LINE_ERROR || filter_close(&f) != 0)
 		die_stream(f.write_errno, f.in.err);
-	free(st.a);
+	guides_spill_free(&st.kept);
 	intern_free(&st.names);
 	intern_free(&st.tids);
-	buf_release(&st.texts);
 	free(st.source_name);
 	buf_release(&st.summary);
 	json_free(&st.doc);

@@ -497,6 +497,12 @@ expect 2 "usage: blank --evidence" "$GA --phase prefill --evidence ' 	' >/dev/nu
 	"--phase and --evidence are required and must not be blank"
 expect 2 "usage: missing --phase" "$GA --evidence e >/dev/null" \
 	"--phase and --evidence are required"
+# the anchor records wait in a temporary file: one that cannot be made is
+# system trouble, said with its directory
+expect 2 "trouble: no temporary directory" \
+	"tr-decode base.json | tr-select-anchors --anchor-regex attn --num-layers 3 \
+	--anchor-offset 0 | TMPDIR=/nonexistent/tr-guides tr-guides --phase p --evidence e >/dev/null" \
+	"tr-guides: temporary file in /nonexistent/tr-guides: No such file or directory"
 refused "usage: tr-layer-track bad regex" 2 "--anchor-regex: " base.json \
 	--anchor-regex 'attn(' --num-layers 1 --anchor-offset 0
 refused "usage: tr-layer-track --num-layers 0" 2 "--num-layers: invalid value '0'" base.json \
