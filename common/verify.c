@@ -1,4 +1,5 @@
 /* verify: see verify.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,7 +489,7 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 	return intern_find(&v->lane_keys, v->tmp.p, v->tmp.len);
 }
 
-static int pf_span(const struct member *m, struct verify_span *s)
+static int pf_span(const struct member *m, struct verify_slice *s)
 {
 	const char *ts = m[EV_TS].p, *dur = m[EV_DUR].p;
 	size_t tn = m[EV_TS].len, dn = m[EV_DUR].len;
@@ -505,14 +506,56 @@ static int pf_span(const struct member *m, struct verify_span *s)
 	return 0;
 }
 
-static void add_span(struct verifycheck *vc, struct verify_span **spans, size_t *n, size_t *cap,
-		     struct verify_span s)
+static int cmp_slice(const void *a, const void *b)
 {
-	if (*n == *cap && verifycheck_grow(spans, cap, 256, sizeof **spans) != 0) {
-		verifycheck_nomem(vc);
-		return;
+	const struct verify_slice *x = a, *y = b;
+
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Perfetto sorts longer slices first at equal ts */
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+	const struct verify_flow *x = a, *y = b;
+
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The failing flows, reported in output order. */
+static int cmp_flow_index(const void *a, const void *b)
+{
+	const struct verify_flow *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+#define VERIFY_SORT_RUN ((size_t)4 << 20)  /* bytes of records sorted in memory */
+
+/* Put a slice or a flow into its sort (set up at the first). */
+static void put_sorted(struct verify *v, struct compact_sort *sort, const void *rec)
+{
+	if (!v->sorts_on) {
+		if (compact_sort_init(&v->slices, sizeof(struct verify_slice), VERIFY_SORT_RUN,
+				      cmp_slice, "tr-verify") != 0 ||
+		    compact_sort_init(&v->flows, sizeof(struct verify_flow), VERIFY_SORT_RUN,
+				      cmp_flow, "tr-verify") != 0) {
+			verifycheck_nomem(v->vc);
+			return;
+		}
+		v->sorts_on = 1;
 	}
-	(*spans)[(*n)++] = s;
+	if (compact_sort_put(sort, rec) != 0)
+		verifycheck_trouble_errno(v->vc, errno, "temporary file");
 }
 
 /* Render bookkeeping for one output event; 1 when it sits on a guide or
@@ -524,7 +567,7 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 	int64_t lane = lane_of(v, m, &is_guide);
 	const char *ph = m[EV_PH].p;
 	size_t phn = m[EV_PH].len;
-	struct verify_span s;
+	struct verify_slice s;
 
 	if (!is_guide && lane < 0)
 		return 0;
@@ -536,41 +579,39 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 	if (ph[1] == 'M')
 		return 1;
 	if (ph[1] == 'X') {
+		memset(&s, 0, sizeof s);
 		s.index = oindex;
+		s.track = is_guide ? 0 : (uint32_t)lane + 1;
 		if (pf_span(m, &s) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": X without numeric ts and dur",
 				oindex);
 			return 1;
 		}
+		put_sorted(v, &v->slices, &s);
 		if (is_guide) {
-			add_span(v->vc, &v->guides, &v->nguides, &v->guides_cap, s);
+			v->nguides++;
 			if (m[EV_NAME].len > 0) {
 				buf_add(&v->guide_names, m[EV_NAME].p, m[EV_NAME].len);
 				buf_addch(&v->guide_names, '\n');
 			}
 		} else {
-			struct verify_lane *l = &v->lanes[lane];
-			add_span(v->vc, &l->s, &l->n, &l->cap, s);
+			v->lanes[lane].n++;
 		}
 		return 1;
 	}
 	if (!is_guide && (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')) {
 		const char *ts = m[EV_TS].p;
 		size_t tn = m[EV_TS].len;
-		struct verify_flow *f;
-		if (v->nflows == v->flows_cap) {
-			if (verifycheck_grow(&v->flows, &v->flows_cap, 256, sizeof *v->flows) != 0) {
-				verifycheck_nomem(v->vc);
-				return 1;
-			}
-		}
-		f = &v->flows[v->nflows++];
-		f->lane = (uint32_t)lane;
-		f->index = oindex;
+		struct verify_flow f;
+		memset(&f, 0, sizeof f);
+		f.track = (uint32_t)lane + 1;
+		f.index = oindex;
 		if (tn == 0 ||
 		    tsnum_perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
-				      &f->ts) != NUM_OK)
-			f->ts = INT64_MIN;
+				      &f.ts) != NUM_OK)
+			f.ts = INT64_MIN;
+		put_sorted(v, &v->flows, &f);
+		v->nflows++;
 		return 1;
 	}
 	verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": a '%c' event on a %s track (only X slices, "
@@ -578,78 +619,99 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 	return 1;
 }
 
-static int cmp_span(const void *a, const void *b)
+static void track_name(const struct verify *v, uint32_t track, const char **what,
+		       char *name, size_t size)
 {
-	const struct verify_span *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* Perfetto sorts longer slices first at equal ts */
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* Depth 0 for every slice: the next slice starts at or after the end of the
- * previous one, and a zero-length slice never shares its ts with another. */
-static void check_flat(struct verifycheck *vc, struct verify_span *spans, size_t n,
-		       const char *what, const char *track)
-{
-	size_t i;
-
-	if (n < 2)
+	if (track == 0) {
+		*what = "the guide track";
+		name[0] = '\0';
 		return;
-	/* a lane's slices mostly come in time order already: no sort then
-	 * (the order is total, so the sorted array is the same either way) */
-	for (i = 1; i < n && cmp_span(&spans[i - 1], &spans[i]) < 0; i++)
-		;
-	if (i < n)
-		qsort(spans, n, sizeof *spans, cmp_span);
-	for (i = 1; i < n; i++) {
-		const struct verify_span *a = &spans[i - 1], *b = &spans[i];
-		if (b->start < a->end || (b->start == a->end && a->start == a->end &&
-					  b->start == b->end))
-			verifycheck_fail(vc, VERIFYCHECK_RENDER, "output events %" PRIu64 " and %" PRIu64 " overlap on %s"
-				"%s as Perfetto imports them ([%" PRId64 ", %" PRId64 ") and [%" PRId64
-				", %" PRId64 ") ns): the second would not be at depth 0",
-				a->index, b->index, what, track, a->start, a->end, b->start, b->end);
 	}
+	*what = "lane";
+	snprintf(name, size, " (pid, tid %s)", v->lane_keys.keys[track - 1]);
+	for (char *c = name; *c; c++)
+		if (*c == '\001')
+			*c = ',';
 }
 
+static int next_sorted(struct verify *v, struct compact_sort *sort, const void **rec)
+{
+	int rc = compact_sort_next(sort, rec);
+
+	if (rc < 0)
+		verifycheck_trouble_errno(v->vc, errno, "temporary file");
+	return rc > 0;
+}
+
+/* Depth 0 for every slice of a track: the next slice (in Perfetto's order)
+ * starts at or after the end of the previous one, and a zero-length slice
+ * never shares its ts with another.  And every flow on a lane lies inside
+ * the last slice starting at or before it, so that Perfetto attaches it to
+ * its kernel.  One walk over the slices and the flows, both sorted by
+ * track and time (slices first at equal times); the failing flows are then
+ * told in output order. */
 static void check_render(struct verify *v)
 {
+	struct verify_slice prev = { UINT32_MAX, 0, 0, 0, 0 };
+	const struct verify_slice *sl = NULL;
+	const struct verify_flow *fl = NULL;
+	struct compact_sort bad;
+	const void *rec;
+	int have_sl, have_fl, have_bad = 0;
 	size_t i, nlanes_used = 0;
+	char track[128];
+	const char *what;
 
 	verifycheck_ran(v->vc, VERIFYCHECK_RENDER);
-	check_flat(v->vc, v->guides, v->nguides, "the guide track", "");
-	for (i = 0; i < v->lane_keys.n; i++) {
-		char track[128];
-		snprintf(track, sizeof track, " (pid, tid %s)", v->lane_keys.keys[i]);
-		for (char *c = track; *c; c++)
-			if (*c == '\001')
-				*c = ',';
-		check_flat(v->vc, v->lanes[i].s, v->lanes[i].n, "lane", track);
+	for (i = 0; i < v->lane_keys.n; i++)
 		nlanes_used += v->lanes[i].n > 0;
-	}
-	for (i = 0; i < v->nflows; i++) {
-		const struct verify_flow *f = &v->flows[i];
-		const struct verify_lane *l = &v->lanes[f->lane];
-		size_t lo = 0, hi = l->n;
-		int inside = 0;
-		/* the last slice starting at or before the flow's ts */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (l->s[mid].start <= f->ts)
-				lo = mid + 1;
-			else
-				hi = mid;
+	if (v->sorts_on) {
+		if (compact_sort_finish(&v->slices) != 0 || compact_sort_finish(&v->flows) != 0 ||
+		    compact_sort_init(&bad, sizeof(struct verify_flow), VERIFY_SORT_RUN,
+				      cmp_flow_index, "tr-verify") != 0) {
+			verifycheck_trouble_errno(v->vc, errno, "temporary file");
+			return;
 		}
-		if (lo > 0 && f->ts <= l->s[lo - 1].end)
-			inside = 1;
-		if (!inside)
-			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": flow at %" PRId64 " ns is inside "
-				"no slice of its lane, so Perfetto would not attach it to its kernel",
-				f->index, f->ts);
+		have_bad = 1;
+		have_sl = next_sorted(v, &v->slices, &rec);
+		sl = rec;
+		have_fl = next_sorted(v, &v->flows, &rec);
+		fl = rec;
+		while (have_sl || have_fl) {
+			if (have_sl && (!have_fl || sl->track < fl->track ||
+					(sl->track == fl->track && sl->start <= fl->ts))) {
+				const struct verify_slice *a = &prev, *b = sl;
+				if (a->track == b->track &&
+				    (b->start < a->end || (b->start == a->end && a->start == a->end &&
+							   b->start == b->end))) {
+					track_name(v, b->track, &what, track, sizeof track);
+					verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output events %" PRIu64
+						" and %" PRIu64 " overlap on %s%s as Perfetto imports them ([%"
+						PRId64 ", %" PRId64 ") and [%" PRId64 ", %" PRId64 ") ns): the "
+						"second would not be at depth 0", a->index, b->index, what,
+						track, a->start, a->end, b->start, b->end);
+				}
+				prev = *sl;
+				have_sl = next_sorted(v, &v->slices, &rec);
+				sl = rec;
+			} else {
+				if (!(prev.track == fl->track && prev.start <= fl->ts &&
+				      fl->ts <= prev.end) && compact_sort_put(&bad, fl) != 0)
+					verifycheck_trouble_errno(v->vc, errno, "temporary file");
+				have_fl = next_sorted(v, &v->flows, &rec);
+				fl = rec;
+			}
+		}
+	}
+	if (have_bad) {
+		if (compact_sort_finish(&bad) == 0)
+			while (next_sorted(v, &bad, &rec)) {
+				fl = rec;
+				verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": flow at %"
+					PRId64 " ns is inside no slice of its lane, so Perfetto would not "
+					"attach it to its kernel", fl->index, fl->ts);
+			}
+		compact_sort_free(&bad);
 	}
 	verifycheck_figures(v->vc, VERIFYCHECK_RENDER, "%zu guides, %zu lanes (at most %" PRId64
 		   " per device), %zu flows on their kernels; depth 0 everywhere",
@@ -995,16 +1057,15 @@ void verify_free(struct verify *v)
 {
 	size_t i;
 
-	if (v->lanes != NULL)
-		for (i = 0; i < v->lane_keys.n; i++)
-			free(v->lanes[i].s);
 	free(v->lanes);
+	if (v->sorts_on) {
+		compact_sort_free(&v->slices);
+		compact_sort_free(&v->flows);
+	}
 	for (i = 0; i < v->nretired; i++)
 		free(v->retired[i].text);
 	free(v->retired);
 	free(v->guide_pid);
-	free(v->guides);
-	free(v->flows);
 	free(v->cat_count);
 	free(v->dropped);
 	intern_free(&v->lane_keys);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "compact_sort.h"
 #include "event.h"
 #include "intern.h"
 #include "json.h"
@@ -34,15 +35,23 @@ struct verify_span {
 	uint64_t index;      /* output event index */
 };
 
-struct verify_lane {
-	struct verify_span *s;
-	size_t n, cap;
+/* A slice on a guide or lane track, as sorted for the depth check: track
+ * 0 is the guide track, track i + 1 synthetic lane i. */
+struct verify_slice {
+	uint32_t track, pad;
+	int64_t start, end;  /* Perfetto's nanoseconds */
+	uint64_t index;      /* output event index */
 };
 
+/* A flow event on a synthetic lane (track as above). */
 struct verify_flow {
-	uint32_t lane;
+	uint32_t track, pad;
 	int64_t ts;
 	uint64_t index;
+};
+
+struct verify_lane {
+	size_t n;            /* slices on it */
 };
 
 struct verify {
@@ -62,12 +71,12 @@ struct verify {
 	struct verify_retired *retired;
 	size_t nretired;
 	int layers_fd;                /* the layers report, open for its rows */
-	/* collected from the output */
-	struct verify_span *guides;
-	size_t nguides, guides_cap;
+	/* collected from the output: slices and flows go to external sorts
+	 * (compact_sort.h), so that memory does not grow with them */
+	size_t nguides, nflows;
 	struct buf guide_names;       /* names, '\n'-separated */
-	struct verify_flow *flows;
-	size_t nflows, flows_cap;
+	int sorts_on;                 /* the two sorts below are set up */
+	struct compact_sort slices, flows;
 	struct intern cats;
 	int64_t *cat_count;           /* source adds, output subtracts */
 	size_t cat_cap;
