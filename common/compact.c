@@ -115,17 +115,17 @@ void compact_init(struct compact *c)
 {
 	memset(c, 0, sizeof *c);
 	/* the sizes are constants that fit: these cannot fail */
-	(void)compact_sort_init(&c->acts, sizeof(struct compact_act), COMPACT_RUN_BYTES, cmp_lanes,
+	(void)extsort_init(&c->acts, sizeof(struct compact_act), COMPACT_RUN_BYTES, cmp_lanes,
 				"tr-compact");
-	(void)compact_sort_init(&c->flows, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES, NULL,
+	(void)extsort_init(&c->flows, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES, NULL,
 				"tr-compact");
-	(void)compact_sort_init(&c->guides, sizeof(struct compact_guide_rec), COMPACT_RUN_BYTES,
+	(void)extsort_init(&c->guides, sizeof(struct compact_guide_rec), COMPACT_RUN_BYTES,
 				cmp_guide, "tr-compact");
-	(void)compact_sort_init(&c->lanes_out, sizeof(struct compact_lane_rec), COMPACT_RUN_BYTES,
+	(void)extsort_init(&c->lanes_out, sizeof(struct compact_lane_rec), COMPACT_RUN_BYTES,
 				cmp_lane_rec, "tr-compact");
-	(void)compact_sort_init(&c->bindings, sizeof(struct compact_flow_hit), COMPACT_RUN_BYTES,
+	(void)extsort_init(&c->bindings, sizeof(struct compact_flow_hit), COMPACT_RUN_BYTES,
 				cmp_hit, "tr-compact");
-	(void)compact_sort_init(&c->offsets, sizeof(struct compact_offsets), COMPACT_RUN_BYTES, NULL,
+	(void)extsort_init(&c->offsets, sizeof(struct compact_offsets), COMPACT_RUN_BYTES, NULL,
 				"tr-compact");
 	c->pending_fd = -1;
 	c->first_bad_guide = UINT64_MAX;
@@ -451,7 +451,7 @@ static int note_offsets(struct compact *c, const char *line, const struct member
 	o.tid_len = (uint32_t)tid->len;
 	o.args_off = args->len > 0 ? (uint32_t)(args->p - line) : 0;
 	o.args_len = (uint32_t)args->len;
-	if (compact_sort_put(&c->offsets, &o) != 0)
+	if (extsort_put(&c->offsets, &o) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
 }
@@ -521,7 +521,7 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	g->nacts++;
 	if (is_kernel)
 		g->nkernels++;
-	if (compact_sort_put(&c->acts, a) != 0)
+	if (extsort_put(&c->acts, a) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	c->nacts++;
 	return COMPACT_OK;
@@ -574,7 +574,7 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 	if (!has_args && c->first_bad_guide == UINT64_MAX)
 		c->first_bad_guide = c->events;
 	c->nguides++;
-	if (compact_sort_put(&c->guides, &g) != 0)
+	if (extsort_put(&c->guides, &g) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
 }
@@ -803,7 +803,7 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	}
 	if (f.id == COMPACT_NO_CORR)
 		c->flows_noid++;
-	if (compact_sort_put(&c->flows, &f) != 0)
+	if (extsort_put(&c->flows, &f) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
 }
@@ -1065,8 +1065,8 @@ static int sort_failed(void)
  * in (group, start, index) order; the records with their lanes go on to
  * the lane of each event for pass two (c->lanes_out) and to the flow
  * join's sorts (by_corr; by_start when not NULL). */
-static int assign_lanes(struct compact *c, struct compact_sort *by_corr,
-			struct compact_sort *by_start)
+static int assign_lanes(struct compact *c, struct extsort *by_corr,
+			struct extsort *by_start)
 {
 	struct packing *k = malloc(sizeof *k);
 	const void *p;
@@ -1074,9 +1074,9 @@ static int assign_lanes(struct compact *c, struct compact_sort *by_corr,
 
 	if (k == NULL)
 		return COMPACT_NOMEM;
-	if (compact_sort_finish(&c->acts) != 0)
+	if (extsort_finish(&c->acts) != 0)
 		rc = sort_failed();
-	while (rc == COMPACT_OK && (got = compact_sort_next(&c->acts, &p)) != 0) {
+	while (rc == COMPACT_OK && (got = extsort_next(&c->acts, &p)) != 0) {
 		struct compact_act a;
 		struct compact_lane_rec out;
 		if (got < 0) {
@@ -1108,12 +1108,12 @@ static int assign_lanes(struct compact *c, struct compact_sort *by_corr,
 		out.index = a.index;
 		out.group = a.group;
 		out.lane = a.lane;
-		if (compact_sort_put(&c->lanes_out, &out) != 0 || compact_sort_put(by_corr, &a) != 0) {
+		if (extsort_put(&c->lanes_out, &out) != 0 || extsort_put(by_corr, &a) != 0) {
 			rc = sort_failed();
 			break;
 		}
 		a.corr = 0;
-		if (by_start != NULL && compact_sort_put(by_start, &a) != 0)
+		if (by_start != NULL && extsort_put(by_start, &a) != 0)
 			rc = sort_failed();
 	}
 	if (rc == COMPACT_OK && started)
@@ -1333,9 +1333,9 @@ static int check_guides(struct compact *c)
 				 "lacks the layer_guide args (layer_id, pass_index, "
 				 "boundary_kind) or a numeric ts and dur" :
 				 "sits in another process than the GPU activity");
-	if (compact_sort_finish(&c->guides) != 0)
+	if (extsort_finish(&c->guides) != 0)
 		return sort_failed();
-	while ((got = compact_sort_next(&c->guides, &p)) != 0) {
+	while ((got = extsort_next(&c->guides, &p)) != 0) {
 		if (got < 0)
 			return sort_failed();
 		memcpy(&g, p, sizeof g);
@@ -1344,7 +1344,7 @@ static int check_guides(struct compact *c)
 		prev = g;
 		have = 1;
 	}
-	compact_sort_free(&c->guides);
+	extsort_free(&c->guides);
 	return COMPACT_OK;
 }
 
@@ -1352,7 +1352,7 @@ static int check_guides(struct compact *c)
 static int next_lane(struct compact *c)
 {
 	const void *p;
-	int got = compact_sort_next(&c->lanes_out, &p);
+	int got = extsort_next(&c->lanes_out, &p);
 
 	if (got < 0)
 		return sort_failed();
@@ -1365,7 +1365,7 @@ static int next_lane(struct compact *c)
 static int next_offsets(struct compact *c)
 {
 	const void *p;
-	int got = compact_sort_next(&c->offsets, &p);
+	int got = extsort_next(&c->offsets, &p);
 
 	if (got < 0)
 		return sort_failed();
@@ -1378,7 +1378,7 @@ static int next_offsets(struct compact *c)
 static int next_bind(struct compact *c)
 {
 	const void *p;
-	int got = compact_sort_next(&c->bindings, &p);
+	int got = extsort_next(&c->bindings, &p);
 
 	if (got < 0)
 		return sort_failed();
@@ -1390,7 +1390,7 @@ static int next_bind(struct compact *c)
 
 int compact_plan(struct compact *c)
 {
-	struct compact_sort by_corr, by_start;
+	struct extsort by_corr, by_start;
 	size_t i;
 	int rc, use_start = c->flows_noid > 0;
 
@@ -1398,12 +1398,12 @@ int compact_plan(struct compact *c)
 		return rc;
 	if (c->nacts == 0)
 		return refuse_nothing(c);
-	(void)compact_sort_init(&by_corr, sizeof(struct compact_act), COMPACT_RUN_BYTES,
+	(void)extsort_init(&by_corr, sizeof(struct compact_act), COMPACT_RUN_BYTES,
 				compact_flow_cmp_act, "tr-compact");
-	(void)compact_sort_init(&by_start, sizeof(struct compact_act), COMPACT_RUN_BYTES,
+	(void)extsort_init(&by_start, sizeof(struct compact_act), COMPACT_RUN_BYTES,
 				compact_flow_cmp_act, "tr-compact");
 	rc = assign_lanes(c, &by_corr, use_start ? &by_start : NULL);
-	compact_sort_free(&c->acts);
+	extsort_free(&c->acts);
 	if (rc == COMPACT_OK)
 		rc = choose_ids(c);
 	if (rc == COMPACT_OK) {
@@ -1424,12 +1424,12 @@ int compact_plan(struct compact *c)
 		rc = check_guides(c);
 	if (rc == COMPACT_OK)
 		rc = compact_flow_bind_all(c, &by_corr, use_start ? &by_start : NULL);
-	compact_sort_free(&by_corr);
-	compact_sort_free(&by_start);
-	compact_sort_free(&c->flows);
-	if (rc == COMPACT_OK && (compact_sort_finish(&c->lanes_out) != 0 ||
-				 compact_sort_finish(&c->bindings) != 0 ||
-				 compact_sort_finish(&c->offsets) != 0))
+	extsort_free(&by_corr);
+	extsort_free(&by_start);
+	extsort_free(&c->flows);
+	if (rc == COMPACT_OK && (extsort_finish(&c->lanes_out) != 0 ||
+				 extsort_finish(&c->bindings) != 0 ||
+				 extsort_finish(&c->offsets) != 0))
 		rc = sort_failed();
 	if (rc == COMPACT_OK)
 		rc = next_offsets(c);
@@ -1504,12 +1504,12 @@ void compact_free(struct compact *c)
 	size_t i;
 	unsigned k;
 
-	compact_sort_free(&c->guides);
-	compact_sort_free(&c->acts);
-	compact_sort_free(&c->flows);
-	compact_sort_free(&c->lanes_out);
-	compact_sort_free(&c->bindings);
-	compact_sort_free(&c->offsets);
+	extsort_free(&c->guides);
+	extsort_free(&c->acts);
+	extsort_free(&c->flows);
+	extsort_free(&c->lanes_out);
+	extsort_free(&c->bindings);
+	extsort_free(&c->offsets);
 	if (c->pending_fd >= 0) {
 		compact_spill_free(&c->pending);
 		close(c->pending_fd);

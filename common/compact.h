@@ -4,7 +4,7 @@
  *
  * Pass one (compact_see_event, per event) puts a 48-byte record per GPU
  * activity or scope and a 24-byte one per flow into external sorts
- * (compact_sort.h), and keeps a line per thread metadata event of a GPU
+ * (extsort.h), and keeps a line per thread metadata event of a GPU
  * track; compact_plan packs the lanes while merging the records in start
  * order (lanes.h's rule), chooses the synthetic ids, checks what cannot be
  * placed and binds the flows (compact_flow.h) by a merge join; pass two
@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "buf.h"
-#include "compact_sort.h"
+#include "extsort.h"
 #include "compact_spill.h"
 #include "event.h"
 #include "intern.h"
@@ -168,7 +168,7 @@ struct compact {
 	uint64_t events;           /* events seen: the source index of the next one */
 	/* guides: the overlap check sorts them; the other checks need only
 	 * the first offender */
-	struct compact_sort guides;
+	struct extsort guides;
 	uint64_t nguides;
 	uint64_t first_bad_guide;  /* first guide without its args, or UINT64_MAX */
 	struct intern guide_pids;  /* pids holding guides ... */
@@ -190,13 +190,13 @@ struct compact {
 	size_t ntracks_cap;
 	struct compact_group *groups;
 	size_t ngroups_cap;
-	struct compact_sort acts;  /* the records, sorted for the lanes */
+	struct extsort acts;  /* the records, sorted for the lanes */
 	size_t nacts;
-	struct compact_sort flows; /* flow records, in source order */
+	struct extsort flows; /* flow records, in source order */
 	uint64_t flows_noid;       /* flows without a numeric id */
-	struct compact_sort lanes_out;  /* compact_lane_rec by source index */
-	struct compact_sort bindings;   /* compact_flow_hit by source index */
-	struct compact_sort offsets;    /* compact_offsets, in source order */
+	struct extsort lanes_out;  /* compact_lane_rec by source index */
+	struct extsort bindings;   /* compact_flow_hit by source index */
+	struct extsort offsets;    /* compact_offsets, in source order */
 	struct intern lane_keys;   /* (group, track, lane) seen while counting */
 	size_t *lane_slot;         /* its entry in the group's counts[lane] */
 	size_t lane_slot_cap;

@@ -47,7 +47,7 @@ static int cmp_key(const struct compact_act *a, const struct compact_flow_rec *f
 /* The join's state: the next record and the records of the current key
  * that may still bind a later flow. */
 struct join {
-	struct compact_sort *acts;
+	struct extsort *acts;
 	struct compact_act next;
 	int have_next;
 	struct compact_act *active;
@@ -57,7 +57,7 @@ struct join {
 static int join_advance(struct join *j)
 {
 	const void *p;
-	int rc = compact_sort_next(j->acts, &p);
+	int rc = extsort_next(j->acts, &p);
 
 	if (rc < 0)
 		return COMPACT_SYSTEM;
@@ -133,7 +133,7 @@ static int join_flow(struct join *j, const struct compact_flow_rec *f, int new_k
 	return COMPACT_OK;
 }
 
-static int join_all(struct compact *c, struct compact_sort *flows, struct compact_sort *acts)
+static int join_all(struct compact *c, struct extsort *flows, struct extsort *acts)
 {
 	struct join j;
 	struct compact_flow_rec f, prev;
@@ -143,10 +143,10 @@ static int join_all(struct compact *c, struct compact_sort *flows, struct compac
 
 	memset(&j, 0, sizeof j);
 	j.acts = acts;
-	if (compact_sort_finish(flows) != 0 || compact_sort_finish(acts) != 0)
+	if (extsort_finish(flows) != 0 || extsort_finish(acts) != 0)
 		return COMPACT_SYSTEM;
 	rc = join_advance(&j);
-	while (rc == COMPACT_OK && (got = compact_sort_next(flows, &p)) != 0) {
+	while (rc == COMPACT_OK && (got = extsort_next(flows, &p)) != 0) {
 		if (got < 0) {
 			rc = COMPACT_SYSTEM;
 			break;
@@ -154,7 +154,7 @@ static int join_all(struct compact *c, struct compact_sort *flows, struct compac
 		memcpy(&f, p, sizeof f);
 		rc = join_flow(&j, &f, !have_prev || prev.track != f.track || prev.id != f.id,
 			       &hit);
-		if (rc == COMPACT_OK && compact_sort_put(&c->bindings, &hit) != 0)
+		if (rc == COMPACT_OK && extsort_put(&c->bindings, &hit) != 0)
 			rc = COMPACT_SYSTEM;
 		prev = f;
 		have_prev = 1;
@@ -163,21 +163,21 @@ static int join_all(struct compact *c, struct compact_sort *flows, struct compac
 	return rc;
 }
 
-int compact_flow_bind_all(struct compact *c, struct compact_sort *by_corr,
-			  struct compact_sort *by_start)
+int compact_flow_bind_all(struct compact *c, struct extsort *by_corr,
+			  struct extsort *by_start)
 {
-	struct compact_sort keyed, unkeyed;
+	struct extsort keyed, unkeyed;
 	const void *p;
 	int got, rc = COMPACT_OK;
 
-	if (compact_sort_init(&keyed, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES,
+	if (extsort_init(&keyed, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES,
 			      compact_flow_cmp_flow, "tr-compact") != 0 ||
-	    compact_sort_init(&unkeyed, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES,
+	    extsort_init(&unkeyed, sizeof(struct compact_flow_rec), COMPACT_RUN_BYTES,
 			      compact_flow_cmp_flow, "tr-compact") != 0)
 		return COMPACT_NOMEM;
-	if (compact_sort_finish(&c->flows) != 0)
+	if (extsort_finish(&c->flows) != 0)
 		rc = COMPACT_SYSTEM;
-	while (rc == COMPACT_OK && (got = compact_sort_next(&c->flows, &p)) != 0) {
+	while (rc == COMPACT_OK && (got = extsort_next(&c->flows, &p)) != 0) {
 		struct compact_flow_rec f;
 		const struct compact_track *t;
 		if (got < 0) {
@@ -196,7 +196,7 @@ int compact_flow_bind_all(struct compact *c, struct compact_sort *by_corr,
 			hit.status = f.status == COMPACT_FLOW_TS_TEXT ? COMPACT_BIND_TS_TEXT :
 				     f.status == COMPACT_FLOW_TS_RANGE ? COMPACT_BIND_TS_RANGE :
 				     COMPACT_BIND_UNPARSED;
-			if (compact_sort_put(&c->bindings, &hit) != 0)
+			if (extsort_put(&c->bindings, &hit) != 0)
 				rc = COMPACT_SYSTEM;
 			continue;
 		}
@@ -204,9 +204,9 @@ int compact_flow_bind_all(struct compact *c, struct compact_sort *by_corr,
 			f.id = COMPACT_NO_CORR; /* any record of the track */
 		if (t->has_corr && f.id == COMPACT_NO_CORR) {
 			f.id = 0; /* by_start's records all have corr 0 */
-			if (compact_sort_put(&unkeyed, &f) != 0)
+			if (extsort_put(&unkeyed, &f) != 0)
 				rc = COMPACT_SYSTEM;
-		} else if (compact_sort_put(&keyed, &f) != 0) {
+		} else if (extsort_put(&keyed, &f) != 0) {
 			rc = COMPACT_SYSTEM;
 		}
 	}
@@ -214,8 +214,8 @@ int compact_flow_bind_all(struct compact *c, struct compact_sort *by_corr,
 		rc = join_all(c, &keyed, by_corr);
 	if (rc == COMPACT_OK && unkeyed.count > 0)
 		rc = by_start != NULL ? join_all(c, &unkeyed, by_start) : COMPACT_NOMEM;
-	compact_sort_free(&keyed);
-	compact_sort_free(&unkeyed);
+	extsort_free(&keyed);
+	extsort_free(&unkeyed);
 	return rc;
 }
 

@@ -31,8 +31,8 @@ int compact_flow_cmp_flow(const void *a, const void *b);
  * compact_flow_cmp_act order; by_start: the same with corr 0 (NULL when no
  * flow lacks a numeric id).  0, COMPACT_NOMEM or -1 with errno set for the
  * temporary files (COMPACT_SYSTEM). */
-int compact_flow_bind_all(struct compact *c, struct compact_sort *by_corr,
-			  struct compact_sort *by_start);
+int compact_flow_bind_all(struct compact *c, struct extsort *by_corr,
+			  struct extsort *by_start);
 
 /* Pass two: flow event index, whose binding is hit: its rewritten copy in
  * c->out, or the refusal (COMPACT_REFUSED, c->msg). */

@@ -542,19 +542,19 @@ static int cmp_flow_index(const void *a, const void *b)
 #define VERIFY_SORT_RUN ((size_t)4 << 20)  /* bytes of records sorted in memory */
 
 /* Put a slice or a flow into its sort (set up at the first). */
-static void put_sorted(struct verify *v, struct compact_sort *sort, const void *rec)
+static void put_sorted(struct verify *v, struct extsort *sort, const void *rec)
 {
 	if (!v->sorts_on) {
-		if (compact_sort_init(&v->slices, sizeof(struct verify_slice), VERIFY_SORT_RUN,
+		if (extsort_init(&v->slices, sizeof(struct verify_slice), VERIFY_SORT_RUN,
 				      cmp_slice, "tr-verify") != 0 ||
-		    compact_sort_init(&v->flows, sizeof(struct verify_flow), VERIFY_SORT_RUN,
+		    extsort_init(&v->flows, sizeof(struct verify_flow), VERIFY_SORT_RUN,
 				      cmp_flow, "tr-verify") != 0) {
 			verifycheck_nomem(v->vc);
 			return;
 		}
 		v->sorts_on = 1;
 	}
-	if (compact_sort_put(sort, rec) != 0)
+	if (extsort_put(sort, rec) != 0)
 		verifycheck_trouble_errno(v->vc, errno, "temporary file");
 }
 
@@ -634,9 +634,9 @@ static void track_name(const struct verify *v, uint32_t track, const char **what
 			*c = ',';
 }
 
-static int next_sorted(struct verify *v, struct compact_sort *sort, const void **rec)
+static int next_sorted(struct verify *v, struct extsort *sort, const void **rec)
 {
-	int rc = compact_sort_next(sort, rec);
+	int rc = extsort_next(sort, rec);
 
 	if (rc < 0)
 		verifycheck_trouble_errno(v->vc, errno, "temporary file");
@@ -655,7 +655,7 @@ static void check_render(struct verify *v)
 	struct verify_slice prev = { UINT32_MAX, 0, 0, 0, 0 };
 	const struct verify_slice *sl = NULL;
 	const struct verify_flow *fl = NULL;
-	struct compact_sort bad;
+	struct extsort bad;
 	const void *rec;
 	int have_sl, have_fl, have_bad = 0;
 	size_t i, nlanes_used = 0;
@@ -666,8 +666,8 @@ static void check_render(struct verify *v)
 	for (i = 0; i < v->lane_keys.n; i++)
 		nlanes_used += v->lanes[i].n > 0;
 	if (v->sorts_on) {
-		if (compact_sort_finish(&v->slices) != 0 || compact_sort_finish(&v->flows) != 0 ||
-		    compact_sort_init(&bad, sizeof(struct verify_flow), VERIFY_SORT_RUN,
+		if (extsort_finish(&v->slices) != 0 || extsort_finish(&v->flows) != 0 ||
+		    extsort_init(&bad, sizeof(struct verify_flow), VERIFY_SORT_RUN,
 				      cmp_flow_index, "tr-verify") != 0) {
 			verifycheck_trouble_errno(v->vc, errno, "temporary file");
 			return;
@@ -696,7 +696,7 @@ static void check_render(struct verify *v)
 				sl = rec;
 			} else {
 				if (!(prev.track == fl->track && prev.start <= fl->ts &&
-				      fl->ts <= prev.end) && compact_sort_put(&bad, fl) != 0)
+				      fl->ts <= prev.end) && extsort_put(&bad, fl) != 0)
 					verifycheck_trouble_errno(v->vc, errno, "temporary file");
 				have_fl = next_sorted(v, &v->flows, &rec);
 				fl = rec;
@@ -704,14 +704,14 @@ static void check_render(struct verify *v)
 		}
 	}
 	if (have_bad) {
-		if (compact_sort_finish(&bad) == 0)
+		if (extsort_finish(&bad) == 0)
 			while (next_sorted(v, &bad, &rec)) {
 				fl = rec;
 				verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": flow at %"
 					PRId64 " ns is inside no slice of its lane, so Perfetto would not "
 					"attach it to its kernel", fl->index, fl->ts);
 			}
-		compact_sort_free(&bad);
+		extsort_free(&bad);
 	}
 	verifycheck_figures(v->vc, VERIFYCHECK_RENDER, "%zu guides, %zu lanes (at most %" PRId64
 		   " per device), %zu flows on their kernels; depth 0 everywhere",
@@ -1059,8 +1059,8 @@ void verify_free(struct verify *v)
 
 	free(v->lanes);
 	if (v->sorts_on) {
-		compact_sort_free(&v->slices);
-		compact_sort_free(&v->flows);
+		extsort_free(&v->slices);
+		extsort_free(&v->flows);
 	}
 	for (i = 0; i < v->nretired; i++)
 		free(v->retired[i].text);

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "buf.h"
-#include "compact_sort.h"
+#include "extsort.h"
 #include "event.h"
 #include "intern.h"
 #include "json.h"
@@ -72,11 +72,11 @@ struct verify {
 	size_t nretired;
 	int layers_fd;                /* the layers report, open for its rows */
 	/* collected from the output: slices and flows go to external sorts
-	 * (compact_sort.h), so that memory does not grow with them */
+	 * (extsort.h), so that memory does not grow with them */
 	size_t nguides, nflows;
 	struct buf guide_names;       /* names, '\n'-separated */
 	int sorts_on;                 /* the two sorts below are set up */
-	struct compact_sort slices, flows;
+	struct extsort slices, flows;
 	struct intern cats;
 	int64_t *cat_count;           /* source adds, output subtracts */
 	size_t cat_cap;

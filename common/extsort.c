@@ -1,4 +1,4 @@
-/* compact_sort: see compact_sort.h. */
+/* extsort: see extsort.h. */
 /* qsort_r and pread */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compact_sort.h"
+#include "extsort.h"
 #include "io.h"
 
 #define WRITE_STAGE ((size_t)64 << 10)  /* sorted records gathered per write(2) */
 
-int compact_sort_init(struct compact_sort *s, size_t rec_size, size_t run_bytes,
-		      compact_sort_cmp cmp, const char *prefix)
+int extsort_init(struct extsort *s, size_t rec_size, size_t run_bytes,
+		      extsort_cmp cmp, const char *prefix)
 {
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
@@ -29,7 +29,7 @@ int compact_sort_init(struct compact_sort *s, size_t rec_size, size_t run_bytes,
 
 /* Room for the run: allocated on the first put, so that a sort that is
  * never used costs nothing. */
-static int run_room(struct compact_sort *s)
+static int run_room(struct extsort *s)
 {
 	if (s->buf != NULL)
 		return 0;
@@ -45,7 +45,7 @@ static int run_room(struct compact_sort *s)
 /* Stable: positions break ties. */
 static int cmp_pos(const void *a, const void *b, void *ctx)
 {
-	const struct compact_sort *s = ctx;
+	const struct extsort *s = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	int r = s->cmp(s->buf + (size_t)x * s->rec_size, s->buf + (size_t)y * s->rec_size);
 
@@ -54,7 +54,7 @@ static int cmp_pos(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-static void sort_run(struct compact_sort *s)
+static void sort_run(struct extsort *s)
 {
 	size_t i;
 
@@ -65,7 +65,7 @@ static void sort_run(struct compact_sort *s)
 	qsort_r(s->order, s->n, sizeof *s->order, cmp_pos, s);
 }
 
-static const char *run_record(const struct compact_sort *s, size_t k)
+static const char *run_record(const struct extsort *s, size_t k)
 {
 	size_t at = s->cmp != NULL ? s->order[k] : k;
 
@@ -73,11 +73,11 @@ static const char *run_record(const struct compact_sort *s, size_t k)
 }
 
 /* The run in memory, sorted, appended to the file as one run. */
-static int spill_run(struct compact_sort *s)
+static int spill_run(struct extsort *s)
 {
 	char stage[WRITE_STAGE];
 	size_t per = sizeof stage / s->rec_size, k = 0;
-	struct compact_sort_run *run;
+	struct extsort_run *run;
 
 	if (!s->has_file) {
 		const char *dir;
@@ -87,7 +87,7 @@ static int spill_run(struct compact_sort *s)
 	}
 	if (s->nruns == s->runs_cap) {
 		size_t cap = s->runs_cap ? s->runs_cap * 2 : 16;
-		struct compact_sort_run *p = realloc(s->runs, cap * sizeof *p);
+		struct extsort_run *p = realloc(s->runs, cap * sizeof *p);
 		if (p == NULL) {
 			errno = ENOMEM;
 			return -1;
@@ -118,7 +118,7 @@ static int spill_run(struct compact_sort *s)
 	return 0;
 }
 
-int compact_sort_put(struct compact_sort *s, const void *rec)
+int extsort_put(struct extsort *s, const void *rec)
 {
 	if (run_room(s) != 0)
 		return -1;
@@ -131,9 +131,9 @@ int compact_sort_put(struct compact_sort *s, const void *rec)
 }
 
 /* Heap order of cursors a and b: their current records, then their runs. */
-static int cursor_less(const struct compact_sort *s, uint32_t a, uint32_t b)
+static int cursor_less(const struct extsort *s, uint32_t a, uint32_t b)
 {
-	const struct compact_sort_cursor *x = &s->cur[a], *y = &s->cur[b];
+	const struct extsort_cursor *x = &s->cur[a], *y = &s->cur[b];
 
 	if (s->cmp != NULL) {
 		int r = s->cmp(x->buf + x->pos * s->rec_size, y->buf + y->pos * s->rec_size);
@@ -143,7 +143,7 @@ static int cursor_less(const struct compact_sort *s, uint32_t a, uint32_t b)
 	return x->run < y->run;
 }
 
-static void sift_down(struct compact_sort *s, size_t i)
+static void sift_down(struct extsort *s, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -162,10 +162,10 @@ static void sift_down(struct compact_sort *s, size_t i)
 }
 
 /* Read the cursor's next records: 1, 0 when its run is done, -1. */
-static int refill(struct compact_sort *s, struct compact_sort_cursor *c)
+static int refill(struct extsort *s, struct extsort_cursor *c)
 {
-	const struct compact_sort_run *run = &s->runs[c->run];
-	size_t per = COMPACT_SORT_READ / s->rec_size, want, got = 0;
+	const struct extsort_run *run = &s->runs[c->run];
+	size_t per = EXTSORT_READ / s->rec_size, want, got = 0;
 	uint64_t left = run->count - c->next;
 	off_t at;
 
@@ -194,15 +194,15 @@ static int refill(struct compact_sort *s, struct compact_sort_cursor *c)
 }
 
 /* Cursors on runs[0..k), in a heap. */
-static int merge_open(struct compact_sort *s, size_t k)
+static int merge_open(struct extsort *s, size_t k)
 {
-	size_t per = COMPACT_SORT_READ / s->rec_size, i;
+	size_t per = EXTSORT_READ / s->rec_size, i;
 
 	if (per == 0)
 		per = 1;
 	s->nheap = 0;
 	for (i = 0; i < k; i++) {
-		struct compact_sort_cursor *c = &s->cur[i];
+		struct extsort_cursor *c = &s->cur[i];
 		int rc;
 		memset(c, 0, sizeof *c);
 		c->buf = s->space + i * per * s->rec_size;
@@ -217,9 +217,9 @@ static int merge_open(struct compact_sort *s, size_t k)
 	return 0;
 }
 
-static int merge_pop(struct compact_sort *s, const void **rec)
+static int merge_pop(struct extsort *s, const void **rec)
 {
-	struct compact_sort_cursor *c;
+	struct extsort_cursor *c;
 	int rc;
 
 	if (s->nheap == 0)
@@ -237,17 +237,17 @@ static int merge_pop(struct compact_sort *s, const void **rec)
 	return 1;
 }
 
-/* The first COMPACT_SORT_FANIN runs become one, written at the file's end:
- * the merge then never holds more than COMPACT_SORT_FANIN cursors. */
-static int merge_first_runs(struct compact_sort *s)
+/* The first EXTSORT_FANIN runs become one, written at the file's end:
+ * the merge then never holds more than EXTSORT_FANIN cursors. */
+static int merge_first_runs(struct extsort *s)
 {
 	char stage[WRITE_STAGE];
 	size_t per = sizeof stage / s->rec_size, m = 0;
-	struct compact_sort_run run = { s->file_records, 0 };
+	struct extsort_run run = { s->file_records, 0 };
 	const void *p;
 	int got;
 
-	if (merge_open(s, COMPACT_SORT_FANIN) != 0)
+	if (merge_open(s, EXTSORT_FANIN) != 0)
 		return -1;
 	while ((got = merge_pop(s, &p)) == 1) {
 		if (per == 0) {
@@ -267,13 +267,13 @@ static int merge_first_runs(struct compact_sort *s)
 		return -1;
 	s->file_records += run.count;
 	s->runs[0] = run;
-	memmove(s->runs + 1, s->runs + COMPACT_SORT_FANIN,
-		(s->nruns - COMPACT_SORT_FANIN) * sizeof *s->runs);
-	s->nruns -= COMPACT_SORT_FANIN - 1;
+	memmove(s->runs + 1, s->runs + EXTSORT_FANIN,
+		(s->nruns - EXTSORT_FANIN) * sizeof *s->runs);
+	s->nruns -= EXTSORT_FANIN - 1;
 	return 0;
 }
 
-int compact_sort_finish(struct compact_sort *s)
+int extsort_finish(struct extsort *s)
 {
 	size_t per, k;
 
@@ -289,10 +289,10 @@ int compact_sort_finish(struct compact_sort *s)
 	free(s->order);
 	s->buf = NULL;
 	s->order = NULL;
-	per = COMPACT_SORT_READ / s->rec_size;
+	per = EXTSORT_READ / s->rec_size;
 	if (per == 0)
 		per = 1;
-	k = s->nruns < COMPACT_SORT_FANIN ? s->nruns : COMPACT_SORT_FANIN;
+	k = s->nruns < EXTSORT_FANIN ? s->nruns : EXTSORT_FANIN;
 	s->cur = calloc(k, sizeof *s->cur);
 	s->heap = malloc(k * sizeof *s->heap);
 	s->space = malloc(k * per * s->rec_size);
@@ -301,13 +301,13 @@ int compact_sort_finish(struct compact_sort *s)
 		errno = ENOMEM;
 		return -1;
 	}
-	while (s->nruns > COMPACT_SORT_FANIN)
+	while (s->nruns > EXTSORT_FANIN)
 		if (merge_first_runs(s) != 0)
 			return -1;
 	return merge_open(s, s->nruns);
 }
 
-int compact_sort_next(struct compact_sort *s, const void **rec)
+int extsort_next(struct extsort *s, const void **rec)
 {
 	if (s->nruns == 0) {
 		if (s->mem_next >= s->n)
@@ -318,12 +318,12 @@ int compact_sort_next(struct compact_sort *s, const void **rec)
 	return merge_pop(s, rec);
 }
 
-size_t compact_sort_runs(const struct compact_sort *s)
+size_t extsort_runs(const struct extsort *s)
 {
 	return s->nspilled;
 }
 
-void compact_sort_free(struct compact_sort *s)
+void extsort_free(struct extsort *s)
 {
 	if (s->has_file)
 		close(s->fd);

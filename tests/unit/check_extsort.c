@@ -1,4 +1,4 @@
-/* Unit tests for common/compact_sort.c: records come back in key order,
+/* Unit tests for common/extsort.c: records come back in key order,
  * equal keys in the order they were put, whether they stay in memory (one
  * run) or go through the file (many runs, a merge); nothing put gives
  * nothing back; keys past 2^53 compare exactly; without a comparison the
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact_sort.h"
+#include "extsort.h"
 
 struct rec {
 	int64_t key;
@@ -27,22 +27,22 @@ static int cmp_key(const void *a, const void *b)
  * records; checks order, stability and the count; returns the runs. */
 static size_t sort_and_check(size_t n, size_t run_recs, int64_t (*key_of)(size_t))
 {
-	struct compact_sort s;
+	struct extsort s;
 	const void *p;
 	struct rec r, prev = { 0, 0, 0 };
 	size_t i, got = 0, runs;
 	int rc;
 
-	ck_assert_int_eq(compact_sort_init(&s, sizeof r, run_recs * sizeof r, cmp_key,
-					   "check_compact_sort"), 0);
+	ck_assert_int_eq(extsort_init(&s, sizeof r, run_recs * sizeof r, cmp_key,
+					   "check_extsort"), 0);
 	for (i = 0; i < n; i++) {
 		memset(&r, 0, sizeof r);
 		r.key = key_of(i);
 		r.seq = (uint32_t)i;
-		ck_assert_int_eq(compact_sort_put(&s, &r), 0);
+		ck_assert_int_eq(extsort_put(&s, &r), 0);
 	}
-	ck_assert_int_eq(compact_sort_finish(&s), 0);
-	while ((rc = compact_sort_next(&s, &p)) == 1) {
+	ck_assert_int_eq(extsort_finish(&s), 0);
+	while ((rc = extsort_next(&s, &p)) == 1) {
 		memcpy(&r, p, sizeof r);
 		if (got > 0) {
 			ck_assert(prev.key <= r.key);
@@ -54,8 +54,8 @@ static size_t sort_and_check(size_t n, size_t run_recs, int64_t (*key_of)(size_t
 	}
 	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_eq(got, n);
-	runs = compact_sort_runs(&s);
-	compact_sort_free(&s);
+	runs = extsort_runs(&s);
+	extsort_free(&s);
 	return runs;
 }
 
@@ -82,15 +82,15 @@ static int64_t key_desc(size_t i)
 
 START_TEST(test_empty)
 {
-	struct compact_sort s;
+	struct extsort s;
 	const void *p;
 
-	ck_assert_int_eq(compact_sort_init(&s, 16, 1024, cmp_key, "check_compact_sort"), 0);
-	ck_assert_int_eq(compact_sort_finish(&s), 0);
-	ck_assert_int_eq(compact_sort_next(&s, &p), 0);
-	ck_assert_int_eq(compact_sort_next(&s, &p), 0);
-	ck_assert_uint_eq(compact_sort_runs(&s), 0);
-	compact_sort_free(&s);
+	ck_assert_int_eq(extsort_init(&s, 16, 1024, cmp_key, "check_extsort"), 0);
+	ck_assert_int_eq(extsort_finish(&s), 0);
+	ck_assert_int_eq(extsort_next(&s, &p), 0);
+	ck_assert_int_eq(extsort_next(&s, &p), 0);
+	ck_assert_uint_eq(extsort_runs(&s), 0);
+	extsort_free(&s);
 }
 END_TEST
 
@@ -128,45 +128,45 @@ END_TEST
 
 START_TEST(test_no_comparison)
 {
-	struct compact_sort s;
+	struct extsort s;
 	const void *p;
 	struct rec r;
 	size_t i, n = 12345;
 	int rc;
 
-	ck_assert_int_eq(compact_sort_init(&s, sizeof r, 100 * sizeof r, NULL,
-					   "check_compact_sort"), 0);
+	ck_assert_int_eq(extsort_init(&s, sizeof r, 100 * sizeof r, NULL,
+					   "check_extsort"), 0);
 	for (i = 0; i < n; i++) {
 		memset(&r, 0, sizeof r);
 		r.key = key_scrambled(i);
 		r.seq = (uint32_t)i;
-		ck_assert_int_eq(compact_sort_put(&s, &r), 0);
+		ck_assert_int_eq(extsort_put(&s, &r), 0);
 	}
-	ck_assert_int_eq(compact_sort_finish(&s), 0);
-	ck_assert_uint_eq(compact_sort_runs(&s), 124);
-	for (i = 0; (rc = compact_sort_next(&s, &p)) == 1; i++) {
+	ck_assert_int_eq(extsort_finish(&s), 0);
+	ck_assert_uint_eq(extsort_runs(&s), 124);
+	for (i = 0; (rc = extsort_next(&s, &p)) == 1; i++) {
 		memcpy(&r, p, sizeof r);
 		ck_assert_uint_eq(r.seq, i);
 		ck_assert_int_eq(r.key, key_scrambled(i));
 	}
 	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_eq(i, n);
-	compact_sort_free(&s);
+	extsort_free(&s);
 }
 END_TEST
 
 START_TEST(test_bad_size)
 {
-	struct compact_sort s;
+	struct extsort s;
 
-	ck_assert_int_eq(compact_sort_init(&s, 64, 63, cmp_key, "check_compact_sort"), -1);
-	ck_assert_int_eq(compact_sort_init(&s, 0, 63, cmp_key, "check_compact_sort"), -1);
+	ck_assert_int_eq(extsort_init(&s, 64, 63, cmp_key, "check_extsort"), -1);
+	ck_assert_int_eq(extsort_init(&s, 0, 63, cmp_key, "check_extsort"), -1);
 }
 END_TEST
 
 static Suite *sort_suite(void)
 {
-	Suite *s = suite_create("compact_sort");
+	Suite *s = suite_create("extsort");
 	TCase *tc = tcase_create("sort");
 
 	tcase_set_timeout(tc, 60);
