@@ -11,53 +11,6 @@
 #include "trstream.h"
 #include "tsnum.h"
 
-/* Make room for one more of an array of elem-byte items: 0, or -1 when the
- * size would overflow or memory runs out (the array is unchanged). */
-static int room(void **v, size_t n, size_t *cap, size_t first, size_t elem)
-{
-	size_t want;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	want = *cap ? *cap * 2 : first;
-	if (want < *cap || want > SIZE_MAX / elem)
-		return -1;
-	p = realloc(*v, want * elem);
-	if (p == NULL)
-		return -1;
-	*v = p;
-	*cap = want;
-	return 0;
-}
-
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *copy = malloc(n + 1);
-
-	if (copy != NULL) {
-		memcpy(copy, p, n);
-		copy[n] = '\0';
-	}
-	return copy;
-}
-
-/* A NUL-terminated copy of token tok's raw text; NULL for tok < 0.  Sets
- * *nomem when the copy fails. */
-static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
-{
-	const char *p;
-	size_t n;
-	char *copy;
-
-	if (tok < 0)
-		return NULL;
-	p = json_raw(d, tok, &n);
-	if ((copy = dup_bytes(p, n)) == NULL)
-		*nomem = 1;
-	return copy;
-}
-
 /* Append to a refusal; a failure is remembered as ANCHORSCAN_NOMEM. */
 static void say(int *nomem, struct buf *msg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -152,14 +105,14 @@ static int pairs_add(struct anchorscan *s, const char *pid, size_t plen, const c
 	if (s->pairs.seen.n == before)
 		return 0;
 	cap = s->pairs.cap;
-	if (room((void **)&s->pairs.pid, s->pairs.n, &cap, 64, sizeof *s->pairs.pid) != 0)
+	if (buf_array_room((void **)&s->pairs.pid, s->pairs.n, &cap, 64, sizeof *s->pairs.pid) != 0)
 		return -1;
 	cap = s->pairs.cap;
-	if (room((void **)&s->pairs.tid, s->pairs.n, &cap, 64, sizeof *s->pairs.tid) != 0)
+	if (buf_array_room((void **)&s->pairs.tid, s->pairs.n, &cap, 64, sizeof *s->pairs.tid) != 0)
 		return -1;
 	s->pairs.cap = cap;
-	s->pairs.pid[s->pairs.n] = dup_bytes(pid, plen);
-	s->pairs.tid[s->pairs.n] = dup_bytes(tid, tlen);
+	s->pairs.pid[s->pairs.n] = buf_memdup(pid, plen);
+	s->pairs.tid[s->pairs.n] = buf_memdup(tid, tlen);
 	s->pairs.n++;
 	return s->pairs.pid[s->pairs.n - 1] && s->pairs.tid[s->pairs.n - 1] ? 0 : -1;
 }
@@ -270,7 +223,7 @@ static int check_kernel(struct anchorscan *s, const char *line, size_t len, stru
 	}
 	if (json_parse(d, line, len, &nomem) != 0)
 		return nomem ? ANCHORSCAN_NOMEM : not_an_object(s, msg);
-	if (room((void **)&s->m, s->nm, &s->mcap, 256, sizeof *s->m) != 0)
+	if (buf_array_room((void **)&s->m, s->nm, &s->mcap, 256, sizeof *s->m) != 0)
 		return ANCHORSCAN_NOMEM;
 	m = &s->m[s->nm++];
 	memset(m, 0, sizeof *m);
@@ -278,8 +231,8 @@ static int check_kernel(struct anchorscan *s, const char *line, size_t len, stru
 	m->role = is_anchor ? ANCHORSCAN_ANCHOR : is_end ? ANCHORSCAN_END : ANCHORSCAN_CONFIRM;
 	m->pid = shared_member(s, 0, "pid", &nomem);
 	m->tid = shared_member(s, 0, "tid", &nomem);
-	m->ts = raw_dup(d, json_find(d, 0, "ts"), &nomem);
-	m->dur = raw_dup(d, json_find(d, 0, "dur"), &nomem);
+	m->ts = json_raw_dup(d, json_find(d, 0, "ts"), &nomem);
+	m->dur = json_raw_dup(d, json_find(d, 0, "dur"), &nomem);
 	m->name = shared_member(s, 0, "name", &nomem);
 	args = json_find(d, 0, "args");
 	m->device = json_type(d, args) == JT_OBJECT ? shared_member(s, args, "device", &nomem)
@@ -336,7 +289,7 @@ static int see_cpu_event(struct anchorscan *s, const char *line, size_t len, con
 		    json_int64(d, json_find(d, args, "correlation"), &correlation) != 0)
 			return ANCHORSCAN_OK;
 	}
-	if (room((void **)&set->v, set->n, &set->cap, 256, sizeof *set->v) != 0)
+	if (buf_array_room((void **)&set->v, set->n, &set->cap, 256, sizeof *set->v) != 0)
 		return ANCHORSCAN_NOMEM;
 	mark = &set->v[set->n];
 	memset(mark, 0, sizeof *mark);
@@ -363,9 +316,9 @@ static int see_kernel_dur(struct anchorscan *s, struct member ts, struct member 
 		return ANCHORSCAN_OK;
 	s->bad_dur.seen = 1;
 	s->bad_dur.index = s->events;
-	s->bad_dur.ts = ts.len ? dup_bytes(ts.p, ts.len) : dup_bytes("missing", 7);
-	s->bad_dur.dur = dup_bytes(dur.p, dur.len);
-	s->bad_dur.name = dup_bytes(name.p, name.len);
+	s->bad_dur.ts = ts.len ? buf_memdup(ts.p, ts.len) : buf_memdup("missing", 7);
+	s->bad_dur.dur = buf_memdup(dur.p, dur.len);
+	s->bad_dur.name = buf_memdup(name.p, name.len);
 	return s->bad_dur.ts && s->bad_dur.dur && s->bad_dur.name ? ANCHORSCAN_OK
 								  : ANCHORSCAN_NOMEM;
 }

@@ -105,3 +105,32 @@ void buf_release(struct buf *b)
 	b->len = 0;
 	b->cap = 0;
 }
+
+int buf_array_room(void **v, size_t n, size_t *cap, size_t first, size_t elem)
+{
+	size_t want;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	want = *cap ? *cap * 2 : first;
+	if (*cap > SIZE_MAX / 2 || want == 0 || want > SIZE_MAX / elem)
+		return -1;
+	p = realloc(*v, want * elem);
+	if (p == NULL)
+		return -1;
+	*v = p;
+	*cap = want;
+	return 0;
+}
+
+char *buf_memdup(const void *p, size_t n)
+{
+	char *copy;
+
+	if (n == SIZE_MAX || (copy = malloc(n + 1)) == NULL)
+		return NULL;
+	memcpy(copy, p, n);
+	copy[n] = '\0';
+	return copy;
+}

@@ -30,4 +30,13 @@ void buf_setlen(struct buf *b, size_t len);
 void buf_reset(struct buf *b);
 void buf_release(struct buf *b);
 
+/* Two memory helpers every module needs, here so that none writes its own.
+ * Room for item n of a growing array *v of elem-byte items holding *cap:
+ * when n reaches *cap, the capacity doubles (first for an empty array),
+ * with the count and its size in bytes checked for overflow.  0, or -1 when
+ * it would overflow or memory runs out (the array is unchanged). */
+int buf_array_room(void **v, size_t n, size_t *cap, size_t first, size_t elem);
+/* A NUL-terminated copy of n bytes; NULL when memory runs out. */
+char *buf_memdup(const void *p, size_t n);
+
 #endif

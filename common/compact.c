@@ -47,31 +47,7 @@ static int refuse(struct compact *c, const char *fmt, ...)
 /* Room for one more item in a growing array: 0 or COMPACT_NOMEM. */
 static int room(void **items, size_t n, size_t *cap, size_t first, size_t elem)
 {
-	size_t want;
-	void *p;
-
-	if (n < *cap)
-		return COMPACT_OK;
-	want = *cap ? *cap * 2 : first;
-	if (*cap > SIZE_MAX / 2 || want > SIZE_MAX / elem)
-		return COMPACT_NOMEM;
-	p = realloc(*items, want * elem);
-	if (p == NULL)
-		return COMPACT_NOMEM;
-	*items = p;
-	*cap = want;
-	return COMPACT_OK;
-}
-
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s != NULL) {
-		memcpy(s, p, n);
-		s[n] = '\0';
-	}
-	return s;
+	return buf_array_room(items, n, cap, first, elem) == 0 ? COMPACT_OK : COMPACT_NOMEM;
 }
 
 /* The order the lanes are packed in: (group, Perfetto's start, index). */
@@ -181,8 +157,8 @@ static int track_of(struct compact *c, const char *pid, size_t plen, const char 
 		struct compact_track *t = &c->tracks[id];
 		int64_t pid_id = intern_id(&c->pids, pid, plen);
 		memset(t, 0, sizeof *t);
-		t->pid = dup_bytes(pid, plen);
-		t->tid = dup_bytes(tid, tlen);
+		t->pid = buf_memdup(pid, plen);
+		t->tid = buf_memdup(tid, tlen);
 		if (pid_id < 0 || t->pid == NULL || t->tid == NULL)
 			return COMPACT_NOMEM;
 		t->pid_id = (uint32_t)pid_id;
@@ -217,8 +193,8 @@ static int group_of(struct compact *c, const struct compact_track *t, const char
 	if (c->groups_by_key.n != before) {
 		struct compact_group *g = &c->groups[id];
 		memset(g, 0, sizeof *g);
-		g->pid = dup_bytes(t->pid, strlen(t->pid));
-		g->device = dup_bytes(dev, dlen);
+		g->pid = buf_memdup(t->pid, strlen(t->pid));
+		g->device = buf_memdup(dev, dlen);
 		if (g->pid == NULL || g->device == NULL)
 			return COMPACT_NOMEM;
 		g->pid_id = t->pid_id;
@@ -739,7 +715,7 @@ static int retire(struct compact *c, const char *line, size_t len, uint32_t trac
 	r = &c->ret[c->nret];
 	r->index = (uint32_t)c->events;
 	r->track = track;
-	r->text = dup_bytes(line, len);
+	r->text = buf_memdup(line, len);
 	if (r->text == NULL)
 		return COMPACT_NOMEM;
 	c->nret++;

@@ -321,3 +321,17 @@ int json_escape(struct buf *out, const char *s, size_t n)
 		return -1;
 	return buf_addch(out, '"');
 }
+
+char *json_raw_dup(const struct jdoc *d, int i, int *nomem)
+{
+	const char *p;
+	size_t n;
+	char *copy;
+
+	if (i < 0)
+		return NULL;
+	p = json_raw(d, i, &n);
+	if ((copy = buf_memdup(p, n)) == NULL)
+		*nomem = 1;
+	return copy;
+}

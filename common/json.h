@@ -39,6 +39,9 @@ int json_find(const struct jdoc *d, int obj, const char *key);
 const char *json_text(const struct jdoc *d, int i, size_t *len);
 /* The whole source text of token i: strings with their quotes. */
 const char *json_raw(const struct jdoc *d, int i, size_t *len);
+/* A NUL-terminated copy of token i's raw text (malloc'd); NULL when i < 0
+ * (a member that is absent), or when memory runs out (then *nomem is set). */
+char *json_raw_dup(const struct jdoc *d, int i, int *nomem);
 /* Byte offset of the start of token i's raw text within js. */
 size_t json_raw_offset(const struct jdoc *d, int i);
 /* 1 when token i is a string whose unescaped bytes equal s. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "indent.h"
 #include "ranktab.h"
 #include "tsnum.h"
@@ -907,17 +908,6 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *copy = malloc(n + 1);
-
-	if (copy != NULL) {
-		memcpy(copy, p, n);
-		copy[n] = '\0';
-	}
-	return copy;
-}
-
 /* Set every label from its source's bytes [from, from + n) ... */
 static int set_labels(struct ranktab_report *rep, size_t n, size_t pre, size_t suf, int cut)
 {
@@ -927,8 +917,8 @@ static int set_labels(struct ranktab_report *rep, size_t n, size_t pre, size_t s
 		const struct buf *s = &rep[i].source;
 
 		free(rep[i].label);
-		rep[i].label = cut ? dup_bytes(s->p + pre, s->len - pre - suf)
-				   : dup_bytes(s->p, s->len);
+		rep[i].label = cut ? buf_memdup(s->p + pre, s->len - pre - suf)
+				   : buf_memdup(s->p, s->len);
 		if (rep[i].label == NULL)
 			return nomem();
 	}
@@ -972,7 +962,7 @@ int ranktab_labels(struct ranktab_report *rep, size_t n)
 
 		snprintf(tmp, sizeof tmp, "#%zu", i + 1);
 		free(rep[i].label);
-		if ((rep[i].label = dup_bytes(tmp, strlen(tmp))) == NULL)
+		if ((rep[i].label = buf_memdup(tmp, strlen(tmp))) == NULL)
 			return nomem();
 	}
 	return 0;

@@ -81,10 +81,8 @@ static struct reportfile *report_for(struct reportfiles *rs, const char *suffix,
 	rs->list = list;
 	r = &list[rs->n];
 	memset(r, 0, sizeof *r);
-	if ((r->suffix = malloc(len + 1)) == NULL)
+	if ((r->suffix = buf_memdup(suffix, len)) == NULL)
 		return NULL;
-	memcpy(r->suffix, suffix, len);
-	r->suffix[len] = '\0';
 	r->members = (struct buf)BUF_INIT;
 	r->file.fd = -1;
 	rs->n++;
@@ -186,10 +184,8 @@ static int append_items(struct reportfile *r, const struct member *name,
 		    (rc = report_write(r, ":[", 2, msg)) != 0)
 			return rc;
 		r->need_comma = 1;
-		if ((r->open_array = malloc(name->len + 1)) == NULL)
+		if ((r->open_array = buf_memdup(name->p, name->len)) == NULL)
 			return REPORTFILES_NOMEM;
-		memcpy(r->open_array, name->p, name->len);
-		r->open_array[name->len] = '\0';
 		r->array_has_items = 0;
 	}
 	if (n == 0)

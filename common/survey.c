@@ -5,33 +5,6 @@
 #include "survey.h"
 #include "window.h"
 
-/* p, an array of *cap items of elem bytes, with room for twice as many (or
- * first): the new array, or NULL (p unchanged) on overflow or when memory
- * runs out. */
-static void *grown(void *p, size_t *cap, size_t first, size_t elem)
-{
-	size_t want = *cap ? *cap * 2 : first;
-	void *q;
-
-	if (*cap > SIZE_MAX / 2 || want > SIZE_MAX / elem)
-		return NULL;
-	q = realloc(p, want * elem);
-	if (q != NULL)
-		*cap = want;
-	return q;
-}
-
-static char *dup_bytes(const char *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s != NULL) {
-		memcpy(s, p, n);
-		s[n] = '\0';
-	}
-	return s;
-}
-
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
  * template arguments fall into one family. */
 char *survey_family(const char *name)
@@ -66,7 +39,7 @@ int survey_name_init(struct survey_name *s, uint32_t group, const char *name, si
 {
 	s->group = group;
 	s->name_len = len;
-	if ((s->name = dup_bytes(name, len)) == NULL)
+	if ((s->name = buf_memdup(name, len)) == NULL)
 		return -1;
 	if ((s->family = survey_family(s->name)) == NULL) {
 		free(s->name);
@@ -82,12 +55,8 @@ int survey_name_add(struct survey_name *s, int64_t ts, int64_t dur, const char *
 {
 	unsigned k;
 
-	if (s->n == s->cap) {
-		struct survey_occ *occ = grown(s->occ, &s->cap, 4, sizeof *occ);
-		if (occ == NULL)
-			return -1;
-		s->occ = occ;
-	}
+	if (buf_array_room((void **)&s->occ, s->n, &s->cap, 4, sizeof *s->occ) != 0)
+		return -1;
 	s->occ[s->n].ts = ts;
 	s->occ[s->n].end = dur > INT64_MAX - ts ? INT64_MAX : ts + dur;
 	s->n++;
@@ -98,13 +67,9 @@ int survey_name_add(struct survey_name *s, int64_t ts, int64_t dur, const char *
 			return 0;
 	if (s->nstreams == 255)
 		return 0;
-	if (k == s->streams_cap) {
-		char **streams = grown(s->streams, &s->streams_cap, 4, sizeof *streams);
-		if (streams == NULL)
-			return -1;
-		s->streams = streams;
-	}
-	if ((s->streams[k] = dup_bytes(tid, tid_len)) == NULL)
+	if (buf_array_room((void **)&s->streams, k, &s->streams_cap, 4, sizeof *s->streams) != 0)
+		return -1;
+	if ((s->streams[k] = buf_memdup(tid, tid_len)) == NULL)
 		return -1;
 	s->nstreams++;
 	return 0;
@@ -505,15 +470,14 @@ int survey_spans_add(struct survey_spans *sp, const struct survey_ranking *rk, s
 		for (j = 0; j < s->sp.passes; j++) {
 			int64_t a, e;
 			if (sp->n == sp->cap) {
-				size_t cap_lo = sp->cap, cap_hi = sp->cap;
-				int64_t *lo = grown(sp->lo, &cap_lo, 64, sizeof *lo), *hi;
-				if (lo == NULL)
+				/* lo and hi grow together: the second is given
+				 * the capacity before the first grew it */
+				size_t cap_hi = sp->cap;
+				if (buf_array_room((void **)&sp->lo, sp->n, &sp->cap, 64,
+						   sizeof *sp->lo) != 0 ||
+				    buf_array_room((void **)&sp->hi, sp->n, &cap_hi, 64,
+						   sizeof *sp->hi) != 0)
 					return -1;
-				sp->lo = lo;
-				if ((hi = grown(sp->hi, &cap_hi, 64, sizeof *hi)) == NULL)
-					return -1;
-				sp->hi = hi;
-				sp->cap = cap_hi;
 			}
 			survey_pass_span(s, N, j, &a, &e);
 			sp->lo[sp->n] = window_half(a);

@@ -45,27 +45,6 @@ static int int_member(const struct jdoc *d, int obj, const char *key, int64_t *v
 	return json_int64(d, json_find(d, obj, key), v);
 }
 
-/* A NUL-terminated copy of token tok's raw text; NULL when tok < 0 (*nomem
- * tells an allocation failure apart). */
-static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
-{
-	const char *p;
-	size_t n;
-	char *copy;
-
-	if (tok < 0)
-		return NULL;
-	p = json_raw(d, tok, &n);
-	copy = malloc(n + 1);
-	if (copy == NULL) {
-		*nomem = 1;
-		return NULL;
-	}
-	memcpy(copy, p, n);
-	copy[n] = '\0';
-	return copy;
-}
-
 static struct trstream_raw raw_member(const struct jdoc *d, int obj, const char *key)
 {
 	struct trstream_raw r = { "null", 4 };
@@ -270,12 +249,12 @@ static int read_texts(const struct jdoc *d, int obj, struct trstream_kernel *k)
 {
 	int nomem = 0;
 
-	k->pid = raw_dup(d, json_find(d, obj, "pid"), &nomem);
-	k->tid = raw_dup(d, json_find(d, obj, "tid"), &nomem);
-	k->device = raw_dup(d, json_find(d, obj, "device"), &nomem);
-	k->ts = raw_dup(d, json_find(d, obj, "ts"), &nomem);
-	k->dur = raw_dup(d, json_find(d, obj, "dur"), &nomem);
-	k->name = raw_dup(d, json_find(d, obj, "name"), &nomem);
+	k->pid = json_raw_dup(d, json_find(d, obj, "pid"), &nomem);
+	k->tid = json_raw_dup(d, json_find(d, obj, "tid"), &nomem);
+	k->device = json_raw_dup(d, json_find(d, obj, "device"), &nomem);
+	k->ts = json_raw_dup(d, json_find(d, obj, "ts"), &nomem);
+	k->dur = json_raw_dup(d, json_find(d, obj, "dur"), &nomem);
+	k->name = json_raw_dup(d, json_find(d, obj, "name"), &nomem);
 	return nomem ? -1 : 0;
 }
 

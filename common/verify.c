@@ -43,22 +43,6 @@ static int int_of(struct verify *v, const struct jdoc *d, int obj, const char *k
 	return 0;
 }
 
-/* A NUL-terminated copy of a raw JSON value, or NULL (*nomem set when
- * memory ran out). */
-static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
-{
-	size_t n;
-	const char *p;
-	char *copy;
-
-	if (tok < 0)
-		return NULL;
-	p = json_raw(d, tok, &n);
-	if ((copy = verifycheck_dup(p, n)) == NULL)
-		*nomem = 1;
-	return copy;
-}
-
 static int cmp_retired(const void *a, const void *b)
 {
 	const struct verify_retired *x = a, *y = b;
@@ -74,7 +58,7 @@ static int load_groups(struct verify *v, const struct jdoc *d, int groups, const
 
 	for (k = 0, g = groups + 1; k < n; k++, g = json_next(d, g)) {
 		int tids = json_find(d, g, "lane_tids"), t, m, kind = json_find(d, g, "kind");
-		char *pid = raw_dup(d, json_find(d, g, "display_pid"), &nomem);
+		char *pid = json_raw_dup(d, json_find(d, g, "display_pid"), &nomem);
 		if (nomem)
 			return verifycheck_nomem(v->vc);
 		if (pid == NULL || json_type(d, tids) != JT_ARRAY) {
@@ -132,7 +116,7 @@ static int load_compaction(struct verify *v, const struct jdoc *d, int obj, cons
 		if (int_of(v, d, g, "source_event_index", path, &index) != 0)
 			return -1;
 		v->retired[k].index = (uint64_t)index;
-		v->retired[k].text = raw_dup(d, json_find(d, g, "event"), &nomem);
+		v->retired[k].text = json_raw_dup(d, json_find(d, g, "event"), &nomem);
 		v->nretired = (size_t)k + 1;
 		if (nomem)
 			return verifycheck_nomem(v->vc);
@@ -169,7 +153,7 @@ static int load_layers(struct verify *v, const struct jdoc *d, const char *path,
 		return verifycheck_trouble(v->vc, "%s: a second layers report (give one)", path);
 	v->have_layers = 1;
 	v->layers_fd = fd;
-	v->guide_pid = raw_dup(d, json_find(d, 0, "pid"), &nomem);
+	v->guide_pid = json_raw_dup(d, json_find(d, 0, "pid"), &nomem);
 	if (nomem)
 		return verifycheck_nomem(v->vc);
 	v->guide_pid_len = v->guide_pid ? strlen(v->guide_pid) : 0;
@@ -238,7 +222,8 @@ static int64_t count_cat(struct verify *v, struct member m, int64_t delta)
 		return verifycheck_nomem(v->vc), -2;
 	if ((size_t)id >= v->cat_cap) {
 		size_t old = v->cat_cap;
-		if (verifycheck_grow(&v->cat_count, &v->cat_cap, 64, sizeof *v->cat_count) != 0)
+		if (buf_array_room((void **)&v->cat_count, (size_t)id, &v->cat_cap, 64,
+				   sizeof *v->cat_count) != 0)
 			return verifycheck_nomem(v->vc), -2;
 		memset(v->cat_count + old, 0, (v->cat_cap - old) * sizeof *v->cat_count);
 	}
@@ -1099,8 +1084,8 @@ static int load_dropped(struct verify *v, const char *window_path)
 		if (json_int64(d, json_find(d, tok, "source_index"), &idx) != 0 || idx < 0)
 			return verifycheck_trouble(v->vc, "%s: a dropped_events row without "
 						   "source_index", window_path);
-		if (v->ndropped == cap &&
-		    verifycheck_grow(&v->dropped, &cap, 64, sizeof *v->dropped) != 0)
+		if (buf_array_room((void **)&v->dropped, v->ndropped, &cap, 64,
+				   sizeof *v->dropped) != 0)
 			return verifycheck_nomem(v->vc);
 		v->dropped[v->ndropped++] = (uint64_t)idx;
 	}

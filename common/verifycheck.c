@@ -129,31 +129,6 @@ int verifycheck_report_error(struct verifycheck *vc, const char *path,
 					 "%s: %s", path, e->msg);
 }
 
-int verifycheck_grow(void *v, size_t *cap, size_t first, size_t elem)
-{
-	void **array = v, *grown;
-	size_t n = *cap ? *cap * 2 : first;
-
-	if (*cap > SIZE_MAX / 2 || (elem != 0 && n > SIZE_MAX / elem))
-		return -1;
-	if ((grown = realloc(*array, n * elem)) == NULL)
-		return -1;
-	*array = grown;
-	*cap = n;
-	return 0;
-}
-
-char *verifycheck_dup(const void *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (s != NULL) {
-		memcpy(s, p, n);
-		s[n] = '\0';
-	}
-	return s;
-}
-
 int verifycheck_verified(const struct verifycheck *vc)
 {
 	int c;

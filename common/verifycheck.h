@@ -68,13 +68,6 @@ int verifycheck_nomem(struct verifycheck *vc);
 int verifycheck_report_error(struct verifycheck *vc, const char *path,
 			     const struct trstream_error *e);
 
-/* Helpers of the verify modules, which allocate without dying: grow the
- * array *v of elem-byte items to hold one more than *cap does (cap
- * doubled, or first): 0, or -1 on overflow or when memory runs out (the
- * array is unchanged).  A NUL-terminated copy of n bytes, or NULL. */
-int verifycheck_grow(void *v, size_t *cap, size_t first, size_t elem);
-char *verifycheck_dup(const void *p, size_t n);
-
 /* 1 when no check that ran failed. */
 int verifycheck_verified(const struct verifycheck *vc);
 /* The failures of every check, whether it ran or not (a report read for a

@@ -16,7 +16,7 @@ static int lm_add(struct verifylm *lm, struct verifylm_marks *set, int64_t key, 
 {
 	struct verifylm_mark *m;
 
-	if (set->n == set->cap && verifycheck_grow(&set->v, &set->cap, 256, sizeof *set->v) != 0)
+	if (buf_array_room((void **)&set->v, set->n, &set->cap, 256, sizeof *set->v) != 0)
 		return verifycheck_nomem(lm->vc);
 	m = &set->v[set->n++];
 	m->key = key;
@@ -27,9 +27,9 @@ static int lm_add(struct verifylm *lm, struct verifylm_marks *set, int64_t key, 
 		size_t n;
 		const char *raw;
 		int pid = json_find(d, 0, "pid"), tid = json_find(d, 0, "tid");
-		if (pid >= 0 && (raw = json_raw(d, pid, &n), (m->pid = verifycheck_dup(raw, n)) == NULL))
+		if (pid >= 0 && (raw = json_raw(d, pid, &n), (m->pid = buf_memdup(raw, n)) == NULL))
 			return verifycheck_nomem(lm->vc);
-		if (tid >= 0 && (raw = json_raw(d, tid, &n), (m->tid = verifycheck_dup(raw, n)) == NULL))
+		if (tid >= 0 && (raw = json_raw(d, tid, &n), (m->tid = buf_memdup(raw, n)) == NULL))
 			return verifycheck_nomem(lm->vc);
 	}
 	return 0;

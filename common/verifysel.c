@@ -7,26 +7,6 @@
 #include "verifysel.h"
 #include "event.h"
 
-/* A NUL-terminated copy of a raw JSON value, or NULL (*nomem set when
- * memory ran out). */
-static char *raw_dup(const struct jdoc *d, int tok, int *nomem)
-{
-	size_t n;
-	const char *p;
-	char *copy;
-
-	if (tok < 0)
-		return NULL;
-	p = json_raw(d, tok, &n);
-	if ((copy = malloc(n + 1)) == NULL) {
-		*nomem = 1;
-		return NULL;
-	}
-	memcpy(copy, p, n);
-	copy[n] = '\0';
-	return copy;
-}
-
 static int int_of(struct verifysel *sel, const struct jdoc *d, const char *key,
 		  const char *path, int64_t *v)
 {
@@ -92,13 +72,13 @@ int verifysel_load(struct verifysel *sel, const struct jdoc *d, const char *path
 	if (report_string(sel, d, "anchor_regex", 0, path, &sel->regex) != 0 ||
 	    report_string(sel, d, "end_anchor_regex", 1, path, &sel->end_regex) != 0)
 		return -1;
-	sel->pid = raw_dup(d, json_find(d, 0, "pid"), &nomem);
-	sel->device = raw_dup(d, json_find(d, 0, "device"), &nomem);
+	sel->pid = json_raw_dup(d, json_find(d, 0, "pid"), &nomem);
+	sel->device = json_raw_dup(d, json_find(d, 0, "device"), &nomem);
 	if (nomem)
 		return verifycheck_nomem(sel->vc);
 	if (sel->pid == NULL || sel->device == NULL)
 		return verifycheck_trouble(sel->vc, "%s: no pid or device", path);
-	sel->origin_text = raw_dup(d, json_find(d, 0, "trace_origin_us"), &nomem);
+	sel->origin_text = json_raw_dup(d, json_find(d, 0, "trace_origin_us"), &nomem);
 	if (nomem)
 		return verifycheck_nomem(sel->vc);
 	if (sel->origin_text == NULL)
@@ -181,7 +161,7 @@ static int keep_anchor(struct verifysel *sel, struct verifysel_cand *c, const ch
 	if (sel->nheap == sel->keep) {
 		if (cand_cmp(c, &sel->heap[0]) >= 0)
 			return 0;
-		if ((c->ts = verifycheck_dup(ts, tn)) == NULL)
+		if ((c->ts = buf_memdup(ts, tn)) == NULL)
 			return verifycheck_nomem(sel->vc);
 		free(sel->heap[0].ts);
 		sel->heap[0] = *c;
@@ -200,7 +180,7 @@ static int keep_anchor(struct verifysel *sel, struct verifysel_cand *c, const ch
 		sel->heap = grown;
 		sel->heap_cap = cap;
 	}
-	if ((c->ts = verifycheck_dup(ts, tn)) == NULL)
+	if ((c->ts = buf_memdup(ts, tn)) == NULL)
 		return verifycheck_nomem(sel->vc);
 	i = sel->nheap++;
 	sel->heap[i] = *c;
@@ -228,8 +208,10 @@ static int keep_terminal(struct verifysel *sel, const struct verifysel_cand *c)
 				sel->terms[n++] = sel->terms[i];
 		sel->nterms = n;
 	}
-	if (sel->nterms * 2 >= sel->terms_cap &&
-	    verifycheck_grow(&sel->terms, &sel->terms_cap, 64, sizeof *sel->terms) != 0)
+	/* twice the room the kept terminals need: the pruning above runs when
+	 * half full */
+	if (buf_array_room((void **)&sel->terms, sel->nterms * 2, &sel->terms_cap, 64,
+			   sizeof *sel->terms) != 0)
 		return verifycheck_nomem(sel->vc);
 	sel->terms[sel->nterms++] = *c;
 	return 0;

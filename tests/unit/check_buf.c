@@ -231,6 +231,39 @@ START_TEST(test_release_then_reuse)
 }
 END_TEST
 
+/* The growing arrays and copies every module uses (they were copied in
+ * anchorscan, compact, survey, ranktab and the verify modules). */
+START_TEST(test_array_room_and_memdup)
+{
+	int *v = NULL;
+	size_t cap = 0;
+	char *s;
+
+	ck_assert_int_eq(buf_array_room((void **)&v, 0, &cap, 4, sizeof *v), 0);
+	ck_assert_uint_eq(cap, 4);
+	v[3] = 7;
+	ck_assert_int_eq(buf_array_room((void **)&v, 3, &cap, 4, sizeof *v), 0);
+	ck_assert_uint_eq(cap, 4);  /* item 3 fits: unchanged */
+	ck_assert_int_eq(buf_array_room((void **)&v, 4, &cap, 4, sizeof *v), 0);
+	ck_assert_uint_eq(cap, 8);
+	ck_assert_int_eq(v[3], 7);
+	cap = SIZE_MAX / 2 + 1;
+	ck_assert_int_eq(buf_array_room((void **)&v, cap, &cap, 4, sizeof *v), -1);
+	ck_assert_uint_eq(cap, SIZE_MAX / 2 + 1);
+	cap = SIZE_MAX / sizeof *v / 2 + 1;  /* the count fits, its bytes do not */
+	ck_assert_int_eq(buf_array_room((void **)&v, cap, &cap, 4, sizeof *v), -1);
+	ck_assert_int_eq(v[3], 7);
+	free(v);
+	s = buf_memdup("abc", 2);
+	ck_assert_str_eq(s, "ab");
+	free(s);
+	s = buf_memdup("a\0b", 3);
+	ck_assert_mem_eq(s, "a\0b\0", 4);
+	free(s);
+	ck_assert_ptr_null(buf_memdup("", SIZE_MAX));
+}
+END_TEST
+
 static Suite *buf_suite(void)
 {
 	Suite *s = suite_create("buf");
@@ -247,6 +280,7 @@ static Suite *buf_suite(void)
 	tcase_add_test(tc, test_printf_on_empty);
 	tcase_add_test(tc, test_add_i64);
 	tcase_add_test(tc, test_release_then_reuse);
+	tcase_add_test(tc, test_array_room_and_memdup);
 	suite_add_tcase(s, tc);
 	return s;
 }

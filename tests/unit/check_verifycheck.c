@@ -160,28 +160,6 @@ START_TEST(test_report_error)
 }
 END_TEST
 
-START_TEST(test_grow_and_dup)
-{
-	int *v = NULL;
-	size_t cap = 0;
-	char *s;
-
-	ck_assert_int_eq(verifycheck_grow(&v, &cap, 4, sizeof *v), 0);
-	ck_assert_uint_eq(cap, 4);
-	v[3] = 7;
-	ck_assert_int_eq(verifycheck_grow(&v, &cap, 4, sizeof *v), 0);
-	ck_assert_uint_eq(cap, 8);
-	ck_assert_int_eq(v[3], 7);
-	cap = SIZE_MAX / 2 + 1;
-	ck_assert_int_eq(verifycheck_grow(&v, &cap, 4, sizeof *v), -1);
-	ck_assert_uint_eq(cap, SIZE_MAX / 2 + 1);
-	free(v);
-	s = verifycheck_dup("abc", 2);
-	ck_assert_str_eq(s, "ab");
-	free(s);
-}
-END_TEST
-
 static Suite *verifycheck_suite(void)
 {
 	Suite *s = suite_create("verifycheck");
@@ -193,7 +171,6 @@ static Suite *verifycheck_suite(void)
 	tcase_add_test(tc, test_failure_of_a_check_not_run);
 	tcase_add_test(tc, test_first_error_wins);
 	tcase_add_test(tc, test_report_error);
-	tcase_add_test(tc, test_grow_and_dup);
 	suite_add_tcase(s, tc);
 	return s;
 }
