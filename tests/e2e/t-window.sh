@@ -302,6 +302,10 @@ same "--pass-table: the existing file is untouched" old.want old.table
 	fail "--pass-table refused: nothing on standard output" "$(wc -c <refused.out) bytes"
 tr-window --pass-table /dev/stderr <src.stream 2>got.devtable >/dev/null
 same "--pass-table /dev/stderr: the table written in place" want.passes got.devtable
+# its temporary files cannot be made: system trouble, with the directory
+expect 2 "trouble: no temporary directory" \
+	"TMPDIR=/nonexistent/tr-window tr-window --passes 1-1 <src.stream >/dev/null" \
+	"tr-window: temporary file in /nonexistent/tr-window: No such file or directory"
 
 # tr-layer-track prints the table in its summary (from a tr-window stage in
 # its pipeline, not from a second read of the output)

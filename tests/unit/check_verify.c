@@ -315,40 +315,52 @@ START_TEST(test_lane_out_of_order)
 }
 END_TEST
 
+enum { SPILLED_N = 150000 };
+
+/* SPILLED_N slices on one lane, the last two overlapping, and two flows,
+ * the second outside every slice. */
+static void spilled_streams(struct buf *src, struct buf *out)
+{
+	enum { N = SPILLED_N };
+	char line[512];
+	size_t i;
+
+	ck_assert_int_eq(buf_addstr(src, HEAD), 0);
+	ck_assert_int_eq(buf_addstr(out, HEAD), 0);
+	for (i = 0; i < N; i++) {
+		/* slice i at 4i us, 2 us long; the last one starts inside the one before */
+		unsigned long ts = i + 1 == N ? 4 * (unsigned long)i - 3 : 4 * (unsigned long)i;
+		snprintf(line, sizeof line, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
+			 "\"tid\":7,\"ts\":%lu,\"dur\":2}\n", ts);
+		ck_assert_int_eq(buf_addstr(src, line), 0);
+		snprintf(line, sizeof line, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
+			 "\"tid\":100,\"ts\":%lu,\"dur\":2,\"args\":{\"_compact_gpu_track\":{\"pid\":0,"
+			 "\"tid\":7,\"source_event_index\":%zu,\"had_args\":false}}}\n", ts, i);
+		ck_assert_int_eq(buf_addstr(out, line), 0);
+	}
+	/* two flows on the lane: inside slice 10, and at 4 * 20 + 3 us, between slices */
+	ck_assert_int_eq(buf_addstr(src, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,"
+				    "\"ts\":41}\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":2,\"pid\":0,"
+				    "\"tid\":7,\"ts\":83,\"bp\":\"e\"}\n"), 0);
+	ck_assert_int_eq(buf_addstr(out, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":100,"
+				    "\"ts\":41}\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":2,\"pid\":0,"
+				    "\"tid\":100,\"ts\":83,\"bp\":\"e\"}\n"), 0);
+	ck_assert_int_eq(buf_addstr(src, TAIL), 0);
+	ck_assert_int_eq(buf_addstr(out, TAIL), 0);
+}
+
 /* More slices and flows than one sorted run holds (4 MiB of 32-byte
  * records): they go through the temporary file and come back merged, and
  * the checks are those of a small output: the one overlap, at the very
  * end, and the one flow outside every slice, told by its output index. */
 START_TEST(test_many_slices_spilled)
 {
-	enum { N = 150000 };
+	enum { N = SPILLED_N };
 	struct run r;
 	struct buf src = BUF_INIT, out = BUF_INIT;
-	char line[512], want[512];
-	size_t i;
+	char want[512];
 
-	ck_assert_int_eq(buf_addstr(&src, HEAD), 0);
-	ck_assert_int_eq(buf_addstr(&out, HEAD), 0);
-	for (i = 0; i < N; i++) {
-		/* slice i at 4i us, 1 us long; the last one starts inside the one before */
-		unsigned long ts = i + 1 == N ? 4 * (unsigned long)i - 3 : 4 * (unsigned long)i;
-		snprintf(line, sizeof line, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
-			 "\"tid\":7,\"ts\":%lu,\"dur\":2}\n", ts);
-		ck_assert_int_eq(buf_addstr(&src, line), 0);
-		snprintf(line, sizeof line, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
-			 "\"tid\":100,\"ts\":%lu,\"dur\":2,\"args\":{\"_compact_gpu_track\":{\"pid\":0,"
-			 "\"tid\":7,\"source_event_index\":%zu,\"had_args\":false}}}\n", ts, i);
-		ck_assert_int_eq(buf_addstr(&out, line), 0);
-	}
-	/* two flows on the lane: inside slice 10, and at 4 * 20 + 3 us, between slices */
-	ck_assert_int_eq(buf_addstr(&src, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,"
-				    "\"ts\":41}\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":2,\"pid\":0,"
-				    "\"tid\":7,\"ts\":83,\"bp\":\"e\"}\n"), 0);
-	ck_assert_int_eq(buf_addstr(&out, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":100,"
-				    "\"ts\":41}\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":2,\"pid\":0,"
-				    "\"tid\":100,\"ts\":83,\"bp\":\"e\"}\n"), 0);
-	ck_assert_int_eq(buf_addstr(&src, TAIL), 0);
-	ck_assert_int_eq(buf_addstr(&out, TAIL), 0);
+	spilled_streams(&src, &out);
 	run(&r, src.p, out.p, REPORT);
 	ck_assert_uint_gt(extsort_runs(&r.v.slices), 0);
 	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_RENDER].failures, 2);
@@ -358,6 +370,26 @@ START_TEST(test_many_slices_spilled)
 		 "its lane, so Perfetto would not attach it to its kernel", N - 2, N - 1,
 		 4L * (N - 2), 4L * (N - 2) + 2, 4L * (N - 1) - 3, 4L * (N - 1) - 1, N + 1);
 	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), want);
+	done(&r);
+	buf_release(&src);
+	buf_release(&out);
+}
+END_TEST
+
+/* The sorts' temporary file cannot be made: the run cannot go on (exit 2
+ * in tr-verify), said with the reason. */
+START_TEST(test_sort_without_tmpdir)
+{
+	struct run r;
+	struct buf src = BUF_INIT, out = BUF_INIT;
+
+	spilled_streams(&src, &out);
+	setenv("TMPDIR", "/nonexistent/check_verify", 1);
+	run(&r, src.p, out.p, REPORT);
+	unsetenv("TMPDIR");
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_int_eq(r.vc.error, VERIFYCHECK_TROUBLE);
+	ck_assert_str_eq(r.vc.err, "temporary file: No such file or directory");
 	done(&r);
 	buf_release(&src);
 	buf_release(&out);
@@ -553,6 +585,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_overlap_on_a_lane);
 	tcase_add_test(tc, test_lane_out_of_order);
 	tcase_add_test(tc, test_many_slices_spilled);
+	tcase_add_test(tc, test_sort_without_tmpdir);
 	tcase_add_test(tc, test_identity_claim);
 	tcase_add_test(tc, test_report_errors);
 	tcase_add_test(tc, test_reader);
