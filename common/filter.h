@@ -12,14 +12,22 @@
 
 #include "io.h"
 #include "stream.h"
+#include "teepass.h"
 
+/* Between pipes, lines passed go on without a copy (teepass.h); the
+ * output bytes are the same either way. */
 struct filter {
 	struct stream_in in;
 	struct writer out;
+	struct teepass tee;
+	const char *last;       /* the line filter_next returned last, or NULL */
+	size_t last_len;
+	uint64_t last_offset;   /* its stream offset */
 	int write_errno;   /* errno of the first failed write, or 0 */
 };
 
-/* 0, or -1 when memory runs out. */
+/* 0, or -1 when memory runs out.  The filter must stay where it is until
+ * filter_close (its reader calls back into it). */
 int filter_open(struct filter *f);
 /* The next line and its kind (LINE_HEAD ... LINE_TAIL), LINE_END after the
  * tail, or LINE_ERROR: the stream is truncated or malformed (in.err says

@@ -1,5 +1,5 @@
-/* F_SETPIPE_SZ is Linux-specific and needs _GNU_SOURCE; this is the only
- * file that asks for it. */
+/* F_SETPIPE_SZ is Linux-specific and needs _GNU_SOURCE (as do tee and
+ * splice, in teepass.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -61,7 +61,10 @@ static int reader_fill(struct reader *r)
 		r->buf = p;
 		r->cap = cap;
 	}
-	got = io_read_some(r->fd, r->buf + r->end, r->cap - r->end);
+	if (r->fill != NULL)
+		got = r->fill(r->fill_ctx, r->buf + r->end, r->cap - r->end);
+	else
+		got = io_read_some(r->fd, r->buf + r->end, r->cap - r->end);
 	if (got < 0)
 		return READ_ERROR;
 	if (got == 0)

@@ -16,6 +16,10 @@ struct reader {
 	uint64_t offset;   /* stream offset of buf[start] */
 	uint64_t lineno;   /* lines returned so far */
 	int eof;
+	/* reads in place of read(2) when set (the filter's shadow pipe,
+	 * teepass.h): bytes read, 0 at the end, -1 with errno */
+	long (*fill)(void *ctx, void *dst, size_t n);
+	void *fill_ctx;
 };
 
 enum reader_status {
