@@ -104,18 +104,45 @@ int decode_put_tail(struct decode *d, uint64_t stored_bytes, const char *sha256_
 	return rc;
 }
 
+static int control_event(struct decode *d, uint64_t at)
+{
+	snprintf(d->err, sizeof d->err, "byte %" PRIu64 " (event %" PRIu64 "): its first "
+		 "member is \"@tr\", which the stream reserves for control records",
+		 at, d->events);
+	return DECODE_INPUT;
+}
+
 static int put_event(struct decode *d, uint64_t at)
 {
-	if (stream_is_control(d->event.p, d->event.len)) {
-		snprintf(d->err, sizeof d->err, "byte %" PRIu64 " (event %" PRIu64 "): its first "
-			 "member is \"@tr\", which the stream reserves for control records",
-			 at, d->events);
-		return DECODE_INPUT;
-	}
+	if (stream_is_control(d->event.p, d->event.len))
+		return control_event(d, at);
 	if (buf_addch(&d->event, '\n') != 0)
 		return DECODE_NOMEM;
 	if (put_buf(d, &d->event) != DECODE_OK)
 		return DECODE_WRITE;
+	d->events++;
+	return DECODE_OK;
+}
+
+/* The event at the scanner's position, scanned into the free part of the
+ * writer's block when it fits there with its newline, as writer_put would
+ * have copied it: DECODE_OK, an error, or -1 when put_event's way must
+ * take it (no writer, no room, not whole in the scanner's block, or a
+ * value for the slow path; nothing consumed then).  writer_put would
+ * flush before an event that does not fit: that event takes put_event's
+ * way, so the writes stay as they were. */
+static int event_direct(struct decode *d, uint64_t at)
+{
+	struct writer *w = d->direct;
+	size_t n;
+
+	if (w == NULL || w->cap - w->len < 2 ||
+	    !scan_value_into(d->scan, w->buf + w->len, w->cap - w->len - 1, &n))
+		return -1;
+	if (stream_is_control(w->buf + w->len, n))
+		return control_event(d, at);
+	w->buf[w->len + n] = '\n';
+	w->len += n + 1;
 	d->events++;
 	return DECODE_OK;
 }
@@ -165,11 +192,15 @@ static int decode_events(struct decode *d)
 			return events_end(d, c, 0);
 		if (c != '{')
 			return event_error(d, scan_fail(s, SCAN_SYNTAX, "event is not a JSON object"), 0);
-		buf_reset(&d->event);
 		at = scan_offset(s);
-		if ((rc = scan_value(s, &d->event)) != SCAN_OK)
-			return event_error(d, rc, 0);
-		if ((rc = put_event(d, at)) != DECODE_OK)
+		rc = event_direct(d, at);
+		if (rc == -1) {
+			buf_reset(&d->event);
+			if ((rc = scan_value(s, &d->event)) != SCAN_OK)
+				return event_error(d, rc, 0);
+			rc = put_event(d, at);
+		}
+		if (rc != DECODE_OK)
 			return rc;
 		c = scan_peek(s);
 		if (c == ',') {

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "scan.h"
+#include "writer.h"
 
 /* Receives stream bytes; 0, or -1 with errno set. */
 typedef int (*decode_put_fn)(void *ctx, const void *data, size_t n);
@@ -38,6 +39,10 @@ struct decode {
 	int array_format;
 	uint64_t events;
 	struct buf event;         /* the event being copied */
+	/* Optional (decode_file sets it): the writer behind put.  An event
+	 * that fits in its block is scanned straight into it, not copied
+	 * there from event; write(2) sees the same bytes in the same pieces. */
+	struct writer *direct;
 	struct buf members;       /* members before, then after, traceEvents */
 	char err[256];
 };

@@ -52,6 +52,7 @@ void decode_file_as(const char *path, const char *recorded, int out_fd, size_t m
 	}
 	decode_init(&dec, &scan, put_writer, &out, recorded, tool);
 	dec.max_members = max_members;
+	dec.direct = &out;
 	rc = decode_document(&dec);
 	if (rc == DECODE_OK) {
 		if (source_drain(src) != 0) {

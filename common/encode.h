@@ -41,7 +41,10 @@ int encode_init(struct encoder *e, encode_put_fn put, void *ctx);
 /* One line as stream_next classified it (LINE_HEAD, LINE_EVENT, ...),
  * lineno as the reader counts.  ENCODE_OK when its bytes were put,
  * ENCODE_CONTROL for a control record other than head and tail (nothing
- * put; e->text holds it without whitespace), or an error. */
+ * put; e->text holds it without whitespace), or an error.  An event line
+ * is checked in place (e->text does not hold it); with e->scan.slow_only
+ * set (tests) it goes through the scanner's slow path instead, the
+ * reference the in-place check must agree with. */
 int encode_line(struct encoder *e, int kind, const char *line, size_t len, uint64_t lineno);
 void encode_free(struct encoder *e);
 

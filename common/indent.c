@@ -36,14 +36,26 @@ static size_t string_run(struct indent *ix, const char *text, size_t n, size_t i
 {
 	size_t start = i, content;
 
-	for (; i < n; i++) {
+	while (i < n) {
 		if (ix->escaped) {
 			ix->escaped = 0;
-		} else if (text[i] == '\\') {
-			ix->escaped = 1;
-		} else if (text[i] == '"') {
-			ix->in_string = 0;
 			i++;
+			continue;
+		}
+		{
+			/* names of kernels run to hundreds of bytes: memchr's pace */
+			const char *quote = memchr(text + i, '"', n - i);
+			size_t stop = quote != NULL ? (size_t)(quote - text) : n;
+			const char *backslash = memchr(text + i, '\\', stop - i);
+			i = backslash != NULL ? (size_t)(backslash - text) : stop;
+		}
+		if (i == n)
+			break;
+		i++;
+		if (text[i - 1] == '\\') {
+			ix->escaped = 1;
+		} else {
+			ix->in_string = 0;
 			break;
 		}
 	}
@@ -75,6 +87,29 @@ static int verbatim(struct indent *ix, char c)
 			ix->verbatim_from = 0;
 	}
 	return buf_addch(&ix->out, c);
+}
+
+/* Bytes from text[i] on, outside strings, that are copied as they are
+ * with no change of state: in a verbatim value all but quotes and
+ * brackets; elsewhere, once nothing waits for the next byte (the line
+ * break after an opening bracket, a verbatim value after its key), the
+ * rest of a number or literal.  Copied in one piece, not byte by byte:
+ * tr-compact's layer report is tens of megabytes of them. */
+static size_t plain_run(const struct indent *ix, const char *text, size_t n, size_t i)
+{
+	size_t start = i;
+
+	if (ix->verbatim_from != 0) {
+		while (i < n && text[i] != '"' && text[i] != '{' && text[i] != '[' &&
+		       text[i] != '}' && text[i] != ']')
+			i++;
+	} else if (!ix->just_opened && !ix->verbatim_next) {
+		while (i < n && text[i] != '"' && text[i] != '{' && text[i] != '[' &&
+		       text[i] != '}' && text[i] != ']' && text[i] != ',' && text[i] != ':' &&
+		       text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n')
+			i++;
+	}
+	return i - start;
 }
 
 /* One byte outside strings: 0, -1 (no memory) or UNBALANCED. */
@@ -142,6 +177,13 @@ int indent_write(struct indent *ix, const char *text, size_t n)
 			if (buf_add(&ix->out, text + i, run) != 0)
 				goto nomem;
 			i += run;
+			continue;
+		}
+		size_t plain = plain_run(ix, text, n, i);
+		if (plain > 0) {
+			if (buf_add(&ix->out, text + i, plain) != 0)
+				goto nomem;
+			i += plain;
 			continue;
 		}
 		int rc = structural(ix, text[i++]);

@@ -13,22 +13,13 @@
 #define SCAN_BLOCK (4u << 20)
 #endif
 
-/* Bytes that end a run of plain string content. */
-static unsigned char string_stop[256];
-static int string_stop_ready;
-
-static void init_tables(void)
-{
-	int c;
-
-	if (string_stop_ready)
-		return;
-	for (c = 0; c < 0x20; c++)
-		string_stop[c] = 1;
-	string_stop['"'] = 1;
-	string_stop['\\'] = 1;
-	string_stop_ready = 1;
-}
+/* The fast paths' pieces, inlined whatever the compiler's budget says:
+ * fast_walk is written once for two callers that want different code. */
+#ifdef __GNUC__
+#define FAST_INLINE inline __attribute__((always_inline))
+#else
+#define FAST_INLINE inline
+#endif
 
 /* The first byte in [p, end) that ends plain string content: '"', '\\' or a
  * control character.  Kernel names run to kilobytes, so on x86-64 look at
@@ -53,7 +44,7 @@ static const unsigned char *string_run_end(const unsigned char *p, const unsigne
 		p += 16;
 	}
 #endif
-	while (p < end && !string_stop[*p])
+	while (p < end && *p >= 0x20 && *p != '"' && *p != '\\')
 		p++;
 	return p;
 }
@@ -63,7 +54,6 @@ int scan_init(struct scan *s, scan_read_fn read, void *ctx, size_t max_value)
 	struct buf empty = BUF_INIT;
 
 	memset(s, 0, sizeof *s);
-	init_tables();
 	s->read = read;
 	s->ctx = ctx;
 	s->max_value = max_value;
@@ -490,7 +480,7 @@ static inline const unsigned char *digits_end(const unsigned char *p, const unsi
 
 /* Just past a valid number starting at p, or NULL when it is invalid or
  * may continue past end (the slow path then decides). */
-static const unsigned char *fast_number(const unsigned char *p, const unsigned char *end)
+static FAST_INLINE const unsigned char *fast_number(const unsigned char *p, const unsigned char *end)
 {
 	if (p < end && *p == '-')
 		p++;
@@ -526,6 +516,7 @@ static const unsigned char *fast_number(const unsigned char *p, const unsigned c
 	return p;
 }
 
+
 #define FAST_MAX_DEPTH 64  /* one bit per level in a uint64_t */
 /* Input bytes the fast path looks at: its output room is reserved for them
  * up front, so a larger bound only costs memory; longer values (rare: a
@@ -557,7 +548,8 @@ static inline const unsigned char *fast_string(const unsigned char *p, const uns
 
 /* Copy n bytes of input at from to o; a token of 16 bytes or fewer in one
  * 16-byte move (the output has 16 bytes of slack, the input is read only
- * up to end). */
+ * up to end), one of 17 to 32 bytes (a timestamp with its fraction) in two
+ * that overlap, within the token. */
 static inline unsigned char *fast_put(unsigned char *o, const unsigned char *from, size_t n,
 				      const unsigned char *end)
 {
@@ -567,28 +559,148 @@ static inline unsigned char *fast_put(unsigned char *o, const unsigned char *fro
 				 _mm_loadu_si128((const __m128i *)(const void *)from));
 		return o + n;
 	}
+	if (n > 16 && n <= 32) {
+		__m128i head = _mm_loadu_si128((const __m128i *)(const void *)from);
+		__m128i tail = _mm_loadu_si128((const __m128i *)(const void *)(from + n - 16));
+		_mm_storeu_si128((__m128i *)(void *)o, head);
+		_mm_storeu_si128((__m128i *)(void *)(o + n - 16), tail);
+		return o + n;
+	}
 #endif
 	memcpy(o, from, n);
 	return o + n;
 }
 
-/* scan_value's common case, on the bytes already in the block: the same
- * grammar, written as the shape of JSON (a member is a name, ':', a value,
- * then ',' or the close) so that the branches follow the text, copying
- * each token as it is met into room reserved beforehand.  It accepts only
- * what scan_value accepts and appends the same bytes.  Returns 1 when it
- * scanned the value; 0 when it met anything else (an error, the end of the
- * block, deep nesting, the size limit), having consumed and appended
- * nothing: the slow path then scans the value again and explains any error
- * exactly. */
-static int scan_value_fast(struct scan *s, struct buf *out)
+/* The fast paths' grammar, written as the shape of JSON (a member is a
+ * name, ':', a value, then ',' or the close) so that the branches follow
+ * the text.  From p, after whitespace, one value that ends before end:
+ * returns just past it, or NULL when it met anything else (an error, the
+ * end, nesting deeper than FAST_MAX_DEPTH).  It accepts only what
+ * scan_value accepts.  With copy set it writes the value's bytes without
+ * whitespace from *o on (room for end - p + 16 bytes: the output is never
+ * longer than the input) and leaves *o past them.  Both callers pass copy
+ * as a constant: forced inline, each gets its own copy of the grammar with
+ * the other's work compiled out. */
+static FAST_INLINE const unsigned char *fast_walk(const unsigned char *p, const unsigned char *end,
+						  unsigned char **out, const int copy)
 {
-	const unsigned char *p = s->buf + s->pos, *end = s->buf + s->len, *from;
-	unsigned char *o;
+	const unsigned char *from;
+	unsigned char *o = copy ? *out : NULL;
 	uint64_t objects = 0; /* bit d set: level d + 1 is an object */
 	unsigned depth = 0;
-	size_t span = s->len - s->pos;
 	int c;
+
+	p = fast_space(p, end);
+value:
+	if (p == end)
+		return NULL;
+	c = *p;
+	if (c == '"') {
+		from = p;
+		if ((p = fast_string(p, end)) == NULL)
+			return NULL;
+		if (copy)
+			o = fast_put(o, from, (size_t)(p - from), end);
+		goto after_value;
+	}
+	if (c == '-' || is_digit(c)) {
+		from = p;
+		if ((p = fast_number(p, end)) == NULL)
+			return NULL;
+		if (copy)
+			o = fast_put(o, from, (size_t)(p - from), end);
+		goto after_value;
+	}
+	if (c == '{' || c == '[') {
+		if (depth == FAST_MAX_DEPTH)
+			return NULL;
+		if (copy)
+			*o++ = (unsigned char)c;
+		p = fast_space(p + 1, end);
+		if (p == end)
+			return NULL;
+		if (c == '{') {
+			objects |= (uint64_t)1 << depth++;
+			if (*p != '}')
+				goto key;
+		} else {
+			objects &= ~((uint64_t)1 << depth++);
+			if (*p != ']')
+				goto value;
+		}
+		if (copy)
+			*o++ = *p;
+		p++;
+		depth--;
+		goto after_value;
+	}
+	{
+		static const char *const words[] = { "true", "false", "null" };
+		size_t i, n = 0;
+		for (i = 0; i < 3 && n == 0; i++)
+			if (words[i][0] == c)
+				n = strlen(words[i]);
+		if (n == 0 || (size_t)(end - p) < n || memcmp(p, words[i - 1], n) != 0)
+			return NULL;
+		if (copy) {
+			memcpy(o, p, n);
+			o += n;
+		}
+		p += n;
+	}
+after_value:
+	if (depth == 0) {
+		if (copy)
+			*out = o;
+		return p;
+	}
+	p = fast_space(p, end);
+	if (p == end)
+		return NULL;
+	c = *p;
+	if (c == ',') {
+		if (copy)
+			*o++ = ',';
+		p = fast_space(p + 1, end);
+		if (objects >> (depth - 1) & 1)
+			goto key;
+		goto value;
+	}
+	if ((c != '}' && c != ']') || (c == '}') != (int)(objects >> (depth - 1) & 1))
+		return NULL;
+	if (copy)
+		*o++ = (unsigned char)c;
+	p++;
+	depth--;
+	goto after_value;
+key:
+	if (p == end || *p != '"')
+		return NULL;
+	from = p;
+	if ((p = fast_string(p, end)) == NULL)
+		return NULL;
+	if (copy)
+		o = fast_put(o, from, (size_t)(p - from), end);
+	p = fast_space(p, end);
+	if (p == end || *p != ':')
+		return NULL;
+	if (copy)
+		*o++ = ':';
+	p = fast_space(p + 1, end);
+	goto value;
+}
+
+/* scan_value's common case, on the bytes already in the block, copying
+ * each token as it is met into room reserved beforehand.  It appends the
+ * same bytes scan_value would.  Returns 1 when it scanned the value; 0
+ * when fast_walk gave up or the size limit or memory stood in the way,
+ * having consumed and appended nothing: the slow path then scans the
+ * value again and explains any error exactly. */
+static int scan_value_fast(struct scan *s, struct buf *out)
+{
+	const unsigned char *p = s->buf + s->pos, *end;
+	unsigned char *o;
+	size_t span = s->len - s->pos;
 
 	if (s->slow_only || s->stack.len + FAST_MAX_DEPTH >= SCAN_MAX_DEPTH ||
 	    out->len >= s->max_value)
@@ -603,98 +715,44 @@ static int scan_value_fast(struct scan *s, struct buf *out)
 	if (buf_grow(out, span + 16) != 0)
 		return 0;
 	o = (unsigned char *)out->p + out->len;
-	p = fast_space(p, end);
-value:
-	if (p == end)
-		goto give_up;
-	c = *p;
-	if (c == '"') {
-		from = p;
-		if ((p = fast_string(p, end)) == NULL)
-			goto give_up;
-		o = fast_put(o, from, (size_t)(p - from), end);
-		goto after_value;
+	p = fast_walk(p, end, &o, 1);
+	if (p == NULL) {
+		out->p[out->len] = '\0';
+		return 0;
 	}
-	if (c == '-' || is_digit(c)) {
-		from = p;
-		if ((p = fast_number(p, end)) == NULL)
-			goto give_up;
-		o = fast_put(o, from, (size_t)(p - from), end);
-		goto after_value;
-	}
-	if (c == '{' || c == '[') {
-		if (depth == FAST_MAX_DEPTH)
-			goto give_up;
-		*o++ = (unsigned char)c;
-		p = fast_space(p + 1, end);
-		if (p == end)
-			goto give_up;
-		if (c == '{') {
-			objects |= (uint64_t)1 << depth++;
-			if (*p != '}')
-				goto key;
-		} else {
-			objects &= ~((uint64_t)1 << depth++);
-			if (*p != ']')
-				goto value;
-		}
-		*o++ = *p++;
-		depth--;
-		goto after_value;
-	}
-	{
-		static const char *const words[] = { "true", "false", "null" };
-		size_t i, n = 0;
-		for (i = 0; i < 3 && n == 0; i++)
-			if (words[i][0] == c)
-				n = strlen(words[i]);
-		if (n == 0 || (size_t)(end - p) < n || memcmp(p, words[i - 1], n) != 0)
-			goto give_up;
-		memcpy(o, p, n);
-		o += n;
-		p += n;
-	}
-after_value:
-	if (depth == 0)
-		goto done;
-	p = fast_space(p, end);
-	if (p == end)
-		goto give_up;
-	c = *p;
-	if (c == ',') {
-		*o++ = ',';
-		p = fast_space(p + 1, end);
-		if (objects >> (depth - 1) & 1)
-			goto key;
-		goto value;
-	}
-	if ((c != '}' && c != ']') || (c == '}') != (int)(objects >> (depth - 1) & 1))
-		goto give_up;
-	*o++ = (unsigned char)c;
-	p++;
-	depth--;
-	goto after_value;
-key:
-	if (p == end || *p != '"')
-		goto give_up;
-	from = p;
-	if ((p = fast_string(p, end)) == NULL)
-		goto give_up;
-	o = fast_put(o, from, (size_t)(p - from), end);
-	p = fast_space(p, end);
-	if (p == end || *p != ':')
-		goto give_up;
-	*o++ = ':';
-	p = fast_space(p + 1, end);
-	goto value;
-done:
 	out->len = (size_t)(o - (unsigned char *)out->p);
 	out->p[out->len] = '\0';
 	s->pos = (size_t)(p - s->buf);
 	return 1;
-give_up:
-	out->p[out->len] = '\0';
-	return 0;
+}
+
+int scan_value_into(struct scan *s, void *dst, size_t room, size_t *n)
+{
+	const unsigned char *p = s->buf + s->pos;
+	unsigned char *o = dst;
+	size_t span = s->len - s->pos;
+
+	if (s->slow_only || s->stack.len + FAST_MAX_DEPTH >= SCAN_MAX_DEPTH || room <= 16)
+		return 0;
+	/* as scan_value_fast: input read bounds the output */
+	if (span > s->max_value)
+		span = s->max_value;
+	if (span > room - 16)
+		span = room - 16;
+	p = fast_walk(p, p + span, &o, 1);
+	if (p == NULL)
+		return 0;
+	*n = (size_t)(o - (unsigned char *)dst);
+	s->pos = (size_t)(p - s->buf);
+	return 1;
+}
+
+int scan_text_valid(const void *text, size_t len)
+{
+	const unsigned char *p = text, *end = p + len;
+
+	p = fast_walk(p, end, NULL, 0);
+	return p != NULL && fast_space(p, end) == end;
 }
 
 /* One value, iteratively (no recursion on the C stack): a small pushdown

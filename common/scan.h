@@ -60,6 +60,19 @@ uint64_t scan_offset(const struct scan *s);
 /* Append the next value, minified, to out (max_value counts out's length
  * after appending).  Leading whitespace is skipped. */
 int scan_value(struct scan *s, struct buf *out);
+/* scan_value's common case into caller memory (dst, room bytes; nothing
+ * written past them, no NUL added): 1 with *n the value's length when it
+ * lies whole in the block already read and fits, whitespace removed;
+ * 0 when it does not or needs more care (nothing consumed; call
+ * scan_value, which gives the verdict and any message).  Leading
+ * whitespace is skipped. */
+int scan_value_into(struct scan *s, void *dst, size_t room, size_t *n);
+/* 1 when text[0, len) is one JSON value, whitespace around it allowed,
+ * that scan_value accepts: checked in place, nothing copied, no scanner
+ * needed.  0 when it is not, or may not be (nesting deeper than 64 levels,
+ * a bare number at the very end): scan the text with scan_value then, for
+ * the verdict and its message. */
+int scan_text_valid(const void *text, size_t len);
 /* Append the next value, which must be a string, with its quotes. */
 int scan_string(struct scan *s, struct buf *out);
 

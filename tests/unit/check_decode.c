@@ -72,6 +72,20 @@ static int sink_put(void *ctx, const void *data, size_t n)
 	return buf_add(&k->out, data, n);
 }
 
+static int writer_put_fn(void *ctx, const void *data, size_t n)
+{
+	return writer_put(ctx, data, n);
+}
+
+static uint32_t next_rand(uint32_t *x)
+{
+	/* xorshift32: deterministic across runs */
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
 /* One decoder over data, ready to run. */
 struct run {
 	struct feeder f;
@@ -527,6 +541,127 @@ START_TEST(test_nothing_written_before_head)
 }
 END_TEST
 
+/* ---- events scanned straight into the writer (struct decode's direct)
+ * against put_event's way, through the same writer: over every cut and
+ * thousands of mutations of a document, with small writer blocks of many
+ * sizes, the same status, message, bytes and flushes. */
+
+struct wrun {
+	struct feeder f;
+	struct scan s;
+	struct writer w;
+	struct decode d;
+	FILE *file;
+};
+
+static void wrun_go(struct wrun *r, const char *data, size_t len, enum serve mode, size_t cap,
+		    int direct)
+{
+	memset(r, 0, sizeof *r);
+	r->f.data = data;
+	r->f.len = len;
+	r->f.mode = mode;
+	r->f.rng = 2463534242u + (uint32_t)len;
+	r->f.fail_at = SIZE_MAX;
+	r->file = tmpfile();
+	ck_assert_ptr_nonnull(r->file);
+	ck_assert_int_eq(writer_init(&r->w, fileno(r->file)), 0);
+	ck_assert_uint_ge(r->w.cap, cap);
+	r->w.cap = cap;  /* a small block: events meet its end often */
+	ck_assert_int_eq(scan_init(&r->s, feed_read, &r->f, 300), SCAN_OK);
+	decode_init(&r->d, &r->s, writer_put_fn, &r->w, "in.json", "tr-test");
+	if (direct)
+		r->d.direct = &r->w;
+}
+
+static void file_bytes(FILE *file, struct buf *b)
+{
+	char chunk[512];
+	size_t n;
+
+	ck_assert_int_eq(fseek(file, 0, SEEK_SET), 0);
+	while ((n = fread(chunk, 1, sizeof chunk, file)) > 0)
+		ck_assert_int_eq(buf_add(b, chunk, n), 0);
+}
+
+static unsigned direct_ok, direct_bad;
+
+static void direct_both(const char *data, size_t len, enum serve mode, size_t cap)
+{
+	struct wrun a, b;
+	struct buf fa = BUF_INIT, fb = BUF_INIT;
+	int rca, rcb;
+
+	wrun_go(&a, data, len, mode, cap, 1);
+	wrun_go(&b, data, len, mode, cap, 0);
+	rca = decode_document(&a.d);
+	rcb = decode_document(&b.d);
+	ck_assert_int_eq(rca, rcb);
+	ck_assert_str_eq(a.d.err, b.d.err);
+	ck_assert_uint_eq(a.d.events, b.d.events);
+	/* the same writes so far, and the same bytes waiting in the block */
+	ck_assert_uint_eq(a.w.written, b.w.written);
+	ck_assert_uint_eq(a.w.len, b.w.len);
+	ck_assert_mem_eq(a.w.buf, b.w.buf, a.w.len);
+	file_bytes(a.file, &fa);
+	file_bytes(b.file, &fb);
+	ck_assert_uint_eq(fa.len, fb.len);
+	ck_assert_mem_eq(fa.p, fb.p, fa.len);
+	if (rca == DECODE_OK)
+		direct_ok++;
+	else
+		direct_bad++;
+	buf_release(&fa);
+	buf_release(&fb);
+	decode_free(&a.d);
+	decode_free(&b.d);
+	scan_free(&a.s);
+	scan_free(&b.s);
+	writer_free(&a.w);
+	writer_free(&b.w);
+	fclose(a.file);
+	fclose(b.file);
+}
+
+START_TEST(test_direct_agrees)
+{
+	static const char doc[] = "{\"a\":1,\"traceEvents\":[{\"ph\":\"X\",\"ts\":1712195495519689.047,"
+		"\"name\":\"k<\\\"\\u00e9>\"},\n{ \"b\" : [ 1 , 2 ] }, {\"@t\":1}  ,{\"c\":{\"d\":null}},"
+		"{\"e\":\"0123456789abcdef0123456789abcdef\",\"f\":[true,false]},{}],\"z\":[1]}";
+	static const char alphabet[] = "{}[]\":,\\ \n-.0123456789etrufalsn@\x01x";
+	char data[sizeof doc + 8];
+	uint32_t rng = 0x3C6EF372u;
+	size_t n = sizeof doc - 1, i, k;
+
+	static const char control[] = "[{\"a\":1},{\"b\":2},{\"@tr\":\"head\"}]";
+
+	for (i = 0; i <= n; i++) /* every cut, every block size from 2 to 99 */
+		direct_both(doc, i, i % 3 == 0 ? SERVE_RANDOM : SERVE_WHOLE, 2 + i % 98);
+	for (i = 2; i < 100; i++) /* refused wherever the block ends */
+		direct_both(control, sizeof control - 1, SERVE_WHOLE, i);
+	for (i = 0; i < 3000; i++) {
+		size_t edits = 1 + next_rand(&rng) % 3, len = n;
+		memcpy(data, doc, n);
+		for (k = 0; k < edits; k++) {
+			size_t at = next_rand(&rng) % len;
+			char c = alphabet[next_rand(&rng) % (sizeof alphabet - 1)];
+			switch (next_rand(&rng) % 3) {
+			case 0: data[at] = c; break;
+			case 1: memmove(data + at, data + at + 1, len - at - 1); len--; break;
+			default:
+				memmove(data + at + 1, data + at, len - at);
+				data[at] = c;
+				len++;
+			}
+		}
+		direct_both(data, len, i % 5 == 0 ? SERVE_RANDOM : SERVE_WHOLE,
+			    2 + next_rand(&rng) % 200);
+	}
+	ck_assert_uint_gt(direct_ok, 300);
+	ck_assert_uint_gt(direct_bad, 1000);
+}
+END_TEST
+
 static Suite *decode_suite(void)
 {
 	Suite *s = suite_create("decode");
@@ -553,6 +688,7 @@ static Suite *decode_suite(void)
 	tcase_set_timeout(io, 60);
 	tcase_add_loop_test(io, test_read_error_everywhere, 0, NSERVE);
 	tcase_add_test(io, test_write_error);
+	tcase_add_test(io, test_direct_agrees);
 	suite_add_tcase(s, io);
 	return s;
 }

@@ -735,10 +735,13 @@ static const char fast_seed[] =
 	"    \"args\": {\"a\": [true, false, null, [], {}, [1, [2, {\"b\": 0}]]],\r\n"
 	"\t\"c\": 1E+30, \"d\": \"\\/\\b\\f\\n\\r\\t\"}\n  }  ";
 
-/* The two scanners of the comparison, made once: scan_init allocates a
+/* The scanners of the comparison, made once: scan_init allocates a
  * 4 MiB block, too slow to repeat 40 000 times under ASan. */
-static struct scan fast_scan, slow_scan;
+static struct scan fast_scan, slow_scan, into_scan;
 static int scanners_ready;
+/* How often scan_text_valid and scan_value_into vouched for a value, and
+ * how often they left it to scan_value: a comparison must see both. */
+static unsigned valid_yes, valid_no, into_yes, into_no, into_calls;
 
 /* What scan_init does, on a scanner whose block is already allocated. */
 static void restart(struct scan *s, struct feeder *f, size_t max_value)
@@ -754,6 +757,69 @@ static void restart(struct scan *s, struct feeder *f, size_t max_value)
 	s->err[0] = '\0';
 }
 
+/* scan_value_into on into_scan, with room bytes (cycling through sizes
+ * around the value's length), then scan_value when it declined: the same
+ * result as the slow scanner's, and nothing written past the room. */
+static void scan_into(const char *data, size_t len, size_t max_value, int src,
+		      const struct scan *slow, const struct buf *so)
+{
+	struct scan *s = &into_scan;
+	struct feeder f;
+	size_t rooms[] = { len + 17, len + 16, len, len / 2 + 16, 17, 16, 0 };
+	size_t room = rooms[into_calls++ % COUNT(rooms)], n = 0, i;
+	unsigned char *dst = malloc(room + 32);
+	struct buf out = BUF_INIT;
+	int rc;
+
+	ck_assert_ptr_nonnull(dst);
+	memset(dst, 0xA5, room + 32);
+	feeder_init(&f, data, len, SERVE_WHOLE);
+	restart(s, &f, max_value);
+	scan_peek(s);
+	if (scan_value_into(s, dst, room, &n)) {
+		into_yes++;
+		ck_assert_int_eq(src, SCAN_OK);
+		ck_assert_uint_eq(n, so->len);
+		ck_assert_mem_eq(dst, so->p, n);
+		ck_assert_uint_eq(scan_offset(s), scan_offset(slow));
+	} else {
+		into_no++;
+		rc = scan_value(s, &out);
+		ck_assert_int_eq(rc, src);
+		ck_assert_uint_eq(out.len, so->len);
+		ck_assert_mem_eq(out.p, so->p, out.len);
+		if (rc == SCAN_OK) {
+			ck_assert_uint_eq(scan_offset(s), scan_offset(slow));
+		} else {
+			ck_assert_uint_eq(s->err_offset, slow->err_offset);
+			ck_assert_str_eq(s->err, slow->err);
+		}
+	}
+	for (i = room; i < room + 32; i++)
+		ck_assert_uint_eq(dst[i], 0xA5);
+	free(dst);
+	buf_release(&out);
+}
+
+/* scan_text_valid on an exact copy of data (ASan sees any read past it):
+ * when it vouches for the text, the slow scanner accepts one value
+ * followed by nothing but whitespace. */
+static void check_text_valid(const char *data, size_t len, int src, struct scan *slow)
+{
+	char *copy = malloc(len > 0 ? len : 1);
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, data, len);
+	if (scan_text_valid(copy, len)) {
+		valid_yes++;
+		ck_assert_int_eq(src, SCAN_OK);
+		ck_assert_int_eq(scan_peek(slow), -1);
+	} else {
+		valid_no++;
+	}
+	free(copy);
+}
+
 static void scan_both(const char *data, size_t len, size_t max_value)
 {
 	struct scan *fast = &fast_scan, *slow = &slow_scan;
@@ -764,6 +830,7 @@ static void scan_both(const char *data, size_t len, size_t max_value)
 	if (!scanners_ready) {
 		ck_assert_int_eq(scan_init(fast, feed_read, NULL, max_value), SCAN_OK);
 		ck_assert_int_eq(scan_init(slow, feed_read, NULL, max_value), SCAN_OK);
+		ck_assert_int_eq(scan_init(&into_scan, feed_read, NULL, max_value), SCAN_OK);
 		slow->slow_only = 1;
 		scanners_ready = 1;
 	}
@@ -785,8 +852,20 @@ static void scan_both(const char *data, size_t len, size_t max_value)
 		ck_assert_uint_eq(fast->err_offset, slow->err_offset);
 		ck_assert_str_eq(fast->err, slow->err);
 	}
+	scan_into(data, len, max_value, src, slow, &so);
+	/* scan_text_valid has no size limit: compare where none applies */
+	if (max_value >= len)
+		check_text_valid(data, len, src, slow);
 	buf_release(&fo);
 	buf_release(&so);
+}
+
+static void free_scanners(void)
+{
+	scan_free(&fast_scan);
+	scan_free(&slow_scan);
+	scan_free(&into_scan);
+	scanners_ready = 0;
 }
 
 START_TEST(test_fast_path_agrees)
@@ -820,9 +899,41 @@ START_TEST(test_fast_path_agrees)
 		}
 		scan_both(data, len, 1 << 20);
 	}
-	scan_free(&fast_scan);
-	scan_free(&slow_scan);
-	scanners_ready = 0;
+	free_scanners();
+	/* both ways were taken, many times */
+	ck_assert_uint_gt(valid_yes, 1000);
+	ck_assert_uint_gt(valid_no, 1000);
+	ck_assert_uint_gt(into_yes, 1000);
+	ck_assert_uint_gt(into_no, 1000);
+}
+END_TEST
+
+/* scan_text_valid: exact verdicts on small texts, including those it
+ * leaves to scan_value though they are valid (deep nesting, a number at
+ * the very end, where more digits could follow in a stream). */
+START_TEST(test_text_valid)
+{
+	static const struct { const char *text; int valid; } cases[] = {
+		{ "{}", 1 }, { " \t{ \"a\" : [1, 2.5e-3, true, null, \"\\u00e9\"] }\r\n", 1 },
+		{ "[]", 1 }, { "\"x\"", 1 }, { "true", 1 }, { " null ", 1 }, { "1 ", 1 },
+		{ "", 0 }, { "   ", 0 }, { "{} {}", 0 }, { "{}x", 0 }, { "{", 0 },
+		{ "{\"a\":1,}", 0 }, { "[1,]", 0 }, { "{\"a\" 1}", 0 }, { "01", 0 },
+		{ "\"a\x01\"", 0 }, { "\"\\x\"", 0 }, { "[1}", 0 }, { "tru", 0 },
+		{ "1", 0 },      /* valid, left to scan_value: the end may hide digits */
+	};
+	char deep[2 * 70 + 1];
+	size_t i;
+
+	for (i = 0; i < COUNT(cases); i++)
+		ck_assert_msg(scan_text_valid(cases[i].text, strlen(cases[i].text)) == cases[i].valid,
+			      "case %zu", i);
+	/* 64 levels are checked in place; 65 and more left to scan_value */
+	for (i = 0; i < 70; i++) {
+		deep[i] = '[';
+		deep[2 * 70 - 1 - i] = ']';
+	}
+	ck_assert_int_eq(scan_text_valid(deep + 6, 2 * 64), 1);
+	ck_assert_int_eq(scan_text_valid(deep + 5, 2 * 65), 0);
 }
 END_TEST
 
@@ -845,9 +956,7 @@ START_TEST(test_fast_path_long_values)
 	scan_both(data, n + 15, 1 << 20);
 	scan_both(data, n + 14, 1 << 20);         /* truncated */
 	scan_both(data, n + 15, (300u << 10) - 1); /* over the size limit */
-	scan_free(&fast_scan);
-	scan_free(&slow_scan);
-	scanners_ready = 0;
+	free_scanners();
 	feeder_init(&f, data, n + 15, SERVE_WHOLE);
 	ck_assert_int_eq(scan_init(&s, feed_read, &f, 1 << 20), SCAN_OK);
 	ck_assert_int_eq(scan_value(&s, &out), SCAN_OK);
@@ -872,6 +981,7 @@ static Suite *scan_suite(void)
 	tcase_set_timeout(values, 60);  /* 40 000 scans, slow under ASan */
 	tcase_add_test(values, test_fast_path_agrees);
 	tcase_add_test(values, test_fast_path_long_values);
+	tcase_add_test(values, test_text_valid);
 	suite_add_tcase(s, values);
 
 	tcase_set_timeout(errors, 60);
