@@ -32,6 +32,7 @@
 #include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
+#include "windowspan.h"
 
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"
@@ -239,51 +240,52 @@ static void write_table(struct state *st, const struct buf *table)
 }
 
 /* --pass-table alone: every line goes through as it comes, and the pass
- * table, known only at the end, goes to its file (empty without guides). */
+ * table, known only at the end, goes to its file (empty without guides).
+ * Of each event only what the table needs is read (window_cut_span), and
+ * its interval and bytes kept in a few bytes (windowspan.h). */
 static int pass_through(struct state *st)
 {
 	struct window_cut cut;
 	struct window_spec spec = { .list_passes = 1 };
-	struct window_rec rec;
+	struct windowspan spans;
 	struct filter f;
-	struct writer recw;
-	struct window_recs *recs = xmalloc(sizeof *recs);
-	const struct window_rec *r;
 	struct buf table = BUF_INIT;
 	const char *line;
 	size_t len;
-	int kind;
+	int64_t lo, hi;
+	uint32_t bytes;
+	int kind, counted, rc;
 
-	recs->fd = xopen_spill("tr-window");
-	if (writer_init(&recw, recs->fd) != 0)
+	if (windowspan_init(&spans, xopen_spill("tr-window")) != 0)
 		die_nomem();
 	window_cut_init(&cut);
 	if (filter_open(&f) != 0)
 		die_nomem();
 	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
 		if (kind == LINE_EVENT) {
-			check(&cut, window_cut_see(&cut, line, len, &rec));
-			if (writer_put(&recw, &rec, sizeof rec) != 0)
+			check(&cut, window_cut_span(&cut, line, len, &lo, &hi, &counted));
+			if (counted && windowspan_put(&spans, lo, hi, (uint32_t)(len + 1)) != 0)
 				die_errno(EXIT_TROUBLE, "temporary file");
 		}
 		filter_pass(&f, line, len);
 	}
 	if (kind == LINE_ERROR || filter_close(&f) != 0)
 		die_stream(f.write_errno, f.in.err);
-	if (writer_flush(&recw) != 0)
+	if (windowspan_finish(&spans) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
-	writer_free(&recw);
 	if (cut.ng > 0) {
 		check(&cut, window_cut_choose(&cut, &spec));
-		records_rewind(recs);
-		while ((r = records_next(recs)) != NULL)
-			check(&cut, window_cut_measure(&cut, r));
+		if (windowspan_rewind(&spans) != 0)
+			die_errno(EXIT_TROUBLE, "temporary file");
+		while ((rc = windowspan_next(&spans, &lo, &hi, &bytes)) > 0)
+			window_cut_add_span(&cut, lo, hi, bytes);
+		if (rc < 0)
+			die_errno(EXIT_TROUBLE, "temporary file");
 		if (window_cut_pass_table(&cut, &table) != 0)
 			die_nomem();
 	}
 	write_table(st, &table);
-	close(recs->fd);
-	free(recs);
+	windowspan_free(&spans);
 	window_cut_free(&cut);
 	buf_release(&table);
 	return EXIT_OK;
