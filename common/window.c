@@ -6,6 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "event.h"
 #include "opt.h"
 #include "io.h"
@@ -103,16 +107,46 @@ int64_t window_half(int64_t ns)
 	return 2 * ns;
 }
 
+/* The value of the eight digits at t, or -1 when a byte is not a digit:
+ * the eight read as one word and combined in three multiplications (a ts
+ * has 13 digits or more before the point, every event has one).  Digits
+ * are bytes 0x30 to 0x39: high nibble 3, and still 3 after adding 6. */
+static inline int64_t eight_digits(const char *t)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+
+	memcpy(&x, t, 8);
+	if (((x & 0xF0F0F0F0F0F0F0F0u) |
+	     (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) != 0x3333333333333333u)
+		return -1;
+	/* pairs of digits, then fours, then the eight (first digit lowest) */
+	x = ((x & 0x0F0F0F0F0F0F0F0Fu) * 2561) >> 8;
+	x = ((x & 0x00FF00FF00FF00FFu) * 6553601) >> 16;
+	return (int64_t)(((x & 0x0000FFFF0000FFFFu) * 42949672960001u) >> 32);
+#else
+	(void)t;
+	return -1;  /* byte by byte, below */
+#endif
+}
+
 /* The common form of a Kineto time, "123456.789" (at most 3 decimals,
  * no leading zero, at most 15 digits before the point), read directly;
  * 0, or -1 for any other text (tsnum_us_to_ns reads those). */
 static int plain_us(const char *t, size_t n, int64_t *ns)
 {
 	size_t i = 0, f;
-	int64_t whole = 0, frac = 0;
+	int64_t whole = 0, frac = 0, eight;
 
-	while (i < n && t[i] >= '0' && t[i] <= '9')
+	while (i <= 8 && n - i >= 8 && (eight = eight_digits(t + i)) >= 0) {
+		whole = whole * 100000000 + eight;
+		i += 8;
+	}
+	while (i < n && t[i] >= '0' && t[i] <= '9') {
+		if (i >= 15)
+			return -1;  /* a 16th digit */
 		whole = whole * 10 + (t[i++] - '0');
+	}
 	if (i == 0 || i > 15 || (t[0] == '0' && i > 1))
 		return -1;
 	if (i < n) {
@@ -421,29 +455,45 @@ static unsigned wanted(enum window_cat cat, int spans_only)
 	}
 }
 
+/* The first index at or after i whose byte is a or b, or len: sixteen
+ * bytes at a time on x86-64 (SSE2 is part of its baseline), the rest one
+ * by one.  event.c scans strings so too, behind a call; the walk below
+ * runs it on every key and value of every event, inline. */
+static inline size_t find_either(const char *line, size_t len, size_t i, char a, char b)
+{
+#ifdef __SSE2__
+	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+
+	while (len - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va),
+							  _mm_cmpeq_epi8(v, vb)));
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+		i += 16;
+	}
+#endif
+	while (i < len && line[i] != a && line[i] != b)
+		i++;
+	return i;
+}
+
 /* Index just past the string at line[i] == '"', as event_skip_string
- * says: a short one without a backslash (a key, ph, most cats) ends at its
- * first quote, found here without a call; any other is event_skip_string's. */
+ * says: one without a backslash ends at its first quote, found here; a
+ * string with a backslash is event_skip_string's. */
 static inline size_t skip_string(const char *line, size_t len, size_t i)
 {
-	size_t j, end = len - i > 24 ? i + 24 : len;
+	size_t j = find_either(line, len, i + 1, '"', '\\');
 
-	for (j = i + 1; j < end; j++) {
-		if (line[j] == '"')
-			return j + 1;
-		if (line[j] == '\\')
-			break;
-	}
+	if (j < len && line[j] == '"')
+		return j + 1;
 	return event_skip_string(line, len, i);
 }
 
-static size_t skip_number_or_value(const char *line, size_t len, size_t i)
+static inline size_t skip_number_or_value(const char *line, size_t len, size_t i)
 {
-	if (line[i] == '-' || (line[i] >= '0' && line[i] <= '9')) {
-		while (i < len && line[i] != ',' && line[i] != '}')
-			i++;
-		return i;
-	}
+	if (line[i] == '-' || (line[i] >= '0' && line[i] <= '9'))
+		return find_either(line, len, i, ',', '}');
 	return event_skip_value(line, len, i);
 }
 
