@@ -11,14 +11,14 @@ int windowspan_init(struct windowspan *s, int fd)
 {
 	memset(s, 0, sizeof *s);
 	s->fd = fd;
-	if (writer_init(&s->out, fd) != 0) {
+	if ((s->buf = malloc(WINDOWSPAN_BLOCK)) == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
 	return 0;
 }
 
-static size_t put_varint(unsigned char *p, uint64_t v)
+static inline size_t put_varint(unsigned char *p, uint64_t v)
 {
 	size_t n = 0;
 
@@ -30,32 +30,39 @@ static size_t put_varint(unsigned char *p, uint64_t v)
 	return n;
 }
 
+static int flush(struct windowspan *s)
+{
+	if (io_write_all(s->fd, s->buf, s->have) != 0)
+		return -1;
+	s->have = 0;
+	return 0;
+}
+
 int windowspan_put(struct windowspan *s, int64_t lo, int64_t hi, uint32_t bytes)
 {
-	unsigned char rec[WINDOWSPAN_MAX];
 	uint64_t d = (uint64_t)lo - s->last;   /* wraps: any two lo */
 	/* zigzag: a small step back is a small number too */
 	uint64_t z = (d << 1) ^ (0 - (d >> 63));
-	size_t n = put_varint(rec, z);
+	unsigned char *rec;
 
-	n += put_varint(rec + n, (uint64_t)hi - (uint64_t)lo);
-	n += put_varint(rec + n, bytes);
+	if (WINDOWSPAN_BLOCK - s->have < WINDOWSPAN_MAX && flush(s) != 0)
+		return -1;
+	rec = s->buf + s->have;
+	s->have += put_varint(rec, z);
+	s->have += put_varint(s->buf + s->have, (uint64_t)hi - (uint64_t)lo);
+	s->have += put_varint(s->buf + s->have, bytes);
 	s->last = (uint64_t)lo;
 	s->n++;
-	return writer_put(&s->out, rec, n);
+	return 0;
 }
 
 int windowspan_finish(struct windowspan *s)
 {
-	return writer_flush(&s->out);
+	return flush(s);
 }
 
 int windowspan_rewind(struct windowspan *s)
 {
-	if (s->in == NULL && (s->in = malloc(WINDOWSPAN_BLOCK)) == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
 	s->have = s->at = 0;
 	s->eof = 0;
 	s->last = 0;
@@ -67,10 +74,10 @@ static int fill(struct windowspan *s)
 {
 	while (!s->eof && s->have - s->at < WINDOWSPAN_MAX) {
 		long got;
-		memmove(s->in, s->in + s->at, s->have - s->at);
+		memmove(s->buf, s->buf + s->at, s->have - s->at);
 		s->have -= s->at;
 		s->at = 0;
-		got = io_read_some(s->fd, s->in + s->have, WINDOWSPAN_BLOCK - s->have);
+		got = io_read_some(s->fd, s->buf + s->have, WINDOWSPAN_BLOCK - s->have);
 		if (got < 0)
 			return -1;
 		if (got == 0)
@@ -82,13 +89,17 @@ static int fill(struct windowspan *s)
 
 /* A varint at s->at (fill has run); 0, or -1 when the bytes end inside it
  * or it runs past 64 bits. */
-static int get_varint(struct windowspan *s, uint64_t *v)
+static inline int get_varint(struct windowspan *s, uint64_t *v)
 {
 	uint64_t x = 0;
 	unsigned shift = 0;
 
+	if (s->at < s->have && s->buf[s->at] < 0x80) {
+		*v = s->buf[s->at++];
+		return 0;
+	}
 	while (s->at < s->have && shift < 64) {
-		unsigned char b = s->in[s->at++];
+		unsigned char b = s->buf[s->at++];
 		x |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*v = x;
@@ -103,7 +114,7 @@ int windowspan_next(struct windowspan *s, int64_t *lo, int64_t *hi, uint32_t *by
 {
 	uint64_t z, w, b;
 
-	if (fill(s) != 0)
+	if (s->have - s->at < WINDOWSPAN_MAX && fill(s) != 0)
 		return -1;
 	if (s->at == s->have)
 		return 0;
@@ -121,9 +132,8 @@ int windowspan_next(struct windowspan *s, int64_t *lo, int64_t *hi, uint32_t *by
 
 void windowspan_free(struct windowspan *s)
 {
-	writer_free(&s->out);
-	free(s->in);
-	s->in = NULL;
+	free(s->buf);
+	s->buf = NULL;
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

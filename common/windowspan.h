@@ -15,19 +15,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "writer.h"
 
 #define WINDOWSPAN_MAX 25          /* bytes of the longest span: 10 + 10 + 5 */
-#define WINDOWSPAN_BLOCK 65536     /* bytes read at a time */
+#define WINDOWSPAN_BLOCK 65536     /* bytes written and read at a time */
 
 struct windowspan {
 	int fd;
-	struct writer out;
+	unsigned char *buf;        /* a block to write, then a block read back */
+	size_t have, at;           /* bytes in buf; read back: the next unread */
+	int eof;
 	uint64_t n;                /* spans put */
 	uint64_t last;             /* lo of the span put or read last */
-	unsigned char *in;         /* a block read back */
-	size_t have, at;
-	int eof;
 };
 
 /* fd: an empty temporary file (io_open_spill), owned from now on. */
