@@ -445,8 +445,8 @@ START_TEST(test_span_as_see)
 	struct window_spec spec = { .list_passes = 1 };
 	struct window_rec recs[N];
 	struct buf ta = BUF_INIT, tb = BUF_INIT;
-	int64_t lo[N], hi[N];
-	int counted[N], ncounted = 0;
+	int64_t lo[N] = { 0 }, hi[N] = { 0 };
+	int counted[N] = { 0 }, ncounted = 0;
 	size_t i;
 
 	window_cut_init(&a);
