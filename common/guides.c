@@ -89,19 +89,74 @@ int guides_choose_tid(const int64_t *used, size_t n, int64_t pid, int64_t *tid)
 	return -1;
 }
 
+/* The decimal text of v (buf_add_i64 for the unsigned counts). */
+static int put_u64(struct buf *b, uint64_t v)
+{
+	char digits[24];
+	size_t n = sizeof digits;
+
+	do {
+		digits[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return buf_add(b, digits + n, sizeof digits - n);
+}
+
+int guides_put_ms6(struct buf *b, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	uint64_t whole = mag / 1000000, frac = mag % 1000000;
+	char text[32];
+	size_t n = sizeof text;
+	int k;
+
+	for (k = 0; k < 6; k++) {
+		text[--n] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	text[--n] = '.';
+	do {
+		text[--n] = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole != 0);
+	if (ns < 0)
+		text[--n] = '-';
+	return buf_add(b, text + n, sizeof text - n);
+}
+
+/* Each guide is written twice (slice and report row), tens of thousands of
+ * them: appended piece by piece, since buf_printf formats everything twice
+ * and glibc's vsnprintf copies a %s byte by byte into its overflow buffer
+ * on the sizing pass (it was a third of tr-guides' CPU). */
 int guides_put_row(struct buf *b, const struct guides_row *g, int64_t origin_ns)
 {
-	if (buf_printf(b, "\"pass_index\":%zu,\"layer_id\":%zu,\"anchor_index\":%zu,"
-		       "\"anchor_name\":%s,\"anchor_tid\":%s,\"start_us\":%s,\"end_us\":%s,"
-		       "\"guide_start_us\":%" PRId64 ",\"guide_end_us\":%" PRId64
-		       ",\"start_relative_ms\":", g->pass, g->layer, g->anchor_index,
-		       g->anchor_name, g->anchor_tid, g->start_text, g->end_text,
-		       g->start_us, g->end_us) != 0 ||
-	    tsnum_append_ms6(b, g->start_ns - origin_ns) != 0 ||
-	    buf_addstr(b, ",\"end_relative_ms\":") != 0 ||
-	    tsnum_append_ms6(b, g->end_ns - origin_ns) != 0)
-		return -1;
-	return buf_printf(b, ",\"boundary_kind\":\"%s\"", g->kind);
+	int rc = buf_addstr(b, "\"pass_index\":");
+
+	rc |= put_u64(b, g->pass);
+	rc |= buf_addstr(b, ",\"layer_id\":");
+	rc |= put_u64(b, g->layer);
+	rc |= buf_addstr(b, ",\"anchor_index\":");
+	rc |= put_u64(b, g->anchor_index);
+	rc |= buf_addstr(b, ",\"anchor_name\":");
+	rc |= buf_addstr(b, g->anchor_name);
+	rc |= buf_addstr(b, ",\"anchor_tid\":");
+	rc |= buf_addstr(b, g->anchor_tid);
+	rc |= buf_addstr(b, ",\"start_us\":");
+	rc |= buf_addstr(b, g->start_text);
+	rc |= buf_addstr(b, ",\"end_us\":");
+	rc |= buf_addstr(b, g->end_text);
+	rc |= buf_addstr(b, ",\"guide_start_us\":");
+	rc |= buf_add_i64(b, g->start_us);
+	rc |= buf_addstr(b, ",\"guide_end_us\":");
+	rc |= buf_add_i64(b, g->end_us);
+	rc |= buf_addstr(b, ",\"start_relative_ms\":");
+	rc |= guides_put_ms6(b, g->start_ns - origin_ns);
+	rc |= buf_addstr(b, ",\"end_relative_ms\":");
+	rc |= guides_put_ms6(b, g->end_ns - origin_ns);
+	rc |= buf_addstr(b, ",\"boundary_kind\":\"");
+	rc |= buf_addstr(b, g->kind);
+	rc |= buf_addch(b, '"');
+	return rc != 0 ? -1 : 0;
 }
 
 static int put_str(struct buf *b, const char *s)
@@ -122,19 +177,45 @@ int guides_put_meta(struct buf *name_event, struct buf *sort_event,
 			  ts_us, t->pid, t->tid, GUIDES_SORT_INDEX);
 }
 
-int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
-		     int64_t origin_ns)
+int guides_slice_tail(struct buf *b, const struct guides_track *t)
 {
-	if (buf_printf(b, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L%zu\","
-		       "\"pid\":%s,\"tid\":%" PRId64 ",\"ts\":%" PRId64 ",\"dur\":%" PRId64
-		       ",\"args\":{", g->layer, t->pid, t->tid, g->start_us,
-		       g->end_us - g->start_us) != 0 ||
-	    guides_put_row(b, g, origin_ns) != 0 ||
-	    buf_addstr(b, ",\"phase\":") != 0 || put_str(b, t->phase) != 0 ||
+	if (buf_addstr(b, ",\"phase\":") != 0 || put_str(b, t->phase) != 0 ||
 	    buf_addstr(b, ",\"evidence\":") != 0 || put_str(b, t->evidence) != 0 ||
 	    buf_addstr(b, ",\"notice\":") != 0 || put_str(b, guides_notice) != 0)
 		return -1;
 	return buf_addstr(b, "}}");
+}
+
+int guides_put_slice_tail(struct buf *b, const struct guides_track *t,
+			  const struct guides_row *g, int64_t origin_ns, const struct buf *tail)
+{
+	int rc = buf_addstr(b, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L");
+
+	rc |= put_u64(b, g->layer);
+	rc |= buf_addstr(b, "\",\"pid\":");
+	rc |= buf_addstr(b, t->pid);
+	rc |= buf_addstr(b, ",\"tid\":");
+	rc |= buf_add_i64(b, t->tid);
+	rc |= buf_addstr(b, ",\"ts\":");
+	rc |= buf_add_i64(b, g->start_us);
+	rc |= buf_addstr(b, ",\"dur\":");
+	rc |= buf_add_i64(b, g->end_us - g->start_us);
+	rc |= buf_addstr(b, ",\"args\":{");
+	if (rc != 0 || guides_put_row(b, g, origin_ns) != 0)
+		return -1;
+	return buf_add(b, tail->p, tail->len);
+}
+
+int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
+		     int64_t origin_ns)
+{
+	struct buf tail = BUF_INIT;
+	int rc = guides_slice_tail(&tail, t);
+
+	if (rc == 0)
+		rc = guides_put_slice_tail(b, t, g, origin_ns, &tail);
+	buf_release(&tail);
+	return rc;
 }
 
 int guides_track_name(struct buf *b, const char *phase)

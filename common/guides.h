@@ -70,6 +70,10 @@ int guides_build(const struct guides_anchor *a, size_t n, size_t num_layers,
  * 0, or -1 when none is free below 2^31. */
 int guides_choose_tid(const int64_t *used, size_t n, int64_t pid, int64_t *tid);
 
+/* The milliseconds text of ns with six decimals ("-0.000001", "1234.500000"),
+ * as tsnum_format_ms6 writes it, without printf's cost. */
+int guides_put_ms6(struct buf *b, int64_t ns);
+
 /* One guide as tr-guides writes it: the span and its anchor's texts. */
 struct guides_row {
 	size_t pass, layer, anchor_index;        /* layer: the labelled number */
@@ -100,6 +104,13 @@ int guides_put_meta(struct buf *name_event, struct buf *sort_event,
 /* The X slice of guide g: {"ph":"X","cat":"layer_guide","name":"L7",...}. */
 int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
 		     int64_t origin_ns);
+/* The end every slice of track t shares, its texts escaped:
+ * ,"phase":..,"evidence":..,"notice":..}}  A stage writing many slices
+ * makes it once and hands it to guides_put_slice_tail, which writes the
+ * same slice as guides_put_slice. */
+int guides_slice_tail(struct buf *b, const struct guides_track *t);
+int guides_put_slice_tail(struct buf *b, const struct guides_track *t,
+			  const struct guides_row *g, int64_t origin_ns, const struct buf *tail);
 
 /* The track's name: "Layer guide (PHASE) \u2014 anchor intervals". */
 int guides_track_name(struct buf *b, const char *phase);

@@ -130,8 +130,14 @@ int json_str_eq(const struct jdoc *d, int i, const char *s)
 	if (json_type(d, i) != JT_STRING)
 		return 0;
 	text = json_text(d, i, &n);
-	if (memchr(text, '\\', n) == NULL)
-		return n == want && memcmp(text, s, n) == 0;
+	/* An escape always shortens (2 to 12 bytes give 1 to 4): a text no
+	 * longer than s names it only byte for byte, and a longer one only
+	 * when its first byte does or is an escape.  json_find asks this of
+	 * every key it passes: most are told apart without a scan. */
+	if (n <= want)
+		return n == want && memcmp(text, s, n) == 0 && memchr(text, '\\', n) == NULL;
+	if ((text[0] != s[0] && text[0] != '\\') || memchr(text, '\\', n) == NULL)
+		return 0;
 	eq = json_unescape(text, n, &tmp) == 0 && tmp.len == want &&
 	     memcmp(tmp.p, s, want) == 0;
 	buf_release(&tmp);

@@ -6,6 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "event.h"
 #include "opt.h"
 #include "io.h"
@@ -103,16 +107,46 @@ int64_t window_half(int64_t ns)
 	return 2 * ns;
 }
 
+/* The value of the eight digits at t, or -1 when a byte is not a digit:
+ * the eight read as one word and combined in three multiplications (a ts
+ * has 13 digits or more before the point, every event has one).  Digits
+ * are bytes 0x30 to 0x39: high nibble 3, and still 3 after adding 6. */
+static inline int64_t eight_digits(const char *t)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+
+	memcpy(&x, t, 8);
+	if (((x & 0xF0F0F0F0F0F0F0F0u) |
+	     (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) != 0x3333333333333333u)
+		return -1;
+	/* pairs of digits, then fours, then the eight (first digit lowest) */
+	x = ((x & 0x0F0F0F0F0F0F0F0Fu) * 2561) >> 8;
+	x = ((x & 0x00FF00FF00FF00FFu) * 6553601) >> 16;
+	return (int64_t)(((x & 0x0000FFFF0000FFFFu) * 42949672960001u) >> 32);
+#else
+	(void)t;
+	return -1;  /* byte by byte, below */
+#endif
+}
+
 /* The common form of a Kineto time, "123456.789" (at most 3 decimals,
  * no leading zero, at most 15 digits before the point), read directly;
  * 0, or -1 for any other text (tsnum_us_to_ns reads those). */
 static int plain_us(const char *t, size_t n, int64_t *ns)
 {
 	size_t i = 0, f;
-	int64_t whole = 0, frac = 0;
+	int64_t whole = 0, frac = 0, eight;
 
-	while (i < n && t[i] >= '0' && t[i] <= '9')
+	while (i <= 8 && n - i >= 8 && (eight = eight_digits(t + i)) >= 0) {
+		whole = whole * 100000000 + eight;
+		i += 8;
+	}
+	while (i < n && t[i] >= '0' && t[i] <= '9') {
+		if (i >= 15)
+			return -1;  /* a 16th digit */
 		whole = whole * 10 + (t[i++] - '0');
+	}
 	if (i == 0 || i > 15 || (t[0] == '0' && i > 1))
 		return -1;
 	if (i < n) {
@@ -242,14 +276,29 @@ static size_t count_below(const int64_t *v, size_t n, int64_t x, int or_equal)
 	return a;
 }
 
+/* count_below, trying first the answer of the last call (*hint): events
+ * come mostly in time order, and a run of them falls between the same two
+ * span ends. */
+static size_t count_below_near(const int64_t *v, size_t n, int64_t x, int or_equal,
+			       size_t *hint)
+{
+	size_t k = *hint;
+
+	/* k is the answer when v[k - 1] is below x and v[k] is not */
+	if ((k == 0 || v[k - 1] < x || (or_equal && v[k - 1] == x)) &&
+	    (k == n || !(v[k] < x || (or_equal && v[k] == x))))
+		return k;
+	return *hint = count_below(v, n, x, or_equal);
+}
+
 void window_tally_add(struct window_tally *t, int64_t lo, int64_t hi, uint64_t bytes)
 {
 	if (t->n == 0)
 		return;
 	t->total += bytes;
 	/* lo > the k span ends below it; hi < every span start from m on */
-	t->after[count_below(t->his, t->n, lo, 0)] += bytes;
-	t->before[count_below(t->los, t->n, hi, 1)] += bytes;
+	t->after[count_below_near(t->his, t->n, lo, 0, &t->hint_after)] += bytes;
+	t->before[count_below_near(t->los, t->n, hi, 1, &t->hint_before)] += bytes;
 }
 
 uint64_t window_tally_bytes(const struct window_tally *t, size_t i)
@@ -388,11 +437,16 @@ static int key_of(const char *k, size_t n)
 	}
 }
 
-/* The members still wanted once ph is known (a bit per member). */
-static unsigned wanted(enum window_cat cat)
+/* The members still wanted once ph is known (a bit per member); the pass
+ * table alone (spans_only) needs no thread, group or metadata name. */
+static unsigned wanted(enum window_cat cat, int spans_only)
 {
 	unsigned base = 1u << M_PH | 1u << M_TS | 1u << M_PID | 1u << M_TID;
 
+	if (spans_only)
+		return cat == WCAT_COMPLETE ?
+			1u << M_PH | 1u << M_TS | 1u << M_DUR | 1u << M_CAT :
+			1u << M_PH | 1u << M_TS;
 	switch (cat) {
 	case WCAT_COMPLETE: return base | 1u << M_DUR | 1u << M_CAT;
 	case WCAT_FLOW: case WCAT_ASYNC: return base | 1u << M_ID | 1u << M_ID2;
@@ -401,32 +455,69 @@ static unsigned wanted(enum window_cat cat)
 	}
 }
 
-static size_t skip_number_or_value(const char *line, size_t len, size_t i)
+/* The first index at or after i whose byte is a or b, or len: sixteen
+ * bytes at a time on x86-64 (SSE2 is part of its baseline), the rest one
+ * by one.  event.c scans strings so too, behind a call; the walk below
+ * runs it on every key and value of every event, inline. */
+static inline size_t find_either(const char *line, size_t len, size_t i, char a, char b)
 {
-	if (line[i] == '-' || (line[i] >= '0' && line[i] <= '9')) {
-		while (i < len && line[i] != ',' && line[i] != '}')
-			i++;
-		return i;
+#ifdef __SSE2__
+	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+
+	while (len - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va),
+							  _mm_cmpeq_epi8(v, vb)));
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+		i += 16;
 	}
+#endif
+	while (i < len && line[i] != a && line[i] != b)
+		i++;
+	return i;
+}
+
+/* Index just past the string at line[i] == '"', as event_skip_string
+ * says: one without a backslash ends at its first quote, found here; a
+ * string with a backslash is event_skip_string's. */
+static inline size_t skip_string(const char *line, size_t len, size_t i)
+{
+	size_t j = find_either(line, len, i + 1, '"', '\\');
+
+	if (j < len && line[j] == '"')
+		return j + 1;
+	return event_skip_string(line, len, i);
+}
+
+static inline size_t skip_number_or_value(const char *line, size_t len, size_t i)
+{
+	if (line[i] == '-' || (line[i] >= '0' && line[i] <= '9'))
+		return find_either(line, len, i, ',', '}');
 	return event_skip_value(line, len, i);
 }
 
-static enum window_cat walk(const char *line, size_t len, struct member *m)
+/* The first occurrence of each member is the same whatever the walk
+ * wants: a walk that wants fewer only stops sooner. */
+static inline enum window_cat walk(const char *line, size_t len, struct member *m,
+				   int spans_only)
 {
 	size_t i = 1;
-	unsigned have = 0, want = ~0u & ((1u << M_N) - 1);
+	unsigned have = 0, want = spans_only ?
+		1u << M_PH | 1u << M_TS | 1u << M_DUR | 1u << M_CAT :
+		~0u & ((1u << M_N) - 1);
 	enum window_cat cat = WCAT_OTHER;
 
 	memset(m, 0, M_N * sizeof *m);
 	if (len < 2 || line[0] != '{')
 		return cat;
 	while (i < len && line[i] == '"' && (have & want) != want) {
-		size_t kend = event_skip_string(line, len, i), vstart, vend;
+		size_t kend = skip_string(line, len, i), vstart, vend;
 		int k;
 		if (kend >= len || line[kend] != ':')
 			break;
 		vstart = kend + 1;
-		vend = line[vstart] == '"' ? event_skip_string(line, len, vstart) :
+		vend = line[vstart] == '"' ? skip_string(line, len, vstart) :
 			skip_number_or_value(line, len, vstart);
 		k = key_of(line + i + 1, kend - i - 2);
 		if (k >= 0 && !(have & 1u << k) && vend > vstart) {
@@ -435,7 +526,7 @@ static enum window_cat walk(const char *line, size_t len, struct member *m)
 			have |= 1u << k;
 			if (k == M_PH) {
 				cat = window_category(m[k].p, m[k].len);
-				want = wanted(cat);
+				want = wanted(cat, spans_only);
 			}
 			/* a flow's group is its id when it has one, else id2 */
 			if (k == M_ID)
@@ -453,15 +544,15 @@ static enum window_cat walk(const char *line, size_t len, struct member *m)
 /* The trace start: the smallest numeric ts, as tr-select-anchors counts it
  * (a ts in quotes does not count).  A timed event's record already holds
  * its ts: lo is 2 x the floor of the ns, plus 1 for digits beyond. */
-static int see_origin(struct window_cut *c, struct member ts, const struct window_rec *r)
+static int see_origin(struct window_cut *c, struct member ts, int timed, int64_t lo)
 {
 	int64_t ns;
 	int sub;
 
 	if (ts.len == 0 || ts.p[0] == '"')
 		return 0;
-	if (r != NULL && r->timed)
-		ns = (r->lo - (r->lo & 1)) / 2;
+	if (timed)
+		ns = (lo - (lo & 1)) / 2;
 	else if (tsnum_us_to_ns(ts.p, ts.len, &ns, &sub) != NUM_OK)
 		return 0;
 	if (!c->have_origin || ns < c->origin_ns) {
@@ -622,11 +713,28 @@ static int pair_of(struct window_cut *c, const struct member *m, struct window_r
 	return rc == 0 ? 0 : group_failed(c);
 }
 
+static int is_guide(enum window_cat cat, const struct member *m)
+{
+	return cat == WCAT_COMPLETE && m[M_CAT].len == 13 &&
+	       memcmp(m[M_CAT].p, "\"layer_guide\"", 13) == 0;
+}
+
+/* A guide among the events counted (c->events includes it). */
+static int see_counted_guide(struct window_cut *c, const char *line, size_t len, int64_t lo,
+			     int64_t hi)
+{
+	int rc;
+
+	c->events--;  /* the message counts events before this one */
+	rc = see_guide(c, line, len, lo, hi);
+	c->events++;
+	return rc;
+}
+
 int window_cut_see(struct window_cut *c, const char *line, size_t len, struct window_rec *r)
 {
 	struct member m[M_N];
-	enum window_cat cat = walk(line, len, m);
-	int rc;
+	enum window_cat cat = walk(line, len, m, 0);
 
 	memset(r, 0, sizeof *r);
 	r->line = WLINE_EVENT;
@@ -641,7 +749,7 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 	if (m[M_PID].len && m[M_TID].len && thread_of(c, m, &r->thread) != 0)
 		return -1;
 	if (cat == WCAT_METADATA) {
-		if (see_origin(c, m[M_TS], NULL) != 0)
+		if (see_origin(c, m[M_TS], 0, 0) != 0)
 			return -1;
 		/* metadata of a process (no tid, or a process_* name) follows
 		 * its pid; any other its thread */
@@ -652,22 +760,45 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 	r->timed = window_interval(m[M_TS].p, m[M_TS].len,
 				   cat == WCAT_COMPLETE ? m[M_DUR].p : NULL, m[M_DUR].len,
 				   &r->lo, &r->hi) == 0;
-	if (see_origin(c, m[M_TS], r) != 0)
+	if (see_origin(c, m[M_TS], r->timed, r->lo) != 0)
 		return -1;
 	if (!r->timed)
 		return 0;
-	if (cat == WCAT_COMPLETE && m[M_CAT].len == 13 &&
-	    memcmp(m[M_CAT].p, "\"layer_guide\"", 13) == 0) {
-		c->events--;  /* the message counts events before this one */
-		rc = see_guide(c, line, len, r->lo, r->hi);
-		c->events++;
-		return rc;
-	}
+	if (is_guide(cat, m))
+		return see_counted_guide(c, line, len, r->lo, r->hi);
 	if (cat == WCAT_FLOW || cat == WCAT_ASYNC)
 		return group_of(c, cat, m, r);
 	if (cat == WCAT_DURATION && r->thread)
 		return pair_of(c, m, r);
 	return 0;
+}
+
+int window_cut_span(struct window_cut *c, const char *line, size_t len, int64_t *lo,
+		    int64_t *hi, int *counted)
+{
+	struct member m[M_N];
+	enum window_cat cat = walk(line, len, m, 1);
+	int timed;
+
+	*counted = 0;
+	*lo = *hi = 0;
+	c->events++;
+	if (cat == WCAT_METADATA)
+		return see_origin(c, m[M_TS], 0, 0);
+	timed = window_interval(m[M_TS].p, m[M_TS].len,
+				cat == WCAT_COMPLETE ? m[M_DUR].p : NULL, m[M_DUR].len,
+				lo, hi) == 0;
+	if (see_origin(c, m[M_TS], timed, *lo) != 0)
+		return -1;
+	if (!timed)
+		return 0;
+	*counted = 1;
+	return is_guide(cat, m) ? see_counted_guide(c, line, len, *lo, *hi) : 0;
+}
+
+void window_cut_add_span(struct window_cut *c, int64_t lo, int64_t hi, uint32_t bytes)
+{
+	window_tally_add(&c->tally, lo, hi, bytes);
 }
 
 /* ---- the window ------------------------------------------------------ */
@@ -825,9 +956,14 @@ static int find_passes(struct window_cut *c)
 	if (c->passes == NULL || c->pass_lo == NULL || c->pass_hi == NULL)
 		return -1;
 	for (i = 0; i < c->ng; i++) {
-		for (k = 0; k < c->npasses; k++)
-			if (c->passes[k].pass == c->g[i].pass)
-				break;
+		/* the guides come pass by pass: mostly the pass of the last */
+		k = c->npasses;
+		if (k > 0 && c->passes[k - 1].pass == c->g[i].pass)
+			k--;
+		else
+			for (k = 0; k < c->npasses; k++)
+				if (c->passes[k].pass == c->g[i].pass)
+					break;
 		if (k == c->npasses)
 			c->passes[c->npasses++] = c->g[i];
 		if (c->g[i].lo < c->passes[k].lo)

@@ -76,6 +76,7 @@ struct window_tally {
 	const int64_t *span_lo, *span_hi;  /* the caller's spans, unsorted */
 	size_t n;
 	uint64_t total;
+	size_t hint_after, hint_before;    /* the buckets of the last event */
 };
 
 /* n spans [lo[i], hi[i]] (half ns, lo <= hi; the arrays stay the
@@ -206,6 +207,21 @@ int window_cut_report(const struct window_cut *c, const char *spec_text, const c
 /* The pass table: a line per pass, "pass K: A-B ms from the trace start,
  * N bytes of events"; 0 or -1. */
 int window_cut_pass_table(const struct window_cut *c, struct buf *out);
+
+/* ---- the pass table alone (tr-window --pass-table without a window) ---
+ * The table needs of each event only its interval (the pass bytes), its ts
+ * (the trace start) and whether it is a guide.  window_cut_span reads just
+ * ph, ts, dur and cat, and sees the same guides, trace start and event
+ * count as window_cut_see, without the threads and groups a window needs:
+ * *counted is 1 when the event counts toward the pass bytes (timed, not
+ * metadata; its interval in *lo, *hi), the caller keeping those (and the
+ * line's bytes, its newline included) for after window_cut_choose with
+ * list_passes, when window_cut_add_span takes each (in any order) in
+ * place of window_cut_measure; then window_cut_pass_table.
+ * 0, WINDOW_REFUSED or -1 as window_cut_see. */
+int window_cut_span(struct window_cut *c, const char *line, size_t len, int64_t *lo,
+		    int64_t *hi, int *counted);
+void window_cut_add_span(struct window_cut *c, int64_t lo, int64_t hi, uint32_t bytes);
 
 /* The records of the first read, kept by the caller in the file fd, read
  * back a block at a time. */

@@ -201,7 +201,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	struct guides_walk w = { 0 };
 	struct guides_row g;
 	struct buf ev = BUF_INIT, ev2 = BUF_INIT, rep = BUF_INIT, track = BUF_INIT,
-		   end = BUF_INIT;
+		   end = BUF_INIT, slice_tail = BUF_INIT;
 	struct jdoc td = JDOC_INIT;
 	char err[TRSTREAM_ERR_SIZE], *pid;
 	size_t i, layers;
@@ -234,11 +234,13 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 		die_nomem();
 	filter_put(f, ev.p, ev.len);
 	filter_put(f, ev2.p, ev2.len);
+	if (guides_slice_tail(&slice_tail, &t) != 0)
+		die_nomem();
 	walk_start(st, &w);
 	while (walk_next(&w, layers)) {
 		buf_reset(&ev);
 		guide_row(st, &sm, &w, &g, &end);
-		put(f, &ev, guides_put_slice(&ev, &t, &g, sm.trace_origin_ns));
+		put(f, &ev, guides_put_slice_tail(&ev, &t, &g, sm.trace_origin_ns, &slice_tail));
 	}
 
 	/* The report, with the source's identity from the tail. */
@@ -285,6 +287,7 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	buf_release(&rep);
 	buf_release(&track);
 	buf_release(&end);
+	buf_release(&slice_tail);
 }
 
 int main(int argc, char **argv)

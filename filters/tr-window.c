@@ -32,6 +32,7 @@
 #include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
+#include "windowspan.h"
 
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"
@@ -238,53 +239,74 @@ static void write_table(struct state *st, const struct buf *table)
 		die_errno(EXIT_TROUBLE, "%s", st->table_path);
 }
 
-/* --pass-table alone: every line goes through as it comes, and the pass
- * table, known only at the end, goes to its file (empty without guides). */
-static int pass_through(struct state *st)
+/* The pass table alone: --pass-table without a window, where every line
+ * goes through as it comes and the table, known only at the end, goes to
+ * its file (empty without guides), and --list-passes, where the table goes
+ * to standard output and nothing else does.  Of each event only what the
+ * table needs is read (window_cut_span), its interval and bytes kept in a
+ * few bytes (windowspan.h): no copy of the stream, no records. */
+static int table_only(struct state *st)
 {
 	struct window_cut cut;
 	struct window_spec spec = { .list_passes = 1 };
-	struct window_rec rec;
+	struct windowspan spans;
 	struct filter f;
-	struct writer recw;
-	struct window_recs *recs = xmalloc(sizeof *recs);
-	const struct window_rec *r;
+	struct jdoc doc = { 0 };
 	struct buf table = BUF_INIT;
 	const char *line;
 	size_t len;
-	int kind;
+	int64_t lo, hi;
+	uint32_t bytes;
+	int kind, counted, rc;
 
-	recs->fd = xopen_spill("tr-window");
-	if (writer_init(&recw, recs->fd) != 0)
+	if (windowspan_init(&spans, xopen_spill("tr-window")) != 0)
 		die_nomem();
 	window_cut_init(&cut);
 	if (filter_open(&f) != 0)
 		die_nomem();
 	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
+		if (kind == LINE_HEAD && !st->through) {
+			/* refused as a window refuses it */
+			struct trstream_head_in head;
+			char err[100];
+			if (trstream_head_read(&doc, line, len, &head, err, sizeof err) != 0)
+				die(EXIT_INPUT, "%s", err);
+			free(head.source);
+		}
 		if (kind == LINE_EVENT) {
-			check(&cut, window_cut_see(&cut, line, len, &rec));
-			if (writer_put(&recw, &rec, sizeof rec) != 0)
+			check(&cut, window_cut_span(&cut, line, len, &lo, &hi, &counted));
+			if (counted && windowspan_put(&spans, lo, hi, (uint32_t)(len + 1)) != 0)
 				die_errno(EXIT_TROUBLE, "temporary file");
 		}
-		filter_pass(&f, line, len);
+		if (st->through)
+			filter_pass(&f, line, len);
 	}
-	if (kind == LINE_ERROR || filter_close(&f) != 0)
+	if (kind == LINE_ERROR || (st->through && filter_close(&f) != 0))
 		die_stream(f.write_errno, f.in.err);
-	if (writer_flush(&recw) != 0)
+	if (windowspan_finish(&spans) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
-	writer_free(&recw);
-	if (cut.ng > 0) {
+	if (cut.ng > 0 || !st->through) {
 		check(&cut, window_cut_choose(&cut, &spec));
-		records_rewind(recs);
-		while ((r = records_next(recs)) != NULL)
-			check(&cut, window_cut_measure(&cut, r));
+		if (windowspan_rewind(&spans) != 0)
+			die_errno(EXIT_TROUBLE, "temporary file");
+		while ((rc = windowspan_next(&spans, &lo, &hi, &bytes)) > 0)
+			window_cut_add_span(&cut, lo, hi, bytes);
+		if (rc < 0)
+			die_errno(EXIT_TROUBLE, "temporary file");
 		if (window_cut_pass_table(&cut, &table) != 0)
 			die_nomem();
 	}
-	write_table(st, &table);
-	close(recs->fd);
-	free(recs);
+	if (st->through) {
+		write_table(st, &table);
+	} else {
+		if (fwrite(table.p, 1, table.len, stdout) != table.len || fflush(stdout) != 0)
+			die_write("standard output");
+		writer_free(&f.out);
+		stream_in_free(&f.in);
+	}
+	windowspan_free(&spans);
 	window_cut_free(&cut);
+	json_free(&doc);
 	buf_release(&table);
 	return EXIT_OK;
 }
@@ -296,7 +318,7 @@ int main(int argc, char **argv)
 	struct window_rec rec;
 	struct filter f;
 	struct writer spill, recw;
-	struct window_recs *recs = xmalloc(sizeof *recs);
+	struct window_recs *recs;
 	const struct window_rec *r;
 	struct jdoc doc = { 0 };
 	struct buf sha = BUF_INIT, table = BUF_INIT;
@@ -314,13 +336,14 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &st);
 	if (st.table_path != NULL)
 		open_table(&st);
-	if (st.through)
-		return pass_through(&st);
+	if (st.through || st.w.list_passes)
+		return table_only(&st);
 	/* standard input read back in place when it is a regular file */
 	if (fstat(0, &sb) == 0 && S_ISREG(sb.st_mode) && (at = lseek(0, 0, SEEK_CUR)) >= 0)
 		src.base = (uint64_t)at;
 	else
 		src.fd = xopen_spill("tr-window");
+	recs = xmalloc(sizeof *recs);
 	recs->fd = xopen_spill("tr-window");
 	if ((src.fd != 0 && writer_init(&spill, src.fd) != 0) || writer_init(&recw, recs->fd) != 0)
 		die_nomem();
@@ -373,17 +396,12 @@ int main(int argc, char **argv)
 		check(&cut, window_cut_measure(&cut, r));
 	if (window_cut_pass_table(&cut, &table) != 0)
 		die_nomem();
-	if (st.w.list_passes) {
-		if (fwrite(table.p, 1, table.len, stdout) != table.len || fflush(stdout) != 0)
-			die_write("standard output");
-	} else {
-		check(&cut, window_cut_check(&cut, st.spec.p, st.have_max, st.max_bytes));
-		if (st.table_path != NULL)
-			write_table(&st, &table);
-		write_window(&st, &cut, &f, src, recs, source_name, &sha);
-		if (filter_close(&f) != 0)
-			die_stream(f.write_errno, f.in.err);
-	}
+	check(&cut, window_cut_check(&cut, st.spec.p, st.have_max, st.max_bytes));
+	if (st.table_path != NULL)
+		write_table(&st, &table);
+	write_window(&st, &cut, &f, src, recs, source_name, &sha);
+	if (filter_close(&f) != 0)
+		die_stream(f.write_errno, f.in.err);
 	if (src.fd != 0)
 		close(src.fd);
 	close(recs->fd);

@@ -302,9 +302,18 @@ same "--pass-table: the existing file is untouched" old.want old.table
 	fail "--pass-table refused: nothing on standard output" "$(wc -c <refused.out) bytes"
 tr-window --pass-table /dev/stderr <src.stream 2>got.devtable >/dev/null
 same "--pass-table /dev/stderr: the table written in place" want.passes got.devtable
+# beside a window, every event read whole: the same table as alone
+tr-window --passes 0 --pass-table got.wtable <src.stream >/dev/null 2>"$T/err"
+same "--pass-table beside a window: the same table" want.passes got.wtable
 # its temporary files cannot be made: system trouble, with the directory
 expect 2 "trouble: no temporary directory" \
 	"TMPDIR=/nonexistent/tr-window tr-window --passes 1-1 <src.stream >/dev/null" \
+	"tr-window: temporary file in /nonexistent/tr-window: No such file or directory"
+expect 2 "trouble: no temporary directory (--list-passes)" \
+	"TMPDIR=/nonexistent/tr-window tr-window --list-passes <src.stream >/dev/null" \
+	"tr-window: temporary file in /nonexistent/tr-window: No such file or directory"
+expect 2 "trouble: no temporary directory (--pass-table alone)" \
+	"TMPDIR=/nonexistent/tr-window tr-window --pass-table t.none <src.stream >/dev/null" \
 	"tr-window: temporary file in /nonexistent/tr-window: No such file or directory"
 
 # tr-layer-track prints the table in its summary (from a tr-window stage in

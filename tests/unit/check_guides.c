@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "guides.h"
+#include "tsnum.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -225,6 +226,82 @@ START_TEST(test_written)
 }
 END_TEST
 
+/* guides_put_ms6 writes what tsnum_format_ms6 (snprintf) writes. */
+static const int64_t ms6_cases[] = { 0, 1, -1, 999999, -999999, 1000000, -1000000, 1000001,
+	123456789, -123456789, 1428659823816728, INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+
+START_TEST(test_ms6)
+{
+	int64_t ns = ms6_cases[_i];
+	char want[64];
+	struct buf b = BUF_INIT;
+	size_t n = tsnum_format_ms6(ns, want);
+
+	want[n] = '\0';
+	buf_addstr(&b, "x");
+	ck_assert_int_eq(guides_put_ms6(&b, ns), 0);
+	ck_assert_str_eq(b.p + 1, want);
+	buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_ms6_exact)
+{
+	struct buf b = BUF_INIT;
+
+	ck_assert_int_eq(guides_put_ms6(&b, -1), 0);
+	ck_assert_int_eq(guides_put_ms6(&b, 1234500000), 0);
+	ck_assert_int_eq(guides_put_ms6(&b, INT64_MIN), 0);
+	ck_assert_str_eq(b.p, "-0.0000011234.500000-9223372036854.775808");
+	buf_release(&b);
+}
+END_TEST
+
+/* The slice whole, and the same from the tail made once, for two guides
+ * (the tail does not carry one guide's texts into the next). */
+START_TEST(test_slice_tail)
+{
+	struct guides_track t = { "\"p\"", 3, NULL, "pre\nfill", "e\\v" };
+	struct guides_row g = { 0, 12, 34, -1500, 2500, -2, 3, "-1.5", "2.5", "terminal_kernel_end",
+				"\"k\\u00e9\"", "\"t 1\"" };
+	struct guides_row h = g;
+	struct buf tail = BUF_INIT, a = BUF_INIT, b = BUF_INIT;
+
+	t.name = "n";
+	ck_assert_int_eq(guides_put_slice(&a, &t, &g, -2500), 0);
+	ck_assert_str_eq(a.p, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L12\",\"pid\":\"p\","
+			 "\"tid\":3,\"ts\":-2,\"dur\":5,\"args\":{\"pass_index\":0,\"layer_id\":12,"
+			 "\"anchor_index\":34,\"anchor_name\":\"k\\u00e9\",\"anchor_tid\":\"t 1\","
+			 "\"start_us\":-1.5,\"end_us\":2.5,\"guide_start_us\":-2,\"guide_end_us\":3,"
+			 "\"start_relative_ms\":0.001000,\"end_relative_ms\":0.005000,"
+			 "\"boundary_kind\":\"terminal_kernel_end\",\"phase\":\"pre\\nfill\","
+			 "\"evidence\":\"e\\\\v\",\"notice\":\"Layer guides are anchor-to-anchor "
+			 "navigation aids: each slice runs from one layer's anchor kernel to the next "
+			 "layer's anchor (or to the terminal kernel's end, or is a zero-length marker). "
+			 "They are not layer boundaries and do not assign kernels to layers. ts, dur and "
+			 "*_us values are microseconds; *_relative_ms values are milliseconds from the "
+			 "earliest event.\"}}");
+	ck_assert_int_eq(guides_slice_tail(&tail, &t), 0);
+	ck_assert_int_eq(guides_put_slice_tail(&b, &t, &g, -2500, &tail), 0);
+	ck_assert_str_eq(b.p, a.p);
+	h.layer = 1;
+	h.pass = 18446744073709551615u;
+	h.kind = "next_layer_anchor";
+	buf_reset(&a);
+	buf_reset(&b);
+	ck_assert_int_eq(guides_put_slice(&a, &t, &h, 0), 0);
+	ck_assert_int_eq(guides_put_slice_tail(&b, &t, &h, 0, &tail), 0);
+	ck_assert_str_eq(b.p, a.p);
+	ck_assert_ptr_nonnull(strstr(a.p, "\"name\":\"L1\",\"pid\":\"p\",\"tid\":3,"));
+	ck_assert_ptr_nonnull(strstr(a.p, "\"pass_index\":18446744073709551615,\"layer_id\":1,"));
+	ck_assert_ptr_nonnull(strstr(a.p, "\"start_relative_ms\":-0.001500,\"end_relative_ms\":"
+				     "0.002500,\"boundary_kind\":\"next_layer_anchor\",\"phase\""));
+	buf_release(&tail);
+	buf_release(&a);
+	buf_release(&b);
+}
+END_TEST
+
 
 static Suite *guides_suite(void)
 {
@@ -234,6 +311,9 @@ static Suite *guides_suite(void)
 	tcase_add_test(tc, test_kind_names);
 	tcase_add_test(tc, test_choose_tid);
 	tcase_add_test(tc, test_written);
+	tcase_add_loop_test(tc, test_ms6, 0, (int)COUNT(ms6_cases));
+	tcase_add_test(tc, test_ms6_exact);
+	tcase_add_test(tc, test_slice_tail);
 	tcase_add_test(tc, test_last_layer_without_end_anchor);
 	tcase_add_test(tc, test_last_layer_with_end_anchor);
 	tcase_add_test(tc, test_single_layer_passes);

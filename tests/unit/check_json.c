@@ -276,6 +276,55 @@ START_TEST(test_str_eq)
 }
 END_TEST
 
+/* json_str_eq against the plain rule (no backslash: byte for byte; else
+ * unescaped, then byte for byte) for texts with escapes anywhere, of every
+ * length around the keys'. */
+static int str_eq_plain(const char *text, size_t n, const char *s)
+{
+	struct buf tmp = BUF_INIT;
+	int eq;
+
+	if (memchr(text, '\\', n) == NULL)
+		return n == strlen(s) && memcmp(text, s, n) == 0;
+	eq = json_unescape(text, n, &tmp) == 0 && tmp.len == strlen(s) &&
+	     memcmp(tmp.p, s, tmp.len) == 0;
+	buf_release(&tmp);
+	return eq;
+}
+
+START_TEST(test_str_eq_escapes)
+{
+	static const char *const texts[] = { "pass", "p\\u0061ss", "pas\\u0073", "\\u0070ass",
+		"\\u0070\\u0061\\u0073\\u0073", "pa\\\\s", "a\\\"b", "\\ud83d\\ude00", "\\ud83d", "\\n", "", "x",
+		"passx", "\\/pass", "\\u00e9", "pa\\u005cs", "p\\u0061s", "\\\\", "pas" };
+	static const char *const keys[] = { "pass", "pa\\s", "p", "", "\xf0\x9f\x98\x80",
+		"\xed\xa0\xbd", "\n", "/pass", "a\"b", "pa\\\\s", "\xc3\xa9", "x", "pas", "\\" };
+	struct jdoc d = JDOC_INIT;
+	struct buf js = BUF_INIT;
+	size_t t, k;
+	int matches = 0;
+
+	for (t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+		buf_reset(&js);
+		ck_assert_int_eq(buf_printf(&js, "[\"%s\"]", texts[t]), 0);
+		ck_assert_int_eq(json_parse(&d, js.p, js.len, NULL), 0);
+		for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+			int want = str_eq_plain(texts[t], strlen(texts[t]), keys[k]);
+			ck_assert_msg(json_str_eq(&d, 1, keys[k]) == want, "text %s key %s", texts[t],
+				      keys[k]);
+			matches += want;
+		}
+	}
+	/* "pass" five times, "pa" backslash "s" twice, a"b, the emoji, the lone
+	 * surrogate (as UTF-8 would have it), a line feed, "", x, /pass,
+	 * e-acute, "pas" twice, a backslash; passx and the key with two
+	 * backslashes none */
+	ck_assert_int_eq(matches, 18);
+	buf_release(&js);
+	json_free(&d);
+}
+END_TEST
+
 START_TEST(test_unescape_token)
 {
 	struct jdoc d = JDOC_INIT;
@@ -532,6 +581,7 @@ static Suite *json_suite(void)
 	tcase_add_test(access, test_find);
 	tcase_add_test(access, test_text_raw);
 	tcase_add_test(access, test_str_eq);
+	tcase_add_test(access, test_str_eq_escapes);
 	tcase_add_test(access, test_unescape_token);
 	tcase_add_loop_test(access, test_int64, 0, (int)COUNT(int_cases));
 	suite_add_tcase(s, access);

@@ -357,6 +357,142 @@ START_TEST(test_spec_kind_and_text)
 }
 END_TEST
 
+/* The tally's buckets from the last event's (the hints) against the plain
+ * rule: events in time order, backwards and jumping, on spans that touch,
+ * nest and repeat. */
+START_TEST(test_tally_hints)
+{
+	enum { SPANS = 9, EVENTS = 3000 };
+	static const int64_t lo[SPANS] = { 0, 100, 100, 250, 300, 300, 420, 500, 900 };
+	static const int64_t hi[SPANS] = { 100, 200, 260, 300, 300, 400, 430, 1000, 950 };
+	struct window_tally t;
+	int64_t elo[EVENTS], ehi[EVENTS];
+	uint64_t eb[EVENTS];
+	size_t i, k;
+	uint64_t x = 12345;
+
+	for (i = 0; i < EVENTS; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		if (i < 1000)           /* forwards */
+			elo[i] = (int64_t)i - 10;
+		else if (i < 2000)      /* backwards */
+			elo[i] = 2010 - (int64_t)i;
+		else                    /* anywhere */
+			elo[i] = (int64_t)(x >> 33) % 1200 - 50;
+		ehi[i] = elo[i] + (int64_t)((x >> 20) % 4 == 0 ? (x >> 40) % 300 : (x >> 40) % 3);
+		eb[i] = (x >> 50) + 1;
+	}
+	ck_assert_int_eq(window_tally_init(&t, lo, hi, SPANS), 0);
+	for (i = 0; i < EVENTS; i++)
+		window_tally_add(&t, elo[i], ehi[i], eb[i]);
+	for (k = 0; k < SPANS; k++) {
+		uint64_t want = 0;
+		for (i = 0; i < EVENTS; i++)
+			if (window_overlaps(elo[i], ehi[i], lo[k], hi[k]))
+				want += eb[i];
+		ck_assert_uint_eq(window_tally_bytes(&t, k), want);
+	}
+	window_tally_free(&t);
+}
+END_TEST
+
+/* Lines that window_cut_span must read as window_cut_see does: members in
+ * any order, repeated (the first counts), escaped, long strings with and
+ * without backslashes, members after args, ts in quotes or beyond the ns,
+ * a negative dur, no ph, no ts, metadata with and without ts, a broken
+ * line, and guides of passes out of order. */
+static const char *const span_lines[] = {
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"ts\":50,\"args\":{\"name\":\"p\"}}",
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"a\"}}",
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128>>"
+	"(Flash_fwd_params)\",\"pid\":0,\"tid\":7,\"ts\":1428628685053.641,\"dur\":4.405,\"args\":{}}",
+	"{\"ph\":\"X\",\"cat\":\"a\\\\\\\"b\",\"name\":\"a \\\"quoted\\\" name, longer than twenty-four\","
+	"\"ts\":100.5,\"dur\":\"2.25\"}",
+	"{\"ts\":200,\"dur\":3,\"cat\":\"k\",\"ph\":\"X\"}",
+	"{\"ph\":\"X\",\"ts\":300,\"ts\":1,\"dur\":1,\"dur\":100}",
+	"{\"ph\":\"X\",\"args\":{\"ts\":5,\"dur\":5},\"ts\":400.0000001,\"dur\":0.0000009}",
+	"{\"ph\":\"X\",\"ts\":\"450\",\"dur\":1}",
+	"{\"ph\":\"X\",\"ts\":460,\"dur\":-1}",
+	"{\"ph\":\"i\",\"ts\":470,\"s\":\"t\"}",
+	"{\"name\":\"no ph\",\"ts\":10}",
+	"{\"ph\":\"X\",\"dur\":5}",
+	"{\"ph\":\"s\",\"id\":\"0x7\",\"ts\":480,\"cat\":\"f\"}",
+	"{\"p\\u0068\":\"X\",\"ts\":490,\"dur\":1}",
+	"{\"ph\":\"X\",\"ts\":495 \"dur\":1}",
+	"{\"ph\":\"X\",\"ts\":1e3,\"dur\":1}",
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"ts\":-20,\"pid\":1,\"tid\":2}",
+	"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":1,\"tid\":9,\"ts\":600,"
+	"\"dur\":50,\"args\":{\"pass_index\":1,\"layer_id\":0,\"start_us\":599.9995,\"end_us\":650}}",
+	"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":1,\"tid\":9,\"ts\":100,"
+	"\"dur\":50,\"args\":{\"pass_index\":0,\"layer_id\":0}}",
+	"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L1\",\"pid\":1,\"tid\":9,\"ts\":700,"
+	"\"dur\":5,\"args\":{\"pass_index\":1,\"layer_id\":1}}",
+	"{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":650}",
+	"{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":660}",
+};
+
+/* 16 of them count toward the pass bytes; the trace starts at the
+ * metadata's -20 us; pass 1 comes first, as its guide does. */
+#define COUNTED 16
+#define ORIGIN (-20000)
+#define TABLE "pass 1: 0.619999-0.725000 ms from the trace start, 332 bytes of events\n" \
+	"pass 0: 0.120000-0.170000 ms from the trace start, 216 bytes of events\n"
+
+START_TEST(test_span_as_see)
+{
+	enum { N = COUNT(span_lines) };
+	struct window_cut a, b;
+	struct window_spec spec = { .list_passes = 1 };
+	struct window_rec recs[N];
+	struct buf ta = BUF_INIT, tb = BUF_INIT;
+	int64_t lo[N] = { 0 }, hi[N] = { 0 };
+	int counted[N] = { 0 }, ncounted = 0;
+	size_t i;
+
+	window_cut_init(&a);
+	window_cut_init(&b);
+	for (i = 0; i < N; i++) {
+		size_t n = strlen(span_lines[i]);
+		ck_assert_int_eq(window_cut_see(&a, span_lines[i], n, &recs[i]), 0);
+		ck_assert_int_eq(window_cut_span(&b, span_lines[i], n, &lo[i], &hi[i], &counted[i]),
+				 0);
+		ck_assert_int_eq(counted[i], recs[i].cat != WCAT_METADATA && recs[i].timed);
+		if (counted[i]) {
+			ck_assert_int_eq(lo[i], recs[i].lo);
+			ck_assert_int_eq(hi[i], recs[i].hi);
+			ncounted++;
+		}
+	}
+	ck_assert_int_eq(ncounted, COUNTED);
+	ck_assert_uint_eq(b.events, a.events);
+	ck_assert_uint_eq(b.events, N);
+	ck_assert_int_eq(b.have_origin, 1);
+	ck_assert_int_eq(b.origin_ns, a.origin_ns);
+	ck_assert_int_eq(b.origin_ns, ORIGIN);
+	ck_assert_uint_eq(a.ng, 3);
+	ck_assert_uint_eq(b.ng, 3);
+	ck_assert_mem_eq(b.g, a.g, 3 * sizeof *a.g);
+
+	/* the table from the records, and from the spans (backwards: any
+	 * order gives the same bytes) */
+	ck_assert_int_eq(window_cut_choose(&a, &spec), WINDOW_OK);
+	ck_assert_int_eq(window_cut_choose(&b, &spec), WINDOW_OK);
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(window_cut_measure(&a, &recs[i]), 0);
+	for (i = N; i-- > 0;)
+		if (counted[i])
+			window_cut_add_span(&b, lo[i], hi[i], (uint32_t)strlen(span_lines[i]) + 1);
+	ck_assert_int_eq(window_cut_pass_table(&a, &ta), 0);
+	ck_assert_int_eq(window_cut_pass_table(&b, &tb), 0);
+	ck_assert_str_eq(tb.p, ta.p);
+	ck_assert_str_eq(tb.p, TABLE);
+	buf_release(&ta);
+	buf_release(&tb);
+	window_cut_free(&a);
+	window_cut_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("window");
@@ -374,6 +510,8 @@ int main(void)
 	tcase_add_test(tc, test_cut_passes);
 	tcase_add_test(tc, test_cut_refusals);
 	tcase_add_test(tc, test_spec_kind_and_text);
+	tcase_add_test(tc, test_tally_hints);
+	tcase_add_test(tc, test_span_as_see);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
