@@ -54,16 +54,30 @@ int buf_addch(struct buf *b, char c)
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || buf_grow(b, (size_t)n) != 0)
+	/* Format into the room already there first: a sizing pass with a NULL
+	 * buffer costs glibc a byte-by-byte copy of every %s. */
+	if (b->cap < b->len + 64 && buf_grow(b, 64) != 0)
 		return -1;
+	room = b->cap - b->len;
 	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	n = vsnprintf(b->p + b->len, room, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		b->p[b->len] = '\0';
+		return -1;
+	}
+	if ((size_t)n >= room) {
+		if (buf_grow(b, (size_t)n) != 0) {
+			b->p[b->len] = '\0';
+			return -1;
+		}
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
 	return 0;
 }
