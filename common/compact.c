@@ -765,6 +765,15 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 		walk_to(w, BIT(K_TS) | BIT(K_ID));
 		m[0] = w->m[K_TS];
 		m[1] = w->m[K_ID];
+		/* on a track that moves already (flows follow their kernel):
+		 * where pass two's rewrite finds pid, tid and args */
+		if (c->tracks[track].moved && len <= UINT32_MAX) {
+			int rc;
+			walk_to(w, BIT(K_ARGS));
+			if ((rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID],
+					       &w->m[K_ARGS])) != 0)
+				return rc;
+		}
 	} else if (members_quiet(c, line, len, keys, 2, m) != 0) {
 		f.status = COMPACT_FLOW_UNPARSED;
 	}
@@ -1418,12 +1427,39 @@ int compact_plan(struct compact *c)
 
 /* ------------------------------------------------------------ pass two */
 
+/* Pass one's offsets of pid, tid and args in the line of event index into
+ * m[0..3), when it noted them (events come in index order; --device's late
+ * scopes and flows seen before their track moved have none): *known 1 or
+ * 0. */
+static int offsets_at(struct compact *c, const char *line, uint64_t index, struct member *m,
+		      int *known)
+{
+	int rc;
+
+	*known = 0;
+	while (c->have_offsets && c->next_offsets.index < index)
+		if ((rc = next_offsets(c)) != 0)
+			return rc;
+	if (c->have_offsets && c->next_offsets.index == index) {
+		const struct compact_offsets *o = &c->next_offsets;
+		m[0].p = line + o->pid_off;
+		m[0].len = o->pid_len;
+		m[1].p = line + o->tid_off;
+		m[1].len = o->tid_len;
+		m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
+		m[2].len = o->args_len;
+		*known = 1;
+	}
+	return COMPACT_OK;
+}
+
 int compact_place(struct compact *c, const char *line, size_t len, const char **out_line,
 		  size_t *out_len)
 {
 	static const char *const keys[] = { "pid", "tid", "args" };
 	uint64_t index = c->index++;
-	int rc;
+	struct member m[3];
+	int rc, known;
 
 	*out_line = line;
 	*out_len = len;
@@ -1439,31 +1475,19 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 	}
 	if (c->have_lane && c->next_lane.index == index) {
 		const struct compact_group *g = &c->groups[c->next_lane.group];
-		struct member m[3];
 		char space[24];
-		/* pass one's offsets, when it had them (events come in index
-		 * order; --device's late scopes have none) */
-		while (c->have_offsets && c->next_offsets.index < index)
-			if ((rc = next_offsets(c)) != 0)
-				return rc;
-		if (c->have_offsets && c->next_offsets.index == index) {
-			const struct compact_offsets *o = &c->next_offsets;
-			m[0].p = line + o->pid_off;
-			m[0].len = o->pid_len;
-			m[1].p = line + o->tid_off;
-			m[1].len = o->tid_len;
-			m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
-			m[2].len = o->args_len;
-		} else if ((rc = compact_members(c, line, len, keys, 3, m)) != 0) {
+		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		    (!known && (rc = compact_members(c, line, len, keys, 3, m)) != 0))
 			return rc;
-		}
 		if ((rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
 					  g->lane_tid[c->next_lane.lane], &c->out, &c->msg)) != 0 ||
 		    (rc = next_lane(c)) != 0)
 			return rc;
 		c->relocated++;
 	} else if (c->have_bind && c->next_bind.index == index) {
-		if ((rc = compact_flow_place(c, line, len, index, &c->next_bind)) != 0 ||
+		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		    (rc = compact_flow_place(c, line, len, index, &c->next_bind,
+					     known ? m : NULL)) != 0 ||
 		    (rc = next_bind(c)) != 0)
 			return rc;
 		c->relocated_flows++;
