@@ -793,6 +793,16 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	return COMPACT_OK;
 }
 
+/* event_category_has(s, n, want); one: s holds no comma, so it is one
+ * category, compared whole here (inline, the length of want known when
+ * compiled): most events have one, and every X event asks up to eight. */
+static inline int cat_has(const char *s, size_t n, int one, const char *want)
+{
+	if (one)
+		return n == strlen(want) && memcmp(s, want, n) == 0;
+	return event_category_has(s, n, want);
+}
+
 /* Pass one for one event: classify it and keep what the placement needs. */
 static int see(struct compact *c, const char *line, size_t len)
 {
@@ -817,12 +827,13 @@ static int see(struct compact *c, const char *line, size_t len)
 		const char *s = m[3].p + 1;
 		size_t n = m[3].len - 2;
 		if (m[2].len == 3 && ph[1] == 'X') {
-			kernel = event_category_has(s, n, "kernel") || event_category_has(s, n, "Kernel");
-			activity = kernel || event_category_has(s, n, "gpu_memcpy") ||
-				   event_category_has(s, n, "gpu_memset") || event_category_has(s, n, "Memcpy") ||
-				   event_category_has(s, n, "Memset");
-			scope = !activity && event_category_has(s, n, "gpu_user_annotation");
-			guide = event_category_has(s, n, "layer_guide");
+			int one = memchr(s, ',', n) == NULL;
+			kernel = cat_has(s, n, one, "kernel") || cat_has(s, n, one, "Kernel");
+			activity = kernel || cat_has(s, n, one, "gpu_memcpy") ||
+				   cat_has(s, n, one, "gpu_memset") || cat_has(s, n, one, "Memcpy") ||
+				   cat_has(s, n, one, "Memset");
+			scope = !activity && cat_has(s, n, one, "gpu_user_annotation");
+			guide = cat_has(s, n, one, "layer_guide");
 		}
 		if (!activity && c->gpu_pids.n == 0 && (rc = note_categories(c, s, n)) != 0)
 			return rc;

@@ -352,6 +352,45 @@ START_TEST(test_flow_offsets)
 }
 END_TEST
 
+/* Which X events are GPU activity, by their categories: one category is
+ * compared whole, a list item by item (kernel and Kernel count kernels). */
+START_TEST(test_categories)
+{
+	static const char *const in[] = {
+		"{\"ph\":\"X\",\"cat\":\"cpu_op,kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,"
+		"\"ts\":10,\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"b\",\"pid\":1,\"tid\":7,\"ts\":20,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"kernelx\",\"name\":\"c\",\"pid\":1,\"tid\":8,\"ts\":30,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"kerne\",\"name\":\"c\",\"pid\":1,\"tid\":8,\"ts\":30,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"a,Memcpy,b\",\"name\":\"d\",\"pid\":1,\"tid\":7,\"ts\":40,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"e\",\"pid\":1,\"tid\":7,\"ts\":50,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"gpu_memcpy,\",\"name\":\"f\",\"pid\":1,\"tid\":7,\"ts\":60,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"x,kernel_y\",\"name\":\"g\",\"pid\":1,\"tid\":8,\"ts\":70,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"h\",\"pid\":1,\"tid\":9,"
+		"\"ts\":10,\"dur\":90}",
+	};
+	struct compact c;
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, in, COUNT(in)), 0);
+	ck_assert_uint_eq(c.nacts, 6);
+	ck_assert_uint_eq(c.groups_by_key.n, 2);
+	ck_assert_int_eq(c.groups[0].kind, COMPACT_ACTIVITY);
+	ck_assert_uint_eq(c.groups[0].nacts, 5);
+	ck_assert_uint_eq(c.groups[0].nkernels, 2);
+	ck_assert_int_eq(c.groups[1].kind, COMPACT_SCOPE);
+	ck_assert_uint_eq(c.groups[1].nacts, 1);
+	compact_free(&c);
+}
+END_TEST
+
 /* Event k of the bounded-memory stream: N kernels in reverse source order
  * on streams 7, 8, 9 (kernel j starts at 10 j and lasts 25, so three
  * overlap and kernel j takes lane j mod 3), then a flow per kernel (id j,
@@ -435,6 +474,7 @@ static Suite *compact_suite(void)
 	tcase_add_test(tc, test_past_max_lanes);
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_flow_offsets);
+	tcase_add_test(tc, test_categories);
 	suite_add_tcase(s, tc);
 	return s;
 }
