@@ -780,7 +780,7 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	if (f.status == COMPACT_FLOW_OK) {
 		if (!is_primitive(m[0]))
 			f.status = COMPACT_FLOW_TS_TEXT;
-		else if (tsnum_us_to_ns(m[0].p, m[0].len, &f.ts_ns, &sub) != NUM_OK)
+		else if (lanes_us_to_ns(m[0].p, m[0].len, &f.ts_ns, &sub) != 0)
 			f.status = COMPACT_FLOW_TS_RANGE;
 		f.sub = sub != 0;
 		if (!is_primitive(m[1]) || tsnum_parse_int64(m[1].p, m[1].len, &f.id) != NUM_OK)

@@ -69,6 +69,15 @@ static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, i
 	return 1;
 }
 
+int lanes_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub)
+{
+	int64_t pf;
+
+	if (plain_us_to_ns(text, len, ns, sub, &pf))
+		return 0;
+	return tsnum_us_to_ns(text, len, ns, sub) == NUM_OK ? 0 : -1;
+}
+
 /* A number in microseconds as tsnum_us_to_ns and tsnum_perfetto_us_to_ns
  * read it: 0, or -1 when either refuses it. */
 static int us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, int64_t *pf)
