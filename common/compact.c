@@ -793,14 +793,32 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	return COMPACT_OK;
 }
 
-/* event_category_has(s, n, want); one: s holds no comma, so it is one
- * category, compared whole here (inline, the length of want known when
- * compiled): most events have one, and every X event asks up to eight. */
-static inline int cat_has(const char *s, size_t n, int one, const char *want)
+/* What one category (a cat without a comma) makes of an X event: the
+ * answers of the event_category_has calls below for it, by a switch on
+ * its length -- most events have one category, and each X event would
+ * ask up to eight. */
+enum { CAT_KERNEL = 1, CAT_ACTIVITY = 2, CAT_SCOPE = 4, CAT_GUIDE = 8 };
+
+static unsigned one_category(const char *s, size_t n)
 {
-	if (one)
-		return n == strlen(want) && memcmp(s, want, n) == 0;
-	return event_category_has(s, n, want);
+	switch (n) {
+	case 6:
+		if (memcmp(s, "kernel", 6) == 0 || memcmp(s, "Kernel", 6) == 0)
+			return CAT_KERNEL | CAT_ACTIVITY;
+		if (memcmp(s, "Memcpy", 6) == 0 || memcmp(s, "Memset", 6) == 0)
+			return CAT_ACTIVITY;
+		return 0;
+	case 10:
+		if (memcmp(s, "gpu_memcpy", 10) == 0 || memcmp(s, "gpu_memset", 10) == 0)
+			return CAT_ACTIVITY;
+		return 0;
+	case 11:
+		return memcmp(s, "layer_guide", 11) == 0 ? CAT_GUIDE : 0;
+	case 19:
+		return memcmp(s, "gpu_user_annotation", 19) == 0 ? CAT_SCOPE : 0;
+	default:
+		return 0;
+	}
 }
 
 /* Pass one for one event: classify it and keep what the placement needs. */
@@ -827,13 +845,22 @@ static int see(struct compact *c, const char *line, size_t len)
 		const char *s = m[3].p + 1;
 		size_t n = m[3].len - 2;
 		if (m[2].len == 3 && ph[1] == 'X') {
-			int one = memchr(s, ',', n) == NULL;
-			kernel = cat_has(s, n, one, "kernel") || cat_has(s, n, one, "Kernel");
-			activity = kernel || cat_has(s, n, one, "gpu_memcpy") ||
-				   cat_has(s, n, one, "gpu_memset") || cat_has(s, n, one, "Memcpy") ||
-				   cat_has(s, n, one, "Memset");
-			scope = !activity && cat_has(s, n, one, "gpu_user_annotation");
-			guide = cat_has(s, n, one, "layer_guide");
+			if (memchr(s, ',', n) == NULL) {
+				unsigned k = one_category(s, n);
+				kernel = (k & CAT_KERNEL) != 0;
+				activity = (k & CAT_ACTIVITY) != 0;
+				scope = (k & CAT_SCOPE) != 0;
+				guide = (k & CAT_GUIDE) != 0;
+			} else {
+				kernel = event_category_has(s, n, "kernel") ||
+					 event_category_has(s, n, "Kernel");
+				activity = kernel || event_category_has(s, n, "gpu_memcpy") ||
+					   event_category_has(s, n, "gpu_memset") ||
+					   event_category_has(s, n, "Memcpy") ||
+					   event_category_has(s, n, "Memset");
+				scope = !activity && event_category_has(s, n, "gpu_user_annotation");
+				guide = event_category_has(s, n, "layer_guide");
+			}
 		}
 		if (!activity && c->gpu_pids.n == 0 && (rc = note_categories(c, s, n)) != 0)
 			return rc;
