@@ -765,13 +765,22 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 		walk_to(w, BIT(K_TS) | BIT(K_ID));
 		m[0] = w->m[K_TS];
 		m[1] = w->m[K_ID];
+		/* on a track that moves already (flows follow their kernel):
+		 * where pass two's rewrite finds pid, tid and args */
+		if (c->tracks[track].moved && len <= UINT32_MAX) {
+			int rc;
+			walk_to(w, BIT(K_ARGS));
+			if ((rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID],
+					       &w->m[K_ARGS])) != 0)
+				return rc;
+		}
 	} else if (members_quiet(c, line, len, keys, 2, m) != 0) {
 		f.status = COMPACT_FLOW_UNPARSED;
 	}
 	if (f.status == COMPACT_FLOW_OK) {
 		if (!is_primitive(m[0]))
 			f.status = COMPACT_FLOW_TS_TEXT;
-		else if (tsnum_us_to_ns(m[0].p, m[0].len, &f.ts_ns, &sub) != NUM_OK)
+		else if (lanes_us_to_ns(m[0].p, m[0].len, &f.ts_ns, &sub) != 0)
 			f.status = COMPACT_FLOW_TS_RANGE;
 		f.sub = sub != 0;
 		if (!is_primitive(m[1]) || tsnum_parse_int64(m[1].p, m[1].len, &f.id) != NUM_OK)
@@ -782,6 +791,34 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	if (extsort_put(&c->flows, &f) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
+}
+
+/* What one category (a cat without a comma) makes of an X event: the
+ * answers of the event_category_has calls below for it, by a switch on
+ * its length -- most events have one category, and each X event would
+ * ask up to eight. */
+enum { CAT_KERNEL = 1, CAT_ACTIVITY = 2, CAT_SCOPE = 4, CAT_GUIDE = 8 };
+
+static unsigned one_category(const char *s, size_t n)
+{
+	switch (n) {
+	case 6:
+		if (memcmp(s, "kernel", 6) == 0 || memcmp(s, "Kernel", 6) == 0)
+			return CAT_KERNEL | CAT_ACTIVITY;
+		if (memcmp(s, "Memcpy", 6) == 0 || memcmp(s, "Memset", 6) == 0)
+			return CAT_ACTIVITY;
+		return 0;
+	case 10:
+		if (memcmp(s, "gpu_memcpy", 10) == 0 || memcmp(s, "gpu_memset", 10) == 0)
+			return CAT_ACTIVITY;
+		return 0;
+	case 11:
+		return memcmp(s, "layer_guide", 11) == 0 ? CAT_GUIDE : 0;
+	case 19:
+		return memcmp(s, "gpu_user_annotation", 19) == 0 ? CAT_SCOPE : 0;
+	default:
+		return 0;
+	}
 }
 
 /* Pass one for one event: classify it and keep what the placement needs. */
@@ -808,12 +845,22 @@ static int see(struct compact *c, const char *line, size_t len)
 		const char *s = m[3].p + 1;
 		size_t n = m[3].len - 2;
 		if (m[2].len == 3 && ph[1] == 'X') {
-			kernel = event_category_has(s, n, "kernel") || event_category_has(s, n, "Kernel");
-			activity = kernel || event_category_has(s, n, "gpu_memcpy") ||
-				   event_category_has(s, n, "gpu_memset") || event_category_has(s, n, "Memcpy") ||
-				   event_category_has(s, n, "Memset");
-			scope = !activity && event_category_has(s, n, "gpu_user_annotation");
-			guide = event_category_has(s, n, "layer_guide");
+			if (memchr(s, ',', n) == NULL) {
+				unsigned k = one_category(s, n);
+				kernel = (k & CAT_KERNEL) != 0;
+				activity = (k & CAT_ACTIVITY) != 0;
+				scope = (k & CAT_SCOPE) != 0;
+				guide = (k & CAT_GUIDE) != 0;
+			} else {
+				kernel = event_category_has(s, n, "kernel") ||
+					 event_category_has(s, n, "Kernel");
+				activity = kernel || event_category_has(s, n, "gpu_memcpy") ||
+					   event_category_has(s, n, "gpu_memset") ||
+					   event_category_has(s, n, "Memcpy") ||
+					   event_category_has(s, n, "Memset");
+				scope = !activity && event_category_has(s, n, "gpu_user_annotation");
+				guide = event_category_has(s, n, "layer_guide");
+			}
 		}
 		if (!activity && c->gpu_pids.n == 0 && (rc = note_categories(c, s, n)) != 0)
 			return rc;
@@ -1418,12 +1465,39 @@ int compact_plan(struct compact *c)
 
 /* ------------------------------------------------------------ pass two */
 
+/* Pass one's offsets of pid, tid and args in the line of event index into
+ * m[0..3), when it noted them (events come in index order; --device's late
+ * scopes and flows seen before their track moved have none): *known 1 or
+ * 0. */
+static int offsets_at(struct compact *c, const char *line, uint64_t index, struct member *m,
+		      int *known)
+{
+	int rc;
+
+	*known = 0;
+	while (c->have_offsets && c->next_offsets.index < index)
+		if ((rc = next_offsets(c)) != 0)
+			return rc;
+	if (c->have_offsets && c->next_offsets.index == index) {
+		const struct compact_offsets *o = &c->next_offsets;
+		m[0].p = line + o->pid_off;
+		m[0].len = o->pid_len;
+		m[1].p = line + o->tid_off;
+		m[1].len = o->tid_len;
+		m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
+		m[2].len = o->args_len;
+		*known = 1;
+	}
+	return COMPACT_OK;
+}
+
 int compact_place(struct compact *c, const char *line, size_t len, const char **out_line,
 		  size_t *out_len)
 {
 	static const char *const keys[] = { "pid", "tid", "args" };
 	uint64_t index = c->index++;
-	int rc;
+	struct member m[3];
+	int rc, known;
 
 	*out_line = line;
 	*out_len = len;
@@ -1439,31 +1513,19 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 	}
 	if (c->have_lane && c->next_lane.index == index) {
 		const struct compact_group *g = &c->groups[c->next_lane.group];
-		struct member m[3];
 		char space[24];
-		/* pass one's offsets, when it had them (events come in index
-		 * order; --device's late scopes have none) */
-		while (c->have_offsets && c->next_offsets.index < index)
-			if ((rc = next_offsets(c)) != 0)
-				return rc;
-		if (c->have_offsets && c->next_offsets.index == index) {
-			const struct compact_offsets *o = &c->next_offsets;
-			m[0].p = line + o->pid_off;
-			m[0].len = o->pid_len;
-			m[1].p = line + o->tid_off;
-			m[1].len = o->tid_len;
-			m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
-			m[2].len = o->args_len;
-		} else if ((rc = compact_members(c, line, len, keys, 3, m)) != 0) {
+		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		    (!known && (rc = compact_members(c, line, len, keys, 3, m)) != 0))
 			return rc;
-		}
 		if ((rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
 					  g->lane_tid[c->next_lane.lane], &c->out, &c->msg)) != 0 ||
 		    (rc = next_lane(c)) != 0)
 			return rc;
 		c->relocated++;
 	} else if (c->have_bind && c->next_bind.index == index) {
-		if ((rc = compact_flow_place(c, line, len, index, &c->next_bind)) != 0 ||
+		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		    (rc = compact_flow_place(c, line, len, index, &c->next_bind,
+					     known ? m : NULL)) != 0 ||
 		    (rc = next_bind(c)) != 0)
 			return rc;
 		c->relocated_flows++;

@@ -72,7 +72,8 @@ struct compact_lane_rec {
 };
 
 /* Where pass two finds the members it rewrites in a moved activity's
- * line, when pass one walked it: 28 bytes. */
+ * line, or a flow's on a track already moved, when pass one walked it:
+ * 28 bytes. */
 struct compact_offsets {
 	uint32_t index;
 	uint32_t pid_off, pid_len;

@@ -229,7 +229,7 @@ static int refused(int fail)
 static const char *const flow_keys[] = { "pid", "tid", "args", "ts", "id" };
 
 int compact_flow_place(struct compact *c, const char *line, size_t len, uint64_t index,
-		       const struct compact_flow_hit *hit)
+		       const struct compact_flow_hit *hit, const struct member *known)
 {
 	const struct compact_track *t = &c->tracks[hit->track];
 	const struct compact_group *g;
@@ -240,6 +240,11 @@ int compact_flow_place(struct compact *c, const char *line, size_t len, uint64_t
 	size_t idn;
 	int rc;
 
+	if (known != NULL && hit->status == COMPACT_BIND_HIT) {
+		g = &c->groups[hit->group];
+		return compact_rewrite(line, len, known, index, compact_display_pid(g, space),
+				       g->lane_tid[hit->lane], &c->out, &c->msg);
+	}
 	if ((rc = compact_members(c, line, len, flow_keys, 5, m)) != 0)
 		return rc;
 	ts = m[3];

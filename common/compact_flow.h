@@ -35,8 +35,10 @@ int compact_flow_bind_all(struct compact *c, struct extsort *by_corr,
 			  struct extsort *by_start);
 
 /* Pass two: flow event index, whose binding is hit: its rewritten copy in
- * c->out, or the refusal (COMPACT_REFUSED, c->msg). */
+ * c->out, or the refusal (COMPACT_REFUSED, c->msg).  known: its pid, tid
+ * and args as pass one found them (compact_offsets), or NULL to find them
+ * here. */
 int compact_flow_place(struct compact *c, const char *line, size_t len, uint64_t index,
-		       const struct compact_flow_hit *hit);
+		       const struct compact_flow_hit *hit, const struct member *known);
 
 #endif

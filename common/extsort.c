@@ -1,5 +1,5 @@
 /* extsort: see extsort.h. */
-/* qsort_r and pread */
+/* pread */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -42,27 +42,134 @@ static int run_room(struct extsort *s)
 	return 0;
 }
 
-/* Stable: positions break ties. */
-static int cmp_pos(const void *a, const void *b, void *ctx)
-{
-	const struct extsort *s = ctx;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int r = s->cmp(s->buf + (size_t)x * s->rec_size, s->buf + (size_t)y * s->rec_size);
+/* Records of a run too short to be worth merging are put in order by
+ * insertion first, so that a run of random keys makes at most
+ * n / MIN_RUN runs to merge. */
+#define MIN_RUN 32
 
-	if (r != 0)
-		return r;
-	return x < y ? -1 : x > y;
+static int order_cmp(const struct extsort *s, uint32_t x, uint32_t y)
+{
+	return s->cmp(s->buf + (size_t)x * s->rec_size, s->buf + (size_t)y * s->rec_size);
 }
 
-static void sort_run(struct extsort *s)
+/* order[lo..hi) in order, stably, given that order[lo..sorted) is. */
+static void insertion_sort(const struct extsort *s, uint32_t *order, size_t lo, size_t sorted,
+			   size_t hi)
 {
-	size_t i;
+	size_t i, j;
 
-	if (s->cmp == NULL || s->n == 0)
+	for (i = sorted; i < hi; i++) {
+		uint32_t v = order[i];
+		for (j = i; j > lo && order_cmp(s, order[j - 1], v) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = v;
+	}
+}
+
+/* The first k in [lo, hi) whose record comes after v (after: strictly
+ * greater; or, with ties_after, greater or equal), or hi: a[lo..hi) is in
+ * order. */
+static size_t first_after(const struct extsort *s, const uint32_t *a, size_t lo, size_t hi,
+			  uint32_t v, int ties_after)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = order_cmp(s, a[mid], v);
+		if (r > 0 || (r == 0 && ties_after))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* a[lo..mid) and a[mid..hi), each in order, merged into b[lo..hi), ties
+ * from the left (the earlier records).  What of the left comes before all
+ * of the right, and what of the right after all of the left, is found by
+ * binary search and copied: nearly sorted records merge at memory speed. */
+static void merge(const struct extsort *s, const uint32_t *a, uint32_t *b, size_t lo,
+		  size_t mid, size_t hi)
+{
+	size_t i, j, k, tail;
+
+	if (mid == hi || order_cmp(s, a[mid - 1], a[mid]) <= 0) {
+		memcpy(b + lo, a + lo, (hi - lo) * sizeof *a);
 		return;
-	for (i = 0; i < s->n; i++)
+	}
+	i = first_after(s, a, lo, mid, a[mid], 0);
+	tail = first_after(s, a, mid, hi, a[mid - 1], 1);
+	memcpy(b + lo, a + lo, (i - lo) * sizeof *a);
+	memcpy(b + tail, a + tail, (hi - tail) * sizeof *a);
+	j = mid;
+	k = i;
+	while (i < mid && j < tail)
+		b[k++] = order_cmp(s, a[j], a[i]) < 0 ? a[j++] : a[i++];
+	while (i < mid)
+		b[k++] = a[i++];
+	while (j < tail)
+		b[k++] = a[j++];
+}
+
+/* The run's order, stably (equal records keep the order they were put
+ * in): a merge sort of the runs already in the records, so that records
+ * put nearly in order (tr-compact's lanes and bindings, by source index)
+ * cost little more than a pass.  0, or -1 (ENOMEM). */
+static int sort_run(struct extsort *s)
+{
+	size_t n = s->n, i, nb = 0, lo = 0;
+	uint32_t *tmp, *src, *dst;
+	size_t *bounds;
+
+	if (s->cmp == NULL || n == 0)
+		return 0;
+	for (i = 0; i < n; i++)
 		s->order[i] = (uint32_t)i;
-	qsort_r(s->order, s->n, sizeof *s->order, cmp_pos, s);
+	tmp = malloc(n * sizeof *tmp);
+	bounds = malloc((n / MIN_RUN + 2) * sizeof *bounds);
+	if (tmp == NULL || bounds == NULL) {
+		free(tmp);
+		free(bounds);
+		errno = ENOMEM;
+		return -1;
+	}
+	/* every run but the last holds at least MIN_RUN records */
+	while (lo < n) {
+		size_t hi = lo + 1;
+		while (hi < n && order_cmp(s, (uint32_t)(hi - 1), (uint32_t)hi) <= 0)
+			hi++;
+		if (hi - lo < MIN_RUN) {
+			size_t end = n - lo < MIN_RUN ? n : lo + MIN_RUN;
+			insertion_sort(s, s->order, lo, hi, end);
+			hi = end;
+		}
+		bounds[nb++] = lo;
+		lo = hi;
+	}
+	bounds[nb] = n;
+	src = s->order;
+	dst = tmp;
+	while (nb > 1) {
+		size_t r, w = 0;
+		uint32_t *t;
+		for (r = 0; r + 1 < nb; r += 2) {
+			merge(s, src, dst, bounds[r], bounds[r + 1], bounds[r + 2]);
+			bounds[w++] = bounds[r];
+		}
+		if (r < nb) {
+			memcpy(dst + bounds[r], src + bounds[r], (n - bounds[r]) * sizeof *src);
+			bounds[w++] = bounds[r];
+		}
+		bounds[w] = n;
+		nb = w;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != s->order)
+		memcpy(s->order, src, n * sizeof *src);
+	free(tmp);
+	free(bounds);
+	return 0;
 }
 
 static const char *run_record(const struct extsort *s, size_t k)
@@ -95,7 +202,8 @@ static int spill_run(struct extsort *s)
 		s->runs = p;
 		s->runs_cap = cap;
 	}
-	sort_run(s);
+	if (sort_run(s) != 0)
+		return -1;
 	while (k < s->n) {
 		size_t m = 0;
 		if (per == 0) { /* a record larger than the stage: write it alone */
@@ -279,10 +387,8 @@ int extsort_finish(struct extsort *s)
 
 	s->reading = 1;
 	s->mem_next = 0;
-	if (s->nruns == 0) {
-		sort_run(s);
-		return 0;
-	}
+	if (s->nruns == 0)
+		return sort_run(s);
 	if (s->n > 0 && spill_run(s) != 0)
 		return -1;
 	free(s->buf);

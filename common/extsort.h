@@ -3,7 +3,9 @@
  * checks does not grow with the number of events.
  *
  * Records are put one by one into a run buffer of run_bytes; a full buffer
- * is sorted (stably: equal keys keep the order they were put in) and
+ * is sorted (stably: equal keys keep the order they were put in; a merge
+ * sort of the stretches already in order, so that records put nearly in
+ * order cost about a pass) and
  * written as a sorted run to an unlinked temporary file; reading merges the
  * runs (k-way, a heap of cursors with a small read buffer each, ties going
  * to the earlier run), first merging the earliest EXTSORT_FANIN runs
@@ -11,7 +13,7 @@
  * Without a comparison the records come back in the order they were put.
  *
  * Memory: the run buffer and its 4-byte order entry per record while
- * putting; EXTSORT_READ bytes per run, for at most EXTSORT_FANIN
+ * putting (and another while a run is sorted); EXTSORT_READ bytes per run, for at most EXTSORT_FANIN
  * runs, while reading: bounded whatever the number of records.
  *
  * The common/ rule: library code returns a status and never prints or

@@ -1,10 +1,94 @@
 /* lanes: see lanes.h. */
 /* qsort_r, which passes the caller's context to the comparison */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdlib.h>
 
 #include "lanes.h"
 #include "tsnum.h"
+
+/* The digits most timestamps are written with (Kineto's "123.456"): at
+ * most this many before the point, so that the integer part and its
+ * nanoseconds fit int64 and a double exactly, ... */
+#define PLAIN_INT_DIGITS 15
+/* ... and at most this many after it, so that Perfetto's fraction (its
+ * digits over a power of ten) neither wraps nor loses its divisor. */
+#define PLAIN_FRAC_DIGITS 9
+
+/* A number in microseconds in the plain form "D" or "D.F" (JSON digits, no
+ * sign, no exponent; D and F within the bounds above) converted twice in one
+ * pass, with the results of tsnum_us_to_ns (*ns, *sub) and of
+ * tsnum_perfetto_us_to_ns (*pf) -- Perfetto's StringToInt64, or its
+ * StringToDouble (integer part plus the fraction's digits over their power
+ * of ten) and CoerceToTs (whole: times 1000; else llround of the value
+ * times 1000), done the same way in the same double arithmetic.  1, or 0
+ * for any other text, which the tsnum functions convert instead. */
+static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, int64_t *pf)
+{
+	size_t i = 0, int_end, frac_end;
+	int64_t int_part = 0, frac = 0, divisor = 1, first3 = 0;
+	int below = 0;
+
+	while (i < len && text[i] >= '0' && text[i] <= '9')
+		int_part = int_part * 10 + (text[i++] - '0');
+	int_end = i;
+	if (int_end == 0 || int_end > PLAIN_INT_DIGITS || (text[0] == '0' && int_end > 1))
+		return 0;
+	if (i == len) {
+		*ns = int_part * 1000;
+		*sub = 0;
+		*pf = *ns;
+		return 1;
+	}
+	if (text[i++] != '.')
+		return 0;
+	for (; i < len && text[i] >= '0' && text[i] <= '9'; i++) {
+		int d = text[i] - '0';
+		frac = frac * 10 + d;
+		divisor *= 10;
+		if (i - int_end <= 3)
+			first3 = first3 * 10 + d;
+		else if (d != 0)
+			below = 1;
+	}
+	frac_end = i;
+	if (frac_end != len || frac_end == int_end + 1 ||
+	    frac_end - int_end - 1 > PLAIN_FRAC_DIGITS)
+		return 0;
+	for (i = frac_end - int_end - 1; i < 3; i++)
+		first3 *= 10;
+	*ns = int_part * 1000 + first3;
+	*sub = below;
+	{
+		double value = (double)int_part + (double)frac / (double)divisor;
+		if (value == trunc(value))
+			*pf = (int64_t)value * 1000;
+		else
+			*pf = (int64_t)llround(value * 1000.0);
+	}
+	return 1;
+}
+
+int lanes_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub)
+{
+	int64_t pf;
+
+	if (plain_us_to_ns(text, len, ns, sub, &pf))
+		return 0;
+	return tsnum_us_to_ns(text, len, ns, sub) == NUM_OK ? 0 : -1;
+}
+
+/* A number in microseconds as tsnum_us_to_ns and tsnum_perfetto_us_to_ns
+ * read it: 0, or -1 when either refuses it. */
+static int us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, int64_t *pf)
+{
+	if (plain_us_to_ns(text, len, ns, sub, pf))
+		return 0;
+	if (tsnum_us_to_ns(text, len, ns, sub) != NUM_OK ||
+	    tsnum_perfetto_us_to_ns(text, len, pf) != NUM_OK)
+		return -1;
+	return 0;
+}
 
 int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,
 		 struct lane_bounds *out)
@@ -12,10 +96,8 @@ int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,
 	int64_t ts_ns, dur_ns, pf_ts, pf_dur;
 	int ts_sub, dur_sub;
 
-	if (tsnum_us_to_ns(ts, ts_len, &ts_ns, &ts_sub) != NUM_OK ||
-	    tsnum_us_to_ns(dur, dur_len, &dur_ns, &dur_sub) != NUM_OK ||
-	    tsnum_perfetto_us_to_ns(ts, ts_len, &pf_ts) != NUM_OK ||
-	    tsnum_perfetto_us_to_ns(dur, dur_len, &pf_dur) != NUM_OK)
+	if (us_to_ns(ts, ts_len, &ts_ns, &ts_sub, &pf_ts) != 0 ||
+	    us_to_ns(dur, dur_len, &dur_ns, &dur_sub, &pf_dur) != 0)
 		return LANES_BOUNDS_RANGE;
 	if (dur_ns < 0 || pf_dur < 0)
 		return LANES_BOUNDS_NEGATIVE;

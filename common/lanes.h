@@ -27,6 +27,12 @@ struct lane_bounds {
 
 enum lanes_bounds_status { LANES_BOUNDS_OK = 0, LANES_BOUNDS_RANGE = -1, LANES_BOUNDS_NEGATIVE = -2 };
 
+/* tsnum_us_to_ns's exact nanoseconds (floor) of a number in microseconds
+ * and whether digits below a nanosecond were dropped, read in one pass when
+ * the text is plain ("D" or "D.F"): 0, or -1 where tsnum_us_to_ns refuses
+ * the text. */
+int lanes_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub);
+
 /* LANES_BOUNDS_RANGE: ts or dur is not a number or out of range;
  * LANES_BOUNDS_NEGATIVE: dur is negative.  *out is set only on success. */
 int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,

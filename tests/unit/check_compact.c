@@ -276,6 +276,121 @@ START_TEST(test_past_max_lanes)
 }
 END_TEST
 
+/* Flows on a moved track: pass one notes where pid, tid and args are when
+ * the track moves already and the line has no backslash (flows 2 and 5),
+ * and pass two finds them itself otherwise (flow 0, before its track's
+ * first kernel; flow 3, with an escape; flow 4 on a CPU track stays). */
+static const char *const flows_in[] = {
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":7,\"ts\":11,\"bp\":\"e\"}",
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":10,\"dur\":5,"
+	"\"args\":{\"device\":0,\"correlation\":1}}",
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":7,\"ts\":12,\"args\":{\"x\":[1,{}]},\"bp\":\"e\"}",
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":7,\"ts\":13,\"name\":\"a\\\"b\"}",
+	"{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":9}",
+	"{\"tid\":7,\"ph\":\"f\",\"ts\":14,\"pid\":1,\"id\":1}",
+};
+
+static const char *const flows_out[] = {
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":2113929216,\"ts\":11,\"bp\":\"e\",\"args\":{"
+	"\"_compact_gpu_track\":{\"pid\":1,\"tid\":7,\"source_event_index\":0,"
+	"\"had_args\":false}}}",
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2113929216,\"ts\":10,"
+	"\"dur\":5,\"args\":{\"device\":0,\"correlation\":1,\"_compact_gpu_track\":{\"pid\":1,"
+	"\"tid\":7,\"source_event_index\":1,\"had_args\":true}}}",
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":2113929216,\"ts\":12,\"args\":{\"x\":[1,{}],"
+	"\"_compact_gpu_track\":{\"pid\":1,\"tid\":7,\"source_event_index\":2,"
+	"\"had_args\":true}},\"bp\":\"e\"}",
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":2113929216,\"ts\":13,\"name\":\"a\\\"b\","
+	"\"args\":{\"_compact_gpu_track\":{\"pid\":1,\"tid\":7,\"source_event_index\":3,"
+	"\"had_args\":false}}}",
+	NULL, /* as it was */
+	"{\"tid\":2113929216,\"ph\":\"f\",\"ts\":14,\"pid\":1,\"id\":1,\"args\":{"
+	"\"_compact_gpu_track\":{\"pid\":1,\"tid\":7,\"source_event_index\":5,"
+	"\"had_args\":false}}}",
+};
+
+START_TEST(test_flow_offsets)
+{
+	struct compact c;
+	size_t k, len;
+	const char *out;
+	static const char *const late[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":10,"
+		"\"dur\":5,\"args\":{\"correlation\":1}}",
+		"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":7,\"ts\":100}",
+	};
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, flows_in, COUNT(flows_in)), 0);
+	ck_assert_uint_eq(c.offsets.count, 3); /* the kernel, flows 2 and 5 */
+	ck_assert_int_eq(compact_plan(&c), 0);
+	for (k = 0; k < COUNT(flows_in); k++) {
+		ck_assert_int_eq(compact_place(&c, flows_in[k], strlen(flows_in[k]), &out, &len), 0);
+		if (flows_out[k] == NULL) {
+			ck_assert_ptr_eq(out, flows_in[k]);
+		} else {
+			ck_assert_uint_eq(len, strlen(flows_out[k]));
+			ck_assert(memcmp(out, flows_out[k], len) == 0);
+		}
+	}
+	ck_assert_uint_eq(c.relocated, 1);
+	ck_assert_uint_eq(c.relocated_flows, 4);
+	compact_free(&c);
+
+	/* a flow whose offsets are known but which binds to nothing: the
+	 * refusal still names its id and ts */
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, late, COUNT(late)), 0);
+	ck_assert_uint_eq(c.offsets.count, 2);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	ck_assert_int_eq(compact_place(&c, late[0], strlen(late[0]), &out, &len), 0);
+	ck_assert_int_eq(compact_place(&c, late[1], strlen(late[1]), &out, &len), COMPACT_REFUSED);
+	ck_assert_str_eq(c.msg.p, "event 1: flow (id 1, ts 100) on pid 1 tid 7 matches no GPU "
+			 "event (same correlation, starting at or containing its ts); it cannot "
+			 "follow its kernel to a lane");
+	compact_free(&c);
+}
+END_TEST
+
+/* Which X events are GPU activity, by their categories: one category is
+ * compared whole, a list item by item (kernel and Kernel count kernels). */
+START_TEST(test_categories)
+{
+	static const char *const in[] = {
+		"{\"ph\":\"X\",\"cat\":\"cpu_op,kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,"
+		"\"ts\":10,\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"b\",\"pid\":1,\"tid\":7,\"ts\":20,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"kernelx\",\"name\":\"c\",\"pid\":1,\"tid\":8,\"ts\":30,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"kerne\",\"name\":\"c\",\"pid\":1,\"tid\":8,\"ts\":30,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"a,Memcpy,b\",\"name\":\"d\",\"pid\":1,\"tid\":7,\"ts\":40,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"e\",\"pid\":1,\"tid\":7,\"ts\":50,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"gpu_memcpy,\",\"name\":\"f\",\"pid\":1,\"tid\":7,\"ts\":60,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"x,kernel_y\",\"name\":\"g\",\"pid\":1,\"tid\":8,\"ts\":70,"
+		"\"dur\":5}",
+		"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"h\",\"pid\":1,\"tid\":9,"
+		"\"ts\":10,\"dur\":90}",
+	};
+	struct compact c;
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, in, COUNT(in)), 0);
+	ck_assert_uint_eq(c.nacts, 6);
+	ck_assert_uint_eq(c.groups_by_key.n, 2);
+	ck_assert_int_eq(c.groups[0].kind, COMPACT_ACTIVITY);
+	ck_assert_uint_eq(c.groups[0].nacts, 5);
+	ck_assert_uint_eq(c.groups[0].nkernels, 2);
+	ck_assert_int_eq(c.groups[1].kind, COMPACT_SCOPE);
+	ck_assert_uint_eq(c.groups[1].nacts, 1);
+	compact_free(&c);
+}
+END_TEST
+
 /* Event k of the bounded-memory stream: N kernels in reverse source order
  * on streams 7, 8, 9 (kernel j starts at 10 j and lasts 25, so three
  * overlap and kernel j takes lane j mod 3), then a flow per kernel (id j,
@@ -358,6 +473,8 @@ static Suite *compact_suite(void)
 	tcase_add_test(tc, test_device);
 	tcase_add_test(tc, test_past_max_lanes);
 	tcase_add_test(tc, test_bounded_memory);
+	tcase_add_test(tc, test_flow_offsets);
+	tcase_add_test(tc, test_categories);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,15 +24,18 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* n records with keys key_of(i), through a sort whose runs hold run_recs
- * records; checks order, stability and the count; returns the runs. */
+ * records; checks order, stability, that each record comes back once with
+ * its key; returns the runs. */
 static size_t sort_and_check(size_t n, size_t run_recs, int64_t (*key_of)(size_t))
 {
 	struct extsort s;
 	const void *p;
 	struct rec r, prev = { 0, 0, 0 };
 	size_t i, got = 0, runs;
+	unsigned char *seen = calloc(n + 1, 1);
 	int rc;
 
+	ck_assert_ptr_nonnull(seen);
 	ck_assert_int_eq(extsort_init(&s, sizeof r, run_recs * sizeof r, cmp_key,
 					   "check_extsort"), 0);
 	for (i = 0; i < n; i++) {
@@ -44,6 +47,10 @@ static size_t sort_and_check(size_t n, size_t run_recs, int64_t (*key_of)(size_t
 	ck_assert_int_eq(extsort_finish(&s), 0);
 	while ((rc = extsort_next(&s, &p)) == 1) {
 		memcpy(&r, p, sizeof r);
+		ck_assert_uint_lt(r.seq, n);
+		ck_assert_int_eq(seen[r.seq], 0);
+		seen[r.seq] = 1;
+		ck_assert_int_eq(r.key, key_of(r.seq));
 		if (got > 0) {
 			ck_assert(prev.key <= r.key);
 			if (prev.key == r.key)
@@ -56,6 +63,7 @@ static size_t sort_and_check(size_t n, size_t run_recs, int64_t (*key_of)(size_t
 	ck_assert_uint_eq(got, n);
 	runs = extsort_runs(&s);
 	extsort_free(&s);
+	free(seen);
 	return runs;
 }
 
@@ -79,6 +87,40 @@ static int64_t key_desc(size_t i)
 {
 	return -(int64_t)i;
 }
+
+static int64_t key_sorted(size_t i)
+{
+	return (int64_t)(i / 3);  /* in order already, ties included */
+}
+
+static int64_t key_nearly(size_t i)
+{
+	/* in order but for one record in 500, which belongs far earlier:
+	 * long runs whose merges copy most records */
+	return i % 500 == 499 ? (int64_t)(i / 7) : (int64_t)i;
+}
+
+static int64_t key_sawtooth(size_t i)
+{
+	/* rising runs of 40 and of 3 keys, overlapping, with equal keys across
+	 * runs: merges where both sides interleave and where ties decide */
+	return i % 2000 < 1000 ? (int64_t)(i % 40) : (int64_t)(i % 3) * 20;
+}
+
+START_TEST(test_runs_in_the_records)
+{
+	/* records put (nearly) in order: the sort merges the runs it finds */
+	ck_assert_uint_eq(sort_and_check(100000, 100000, key_sorted), 0);
+	ck_assert_uint_eq(sort_and_check(100000, 100000, key_nearly), 0);
+	ck_assert_uint_eq(sort_and_check(100000, 30000, key_nearly), 4);
+	ck_assert_uint_eq(sort_and_check(100000, 100000, key_sawtooth), 0);
+	ck_assert_uint_eq(sort_and_check(9999, 1000, key_sawtooth), 10);
+	ck_assert_uint_eq(sort_and_check(100000, 100000, key_desc), 0);
+	/* fewer records than one insertion-sorted stretch, and one more */
+	ck_assert_uint_eq(sort_and_check(31, 1000, key_desc), 0);
+	ck_assert_uint_eq(sort_and_check(33, 1000, key_scrambled), 0);
+}
+END_TEST
 
 START_TEST(test_empty)
 {
@@ -175,6 +217,7 @@ static Suite *sort_suite(void)
 	tcase_add_test(tc, test_many_runs);
 	tcase_add_test(tc, test_stable_equal_keys);
 	tcase_add_test(tc, test_big_keys);
+	tcase_add_test(tc, test_runs_in_the_records);
 	tcase_add_test(tc, test_no_comparison);
 	tcase_add_test(tc, test_bad_size);
 	suite_add_tcase(s, tc);

@@ -1,13 +1,16 @@
 /* Unit tests for common/lanes.c: the bounds Perfetto will not disturb, and
  * lane packing: equal starts, touching intervals, zero-length intervals,
  * collisions made by Perfetto's microsecond doubles (2^53 ns and beyond),
- * groups, and the "where" of a refusal. */
+ * groups, and the "where" of a refusal; plain numbers read in one pass
+ * exactly as the tsnum conversions read them. */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lanes.h"
+#include "tsnum.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -38,6 +41,105 @@ static const struct bounds_case bounds_cases[] = {
 	{ "1", "1e400", LANES_BOUNDS_RANGE, 0, 0, 0, 0, 0 },
 	{ "9223372036854775807", "1", LANES_BOUNDS_RANGE, 0, 0, 0, 0, 0 },
 };
+
+/* lanes_bounds as it was before plain numbers were read in one pass: the
+ * two exact and the two Perfetto conversions of tsnum.h, the oracle. */
+static int oracle_bounds(const char *ts, const char *dur, struct lane_bounds *out)
+{
+	int64_t ts_ns, dur_ns, pf_ts, pf_dur;
+	int ts_sub, dur_sub;
+
+	if (tsnum_us_to_ns(ts, strlen(ts), &ts_ns, &ts_sub) != NUM_OK ||
+	    tsnum_us_to_ns(dur, strlen(dur), &dur_ns, &dur_sub) != NUM_OK ||
+	    tsnum_perfetto_us_to_ns(ts, strlen(ts), &pf_ts) != NUM_OK ||
+	    tsnum_perfetto_us_to_ns(dur, strlen(dur), &pf_dur) != NUM_OK)
+		return LANES_BOUNDS_RANGE;
+	if (dur_ns < 0 || pf_dur < 0)
+		return LANES_BOUNDS_NEGATIVE;
+	out->start_ns = ts_ns;
+	out->end_ns = ts_ns + dur_ns + (ts_sub || dur_sub);
+	out->lo_pad = pf_ts < out->start_ns ? out->start_ns - pf_ts : 0;
+	out->hi_pad = pf_ts + pf_dur > out->end_ns ? pf_ts + pf_dur - out->end_ns : 0;
+	out->zero = dur_ns == 0 || pf_dur == 0;
+	return LANES_BOUNDS_OK;
+}
+
+static void same_as_oracle(const char *ts, const char *dur)
+{
+	struct lane_bounds got, want;
+	int rc = lanes_bounds(ts, strlen(ts), dur, strlen(dur), &got);
+
+	int64_t ns = -7, want_ns = -7;
+	int sub = -7, want_sub = -7;
+	int ok = lanes_us_to_ns(ts, strlen(ts), &ns, &sub) == 0;
+
+	ck_assert_int_eq(ok, tsnum_us_to_ns(ts, strlen(ts), &want_ns, &want_sub) == NUM_OK);
+	if (ok) {
+		ck_assert_int_eq(ns, want_ns);
+		ck_assert_int_eq(sub, want_sub);
+	}
+	ck_assert_msg(rc == oracle_bounds(ts, dur, &want), "%s %s: rc %d", ts, dur, rc);
+	if (rc != LANES_BOUNDS_OK)
+		return;
+	ck_assert_msg(got.start_ns == want.start_ns && got.end_ns == want.end_ns &&
+		      got.lo_pad == want.lo_pad && got.hi_pad == want.hi_pad &&
+		      got.zero == want.zero, "%s %s", ts, dur);
+}
+
+/* Texts of every length around the plain form's bounds (up to 15 digits
+ * before the point, 9 after; 80000 generated), with and without sub-ns
+ * digits, at the doubles' limits, and not plain at all: each as the
+ * oracle reads it, and each ts as tsnum_us_to_ns reads it
+ * (lanes_us_to_ns). */
+START_TEST(test_bounds_plain_numbers)
+{
+	static const char *const edge[] = {
+		"0", "0.0", "0.000", "0.0001", "0.0009", "1.", ".5", "01", "00.5", "-1.5", "1e3",
+		"1.5e3", "1.2.3", "1a", "", "999999999999999", "999999999999999.999999999",
+		"9999999999999999", "1000000000000000", "123456789012345.6789", "1.0000000001",
+		"1.9999999995", "9007199254740.993", "9007199254740.9925", "4503599627370.4965",
+		"1428625731492.906", "1428625731484.298", "56.342", "0.001", "0.0015", "7.5",
+		"2.675", "1.0005", "+1", " 1", "1 ",
+	};
+	char ts[64], dur[64];
+	unsigned long long x = 88172645463325252ull;
+	size_t i, j;
+	int k;
+
+	for (i = 0; i < COUNT(edge); i++)
+		for (j = 0; j < COUNT(edge); j++)
+			same_as_oracle(edge[i], edge[j]);
+	for (k = 0; k < 40000; k++) {
+		int id, fd, n = 0, d;
+		/* xorshift: digits of every count, leading digit never 0 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		id = (int)(x % 17);
+		fd = (int)((x >> 8) % 12);
+		ts[n++] = (char)('1' + (x >> 16) % 9);
+		for (d = 1; d < id; d++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			ts[n++] = (char)('0' + x % 10);
+		}
+		if (fd > 0) {
+			ts[n++] = '.';
+			for (d = 0; d < fd; d++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				ts[n++] = (char)('0' + (x % 4 == 0 ? 0 : x % 10));
+			}
+		}
+		ts[n] = '\0';
+		snprintf(dur, sizeof dur, "%d.%03d", (int)(x >> 20) % 100, (int)(x >> 40) % 1000);
+		same_as_oracle(ts, dur);
+		same_as_oracle(dur, ts);
+	}
+}
+END_TEST
 
 START_TEST(test_bounds)
 {
@@ -273,6 +375,8 @@ static Suite *lanes_suite(void)
 	TCase *tp = tcase_create("pack");
 
 	tcase_add_loop_test(tb, test_bounds, 0, (int)COUNT(bounds_cases));
+	tcase_add_test(tb, test_bounds_plain_numbers);
+	tcase_set_timeout(tb, 60); /* many texts: slow under ASan and valgrind */
 	suite_add_tcase(s, tb);
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_test(tp, test_equal_starts);
