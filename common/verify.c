@@ -207,6 +207,26 @@ int verify_load_report(struct verify *v, const char *path)
 	return rc;
 }
 
+/* A trace has a handful of categories and lanes: looking through them
+ * beats hashing every event's.  The id of the key a, or a '\001' b when b
+ * is not NULL, among the first FEW_MAX keys of t; -1 when it is not one of
+ * them. */
+#define FEW_MAX 32
+static int64_t few_find(const struct intern *t, const char *a, size_t an, const char *b,
+			size_t bn)
+{
+	size_t n = b != NULL ? an + 1 + bn : an;
+	uint32_t id, upto = t->n < FEW_MAX ? t->n : FEW_MAX;
+
+	for (id = 0; id < upto; id++) {
+		const char *k = t->keys[id];
+		if (t->lens[id] == n && memcmp(k, a, an) == 0 &&
+		    (b == NULL || (k[an] == '\001' && memcmp(k + an + 1, b, bn) == 0)))
+			return id;
+	}
+	return -1;
+}
+
 /* The category's index in v->cats, -1 when the event has none, or -2 when
  * memory ran out (vc's error). */
 static int64_t count_cat(struct verify *v, struct member m, int64_t delta)
@@ -217,7 +237,9 @@ static int64_t count_cat(struct verify *v, struct member m, int64_t delta)
 
 	if (n == 0 || (n == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0))
 		return -1;
-	id = intern_id(&v->cats, cat, n);
+	id = few_find(&v->cats, cat, n, NULL, 0);
+	if (id < 0)
+		id = intern_id(&v->cats, cat, n);
 	if (id < 0)
 		return verifycheck_nomem(v->vc), -2;
 	if ((size_t)id >= v->cat_cap) {
@@ -452,6 +474,7 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 {
 	const char *pid = m[EV_PID].p, *tid = m[EV_TID].p;
 	size_t pn = m[EV_PID].len, tn = m[EV_TID].len;
+	int64_t lane;
 
 	*is_guide = 0;
 	if (pn == 0 || tn == 0)
@@ -467,6 +490,9 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 	}
 	if (v->lane_keys.n == 0)
 		return -1;
+	lane = few_find(&v->lane_keys, pid, pn, tid, tn);
+	if (lane >= 0 || v->lane_keys.n <= FEW_MAX)
+		return lane;
 	buf_reset(&v->tmp);
 	buf_add(&v->tmp, pid, pn);
 	buf_addch(&v->tmp, '\001');
@@ -854,28 +880,139 @@ int verify_next_line(struct verifycheck *vc, struct stream_in *in, const char *p
 	return kind;
 }
 
+/* One change tr-compact makes to a source line, at [at, end) of it: its
+ * pid or tid value replaced (the new value is read from the output), or
+ * the note inserted (at == end). */
+struct placed_edit {
+	size_t at, end;
+	int member;   /* EV_PID, EV_TID, or EV_ARGS for the note */
+};
+
+/* The note tr-compact writes for source event i whose pid and tid are sm's,
+ * into v->note; *key_at: where its member name's first byte is in it. */
+static int placed_note(struct verify *v, const struct member *sm, uint64_t i, size_t *key_at)
+{
+	struct buf *b = &v->note;
+	int had_args = sm[EV_ARGS].len > 0, rc = 0;
+
+	buf_reset(b);
+	if (!had_args)
+		rc |= buf_addstr(b, ",\"args\":{");
+	else if (sm[EV_ARGS].len > 2)
+		rc |= buf_addch(b, ',');
+	*key_at = b->len + 1;
+	rc |= buf_addstr(b, "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":");
+	rc |= buf_add(b, sm[EV_PID].p, sm[EV_PID].len);
+	rc |= buf_addstr(b, ",\"tid\":");
+	rc |= buf_add(b, sm[EV_TID].p, sm[EV_TID].len);
+	rc |= buf_addstr(b, ",\"source_event_index\":");
+	/* an index past INT64_MAX comes out negative: no note matches it */
+	rc |= buf_add_i64(b, (long long)i);
+	rc |= buf_addstr(b, had_args ? ",\"had_args\":true}" : ",\"had_args\":false}");
+	if (!had_args)
+		rc |= buf_addch(b, '}');
+	return rc != 0 ? -1 : 0;
+}
+
+/* Is the output line ol exactly source event i (sl, with its members sm
+ * and args among them: ev_read_moved) as tr-compact places it: its pid and
+ * tid values replaced, and the note {"pid":P,"tid":T,"source_event_index":
+ * i,"had_args":B} (P and T the source's own texts) added as the last member
+ * of args, or as args itself after the last member when it had none?  And
+ * is key, the first "_compact_gpu_track" in ol, the note's name?  Then,
+ * for a line without a backslash, undo_plain would find that very note,
+ * give back sl byte for byte and source index i: nothing for the reversal
+ * check to say, so it need neither walk ol nor rebuild sl.  1 with om
+ * filled as ev_read_moved over ol would (the source's members, the new pid
+ * and tid; args left out, as nothing reads it after this); 0 when any of
+ * that does not hold, for undo to say why. */
+static int placed_as_noted(struct verify *v, const char *sl, size_t slen,
+			   const struct member *sm, const char *ol, size_t olen, const char *key,
+			   uint64_t i, struct member *om)
+{
+	struct placed_edit e[3], t;
+	size_t s = 0, o = 0, key_at = 0, note_key = 0, k, j;
+
+	if (sm[EV_PID].len == 0 || sm[EV_TID].len == 0 ||
+	    (sm[EV_ARGS].len > 0 && (sm[EV_ARGS].p[0] != '{' ||
+				     sm[EV_ARGS].p[sm[EV_ARGS].len - 1] != '}')) ||
+	    memchr(ol, '\\', olen) != NULL || placed_note(v, sm, i, &note_key) != 0)
+		return 0;
+	e[0].at = (size_t)(sm[EV_PID].p - sl);
+	e[0].end = e[0].at + sm[EV_PID].len;
+	e[0].member = EV_PID;
+	e[1].at = (size_t)(sm[EV_TID].p - sl);
+	e[1].end = e[1].at + sm[EV_TID].len;
+	e[1].member = EV_TID;
+	e[2].at = sm[EV_ARGS].len > 0 ? (size_t)(sm[EV_ARGS].p - sl) + sm[EV_ARGS].len - 1
+				      : slen - 1;
+	e[2].end = e[2].at;
+	e[2].member = EV_ARGS;
+	for (k = 0; k < 3; k++)
+		for (j = k + 1; j < 3; j++)
+			if (e[j].at < e[k].at) {
+				t = e[k];
+				e[k] = e[j];
+				e[j] = t;
+			}
+	for (k = 0; k < 3; k++) {
+		size_t n = e[k].at - s;
+		if (olen - o < n || memcmp(ol + o, sl + s, n) != 0)
+			return 0;
+		o += n;
+		if (e[k].member == EV_ARGS) {
+			if (olen - o < v->note.len || memcmp(ol + o, v->note.p, v->note.len) != 0)
+				return 0;
+			key_at = o + note_key;
+			o += v->note.len;
+		} else {
+			/* the new value, where a walk over ol finds it */
+			size_t end = event_skip_value(ol, olen, o);
+			if (end == o)
+				return 0;
+			om[e[k].member].p = ol + o;
+			om[e[k].member].len = end - o;
+			o = end;
+		}
+		s = e[k].end;
+	}
+	if (olen - o != slen - s || memcmp(ol + o, sl + s, slen - s) != 0 ||
+	    key != ol + key_at)
+		return 0;
+	for (k = 0; k < NEV; k++)
+		if (k != EV_PID && k != EV_TID)
+			om[k] = sm[k];
+	om[EV_ARGS].p = NULL;
+	om[EV_ARGS].len = 0;
+	return 1;
+}
+
 /* One source event i and the output event o that stands at its place:
- * equal bytes, or a placement undone to equal bytes. */
+ * equal bytes, or a placement undone to equal bytes.  sm holds the
+ * source's members, with args when key (the first "_compact_gpu_track" in
+ * ol) is not NULL. */
 static void compare_event(struct verify *v, const char *sl, size_t slen, const struct member *sm,
-			  int64_t scat, const char *ol, size_t olen, uint64_t i, uint64_t o)
+			  int64_t scat, const char *ol, size_t olen, const char *key, uint64_t i,
+			  uint64_t o)
 {
 	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same, moved;
+	int placed = 0;
 	struct member om[NEV + 1];
-	const char *key;
 	size_t k;
 
 	/* most events are unchanged: their members are the source's */
 	same = olen == slen && memcmp(ol, sl, slen) == 0;
-	key = v->have_compact ? event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
-						 sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) : NULL;
 	moved = key != NULL;
-	if (moved)
-		ev_read_moved(ol, olen, om);
-	else if (same)
+	if (moved) {
+		placed = !same && placed_as_noted(v, sl, slen, sm, ol, olen, key, i, om);
+		if (!placed)
+			ev_read_moved(ol, olen, om);
+	} else if (same) {
 		for (k = 0; k < NEV; k++)
 			om[k] = sm[k];
-	else
+	} else {
 		ev_read(ol, olen, om);
+	}
 	render_event(v, om, o);
 	if (!same)
 		count_cat(v, om[EV_CAT], -1);
@@ -890,7 +1027,9 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": moved "
 					 "(it has %s) but not on a synthetic lane of the report", o,
 					 TRSTREAM_KEY_COMPACT_TRACK);
-		if (undo(v, ol, olen, om, key, &v->undone_text, &at) != 0) {
+		if (placed) {
+			/* undo would give back sl and i: nothing to say */
+		} else if (undo(v, ol, olen, om, key, &v->undone_text, &at) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "output event %" PRIu64 ": "
 					 "malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
 		} else {
@@ -934,7 +1073,7 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 	const char *sl, *ol;
 	size_t slen, olen;
 	int skind, okind, c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE;
-	struct member sm[NEV], om[NEV];
+	struct member sm[NEV + 1], om[NEV];
 	uint64_t i = 0, o = 0;
 	size_t rnext = 0;
 	struct verifycheck *vc = v->vc;
@@ -951,15 +1090,26 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 		return -1;
 	for (;;) {
 		int64_t scat;
+		int retired;
+		const char *key = NULL;
 		if ((skind = verify_next_line(vc, src, v->src_path, &sl, &slen)) < 0)
 			return -1;
 		if (skind == LINE_TAIL)
 			break;
-		ev_read(sl, slen, sm);
+		retired = rnext < v->nretired && v->retired[rnext].index == i;
+		/* an output event that tr-compact moved is checked against the
+		 * source's args too (placed_as_noted) */
+		if (!retired && okind != LINE_TAIL && v->have_compact)
+			key = event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
+					       sizeof TRSTREAM_KEY_COMPACT_TRACK - 1);
+		if (key != NULL)
+			ev_read_moved(sl, slen, sm);
+		else
+			ev_read(sl, slen, sm);
 		scat = count_cat(v, sm[EV_CAT], 1);
 		if (v->have_layers && verifysel_see_source(&v->sel, sl, slen, sm, i) != 0)
 			return -1;
-		if (rnext < v->nretired && v->retired[rnext].index == i) {
+		if (retired) {
 			restore_event(v, sl, slen, v->retired[rnext].text, i);
 			while (rnext < v->nretired && v->retired[rnext].index == i)
 				rnext++;
@@ -967,7 +1117,7 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 			verifycheck_fail(vc, c, "source event %" PRIu64 ": the output ends before it "
 					 "(events were dropped)", i);
 		} else {
-			compare_event(v, sl, slen, sm, scat, ol, olen, i, o);
+			compare_event(v, sl, slen, sm, scat, ol, olen, key, i, o);
 			o++;
 			if ((okind = verify_next_line(vc, out, v->out_path, &ol, &olen)) < 0)
 				return -1;
@@ -1031,6 +1181,7 @@ void verify_init(struct verify *v, struct verifycheck *vc, const char *src_path,
 	v->tmp = (struct buf)BUF_INIT;
 	v->undone_text = (struct buf)BUF_INIT;
 	v->diff = (struct buf)BUF_INIT;
+	v->note = (struct buf)BUF_INIT;
 	v->wtext = (struct buf)BUF_INIT;
 	v->doc = (struct jdoc)JDOC_INIT;
 	v->wdoc = (struct jdoc)JDOC_INIT;
@@ -1061,6 +1212,7 @@ void verify_free(struct verify *v)
 	buf_release(&v->tmp);
 	buf_release(&v->undone_text);
 	buf_release(&v->diff);
+	buf_release(&v->note);
 	buf_release(&v->wtext);
 	buf_release(&v->sha_claims);
 	buf_release(&v->guide_names);

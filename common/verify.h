@@ -83,6 +83,7 @@ struct verify {
 	uint64_t compared, undone, restored, added;
 	struct jdoc doc;
 	struct buf tmp, undone_text, diff;
+	struct buf note;              /* the note a placement adds (placed_as_noted) */
 	struct verifysel sel;
 	/* a window (verify_window_*) */
 	struct jdoc wdoc;
