@@ -111,6 +111,36 @@ START_TEST(test_guides_at_their_anchors)
 }
 END_TEST
 
+/* The trace origin, the smallest ts, over ts texts of every shape: a
+ * shorter integer part, a longer one, equal integer parts told by the
+ * fraction, an exponent, a negative number (not plain: then every ts is
+ * converted). */
+START_TEST(test_origin_over_ts_texts)
+{
+	static const struct {
+		const char *ts, *origin;
+	} steps[] = {
+		{ "10.5", "10.5" }, { "9.75", "9.75" }, { "100", "9.75" }, { "9.750", "9.75" },
+		{ "10.25", "9.75" }, { "9.7", "9.7" }, { "1e1", "9.7" }, { "0.9e1", "0.9e1" },
+		{ "9", "0.9e1" }, { "-1", "-1" }, { "5", "-1" }, { "-2.5", "-2.5" },
+	};
+	struct sel_run r;
+	char line[200];
+	size_t i;
+
+	load(&r, REPORT("^k[01]", 2, "{" ARGS0 "},{" ARGS1 "}"), 2);
+	ck_assert_int_eq(r.rc, 0);
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		snprintf(line, sizeof line, "{\"ph\":\"i\",\"name\":\"x\",\"pid\":0,\"tid\":7,"
+			 "\"ts\":%s}", steps[i].ts);
+		source(&r, line, i);
+		ck_assert_str_eq(r.sel.origin_raw.p, steps[i].origin);
+	}
+	ck_assert_int_eq(r.sel.origin_ns, -2500);
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_guide_ts_and_row)
 {
 	struct sel_run r;
@@ -249,6 +279,7 @@ static Suite *verifysel_suite(void)
 	tcase_add_test(tc, test_row_prefix);
 	tcase_add_test(tc, test_out_of_range);
 	tcase_add_test(tc, test_no_origin);
+	tcase_add_test(tc, test_origin_over_ts_texts);
 	suite_add_tcase(s, tc);
 	return s;
 }
