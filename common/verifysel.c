@@ -53,6 +53,7 @@ void verifysel_init(struct verifysel *sel, struct verifycheck *vc, const char *s
 	sel->cat = (struct buf)BUF_INIT;
 	sel->name = (struct buf)BUF_INIT;
 	sel->tmp = (struct buf)BUF_INIT;
+	sel->want = (struct buf)BUF_INIT;
 	sel->rows.row = (struct buf)BUF_INIT;
 	sel->edoc = (struct jdoc)JDOC_INIT;
 	sel->gdoc = (struct jdoc)JDOC_INIT;
@@ -547,6 +548,49 @@ static void arg_int(struct verifysel *sel, const struct jdoc *d, int args, const
 	arg_is(sel, d, args, key, text, k, o, e);
 }
 
+/* 1 when the guide's args begins with exactly the members the checks below
+ * want, in tr-guides' order, names as their raw bytes, each value the text
+ * wanted: then each is the first member of its name, and no arg_is can
+ * fail.  0 leaves it to them (and their messages). */
+static int args_open_as_expected(struct verifysel *sel, const struct jdoc *d, int args,
+				 const struct verifysel_expect *e)
+{
+	struct buf *b = &sel->want;
+	char ms[NUM_US_BUFSZ];
+	size_t n;
+	const char *raw = json_raw(d, args, &n);
+	int rc = 0;
+
+	buf_reset(b);
+	rc |= buf_addstr(b, "{\"pass_index\":");
+	rc |= buf_add_i64(b, e->pass);
+	rc |= buf_addstr(b, ",\"layer_id\":");
+	rc |= buf_add_i64(b, e->layer_id);
+	rc |= buf_addstr(b, ",\"anchor_index\":");
+	rc |= buf_add_i64(b, e->anchor_index);
+	rc |= buf_addstr(b, ",\"anchor_name\":");
+	rc |= buf_addstr(b, e->name);
+	rc |= buf_addstr(b, ",\"anchor_tid\":");
+	rc |= buf_addstr(b, e->tid);
+	rc |= buf_addstr(b, ",\"start_us\":");
+	rc |= buf_addstr(b, e->start_text);
+	rc |= buf_addstr(b, ",\"end_us\":");
+	rc |= buf_addstr(b, e->end_text);
+	rc |= buf_addstr(b, ",\"guide_start_us\":");
+	rc |= buf_add_i64(b, e->start_us);
+	rc |= buf_addstr(b, ",\"guide_end_us\":");
+	rc |= buf_add_i64(b, e->end_us);
+	rc |= buf_addstr(b, ",\"start_relative_ms\":");
+	rc |= buf_add(b, ms, tsnum_format_ms6(e->start_ns - sel->origin_ns, ms));
+	rc |= buf_addstr(b, ",\"end_relative_ms\":");
+	rc |= buf_add(b, ms, tsnum_format_ms6(e->end_ns - sel->origin_ns, ms));
+	rc |= buf_addstr(b, ",\"boundary_kind\":\"");
+	rc |= buf_addstr(b, e->kind);
+	rc |= buf_addch(b, '"');
+	return rc == 0 && n > b->len && memcmp(raw, b->p, b->len) == 0 &&
+	       (raw[b->len] == ',' || raw[b->len] == '}');
+}
+
 /* The guide's name, ts, dur and args against its anchor. */
 static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, size_t k,
 				  uint64_t o)
@@ -588,6 +632,8 @@ static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, s
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): no args object", k, o);
 		return;
 	}
+	if (args_open_as_expected(sel, d, args, e))
+		return;
 	arg_int(sel, d, args, "pass_index", e->pass, k, o, e);
 	arg_int(sel, d, args, "layer_id", e->layer_id, k, o, e);
 	arg_int(sel, d, args, "anchor_index", e->anchor_index, k, o, e);
@@ -764,5 +810,6 @@ void verifysel_free(struct verifysel *sel)
 	buf_release(&sel->cat);
 	buf_release(&sel->name);
 	buf_release(&sel->tmp);
+	buf_release(&sel->want);
 	trstream_rows_free(&sel->rows);
 }

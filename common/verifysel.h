@@ -67,6 +67,7 @@ struct verifysel {
 	size_t nexp, nguides;
 	struct jdoc edoc, gdoc, rdoc;
 	struct buf cat, name, tmp;
+	struct buf want;              /* a guide's args as expected */
 	/* the layers rows of the report, read one at a time beside the guides */
 	const char *rows_path;
 	struct trstream_rows rows;
