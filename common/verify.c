@@ -500,7 +500,27 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 	return intern_find(&v->lane_keys, v->tmp.p, v->tmp.len);
 }
 
-static int pf_span(const struct member *m, struct verify_slice *s)
+/* Perfetto's nanoseconds of a ts text (quotes taken off): NUM_OK, or what
+ * tsnum_perfetto_us_to_ns says.  A flow on a lane mostly has the ts of the
+ * kernel just before it: the last text converted is kept. */
+static int ts_ns(struct verify *v, const char *ts, size_t tn, int64_t *ns)
+{
+	int rc;
+
+	if (tn == v->last_ts_len && tn > 0 && memcmp(ts, v->last_ts, tn) == 0) {
+		*ns = v->last_ts_ns;
+		return NUM_OK;
+	}
+	rc = tsnum_perfetto_us_to_ns(ts, tn, ns);
+	if (rc == NUM_OK && tn <= sizeof v->last_ts) {
+		memcpy(v->last_ts, ts, tn);
+		v->last_ts_len = tn;
+		v->last_ts_ns = *ns;
+	}
+	return rc;
+}
+
+static int pf_span(struct verify *v, const struct member *m, struct verify_slice *s)
 {
 	const char *ts = m[EV_TS].p, *dur = m[EV_DUR].p;
 	size_t tn = m[EV_TS].len, dn = m[EV_DUR].len;
@@ -510,7 +530,7 @@ static int pf_span(const struct member *m, struct verify_slice *s)
 		return -1;
 	if (ts[0] == '"') { ts++; tn -= 2; }
 	if (dur[0] == '"') { dur++; dn -= 2; }
-	if (tsnum_perfetto_us_to_ns(ts, tn, &t) != NUM_OK || tsnum_perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
+	if (ts_ns(v, ts, tn, &t) != NUM_OK || tsnum_perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
 		return -1;
 	s->start = t;
 	s->end = t + d;
@@ -593,7 +613,7 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 		memset(&s, 0, sizeof s);
 		s.index = oindex;
 		s.track = is_guide ? 0 : (uint32_t)lane + 1;
-		if (pf_span(m, &s) != 0) {
+		if (pf_span(v, m, &s) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": X without numeric ts and dur",
 				oindex);
 			return 1;
@@ -618,8 +638,7 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 		f.track = (uint32_t)lane + 1;
 		f.index = oindex;
 		if (tn == 0 ||
-		    tsnum_perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
-				      &f.ts) != NUM_OK)
+		    ts_ns(v, ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn, &f.ts) != NUM_OK)
 			f.ts = INT64_MIN;
 		put_sorted(v, &v->flows, &f);
 		v->nflows++;

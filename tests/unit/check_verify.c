@@ -322,6 +322,30 @@ START_TEST(test_placed_forward)
 }
 END_TEST
 
+/* A flow at its kernel's ts is inside it; one at another ts of as many
+ * bytes is converted afresh, and told outside. */
+START_TEST(test_flow_ts_after_slice)
+{
+	struct run r;
+	const char *src = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":1}\n{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000}\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,"
+		"\"ts\":3.000}\n" TAIL;
+	const char *out = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,"
+		"\"ts\":1.000,\"dur\":1" NOTE(7, 0, "false") "\n{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,"
+		"\"pid\":0,\"tid\":100,\"ts\":1.000" NOTE(7, 1, "false") "\n{\"ph\":\"f\",\"cat\":"
+		"\"ac2g\",\"id\":1,\"pid\":0,\"tid\":100,\"ts\":3.000" NOTE(7, 2, "false") "\n" TAIL;
+
+	run(&r, src, out, REPORT);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output event 2: flow at 3000 ns is "
+			 "inside no slice of its lane, so Perfetto would not attach it to its kernel");
+	ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "3 events compared, 3 placements "
+			 "undone, 0 metadata restored, 0 events added by the tools");
+	done(&r);
+}
+END_TEST
+
 /* Two slices on one lane that overlap once Perfetto converts their
  * microseconds to nanoseconds. */
 START_TEST(test_overlap_on_a_lane)
@@ -636,6 +660,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_malformed_note);
 	tcase_add_test(tc, test_note_found_by_its_place);
 	tcase_add_test(tc, test_placed_forward);
+	tcase_add_test(tc, test_flow_ts_after_slice);
 	tcase_add_test(tc, test_overlap_on_a_lane);
 	tcase_add_test(tc, test_lane_out_of_order);
 	tcase_add_test(tc, test_many_slices_spilled);
