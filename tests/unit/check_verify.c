@@ -273,9 +273,10 @@ END_TEST
  * exactly the source placed (pid and tid replaced, the note the last
  * member of args, or args itself); anything else is undone as before, with
  * the same verdicts: pid after tid, an empty args, args before another
- * member pass; a note in the member after args, a wrong index, a note
- * whose tid is not the source's, a moved event off the report's lanes,
- * each fail as the undoing says. */
+ * member, objects and arrays in args pass; a note in the member after
+ * args or deeper in args, a wrong index, a note whose tid is not the
+ * source's, a moved event off the report's lanes, each fail as the
+ * undoing says. */
 #define PS(args) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"tid\":7,\"pid\":0," \
 	"\"ts\":1.000,\"dur\":2" args "}\n" TAIL
 #define PO(tid, args) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"tid\":" tid \
@@ -290,6 +291,13 @@ START_TEST(test_placed_forward)
 		{ PS(",\"args\":{\"a\":1}"), PO("100", ",\"args\":{\"a\":1," PN("7", "0", "true") "}"),
 		  "", "" },
 		{ PS(",\"args\":{}"), PO("101", ",\"args\":{" PN("7", "0", "true") "}"), "", "" },
+		/* args with objects, arrays and brackets inside strings in them */
+		{ PS(",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}}}"),
+		  PO("100", ",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}}," PN("7", "0", "true")
+		     "}"), "", "" },
+		{ PS(",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}}}"),
+		  PO("100", ",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}," PN("7", "0", "true")
+		     "}}"), "output event 0: malformed _compact_gpu_track note", "" },
 		{ PS(",\"args\":{\"a\":1},\"x\":{\"b\":2}"),
 		  PO("100", ",\"args\":{\"a\":1," PN("7", "0", "true") "},\"x\":{\"b\":2}"), "", "" },
 		{ PS(""), PO("100", ",\"args\":{" PN("7", "0", "false") "}"), "", "" },
