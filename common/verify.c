@@ -1000,30 +1000,47 @@ struct placed_edit {
 	int member;   /* EV_PID, EV_TID, or EV_ARGS for the note */
 };
 
-/* The note tr-compact writes for source event i whose pid and tid are sm's,
- * into v->note; *key_at: where its member name's first byte is in it. */
-static int placed_note(struct verify *v, const struct member *sm, uint64_t i, size_t *key_at)
+/* 1 when ol[*at..] opens with the n bytes p, then passed over. */
+static int take(const char *ol, size_t olen, size_t *at, const char *p, size_t n)
 {
-	struct buf *b = &v->note;
-	int had_args = sm[EV_ARGS].len > 0, rc = 0;
+	if (olen - *at < n || memcmp(ol + *at, p, n) != 0)
+		return 0;
+	*at += n;
+	return 1;
+}
 
-	buf_reset(b);
-	if (!had_args)
-		rc |= buf_addstr(b, ",\"args\":{");
-	else if (sm[EV_ARGS].len > 2)
-		rc |= buf_addch(b, ',');
-	*key_at = b->len + 1;
-	rc |= buf_addstr(b, "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":");
-	rc |= buf_add(b, sm[EV_PID].p, sm[EV_PID].len);
-	rc |= buf_addstr(b, ",\"tid\":");
-	rc |= buf_add(b, sm[EV_TID].p, sm[EV_TID].len);
-	rc |= buf_addstr(b, ",\"source_event_index\":");
-	/* an index past INT64_MAX comes out negative: no note matches it */
-	rc |= buf_add_i64(b, (long long)i);
-	rc |= buf_addstr(b, had_args ? ",\"had_args\":true}" : ",\"had_args\":false}");
-	if (!had_args)
-		rc |= buf_addch(b, '}');
-	return rc != 0 ? -1 : 0;
+/* Whether ol[*at..] opens with the note tr-compact writes for source event
+ * i whose pid, tid and args are sm's: a member of args (after a comma when
+ * args held any), or args itself after the last member.  1 with *at past
+ * it and *key_at where its member name's first byte is; 0 when not. */
+static int note_here(const char *ol, size_t olen, size_t *at, const struct member *sm,
+		     uint64_t i, size_t *key_at)
+{
+	static const char args_key[] = ",\"args\":{";
+	static const char name[] = "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":";
+	static const char tid[] = ",\"tid\":", index[] = ",\"source_event_index\":";
+	static const char had[] = ",\"had_args\":true}", had_not[] = ",\"had_args\":false}}";
+	char digits[24];
+	size_t nd = sizeof digits;
+	uint64_t rest = i;
+	int had_args = sm[EV_ARGS].len > 0;
+
+	do {
+		digits[--nd] = (char)('0' + rest % 10);
+		rest /= 10;
+	} while (rest != 0);
+	if (!had_args ? !take(ol, olen, at, args_key, sizeof args_key - 1)
+		      : sm[EV_ARGS].len > 2 && !take(ol, olen, at, ",", 1))
+		return 0;
+	*key_at = *at + 1;
+	return take(ol, olen, at, name, sizeof name - 1) &&
+	       take(ol, olen, at, sm[EV_PID].p, sm[EV_PID].len) &&
+	       take(ol, olen, at, tid, sizeof tid - 1) &&
+	       take(ol, olen, at, sm[EV_TID].p, sm[EV_TID].len) &&
+	       take(ol, olen, at, index, sizeof index - 1) &&
+	       take(ol, olen, at, digits + nd, sizeof digits - nd) &&
+	       (had_args ? take(ol, olen, at, had, sizeof had - 1)
+			 : take(ol, olen, at, had_not, sizeof had_not - 1));
 }
 
 /* Is the output line ol exactly source event i (sl, with its members sm
@@ -1038,17 +1055,18 @@ static int placed_note(struct verify *v, const struct member *sm, uint64_t i, si
  * filled as ev_read_moved over ol would (the source's members, the new pid
  * and tid; args left out, as nothing reads it after this); 0 when any of
  * that does not hold, for undo to say why. */
-static int placed_as_noted(struct verify *v, const char *sl, size_t slen,
+static int placed_as_noted(const char *sl, size_t slen,
 			   const struct member *sm, const char *ol, size_t olen, const char *key,
 			   uint64_t i, struct member *om)
 {
 	struct placed_edit e[3], t;
-	size_t s = 0, o = 0, key_at = 0, note_key = 0, k, j;
+	size_t s = 0, o = 0, key_at = 0, k, j;
 
-	if (sm[EV_PID].len == 0 || sm[EV_TID].len == 0 ||
+	/* (undo reads the index as an int64) */
+	if (sm[EV_PID].len == 0 || sm[EV_TID].len == 0 || i > (uint64_t)INT64_MAX ||
 	    (sm[EV_ARGS].len > 0 && (sm[EV_ARGS].p[0] != '{' ||
 				     sm[EV_ARGS].p[sm[EV_ARGS].len - 1] != '}')) ||
-	    memchr(ol, '\\', olen) != NULL || placed_note(v, sm, i, &note_key) != 0)
+	    memchr(ol, '\\', olen) != NULL)
 		return 0;
 	e[0].at = (size_t)(sm[EV_PID].p - sl);
 	e[0].end = e[0].at + sm[EV_PID].len;
@@ -1073,10 +1091,8 @@ static int placed_as_noted(struct verify *v, const char *sl, size_t slen,
 			return 0;
 		o += n;
 		if (e[k].member == EV_ARGS) {
-			if (olen - o < v->note.len || memcmp(ol + o, v->note.p, v->note.len) != 0)
+			if (!note_here(ol, olen, &o, sm, i, &key_at))
 				return 0;
-			key_at = o + note_key;
-			o += v->note.len;
 		} else {
 			/* the new value, where a walk over ol finds it */
 			size_t end = event_skip_value(ol, olen, o);
@@ -1116,7 +1132,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 	same = olen == slen && memcmp(ol, sl, slen) == 0;
 	moved = key != NULL;
 	if (moved) {
-		placed = !same && placed_as_noted(v, sl, slen, sm, ol, olen, key, i, om);
+		placed = !same && placed_as_noted(sl, slen, sm, ol, olen, key, i, om);
 		if (!placed)
 			ev_read_moved(ol, olen, om);
 	} else if (same) {
@@ -1295,7 +1311,6 @@ void verify_init(struct verify *v, struct verifycheck *vc, const char *src_path,
 	v->tmp = (struct buf)BUF_INIT;
 	v->undone_text = (struct buf)BUF_INIT;
 	v->diff = (struct buf)BUF_INIT;
-	v->note = (struct buf)BUF_INIT;
 	v->wtext = (struct buf)BUF_INIT;
 	v->doc = (struct jdoc)JDOC_INIT;
 	v->wdoc = (struct jdoc)JDOC_INIT;
@@ -1326,7 +1341,6 @@ void verify_free(struct verify *v)
 	buf_release(&v->tmp);
 	buf_release(&v->undone_text);
 	buf_release(&v->diff);
-	buf_release(&v->note);
 	buf_release(&v->wtext);
 	buf_release(&v->sha_claims);
 	buf_release(&v->guide_names);

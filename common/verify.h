@@ -83,7 +83,6 @@ struct verify {
 	uint64_t compared, undone, restored, added;
 	struct jdoc doc;
 	struct buf tmp, undone_text, diff;
-	struct buf note;              /* the note a placement adds (placed_as_noted) */
 	char last_ts[32];             /* the last ts text converted (ts_ns), */
 	size_t last_ts_len;           /* 0 for none, */
 	int64_t last_ts_ns;           /* and its nanoseconds */
