@@ -6,6 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "tsnum.h"
 #include "trstream.h"
@@ -33,6 +36,96 @@ static void ev_read(const char *line, size_t len, struct member *m)
 static void ev_read_moved(const char *line, size_t len, struct member *m)
 {
 	event_members(line, len, ev_keys, NEV + 1, m);
+}
+
+/* Index just past the object or array at line[i] of a line without a
+ * backslash, or len: what event_skip_value finds there, its quotes always
+ * bounding strings, so that only quotes and brackets are looked at (sixteen
+ * bytes at a time on x86-64) -- not every comma and member of a GPU
+ * kernel's args. */
+static size_t skip_plain_container(const char *line, size_t len, size_t i)
+{
+	size_t depth = 0;
+	int in_string = 0;
+
+	for (;;) {
+		unsigned mask = 0;
+		size_t n = len - i < 16 ? len - i : 16, j;
+#ifdef __SSE2__
+		if (n == 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+			__m128i hit = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					     _mm_cmpeq_epi8(v, _mm_set1_epi8('{'))),
+				_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('}')),
+							  _mm_cmpeq_epi8(v, _mm_set1_epi8('['))),
+					     _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
+			mask = (unsigned)_mm_movemask_epi8(hit);
+		} else
+#endif
+		{
+			for (j = 0; j < n; j++) {
+				char c = line[i + j];
+				if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']')
+					mask |= 1u << j;
+			}
+		}
+		while (mask != 0) {
+			size_t at = i + (size_t)__builtin_ctz(mask);
+			char c = line[at];
+			mask &= mask - 1;
+			if (c == '"')
+				in_string = !in_string;
+			else if (in_string)
+				continue;
+			else if (c == '{' || c == '[')
+				depth++;
+			else if (--depth == 0)
+				return at + 1;
+		}
+		if (n < 16)
+			return len;
+		i += 16;
+	}
+}
+
+/* ev_read_moved over a line without a backslash: the same walk as
+ * event_members (the first member of each name, the walk ending where it
+ * does), with objects and arrays passed over by skip_plain_container. */
+static void ev_read_plain_moved(const char *line, size_t len, struct member *m)
+{
+	size_t i = 1;
+	int k, found = 0;
+
+	for (k = 0; k <= NEV; k++) {
+		m[k].p = NULL;
+		m[k].len = 0;
+	}
+	if (len < 2 || line[0] != '{')
+		return;
+	while (i < len && line[i] == '"' && found < NEV + 1) {
+		const char *q = memchr(line + i + 1, '"', len - i - 1);
+		size_t kend = q != NULL ? (size_t)(q - line) + 1 : len, vstart, vend, n;
+		if (kend >= len || line[kend] != ':')
+			return;
+		vstart = kend + 1;
+		vend = vstart < len && (line[vstart] == '{' || line[vstart] == '[')
+			       ? skip_plain_container(line, len, vstart)
+			       : event_skip_value(line, len, vstart);
+		n = kend - i - 2;
+		if (vend > vstart)
+			for (k = 0; k <= NEV; k++)
+				if (m[k].p == NULL && strlen(ev_keys[k]) == n &&
+				    memcmp(line + i + 1, ev_keys[k], n) == 0) {
+					m[k].p = line + vstart;
+					m[k].len = vend - vstart;
+					found++;
+					break;
+				}
+		if (vend >= len || line[vend] != ',')
+			return;
+		i = vend + 1;
+	}
 }
 
 static int int_of(struct verify *v, const struct jdoc *d, int obj, const char *key,
@@ -207,6 +300,26 @@ int verify_load_report(struct verify *v, const char *path)
 	return rc;
 }
 
+/* A trace has a handful of categories and lanes: looking through them
+ * beats hashing every event's.  The id of the key a, or a '\001' b when b
+ * is not NULL, among the first FEW_MAX keys of t; -1 when it is not one of
+ * them. */
+#define FEW_MAX 32
+static int64_t few_find(const struct intern *t, const char *a, size_t an, const char *b,
+			size_t bn)
+{
+	size_t n = b != NULL ? an + 1 + bn : an;
+	uint32_t id, upto = t->n < FEW_MAX ? t->n : FEW_MAX;
+
+	for (id = 0; id < upto; id++) {
+		const char *k = t->keys[id];
+		if (t->lens[id] == n && memcmp(k, a, an) == 0 &&
+		    (b == NULL || (k[an] == '\001' && memcmp(k + an + 1, b, bn) == 0)))
+			return id;
+	}
+	return -1;
+}
+
 /* The category's index in v->cats, -1 when the event has none, or -2 when
  * memory ran out (vc's error). */
 static int64_t count_cat(struct verify *v, struct member m, int64_t delta)
@@ -217,7 +330,9 @@ static int64_t count_cat(struct verify *v, struct member m, int64_t delta)
 
 	if (n == 0 || (n == 13 && memcmp(cat, "\"layer_guide\"", 13) == 0))
 		return -1;
-	id = intern_id(&v->cats, cat, n);
+	id = few_find(&v->cats, cat, n, NULL, 0);
+	if (id < 0)
+		id = intern_id(&v->cats, cat, n);
 	if (id < 0)
 		return verifycheck_nomem(v->vc), -2;
 	if ((size_t)id >= v->cat_cap) {
@@ -452,6 +567,7 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 {
 	const char *pid = m[EV_PID].p, *tid = m[EV_TID].p;
 	size_t pn = m[EV_PID].len, tn = m[EV_TID].len;
+	int64_t lane;
 
 	*is_guide = 0;
 	if (pn == 0 || tn == 0)
@@ -467,6 +583,9 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 	}
 	if (v->lane_keys.n == 0)
 		return -1;
+	lane = few_find(&v->lane_keys, pid, pn, tid, tn);
+	if (lane >= 0 || v->lane_keys.n <= FEW_MAX)
+		return lane;
 	buf_reset(&v->tmp);
 	buf_add(&v->tmp, pid, pn);
 	buf_addch(&v->tmp, '\001');
@@ -474,7 +593,27 @@ static int64_t lane_of(struct verify *v, const struct member *m, int *is_guide)
 	return intern_find(&v->lane_keys, v->tmp.p, v->tmp.len);
 }
 
-static int pf_span(const struct member *m, struct verify_slice *s)
+/* Perfetto's nanoseconds of a ts text (quotes taken off): NUM_OK, or what
+ * tsnum_perfetto_us_to_ns says.  A flow on a lane mostly has the ts of the
+ * kernel just before it: the last text converted is kept. */
+static int ts_ns(struct verify *v, const char *ts, size_t tn, int64_t *ns)
+{
+	int rc;
+
+	if (tn == v->last_ts_len && tn > 0 && memcmp(ts, v->last_ts, tn) == 0) {
+		*ns = v->last_ts_ns;
+		return NUM_OK;
+	}
+	rc = tsnum_perfetto_us_to_ns(ts, tn, ns);
+	if (rc == NUM_OK && tn <= sizeof v->last_ts) {
+		memcpy(v->last_ts, ts, tn);
+		v->last_ts_len = tn;
+		v->last_ts_ns = *ns;
+	}
+	return rc;
+}
+
+static int pf_span(struct verify *v, const struct member *m, struct verify_slice *s)
 {
 	const char *ts = m[EV_TS].p, *dur = m[EV_DUR].p;
 	size_t tn = m[EV_TS].len, dn = m[EV_DUR].len;
@@ -484,7 +623,7 @@ static int pf_span(const struct member *m, struct verify_slice *s)
 		return -1;
 	if (ts[0] == '"') { ts++; tn -= 2; }
 	if (dur[0] == '"') { dur++; dn -= 2; }
-	if (tsnum_perfetto_us_to_ns(ts, tn, &t) != NUM_OK || tsnum_perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
+	if (ts_ns(v, ts, tn, &t) != NUM_OK || tsnum_perfetto_us_to_ns(dur, dn, &d) != NUM_OK)
 		return -1;
 	s->start = t;
 	s->end = t + d;
@@ -567,7 +706,7 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 		memset(&s, 0, sizeof s);
 		s.index = oindex;
 		s.track = is_guide ? 0 : (uint32_t)lane + 1;
-		if (pf_span(m, &s) != 0) {
+		if (pf_span(v, m, &s) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": X without numeric ts and dur",
 				oindex);
 			return 1;
@@ -592,8 +731,7 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 		f.track = (uint32_t)lane + 1;
 		f.index = oindex;
 		if (tn == 0 ||
-		    tsnum_perfetto_us_to_ns(ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn,
-				      &f.ts) != NUM_OK)
+		    ts_ns(v, ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn, &f.ts) != NUM_OK)
 			f.ts = INT64_MIN;
 		put_sorted(v, &v->flows, &f);
 		v->nflows++;
@@ -854,28 +992,155 @@ int verify_next_line(struct verifycheck *vc, struct stream_in *in, const char *p
 	return kind;
 }
 
+/* One change tr-compact makes to a source line, at [at, end) of it: its
+ * pid or tid value replaced (the new value is read from the output), or
+ * the note inserted (at == end). */
+struct placed_edit {
+	size_t at, end;
+	int member;   /* EV_PID, EV_TID, or EV_ARGS for the note */
+};
+
+/* 1 when ol[*at..] opens with the n bytes p, then passed over. */
+static int take(const char *ol, size_t olen, size_t *at, const char *p, size_t n)
+{
+	if (olen - *at < n || memcmp(ol + *at, p, n) != 0)
+		return 0;
+	*at += n;
+	return 1;
+}
+
+/* Whether ol[*at..] opens with the note tr-compact writes for source event
+ * i whose pid, tid and args are sm's: a member of args (after a comma when
+ * args held any), or args itself after the last member.  1 with *at past
+ * it and *key_at where its member name's first byte is; 0 when not. */
+static int note_here(const char *ol, size_t olen, size_t *at, const struct member *sm,
+		     uint64_t i, size_t *key_at)
+{
+	static const char args_key[] = ",\"args\":{";
+	static const char name[] = "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":";
+	static const char tid[] = ",\"tid\":", index[] = ",\"source_event_index\":";
+	static const char had[] = ",\"had_args\":true}", had_not[] = ",\"had_args\":false}}";
+	char digits[24];
+	size_t nd = sizeof digits;
+	uint64_t rest = i;
+	int had_args = sm[EV_ARGS].len > 0;
+
+	do {
+		digits[--nd] = (char)('0' + rest % 10);
+		rest /= 10;
+	} while (rest != 0);
+	if (!had_args ? !take(ol, olen, at, args_key, sizeof args_key - 1)
+		      : sm[EV_ARGS].len > 2 && !take(ol, olen, at, ",", 1))
+		return 0;
+	*key_at = *at + 1;
+	return take(ol, olen, at, name, sizeof name - 1) &&
+	       take(ol, olen, at, sm[EV_PID].p, sm[EV_PID].len) &&
+	       take(ol, olen, at, tid, sizeof tid - 1) &&
+	       take(ol, olen, at, sm[EV_TID].p, sm[EV_TID].len) &&
+	       take(ol, olen, at, index, sizeof index - 1) &&
+	       take(ol, olen, at, digits + nd, sizeof digits - nd) &&
+	       (had_args ? take(ol, olen, at, had, sizeof had - 1)
+			 : take(ol, olen, at, had_not, sizeof had_not - 1));
+}
+
+/* Is the output line ol exactly source event i (sl, with its members sm
+ * and args among them: ev_read_moved) as tr-compact places it: its pid and
+ * tid values replaced, and the note {"pid":P,"tid":T,"source_event_index":
+ * i,"had_args":B} (P and T the source's own texts) added as the last member
+ * of args, or as args itself after the last member when it had none?  And
+ * is key, the first "_compact_gpu_track" in ol, the note's name?  Then,
+ * for a line without a backslash, undo_plain would find that very note,
+ * give back sl byte for byte and source index i: nothing for the reversal
+ * check to say, so it need neither walk ol nor rebuild sl.  1 with om
+ * filled as ev_read_moved over ol would (the source's members, the new pid
+ * and tid; args left out, as nothing reads it after this); 0 when any of
+ * that does not hold, for undo to say why. */
+static int placed_as_noted(const char *sl, size_t slen,
+			   const struct member *sm, const char *ol, size_t olen, const char *key,
+			   uint64_t i, struct member *om)
+{
+	struct placed_edit e[3], t;
+	size_t s = 0, o = 0, key_at = 0, k, j;
+
+	/* (undo reads the index as an int64) */
+	if (sm[EV_PID].len == 0 || sm[EV_TID].len == 0 || i > (uint64_t)INT64_MAX ||
+	    (sm[EV_ARGS].len > 0 && (sm[EV_ARGS].p[0] != '{' ||
+				     sm[EV_ARGS].p[sm[EV_ARGS].len - 1] != '}')) ||
+	    memchr(ol, '\\', olen) != NULL)
+		return 0;
+	e[0].at = (size_t)(sm[EV_PID].p - sl);
+	e[0].end = e[0].at + sm[EV_PID].len;
+	e[0].member = EV_PID;
+	e[1].at = (size_t)(sm[EV_TID].p - sl);
+	e[1].end = e[1].at + sm[EV_TID].len;
+	e[1].member = EV_TID;
+	e[2].at = sm[EV_ARGS].len > 0 ? (size_t)(sm[EV_ARGS].p - sl) + sm[EV_ARGS].len - 1
+				      : slen - 1;
+	e[2].end = e[2].at;
+	e[2].member = EV_ARGS;
+	for (k = 0; k < 3; k++)
+		for (j = k + 1; j < 3; j++)
+			if (e[j].at < e[k].at) {
+				t = e[k];
+				e[k] = e[j];
+				e[j] = t;
+			}
+	for (k = 0; k < 3; k++) {
+		size_t n = e[k].at - s;
+		if (olen - o < n || memcmp(ol + o, sl + s, n) != 0)
+			return 0;
+		o += n;
+		if (e[k].member == EV_ARGS) {
+			if (!note_here(ol, olen, &o, sm, i, &key_at))
+				return 0;
+		} else {
+			/* the new value, where a walk over ol finds it */
+			size_t end = event_skip_value(ol, olen, o);
+			if (end == o)
+				return 0;
+			om[e[k].member].p = ol + o;
+			om[e[k].member].len = end - o;
+			o = end;
+		}
+		s = e[k].end;
+	}
+	if (olen - o != slen - s || memcmp(ol + o, sl + s, slen - s) != 0 ||
+	    key != ol + key_at)
+		return 0;
+	for (k = 0; k < NEV; k++)
+		if (k != EV_PID && k != EV_TID)
+			om[k] = sm[k];
+	om[EV_ARGS].p = NULL;
+	om[EV_ARGS].len = 0;
+	return 1;
+}
+
 /* One source event i and the output event o that stands at its place:
- * equal bytes, or a placement undone to equal bytes. */
+ * equal bytes, or a placement undone to equal bytes.  sm holds the
+ * source's members, with args when key (the first "_compact_gpu_track" in
+ * ol) is not NULL. */
 static void compare_event(struct verify *v, const char *sl, size_t slen, const struct member *sm,
-			  int64_t scat, const char *ol, size_t olen, uint64_t i, uint64_t o)
+			  int64_t scat, const char *ol, size_t olen, const char *key, uint64_t i,
+			  uint64_t o)
 {
 	int c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE, same, moved;
+	int placed = 0;
 	struct member om[NEV + 1];
-	const char *key;
 	size_t k;
 
 	/* most events are unchanged: their members are the source's */
 	same = olen == slen && memcmp(ol, sl, slen) == 0;
-	key = v->have_compact ? event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
-						 sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) : NULL;
 	moved = key != NULL;
-	if (moved)
-		ev_read_moved(ol, olen, om);
-	else if (same)
+	if (moved) {
+		placed = !same && placed_as_noted(sl, slen, sm, ol, olen, key, i, om);
+		if (!placed)
+			ev_read_moved(ol, olen, om);
+	} else if (same) {
 		for (k = 0; k < NEV; k++)
 			om[k] = sm[k];
-	else
+	} else {
 		ev_read(ol, olen, om);
+	}
 	render_event(v, om, o);
 	if (!same)
 		count_cat(v, om[EV_CAT], -1);
@@ -890,7 +1155,9 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": moved "
 					 "(it has %s) but not on a synthetic lane of the report", o,
 					 TRSTREAM_KEY_COMPACT_TRACK);
-		if (undo(v, ol, olen, om, key, &v->undone_text, &at) != 0) {
+		if (placed) {
+			/* undo would give back sl and i: nothing to say */
+		} else if (undo(v, ol, olen, om, key, &v->undone_text, &at) != 0) {
 			verifycheck_fail(v->vc, VERIFYCHECK_REVERSAL, "output event %" PRIu64 ": "
 					 "malformed %s note", o, TRSTREAM_KEY_COMPACT_TRACK);
 		} else {
@@ -934,7 +1201,7 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 	const char *sl, *ol;
 	size_t slen, olen;
 	int skind, okind, c = v->have_compact ? VERIFYCHECK_REVERSAL : VERIFYCHECK_PRESERVE;
-	struct member sm[NEV], om[NEV];
+	struct member sm[NEV + 1], om[NEV];
 	uint64_t i = 0, o = 0;
 	size_t rnext = 0;
 	struct verifycheck *vc = v->vc;
@@ -951,15 +1218,28 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 		return -1;
 	for (;;) {
 		int64_t scat;
+		int retired;
+		const char *key = NULL;
 		if ((skind = verify_next_line(vc, src, v->src_path, &sl, &slen)) < 0)
 			return -1;
 		if (skind == LINE_TAIL)
 			break;
-		ev_read(sl, slen, sm);
+		retired = rnext < v->nretired && v->retired[rnext].index == i;
+		/* an output event that tr-compact moved is checked against the
+		 * source's args too (placed_as_noted) */
+		if (!retired && okind != LINE_TAIL && v->have_compact)
+			key = event_find_bytes(ol, olen, TRSTREAM_KEY_COMPACT_TRACK,
+					       sizeof TRSTREAM_KEY_COMPACT_TRACK - 1);
+		if (key != NULL && memchr(sl, '\\', slen) == NULL)
+			ev_read_plain_moved(sl, slen, sm);
+		else if (key != NULL)
+			ev_read_moved(sl, slen, sm);
+		else
+			ev_read(sl, slen, sm);
 		scat = count_cat(v, sm[EV_CAT], 1);
 		if (v->have_layers && verifysel_see_source(&v->sel, sl, slen, sm, i) != 0)
 			return -1;
-		if (rnext < v->nretired && v->retired[rnext].index == i) {
+		if (retired) {
 			restore_event(v, sl, slen, v->retired[rnext].text, i);
 			while (rnext < v->nretired && v->retired[rnext].index == i)
 				rnext++;
@@ -967,7 +1247,7 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 			verifycheck_fail(vc, c, "source event %" PRIu64 ": the output ends before it "
 					 "(events were dropped)", i);
 		} else {
-			compare_event(v, sl, slen, sm, scat, ol, olen, i, o);
+			compare_event(v, sl, slen, sm, scat, ol, olen, key, i, o);
 			o++;
 			if ((okind = verify_next_line(vc, out, v->out_path, &ol, &olen)) < 0)
 				return -1;

@@ -83,6 +83,9 @@ struct verify {
 	uint64_t compared, undone, restored, added;
 	struct jdoc doc;
 	struct buf tmp, undone_text, diff;
+	char last_ts[32];             /* the last ts text converted (ts_ns), */
+	size_t last_ts_len;           /* 0 for none, */
+	int64_t last_ts_ns;           /* and its nanoseconds */
 	struct verifysel sel;
 	/* a window (verify_window_*) */
 	struct jdoc wdoc;

@@ -54,6 +54,7 @@ struct verifysel {
 	int64_t origin_ns;
 	int origin_sub, have_origin;
 	struct buf origin_raw;        /* the ts text it came from */
+	size_t origin_int;            /* its integer digits when plain, else 0 */
 	struct regex *re, *end_re;
 	int broken;                   /* nothing to recompute (a failure said why) */
 	struct verifysel_cand *heap;  /* anchors; sorted ascending once done */
@@ -66,6 +67,7 @@ struct verifysel {
 	size_t nexp, nguides;
 	struct jdoc edoc, gdoc, rdoc;
 	struct buf cat, name, tmp;
+	struct buf want;              /* a guide's args as expected */
 	/* the layers rows of the report, read one at a time beside the guides */
 	const char *rows_path;
 	struct trstream_rows rows;

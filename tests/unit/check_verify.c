@@ -269,6 +269,91 @@ START_TEST(test_malformed_note)
 }
 END_TEST
 
+/* A placement is checked forward from the source where the output is
+ * exactly the source placed (pid and tid replaced, the note the last
+ * member of args, or args itself); anything else is undone as before, with
+ * the same verdicts: pid after tid, an empty args, args before another
+ * member, objects and arrays in args pass; a note in the member after
+ * args or deeper in args, a wrong index, a note whose tid is not the
+ * source's, a moved event off the report's lanes, each fail as the
+ * undoing says. */
+#define PS(args) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"tid\":7,\"pid\":0," \
+	"\"ts\":1.000,\"dur\":2" args "}\n" TAIL
+#define PO(tid, args) HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"tid\":" tid \
+	",\"pid\":0,\"ts\":1.000,\"dur\":2" args "}\n" TAIL
+#define PN(tid, i, had) "\"_compact_gpu_track\":{\"pid\":0,\"tid\":" tid \
+	",\"source_event_index\":" i ",\"had_args\":" had "}"
+START_TEST(test_placed_forward)
+{
+	static const struct {
+		const char *src, *out, *reversal, *render;
+	} cases[] = {
+		{ PS(",\"args\":{\"a\":1}"), PO("100", ",\"args\":{\"a\":1," PN("7", "0", "true") "}"),
+		  "", "" },
+		{ PS(",\"args\":{}"), PO("101", ",\"args\":{" PN("7", "0", "true") "}"), "", "" },
+		/* args with objects, arrays and brackets inside strings in them */
+		{ PS(",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}}}"),
+		  PO("100", ",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}}," PN("7", "0", "true")
+		     "}"), "", "" },
+		{ PS(",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}}}"),
+		  PO("100", ",\"args\":{\"a\":[1,{\"b\":\"}]{[\"}],\"c\":{\"d\":{}," PN("7", "0", "true")
+		     "}}"), "output event 0: malformed _compact_gpu_track note", "" },
+		{ PS(",\"args\":{\"a\":1},\"x\":{\"b\":2}"),
+		  PO("100", ",\"args\":{\"a\":1," PN("7", "0", "true") "},\"x\":{\"b\":2}"), "", "" },
+		{ PS(""), PO("100", ",\"args\":{" PN("7", "0", "false") "}"), "", "" },
+		{ PS(",\"args\":{\"a\":1},\"x\":{\"b\":2}"),
+		  PO("100", ",\"args\":{\"a\":1},\"x\":{\"b\":2," PN("7", "0", "true") "}"),
+		  "output event 0: malformed _compact_gpu_track note", "" },
+		{ PS(",\"args\":{\"a\":1}"), PO("100", ",\"args\":{\"a\":1," PN("7", "5", "true") "}"),
+		  "output event 0: records source index 5 but stands at source position 0", "" },
+		{ PS(",\"args\":{\"a\":1}"), PO("100", ",\"args\":{\"a\":1," PN("8", "0", "true") "}"),
+		  "source event 0 (output event 0), after undoing its placement: byte 42: source "
+		  "...at\":\"kernel\",\"name\":\"a\",\"tid\":7,\"pid\":0,\"ts\":1.000,\"dur\":2,"
+		  "\"args\":{\"a\"... output ...at\":\"kernel\",\"name\":\"a\",\"tid\":8,\"pid\":0,"
+		  "\"ts\":1.000,\"dur\":2,\"args\":{\"a\"...", "" },
+		{ PS(",\"args\":{\"a\":1}"), PO("7", ",\"args\":{\"a\":1," PN("7", "0", "true") "}"),
+		  "", "output event 0: moved (it has _compact_gpu_track) but not on a synthetic "
+		  "lane of the report" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct run r;
+		run(&r, cases[i].src, cases[i].out, REPORT);
+		ck_assert_int_eq(r.rc, 0);
+		ck_assert_str_eq(shown(&r, VERIFYCHECK_REVERSAL), cases[i].reversal);
+		ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), cases[i].render);
+		ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "1 events compared, 1 placements "
+				 "undone, 0 metadata restored, 0 events added by the tools");
+		done(&r);
+	}
+}
+END_TEST
+
+/* A flow at its kernel's ts is inside it; one at another ts of as many
+ * bytes is converted afresh, and told outside. */
+START_TEST(test_flow_ts_after_slice)
+{
+	struct run r;
+	const char *src = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":1}\n{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000}\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":7,"
+		"\"ts\":3.000}\n" TAIL;
+	const char *out = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,"
+		"\"ts\":1.000,\"dur\":1" NOTE(7, 0, "false") "\n{\"ph\":\"s\",\"cat\":\"ac2g\",\"id\":1,"
+		"\"pid\":0,\"tid\":100,\"ts\":1.000" NOTE(7, 1, "false") "\n{\"ph\":\"f\",\"cat\":"
+		"\"ac2g\",\"id\":1,\"pid\":0,\"tid\":100,\"ts\":3.000" NOTE(7, 2, "false") "\n" TAIL;
+
+	run(&r, src, out, REPORT);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output event 2: flow at 3000 ns is "
+			 "inside no slice of its lane, so Perfetto would not attach it to its kernel");
+	ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "3 events compared, 3 placements "
+			 "undone, 0 metadata restored, 0 events added by the tools");
+	done(&r);
+}
+END_TEST
+
 /* Two slices on one lane that overlap once Perfetto converts their
  * microseconds to nanoseconds. */
 START_TEST(test_overlap_on_a_lane)
@@ -582,6 +667,8 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_placement_with_escape);
 	tcase_add_test(tc, test_malformed_note);
 	tcase_add_test(tc, test_note_found_by_its_place);
+	tcase_add_test(tc, test_placed_forward);
+	tcase_add_test(tc, test_flow_ts_after_slice);
 	tcase_add_test(tc, test_overlap_on_a_lane);
 	tcase_add_test(tc, test_lane_out_of_order);
 	tcase_add_test(tc, test_many_slices_spilled);

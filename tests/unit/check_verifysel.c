@@ -111,6 +111,36 @@ START_TEST(test_guides_at_their_anchors)
 }
 END_TEST
 
+/* The trace origin, the smallest ts, over ts texts of every shape: a
+ * shorter integer part, a longer one, equal integer parts told by the
+ * fraction, an exponent, a negative number (not plain: then every ts is
+ * converted). */
+START_TEST(test_origin_over_ts_texts)
+{
+	static const struct {
+		const char *ts, *origin;
+	} steps[] = {
+		{ "10.5", "10.5" }, { "9.75", "9.75" }, { "100", "9.75" }, { "9.750", "9.75" },
+		{ "10.25", "9.75" }, { "9.7", "9.7" }, { "1e1", "9.7" }, { "0.9e1", "0.9e1" },
+		{ "9", "0.9e1" }, { "-1", "-1" }, { "5", "-1" }, { "-2.5", "-2.5" },
+	};
+	struct sel_run r;
+	char line[200];
+	size_t i;
+
+	load(&r, REPORT("^k[01]", 2, "{" ARGS0 "},{" ARGS1 "}"), 2);
+	ck_assert_int_eq(r.rc, 0);
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		snprintf(line, sizeof line, "{\"ph\":\"i\",\"name\":\"x\",\"pid\":0,\"tid\":7,"
+			 "\"ts\":%s}", steps[i].ts);
+		source(&r, line, i);
+		ck_assert_str_eq(r.sel.origin_raw.p, steps[i].origin);
+	}
+	ck_assert_int_eq(r.sel.origin_ns, -2500);
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_guide_ts_and_row)
 {
 	struct sel_run r;
@@ -147,6 +177,49 @@ END_TEST
 	"\"anchor_index\":1,\"anchor_name\":\"k1\",\"anchor_tid\":7,\"start_us\":3.500," \
 	"\"end_us\":3.500,\"guide_start_us\":4,\"guide_end_us\":4,\"start_relative_ms\":0.003000," \
 	"\"end_relative_ms\":0.003000"
+/* A guide's args read whole when they do not open with the members in
+ * tr-guides' order: in another order, or with members after them, they
+ * pass; a value that differs is told. */
+START_TEST(test_guide_args_shapes)
+{
+	static const char *const g0s[] = {
+		"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":0,\"tid\":1,\"ts\":1,"
+		"\"dur\":3,\"args\":{\"layer_id\":0,\"anchor_index\":0,\"anchor_name\":\"k0\","
+		"\"anchor_tid\":7,\"start_us\":1.000,\"end_us\":3.500,\"guide_start_us\":1,"
+		"\"guide_end_us\":4,\"start_relative_ms\":0.000500,\"end_relative_ms\":0.003000,"
+		"\"boundary_kind\":\"next_layer_anchor\",\"pass_index\":0}}",
+		"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":0,\"tid\":1,\"ts\":1,"
+		"\"dur\":3,\"args\":{" ARGS0 ",\"phase\":\"decode\"}}",
+		"{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":0,\"tid\":1,\"ts\":1,"
+		"\"dur\":3,\"args\":{\"pass_index\":0,\"layer_id\":0,\"anchor_index\":0,\"anchor_name\":"
+		"\"k0\",\"anchor_tid\":7,\"start_us\":1.000,\"end_us\":3.500,\"guide_start_us\":1,"
+		"\"guide_end_us\":4,\"start_relative_ms\":0.000500,\"end_relative_ms\":0.003001,"
+		"\"boundary_kind\":\"next_layer_anchor\"}}",
+	};
+	static const char *const want[] = {
+		"", "",
+		"report layers row 0: end_relative_ms 0.003000, but guide 0 (output event 3) has "
+		"0.003001\nguide 0 (output event 3): args.end_relative_ms 0.003001, expected "
+		"0.003000 (anchor 0, source event 1)",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof g0s / sizeof g0s[0]; i++) {
+		struct sel_run r;
+		load(&r, REPORT("^k[01]", 2, "{" ARGS0 "},{" ARGS1 "}"), 2);
+		source(&r, OTHER, 0);
+		source(&r, K0, 1);
+		source(&r, K1, 2);
+		ck_assert_int_eq(verifysel_finish_source(&r.sel), 0);
+		ck_assert_int_eq(verifysel_guide(&r.sel, g0s[i], strlen(g0s[i]), 3), 0);
+		ck_assert_int_eq(verifysel_guide(&r.sel, G1, strlen(G1), 4), 0);
+		verifysel_finish(&r.sel);
+		ck_assert_str_eq(shown(&r), want[i]);
+		done(&r);
+	}
+}
+END_TEST
+
 START_TEST(test_row_prefix)
 {
 	struct sel_run r;
@@ -249,6 +322,8 @@ static Suite *verifysel_suite(void)
 	tcase_add_test(tc, test_row_prefix);
 	tcase_add_test(tc, test_out_of_range);
 	tcase_add_test(tc, test_no_origin);
+	tcase_add_test(tc, test_origin_over_ts_texts);
+	tcase_add_test(tc, test_guide_args_shapes);
 	suite_add_tcase(s, tc);
 	return s;
 }
