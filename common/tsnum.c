@@ -510,3 +510,40 @@ int tsnum_text_not_below(const char *a, size_t an, const char *b, size_t bn)
 	}
 	return 1;
 }
+
+void tsnum_plain_of(const char *b, size_t bn, struct tsnum_plain *out)
+{
+	out->p = b;
+	out->n = bn;
+	out->int_len = plain_int_len(b, bn);
+}
+
+int tsnum_not_below_plain(const char *a, size_t an, const struct tsnum_plain *b)
+{
+	size_t ai = an, i, af, bf, bi = b->int_len;
+	int c;
+
+	if (bi == 0 || an == 0)
+		return 0;
+	/* a's integer part and its plainness in one pass */
+	for (i = 0; i < an; i++) {
+		unsigned char ch = (unsigned char)a[i];
+		if ((unsigned)(ch - '0') <= 9u)
+			continue;
+		if (ch != '.' || ai != an || i == 0 || i + 1 == an)
+			return 0;
+		ai = i;
+	}
+	if (ai != bi)
+		return ai > bi;
+	if ((c = memcmp(a, b->p, ai)) != 0)
+		return c > 0;
+	af = ai < an ? an - ai - 1 : 0;
+	bf = bi < b->n ? b->n - bi - 1 : 0;
+	for (i = 0; i < af || i < bf; i++) {
+		char x = i < af ? a[ai + 1 + i] : '0', y = i < bf ? b->p[bi + 1 + i] : '0';
+		if (x != y)
+			return x > y;
+	}
+	return 1;
+}

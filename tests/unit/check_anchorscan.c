@@ -66,7 +66,7 @@ START_TEST(test_records)
 			 "\"pid\":0,\"device\":0,\"trace_origin_ns\":2500,\"trace_origin_us\":2.500,"
 			 "\"used_tids\":[3,7]}");
 	buf_reset(&b);
-	ck_assert_int_eq(anchorscan_put_anchor(&s, 1, &b), 0);
+	ck_assert_int_eq(anchorscan_put_anchor(&s, 1, &b, &msg), ANCHORSCAN_OK);
 	ck_assert_str_eq(b.p, "{\"@tr\":\"anchor\",\"i\":1,\"pass\":0,\"layer\":1,\"anchor_index\":1,"
 			 "\"anchor\":{\"source_index\":3,\"pid\":0,\"tid\":7,\"device\":0,\"ts\":20,"
 			 "\"dur\":1,\"ts_ns\":20000,\"dur_ns\":1000,\"name\":\"attn\"},\"terminal\":"
