@@ -60,7 +60,8 @@ int anchorscan_init(struct anchorscan *s, const struct anchorscan_options *opt,
 
 	s->opt = *opt;
 	s->progname = progname;
-	textspill_init(&s->store, TEXTSPILL_BOUND, "tr-select-anchors");
+	textspill_init(&s->store, opt->store_bound ? opt->store_bound : TEXTSPILL_BOUND,
+		       "tr-select-anchors");
 	s->scratch[0].ts_buf = s->scratch[0].dur_buf = (struct buf)BUF_INIT;
 	s->scratch[1].ts_buf = s->scratch[1].dur_buf = (struct buf)BUF_INIT;
 	s->key = (struct buf)BUF_INIT;

@@ -25,6 +25,7 @@ struct anchorscan_options {
 	const char *anchor_regex, *end_regex, *confirm_regex, *pid, *device;
 	int64_t num_layers, offset, passes, first_layer;
 	int confirm_cpu;
+	size_t store_bound;  /* bytes of texts held in memory (0: TEXTSPILL_BOUND) */
 };
 
 /* A status is the exit status of tr-select-anchors, but for memory.  The
