@@ -187,10 +187,9 @@ static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int
 	*ok = tsnum_us_to_ns(p, n, ns, sub) == NUM_OK;
 }
 
-/* The raw text of member key of obj into the text store ("" when absent). */
-static int store_member(struct anchorscan *s, int obj, const char *key, uint64_t *at)
+/* The raw text of token v into the text store ("" when absent, v < 0). */
+static int store_raw(struct anchorscan *s, int v, uint64_t *at)
 {
-	int v = json_find(&s->doc, obj, key);
 	size_t n = 0;
 	const char *p = v >= 0 ? json_raw(&s->doc, v, &n) : "";
 
@@ -275,7 +274,7 @@ static int keep_match(struct anchorscan *s, enum anchorscan_role role, struct bu
 	uint32_t pid, dev = 0;
 	uint64_t dur_at;
 	int64_t correlation = 0;
-	int args, ok, sub = 0, nomem = 0;
+	int args, ts, dur, ok, sub = 0, nomem = 0;
 	size_t cap = r->cap;
 
 	if (r->n >= UINT32_MAX)
@@ -298,19 +297,21 @@ static int keep_match(struct anchorscan *s, enum anchorscan_role role, struct bu
 	memset(in, 0, sizeof *in);
 	k->index = s->events;
 	k->ref = (uint32_t)r->n;
-	parse_number(d, json_find(d, 0, "ts"), &k->ts_ns, &sub, &ok);
+	ts = json_find(d, 0, "ts");
+	dur = json_find(d, 0, "dur");
+	parse_number(d, ts, &k->ts_ns, &sub, &ok);
 	k->ts_sub = (unsigned char)sub;
 	if (ok)
 		in->flags |= ANCHORSCAN_TS_OK;
 	sub = 0;
-	parse_number(d, json_find(d, 0, "dur"), &k->dur_ns, &sub, &ok);
+	parse_number(d, dur, &k->dur_ns, &sub, &ok);
 	k->dur_sub = (unsigned char)sub;
 	k->dur_ok = (unsigned char)ok;
-	if (json_find(d, 0, "ts") >= 0)
+	if (ts >= 0)
 		in->flags |= ANCHORSCAN_HAS_TS;
-	if (json_find(d, 0, "dur") >= 0)
+	if (dur >= 0)
 		in->flags |= ANCHORSCAN_HAS_DUR;
-	if (store_member(s, 0, "ts", &in->text) != 0 || store_member(s, 0, "dur", &dur_at) != 0)
+	if (store_raw(s, ts, &in->text) != 0 || store_raw(s, dur, &dur_at) != 0)
 		return store_trouble(s, msg);
 	pid = shared_member(s, 0, "pid", &nomem);
 	in->tid = shared_member(s, 0, "tid", &nomem);

@@ -520,23 +520,32 @@ void tsnum_plain_of(const char *b, size_t bn, struct tsnum_plain *out)
 
 int tsnum_not_below_plain(const char *a, size_t an, const struct tsnum_plain *b)
 {
-	size_t ai = an, i, af, bf, bi = b->int_len;
-	int c;
+	size_t i, ai, af, bf, bi = b->int_len;
+	int c = 0;
 
 	if (bi == 0 || an == 0)
 		return 0;
-	/* a's integer part and its plainness in one pass */
+	/* a's integer part, compared with b's as it goes */
 	for (i = 0; i < an; i++) {
-		unsigned char ch = (unsigned char)a[i];
-		if ((unsigned)(ch - '0') <= 9u)
-			continue;
-		if (ch != '.' || ai != an || i == 0 || i + 1 == an)
-			return 0;
-		ai = i;
+		if ((unsigned)((unsigned char)a[i] - '0') > 9u)
+			break;
+		if (c == 0 && i < bi)
+			c = (unsigned char)a[i] - (unsigned char)b->p[i];
 	}
+	ai = i;
+	if (ai == 0)
+		return 0;
+	if (ai < an) {  /* a plain fraction: a '.' and one digit or more */
+		if (a[ai] != '.' || ai + 1 == an)
+			return 0;
+		for (i = ai + 1; i < an; i++)
+			if ((unsigned)((unsigned char)a[i] - '0') > 9u)
+				return 0;
+	}
+	/* JSON allows no leading zeros: a longer integer part is larger */
 	if (ai != bi)
 		return ai > bi;
-	if ((c = memcmp(a, b->p, ai)) != 0)
+	if (c != 0)
 		return c > 0;
 	af = ai < an ? an - ai - 1 : 0;
 	bf = bi < b->n ? b->n - bi - 1 : 0;
