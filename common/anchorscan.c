@@ -491,32 +491,37 @@ static int see_ts(struct anchorscan *s, struct member ts)
  * One walk over the line's leading members; the rest is never parsed. */
 int anchorscan_event(struct anchorscan *s, const char *line, size_t len, struct buf *msg)
 {
-	static const char *const keys[] = { "ts", "pid", "tid", "ph", "cat", "name", "dur" };
+	/* in the order profilers write them: a member's first byte then picks
+	 * its own key first ("ph" before "pid" is found, "tid" before "ts"),
+	 * with no compare against the other key of that byte */
+	static const char *const keys[] = { "ph", "cat", "name", "pid", "tid", "ts", "dur" };
+	enum { PH, CAT, NAME, PID, TID, TS, DUR };
 	struct member m[7];
 	const char *cats;
 	size_t ncats;
 	int is_x, single, rc, nomem = 0;
 
 	event_members(line, len, keys, 7, m);
-	rc = see_ts(s, m[0]);
-	if (m[1].len > 0 && m[2].len > 0 && pairs_add(s, m[1].p, m[1].len, m[2].p, m[2].len) != 0)
+	rc = see_ts(s, m[TS]);
+	if (m[PID].len > 0 && m[TID].len > 0 &&
+	    pairs_add(s, m[PID].p, m[PID].len, m[TID].p, m[TID].len) != 0)
 		rc = ANCHORSCAN_NOMEM;
-	if (rc == ANCHORSCAN_OK && m[4].len >= 2 && m[4].p[0] == '"' &&
-	    (cats = unescaped(&s->cat, m[4].p + 1, m[4].len - 2, &ncats)) != NULL) {
+	if (rc == ANCHORSCAN_OK && m[CAT].len >= 2 && m[CAT].p[0] == '"' &&
+	    (cats = unescaped(&s->cat, m[CAT].p + 1, m[CAT].len - 2, &ncats)) != NULL) {
 		single = memchr(cats, ',', ncats) == NULL;
 		if (has_category(cats, ncats, single, "layer_guide", 11)) {
 			say(&nomem, msg, "event %" PRIu64 ": the trace already has layer guides "
 			    "(cat layer_guide); start from the original trace", s->events);
 			rc = done(nomem, ANCHORSCAN_REFUSED);
 		} else {
-			is_x = m[3].len == 3 && memcmp(m[3].p, "\"X\"", 3) == 0;
+			is_x = m[PH].len == 3 && memcmp(m[PH].p, "\"X\"", 3) == 0;
 			if (is_x && (has_category(cats, ncats, single, "kernel", 6) ||
 				     has_category(cats, ncats, single, "Kernel", 6))) {
-				rc = see_kernel_dur(s, m[0], m[6], m[5]);
-				if (rc == ANCHORSCAN_OK && m[5].len >= 2 && m[5].p[0] == '"')
-					rc = check_kernel(s, line, len, m[5], msg);
+				rc = see_kernel_dur(s, m[TS], m[DUR], m[NAME]);
+				if (rc == ANCHORSCAN_OK && m[NAME].len >= 2 && m[NAME].p[0] == '"')
+					rc = check_kernel(s, line, len, m[NAME], msg);
 			} else if (is_x && s->opt.confirm_cpu) {
-				rc = see_cpu_event(s, line, len, cats, ncats, m[5], msg);
+				rc = see_cpu_event(s, line, len, cats, ncats, m[NAME], msg);
 			}
 		}
 	}
