@@ -103,20 +103,37 @@ int anchors_select(const struct anchors_kernel *a, size_t n, size_t offset, size
 	return refuse(r, ANCHORS_OK, 0, 0);
 }
 
-/* The terminals of a: how many, and the last of them. */
+/* The terminals of a: how many, and the last of them.  Both bounds are
+ * monotone over the sorted ends (the first starts at or after a's ns, the
+ * first not before next): two binary searches, not a walk per anchor. */
 static size_t terminals(const struct anchors_kernel *ends, size_t nends,
 			const struct anchors_kernel *a, const struct anchors_kernel *next,
 			size_t *last)
 {
-	size_t k, count = 0;
+	size_t lo = 0, hi = nends, first, end;
 
-	for (k = 0; k < nends; k++)
-		if (ends[k].ts_ns >= a->ts_ns &&
-		    (next == NULL || anchors_kernel_cmp(&ends[k], next) < 0)) {
-			count++;
-			*last = k;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ends[mid].ts_ns < a->ts_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	hi = nends;
+	if (next != NULL)
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (anchors_kernel_cmp(&ends[mid], next) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-	return count;
+	end = next != NULL ? lo : nends;
+	if (end <= first)
+		return 0;
+	*last = end - 1;
+	return end - first;
 }
 
 int anchors_terminal(const struct anchors_kernel *ends, size_t nends,

@@ -26,8 +26,9 @@ size_t anchors_count_between(const struct anchors_time *v, size_t n, struct anch
 struct anchors_kernel {
 	uint64_t index;        /* position among the input events */
 	int64_t ts_ns, dur_ns;
-	int ts_sub, dur_sub;
-	int dur_ok;            /* dur is a JSON number */
+	unsigned char ts_sub, dur_sub;
+	unsigned char dur_ok;  /* dur is a JSON number */
+	uint32_t ref;          /* the caller's (the rules never read it) */
 };
 
 /* Time order: ts, then digits beyond the ns, then source order. */

@@ -1,4 +1,5 @@
 /* anchorscan: see anchorscan.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,6 +60,11 @@ int anchorscan_init(struct anchorscan *s, const struct anchorscan_options *opt,
 
 	s->opt = *opt;
 	s->progname = progname;
+	textspill_init(&s->store, opt->store_bound ? opt->store_bound : TEXTSPILL_BOUND,
+		       "tr-select-anchors");
+	s->scratch[0].ts_buf = s->scratch[0].dur_buf = (struct buf)BUF_INIT;
+	s->scratch[1].ts_buf = s->scratch[1].dur_buf = (struct buf)BUF_INIT;
+	s->key = (struct buf)BUF_INIT;
 	s->name = (struct buf)BUF_INIT;
 	s->cat = (struct buf)BUF_INIT;
 	s->origin_text = (struct buf)BUF_INIT;
@@ -118,11 +124,12 @@ static int pairs_add(struct anchorscan *s, const char *pid, size_t plen, const c
 }
 
 /* A match's pid when its event has none. */
-static char null_text[] = "null";
+static const char null_text[] = "null";
 
 /* The raw text of member key of obj, kept once in texts however often it
- * repeats; NULL when absent (or, with *nomem set, when memory ran out). */
-static char *shared_member(struct anchorscan *s, int obj, const char *key, int *nomem)
+ * repeats: 1 + its id, or 0 when absent (or, with *nomem set, when memory
+ * ran out). */
+static uint32_t shared_member(struct anchorscan *s, int obj, const char *key, int *nomem)
 {
 	int v = json_find(&s->doc, obj, key);
 	size_t n;
@@ -130,13 +137,42 @@ static char *shared_member(struct anchorscan *s, int obj, const char *key, int *
 	int64_t id;
 
 	if (v < 0)
-		return NULL;
+		return 0;
 	p = json_raw(&s->doc, v, &n);
 	if ((id = intern_id(&s->texts, p, n)) < 0) {
 		*nomem = 1;
-		return NULL;
+		return 0;
 	}
-	return s->texts.keys[id];
+	return (uint32_t)id + 1;
+}
+
+static const char *text_of(const struct anchorscan *s, uint32_t id)
+{
+	return id ? s->texts.keys[id - 1] : NULL;
+}
+
+/* The group of a (pid, device) pair: raw pid, device_of text (so that
+ * groups compare as the refusals' evidence shows them). */
+static int group_of(struct anchorscan *s, const char *pid, const char *device, uint32_t *group)
+{
+	uint32_t plen = (uint32_t)strlen(pid);
+	int64_t id;
+
+	buf_reset(&s->key);
+	if (buf_add(&s->key, &plen, sizeof plen) != 0 || buf_addstr(&s->key, pid) != 0 ||
+	    buf_addstr(&s->key, device) != 0 ||
+	    (id = intern_id(&s->group_ids, s->key.p, s->key.len)) < 0)
+		return -1;
+	if ((size_t)id == s->ngroups) {
+		if (buf_array_room((void **)&s->groups, s->ngroups, &s->groups_cap, 8,
+				   sizeof *s->groups) != 0)
+			return -1;
+		s->groups[s->ngroups].pid = pid;
+		s->groups[s->ngroups].device = device;
+		s->ngroups++;
+	}
+	*group = (uint32_t)id;
+	return 0;
 }
 
 static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int *ok)
@@ -149,6 +185,50 @@ static void parse_number(const struct jdoc *d, int v, int64_t *ns, int *sub, int
 		return;
 	p = json_text(d, v, &n);
 	*ok = tsnum_us_to_ns(p, n, ns, sub) == NUM_OK;
+}
+
+/* The raw text of token v into the text store ("" when absent, v < 0). */
+static int store_raw(struct anchorscan *s, int v, uint64_t *at)
+{
+	size_t n = 0;
+	const char *p = v >= 0 ? json_raw(&s->doc, v, &n) : "";
+
+	return textspill_put(&s->store, p, n, at);
+}
+
+/* The text store failed (errno): its refusal. */
+static int store_trouble(const struct anchorscan *s, struct buf *msg)
+{
+	int nomem = 0;
+
+	if (errno == ENOMEM)
+		return ANCHORSCAN_NOMEM;
+	if (!textspill_created(&s->store))
+		say(&nomem, msg, "temporary file in %s: %s", s->store.dir, strerror(errno));
+	else
+		say(&nomem, msg, "temporary file: %s", strerror(errno));
+	return done(nomem, ANCHORSCAN_TROUBLE);
+}
+
+/* The ts and dur texts of match ref of a role, read back into t. */
+static int texts_of(struct anchorscan *s, enum anchorscan_role role, uint32_t ref,
+		    struct anchorscan_texts *t)
+{
+	const struct anchorscan_info *in = &s->role[role].info[ref];
+	uint64_t next;
+
+	if (textspill_get(&s->store, in->text, &t->ts_buf, &next) != 0 ||
+	    textspill_get(&s->store, next, &t->dur_buf, NULL) != 0)
+		return -1;
+	t->ts = in->flags & ANCHORSCAN_HAS_TS ? t->ts_buf.p : NULL;
+	t->dur = in->flags & ANCHORSCAN_HAS_DUR ? t->dur_buf.p : NULL;
+	return 0;
+}
+
+static void texts_release(struct anchorscan_texts *t)
+{
+	buf_release(&t->ts_buf);
+	buf_release(&t->dur_buf);
 }
 
 /* The string body of a JSON string member, unescaped into scratch when it
@@ -183,6 +263,76 @@ static int not_an_object(struct anchorscan *s, struct buf *msg)
 	return done(nomem, ANCHORSCAN_REFUSED);
 }
 
+/* The parsed kernel event in s->doc, a match of role: its record, its
+ * texts into the store. */
+static int keep_match(struct anchorscan *s, enum anchorscan_role role, struct buf *msg)
+{
+	struct jdoc *d = &s->doc;
+	struct anchorscan_matches *r = &s->role[role];
+	struct anchors_kernel *k;
+	struct anchorscan_info *in;
+	uint32_t pid, dev = 0;
+	uint64_t dur_at;
+	int64_t correlation = 0;
+	int args, ts, dur, ok, sub = 0, nomem = 0;
+	size_t cap = r->cap;
+
+	if (r->n >= UINT32_MAX)
+		return ANCHORSCAN_NOMEM;
+	if (buf_array_room((void **)&r->k, r->n, &cap, 256, sizeof *r->k) != 0)
+		return ANCHORSCAN_NOMEM;
+	cap = r->cap;
+	if (buf_array_room((void **)&r->info, r->n, &cap, 256, sizeof *r->info) != 0)
+		return ANCHORSCAN_NOMEM;
+	if (s->opt.confirm_cpu) {
+		cap = r->cap;
+		if (buf_array_room((void **)&r->correlation, r->n, &cap, 256,
+				   sizeof *r->correlation) != 0)
+			return ANCHORSCAN_NOMEM;
+	}
+	r->cap = cap;
+	k = &r->k[r->n];
+	in = &r->info[r->n];
+	memset(k, 0, sizeof *k);
+	memset(in, 0, sizeof *in);
+	k->index = s->events;
+	k->ref = (uint32_t)r->n;
+	ts = json_find(d, 0, "ts");
+	dur = json_find(d, 0, "dur");
+	parse_number(d, ts, &k->ts_ns, &sub, &ok);
+	k->ts_sub = (unsigned char)sub;
+	if (ok)
+		in->flags |= ANCHORSCAN_TS_OK;
+	sub = 0;
+	parse_number(d, dur, &k->dur_ns, &sub, &ok);
+	k->dur_sub = (unsigned char)sub;
+	k->dur_ok = (unsigned char)ok;
+	if (ts >= 0)
+		in->flags |= ANCHORSCAN_HAS_TS;
+	if (dur >= 0)
+		in->flags |= ANCHORSCAN_HAS_DUR;
+	if (store_raw(s, ts, &in->text) != 0 || store_raw(s, dur, &dur_at) != 0)
+		return store_trouble(s, msg);
+	pid = shared_member(s, 0, "pid", &nomem);
+	in->tid = shared_member(s, 0, "tid", &nomem);
+	in->name = shared_member(s, 0, "name", &nomem);
+	args = json_find(d, 0, "args");
+	if (json_type(d, args) == JT_OBJECT) {
+		dev = shared_member(s, args, "device", &nomem);
+		if (dev)
+			in->flags |= ANCHORSCAN_HAS_DEVICE;
+		if (json_int64(d, json_find(d, args, "correlation"), &correlation) == 0)
+			in->flags |= ANCHORSCAN_CORR_OK;
+	}
+	if (s->opt.confirm_cpu)
+		r->correlation[r->n] = correlation;
+	if (nomem || group_of(s, pid ? text_of(s, pid) : null_text,
+			      dev ? text_of(s, dev) : "(none)", &in->group) != 0)
+		return ANCHORSCAN_NOMEM;
+	r->n++;
+	return ANCHORSCAN_OK;
+}
+
 /* A kernel event: match its name and parse the whole event only for a
  * match. */
 static int check_kernel(struct anchorscan *s, const char *line, size_t len, struct member name,
@@ -191,8 +341,7 @@ static int check_kernel(struct anchorscan *s, const char *line, size_t len, stru
 	struct jdoc *d = &s->doc;
 	size_t slen;
 	const char *subject = unescaped(&s->name, name.p + 1, name.len - 2, &slen);
-	int args, is_anchor, is_end = 0, is_confirm = 0, rc, corr, nomem = 0;
-	struct anchorscan_match *m;
+	int is_anchor, is_end = 0, is_confirm = 0, rc, nomem = 0;
 
 	if (subject == NULL)
 		return ANCHORSCAN_OK;
@@ -223,27 +372,8 @@ static int check_kernel(struct anchorscan *s, const char *line, size_t len, stru
 	}
 	if (json_parse(d, line, len, &nomem) != 0)
 		return nomem ? ANCHORSCAN_NOMEM : not_an_object(s, msg);
-	if (buf_array_room((void **)&s->m, s->nm, &s->mcap, 256, sizeof *s->m) != 0)
-		return ANCHORSCAN_NOMEM;
-	m = &s->m[s->nm++];
-	memset(m, 0, sizeof *m);
-	m->index = s->events;
-	m->role = is_anchor ? ANCHORSCAN_ANCHOR : is_end ? ANCHORSCAN_END : ANCHORSCAN_CONFIRM;
-	m->pid = shared_member(s, 0, "pid", &nomem);
-	m->tid = shared_member(s, 0, "tid", &nomem);
-	m->ts = json_raw_dup(d, json_find(d, 0, "ts"), &nomem);
-	m->dur = json_raw_dup(d, json_find(d, 0, "dur"), &nomem);
-	m->name = shared_member(s, 0, "name", &nomem);
-	args = json_find(d, 0, "args");
-	m->device = json_type(d, args) == JT_OBJECT ? shared_member(s, args, "device", &nomem)
-						    : NULL;
-	parse_number(d, json_find(d, 0, "ts"), &m->ts_ns, &m->ts_sub, &m->ts_ok);
-	parse_number(d, json_find(d, 0, "dur"), &m->dur_ns, &m->dur_sub, &m->dur_ok);
-	corr = json_type(d, args) == JT_OBJECT ? json_find(d, args, "correlation") : -1;
-	m->correlation_ok = json_int64(d, corr, &m->correlation) == 0;
-	if (m->pid == NULL)
-		m->pid = null_text;
-	return nomem ? ANCHORSCAN_NOMEM : ANCHORSCAN_OK;
+	return keep_match(s, is_anchor ? ANCHORSCAN_ANCHOR : is_end ? ANCHORSCAN_END
+								: ANCHORSCAN_CONFIRM, msg);
 }
 
 /* --confirm-cpu: keep every kernel launch (a cuda_runtime or cuda_driver X
@@ -298,8 +428,8 @@ static int see_cpu_event(struct anchorscan *s, const char *line, size_t len, con
 	parse_number(d, json_find(d, 0, "ts"), &mark->ts_ns, &mark->ts_sub, &ok);
 	if (!ok)
 		return ANCHORSCAN_OK;  /* cannot be placed */
-	mark->pid = shared_member(s, 0, "pid", &nomem);
-	mark->tid = shared_member(s, 0, "tid", &nomem);
+	mark->pid = text_of(s, shared_member(s, 0, "pid", &nomem));
+	mark->tid = text_of(s, shared_member(s, 0, "tid", &nomem));
 	set->n++;
 	return nomem ? ANCHORSCAN_NOMEM : ANCHORSCAN_OK;
 }
@@ -323,51 +453,75 @@ static int see_kernel_dur(struct anchorscan *s, struct member ts, struct member 
 								  : ANCHORSCAN_NOMEM;
 }
 
+/* 1 when the comma-separated categories cats[0..n) hold want (of wlen
+ * bytes); single tells that they hold no comma (most events have one
+ * category): then one comparison. */
+static int has_category(const char *cats, size_t n, int single, const char *want, size_t wlen)
+{
+	if (single)
+		return n == wlen && memcmp(cats, want, wlen) == 0;
+	return event_category_has(cats, n, want);
+}
+
+/* A ts text: a new trace origin when it is below the one kept. */
+static int see_ts(struct anchorscan *s, struct member ts)
+{
+	int64_t ns;
+	int sub;
+
+	/* most ts texts are plainly not below the origin's: no conversion */
+	if (ts.len == 0 || ts.p[0] == '"' ||
+	    (s->have_origin && tsnum_not_below_plain(ts.p, ts.len, &s->origin_plain)))
+		return ANCHORSCAN_OK;
+	if (tsnum_us_to_ns(ts.p, ts.len, &ns, &sub) != NUM_OK ||
+	    (s->have_origin && ns >= s->origin_ns &&
+	     !(ns == s->origin_ns && !sub && s->origin_sub)))
+		return ANCHORSCAN_OK;
+	s->origin_ns = ns;
+	s->origin_sub = sub;
+	s->have_origin = 1;
+	buf_reset(&s->origin_text);
+	if (buf_add(&s->origin_text, ts.p, ts.len) != 0)
+		return ANCHORSCAN_NOMEM;
+	tsnum_plain_of(s->origin_text.p, s->origin_text.len, &s->origin_plain);
+	return ANCHORSCAN_OK;
+}
+
 /* Every event: the trace origin and the (pid, tid) pairs; kernels: matching.
  * One walk over the line's leading members; the rest is never parsed. */
 int anchorscan_event(struct anchorscan *s, const char *line, size_t len, struct buf *msg)
 {
-	static const char *const keys[] = { "ts", "pid", "tid", "ph", "cat", "name", "dur" };
+	/* in the order profilers write them: a member's first byte then picks
+	 * its own key first ("ph" before "pid" is found, "tid" before "ts"),
+	 * with no compare against the other key of that byte */
+	static const char *const keys[] = { "ph", "cat", "name", "pid", "tid", "ts", "dur" };
+	enum { PH, CAT, NAME, PID, TID, TS, DUR };
 	struct member m[7];
 	const char *cats;
 	size_t ncats;
-	int is_x, rc = ANCHORSCAN_OK, nomem = 0;
+	int is_x, single, rc, nomem = 0;
 
 	event_members(line, len, keys, 7, m);
-	/* most ts texts are plainly not below the origin's: no conversion */
-	if (m[0].len > 0 && m[0].p[0] != '"' &&
-	    !(s->have_origin && tsnum_text_not_below(m[0].p, m[0].len, s->origin_text.p,
-						   s->origin_text.len))) {
-		int64_t ns;
-		int sub;
-		if (tsnum_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK &&
-		    (!s->have_origin || ns < s->origin_ns ||
-		     (ns == s->origin_ns && !sub && s->origin_sub))) {
-			s->origin_ns = ns;
-			s->origin_sub = sub;
-			s->have_origin = 1;
-			buf_reset(&s->origin_text);
-			if (buf_add(&s->origin_text, m[0].p, m[0].len) != 0)
-				rc = ANCHORSCAN_NOMEM;
-		}
-	}
-	if (m[1].len > 0 && m[2].len > 0 && pairs_add(s, m[1].p, m[1].len, m[2].p, m[2].len) != 0)
+	rc = see_ts(s, m[TS]);
+	if (m[PID].len > 0 && m[TID].len > 0 &&
+	    pairs_add(s, m[PID].p, m[PID].len, m[TID].p, m[TID].len) != 0)
 		rc = ANCHORSCAN_NOMEM;
-	if (rc == ANCHORSCAN_OK && m[4].len >= 2 && m[4].p[0] == '"' &&
-	    (cats = unescaped(&s->cat, m[4].p + 1, m[4].len - 2, &ncats)) != NULL) {
-		if (event_category_has(cats, ncats, "layer_guide")) {
+	if (rc == ANCHORSCAN_OK && m[CAT].len >= 2 && m[CAT].p[0] == '"' &&
+	    (cats = unescaped(&s->cat, m[CAT].p + 1, m[CAT].len - 2, &ncats)) != NULL) {
+		single = memchr(cats, ',', ncats) == NULL;
+		if (has_category(cats, ncats, single, "layer_guide", 11)) {
 			say(&nomem, msg, "event %" PRIu64 ": the trace already has layer guides "
 			    "(cat layer_guide); start from the original trace", s->events);
 			rc = done(nomem, ANCHORSCAN_REFUSED);
 		} else {
-			is_x = m[3].len == 3 && memcmp(m[3].p, "\"X\"", 3) == 0;
-			if (is_x && (event_category_has(cats, ncats, "kernel") ||
-				     event_category_has(cats, ncats, "Kernel"))) {
-				rc = see_kernel_dur(s, m[0], m[6], m[5]);
-				if (rc == ANCHORSCAN_OK && m[5].len >= 2 && m[5].p[0] == '"')
-					rc = check_kernel(s, line, len, m[5], msg);
+			is_x = m[PH].len == 3 && memcmp(m[PH].p, "\"X\"", 3) == 0;
+			if (is_x && (has_category(cats, ncats, single, "kernel", 6) ||
+				     has_category(cats, ncats, single, "Kernel", 6))) {
+				rc = see_kernel_dur(s, m[TS], m[DUR], m[NAME]);
+				if (rc == ANCHORSCAN_OK && m[NAME].len >= 2 && m[NAME].p[0] == '"')
+					rc = check_kernel(s, line, len, m[NAME], msg);
 			} else if (is_x && s->opt.confirm_cpu) {
-				rc = see_cpu_event(s, line, len, cats, ncats, m[5], msg);
+				rc = see_cpu_event(s, line, len, cats, ncats, m[NAME], msg);
 			}
 		}
 	}
@@ -377,36 +531,9 @@ int anchorscan_event(struct anchorscan *s, const char *line, size_t len, struct 
 
 /* ---- at the tail: the selection -------------------------------------- */
 
-static const char *device_of(const struct anchorscan_match *m)
+static int cmp_kernel(const void *a, const void *b)
 {
-	return m->device ? m->device : "(none)";
-}
-
-/* What the rules of anchors.h need of a match. */
-static struct anchors_kernel kernel_of(const struct anchorscan_match *m)
-{
-	struct anchors_kernel k = { m->index, m->ts_ns, m->dur_ns, m->ts_sub, m->dur_sub,
-				    m->dur_ok };
-
-	return k;
-}
-
-static struct anchors_kernel *kernels_of(struct anchorscan_match **v, size_t n)
-{
-	struct anchors_kernel *k = malloc((n + 1) * sizeof *k);
-	size_t i;
-
-	for (i = 0; k != NULL && i < n; i++)
-		k[i] = kernel_of(v[i]);
-	return k;
-}
-
-static int cmp_ts(const void *a, const void *b)
-{
-	struct anchors_kernel x = kernel_of(*(const struct anchorscan_match *const *)a);
-	struct anchors_kernel y = kernel_of(*(const struct anchorscan_match *const *)b);
-
-	return anchors_kernel_cmp(&x, &y);
+	return anchors_kernel_cmp(a, b);
 }
 
 static int cmp_time(const void *a, const void *b)
@@ -417,89 +544,118 @@ static int cmp_time(const void *a, const void *b)
 /* The evidence for a refusal: matches per pid and device (the first 32
  * groups), with the first timestamps of each in source order. */
 #define MAX_GROUPS 32
-static void show_groups(const struct anchorscan *s, int *nomem, struct buf *msg)
+static int show_groups(struct anchorscan *s, int *nomem, struct buf *msg)
 {
-	const struct anchorscan_match *first[MAX_GROUPS];
+	const struct anchorscan_matches *r = &s->role[ANCHORSCAN_ANCHOR];
+	uint32_t group[MAX_GROUPS];
 	size_t count[MAX_GROUPS], shown[MAX_GROUPS];
-	const char *ts[MAX_GROUPS][3];
+	struct buf ts[MAX_GROUPS][3];
 	size_t ngroups = 0, i, g, k;
+	int failed = 0, saved = 0;
 
-	for (i = 0; i < s->nm; i++) {
-		const struct anchorscan_match *m = &s->m[i];
-		if (m->role != ANCHORSCAN_ANCHOR)
-			continue;
+	for (i = 0; i < r->n; i++) {
+		const struct anchorscan_info *in = &r->info[i];
 		for (g = 0; g < ngroups; g++)
-			if (strcmp(first[g]->pid, m->pid) == 0 &&
-			    strcmp(device_of(first[g]), device_of(m)) == 0)
+			if (group[g] == in->group)
 				break;
 		if (g == ngroups) {
 			if (ngroups == MAX_GROUPS)
 				continue;
-			first[g] = m;
+			group[g] = in->group;
 			count[g] = shown[g] = 0;
 			ngroups++;
 		}
-		if (shown[g] < 3)
-			ts[g][shown[g]++] = m->ts ? m->ts : "(none)";
+		if (shown[g] < 3) {
+			struct buf *t = &ts[g][shown[g]++];
+			*t = (struct buf)BUF_INIT;
+			if (!(in->flags & ANCHORSCAN_HAS_TS))
+				*nomem |= buf_addstr(t, "(none)") != 0;
+			else if (!failed && textspill_get(&s->store, in->text, t, NULL) != 0) {
+				failed = 1;
+				saved = errno;
+			}
+		}
 		count[g]++;
 	}
 	for (g = 0; g < ngroups; g++) {
 		say(nomem, msg, "\n  pid %s, device %s: %zu matches; first in source order at ts",
-		    first[g]->pid, device_of(first[g]), count[g]);
-		for (k = 0; k < shown[g]; k++)
-			say(nomem, msg, " %s", ts[g][k]);
+		    s->groups[group[g]].pid, s->groups[group[g]].device, count[g]);
+		for (k = 0; k < shown[g]; k++) {
+			say(nomem, msg, " %s", ts[g][k].p);
+			buf_release(&ts[g][k]);
+		}
 		say(nomem, msg, "%s", count[g] > 3 ? " ..." : "");
 	}
+	if (!failed)
+		return ANCHORSCAN_OK;
+	buf_reset(msg);
+	errno = saved;
+	return store_trouble(s, msg);
 }
 
-static int refuse(const struct anchorscan *s, struct buf *msg, const char *why,
-		  const char *fix)
+static int refuse(struct anchorscan *s, struct buf *msg, const char *why, const char *fix)
 {
-	int nomem = 0;
+	int nomem = 0, rc;
 
 	say(&nomem, msg, "%s", why);
-	show_groups(s, &nomem, msg);
+	if ((rc = show_groups(s, &nomem, msg)) != ANCHORSCAN_OK)
+		return rc;
 	say(&nomem, msg, "\n%s: %s", s->progname, fix);
 	return done(nomem, ANCHORSCAN_REFUSED);
 }
 
-/* The match is in the --pid and on the --device the user asked for. */
-static int wanted(const struct anchorscan *s, const struct anchorscan_match *m)
+/* The group is in the --pid and on the --device the user asked for. */
+static int wanted(const struct anchorscan *s, const struct anchorscan_group *g)
 {
-	const char *dev = device_of(m);
-
-	return (s->opt.pid == NULL || event_raw_matches_arg(m->pid, strlen(m->pid), s->opt.pid)) &&
-	       (s->opt.device == NULL || event_raw_matches_arg(dev, strlen(dev), s->opt.device));
+	return (s->opt.pid == NULL || event_raw_matches_arg(g->pid, strlen(g->pid), s->opt.pid)) &&
+	       (s->opt.device == NULL ||
+		event_raw_matches_arg(g->device, strlen(g->device), s->opt.device));
 }
 
 /* Keep only the kernels of one pid and device, anchors and terminals apart
- * (anchors_choose_group); refuses with the matches per group. */
+ * (anchors_choose_group, given the groups of the anchor matches in the
+ * order they first appear: the first wanted one is the first wanted
+ * match's); refuses with the matches per group. */
 static int choose_group(struct anchorscan *s, struct buf *msg)
 {
-	struct anchors_where *w = malloc((s->nm + 1) * sizeof *w);
-	int *want = malloc((s->nm + 1) * sizeof *want);
-	struct anchors_result r;
+	const struct anchorscan_matches *r = &s->role[ANCHORSCAN_ANCHOR];
+	struct anchors_where *w = malloc((s->ngroups + 1) * sizeof *w);
+	int *want = malloc((s->ngroups + 1) * sizeof *want);
+	uint32_t *order = malloc((s->ngroups + 1) * sizeof *order);
+	unsigned char *seen = calloc(s->ngroups + 1, 1);
+	struct anchors_result r_;
 	struct buf why = BUF_INIT;
-	size_t i;
-	int rc, nomem = 0;
+	size_t i, n = 0;
+	int rc, nomem = 0, some = 0;
 
-	if (w == NULL || want == NULL) {
+	if (w == NULL || want == NULL || order == NULL || seen == NULL) {
 		free(w);
 		free(want);
+		free(order);
+		free(seen);
 		return ANCHORSCAN_NOMEM;
 	}
-	for (i = 0; i < s->nm; i++) {
-		const struct anchorscan_match *m = &s->m[i];
-		w[i].pid = m->pid;
-		w[i].device = device_of(m);
-		want[i] = m->role == ANCHORSCAN_ANCHOR && wanted(s, m);
+	for (i = 0; i < r->n && n < s->ngroups; i++) {
+		uint32_t g = r->info[i].group;
+		if (seen[g])
+			continue;
+		seen[g] = 1;
+		order[n] = g;
+		w[n].pid = s->groups[g].pid;
+		w[n].device = s->groups[g].device;
+		want[n] = wanted(s, &s->groups[g]);
+		n++;
 	}
-	rc = anchors_choose_group(w, want, s->nm, &r);
+	rc = anchors_choose_group(w, want, n, &r_);
+	if (rc == ANCHORSCAN_OK)
+		s->group = order[r_.at];
 	free(w);
 	free(want);
+	free(order);
+	free(seen);
 	if (rc == ANCHORSCAN_OK) {
-		s->pid = s->m[r.at].pid;
-		s->device = device_of(&s->m[r.at]);
+		s->pid = s->groups[s->group].pid;
+		s->device = s->groups[s->group].device;
 		return ANCHORSCAN_OK;
 	}
 	if (rc == ANCHORS_SEVERAL_PIDS)
@@ -507,60 +663,78 @@ static int choose_group(struct anchorscan *s, struct buf *msg)
 	if (rc == ANCHORS_SEVERAL_DEVICES)
 		return refuse(s, msg, "anchor matches fall on several args.device values of one pid:",
 			      "choose one with --device");
+	for (i = 0; i < 3; i++)
+		some |= s->role[i].n > 0;
 	say(&nomem, &why, "no X kernel event matches --anchor-regex '%s'%s%s%s%s%s",
 	    s->opt.anchor_regex, s->opt.pid ? " in pid " : "", s->opt.pid ? s->opt.pid : "",
 	    s->opt.device ? " on device " : "", s->opt.device ? s->opt.device : "",
-	    s->nm ? "; matches elsewhere:" : "");
+	    some ? "; matches elsewhere:" : "");
 	rc = refuse(s, msg, why.p, "check the kernel name (tr-survey lists candidates) and "
 		    "--pid/--device");
 	buf_release(&why);
 	return done(nomem, rc);
 }
 
-/* Pointers to the group's matches of one role, sorted by time. */
-static int sorted_group(const struct anchorscan *s, enum anchorscan_role role,
-			struct anchorscan_match ***out, size_t *count, struct buf *msg)
+/* The group's matches of one role, first in role[].k, sorted by time:
+ * their count. */
+static int sorted_group(struct anchorscan *s, enum anchorscan_role role, size_t *count,
+			struct buf *msg)
 {
-	struct anchorscan_match **v = malloc((s->nm + 1) * sizeof *v);
+	struct anchorscan_matches *r = &s->role[role];
 	size_t i, n = 0;
 	int nomem = 0;
 
-	*out = v;
 	*count = 0;
-	if (v == NULL)
-		return ANCHORSCAN_NOMEM;
-	for (i = 0; i < s->nm; i++) {
-		struct anchorscan_match *m = &s->m[i];
-		if (m->role != role || strcmp(m->pid, s->pid) != 0 ||
-		    strcmp(device_of(m), s->device) != 0)
+	for (i = 0; i < r->n; i++) {
+		const struct anchorscan_info *in = &r->info[r->k[i].ref];
+		if (in->group != s->group)
 			continue;
-		if (!m->ts_ok) {
+		if (!(in->flags & ANCHORSCAN_TS_OK)) {
+			struct anchorscan_texts *t = &s->scratch[0];
+			if (texts_of(s, role, r->k[i].ref, t) != 0)
+				return store_trouble(s, msg);
 			say(&nomem, msg, "event %" PRIu64 ": %s kernel has no numeric ts (%s); "
-			    "the matches cannot be ordered", m->index,
+			    "the matches cannot be ordered", r->k[i].index,
 			    role == ANCHORSCAN_END ? "terminal" :
 			    role == ANCHORSCAN_CONFIRM ? "landmark" : "anchor",
-			    m->ts ? m->ts : "missing");
+			    t->ts ? t->ts : "missing");
 			return done(nomem, ANCHORSCAN_REFUSED);
 		}
-		v[n++] = m;
+		r->k[n++] = r->k[i];
 	}
-	qsort(v, n, sizeof *v, cmp_ts);
+	qsort(r->k, n, sizeof *r->k, cmp_kernel);
 	*count = n;
 	return ANCHORSCAN_OK;
 }
 
+/* The texts of a sorted anchor (ANCHORSCAN_ANCHOR) or terminal into
+ * scratch slot. */
+static int texts_at(struct anchorscan *s, enum anchorscan_role role, const struct anchors_kernel *k,
+		    int slot, struct buf *msg, int *rc)
+{
+	if (texts_of(s, role, k->ref, &s->scratch[slot]) == 0)
+		return 0;
+	*rc = store_trouble(s, msg);
+	return -1;
+}
+
 /* The refusal of a selected kernel's dur (ANCHORS_NO_DUR and
  * ANCHORS_NEGATIVE_DUR, or their terminal kinds). */
-static int refuse_duration(const struct anchorscan_match *m, const char *role, struct buf *msg)
+static int refuse_duration(struct anchorscan *s, enum anchorscan_role role,
+			   const struct anchors_kernel *k, struct buf *msg)
 {
-	int nomem = 0;
+	const char *what = role == ANCHORSCAN_END ? "terminal" : "anchor";
+	const struct anchorscan_texts *t = &s->scratch[0];
+	int nomem = 0, rc;
 
-	if (!m->dur_ok)
+	if (texts_at(s, role, k, 0, msg, &rc) != 0)
+		return rc;
+	if (!k->dur_ok)
 		say(&nomem, msg, "event %" PRIu64 ": selected %s kernel has no numeric dur (%s)",
-		    m->index, role, m->dur ? m->dur : "missing");
+		    k->index, what, t->dur ? t->dur : "missing");
 	else
 		say(&nomem, msg, "event %" PRIu64 ": selected %s kernel has a negative dur (%s)",
-		    m->index, role, m->dur);
+		    k->index, what, t->dur);
 	return done(nomem, ANCHORSCAN_REFUSED);
 }
 
@@ -579,45 +753,47 @@ static int refuse_landmark(const struct anchorscan *s, struct buf *msg, const ch
 
 /* A GPU landmark (anchors.h), among the kernels of the anchors' pid and
  * device. */
-static int check_gpu_landmark(struct anchorscan *s, const struct anchors_kernel *ak,
-			      const struct anchors_kernel *ek, struct buf *msg)
+static int check_gpu_landmark(struct anchorscan *s, struct buf *msg)
 {
 	size_t n = 0, i, N = (size_t)s->opt.num_layers, at0 = (size_t)s->opt.offset;
-	struct anchorscan_match **found = NULL;
+	const struct anchors_kernel *found = s->role[ANCHORSCAN_CONFIRM].k;
 	struct anchors_time *marks;
 	struct anchors_result r;
 	struct buf where = BUF_INIT;
-	int rc = sorted_group(s, ANCHORSCAN_CONFIRM, &found, &n, msg), nomem = 0;
+	int rc = sorted_group(s, ANCHORSCAN_CONFIRM, &n, msg), nomem = 0;
 
-	if (rc != ANCHORSCAN_OK) {
-		free(found);
+	if (rc != ANCHORSCAN_OK)
 		return rc;
-	}
-	if ((marks = malloc((n + 1) * sizeof *marks)) == NULL) {
-		free(found);
+	if ((marks = malloc((n + 1) * sizeof *marks)) == NULL)
 		return ANCHORSCAN_NOMEM;
-	}
 	for (i = 0; i < n; i++) {
-		marks[i].ns = found[i]->ts_ns;
-		marks[i].sub = found[i]->ts_sub;
+		marks[i].ns = found[i].ts_ns;
+		marks[i].sub = found[i].ts_sub;
 	}
-	if (anchors_gpu_landmark(ak, s->nanchors, at0, s->need, N, ek, s->end_re ? s->nends : 0,
-				 marks, n, &r) != ANCHORS_OK) {
-		const struct anchorscan_match *a = s->anchors[at0 + r.at];
+	if (anchors_gpu_landmark(s->anchors, s->nanchors, at0, s->need, N, s->ends,
+				 s->end_re ? s->nends : 0, marks, n, &r) != ANCHORS_OK) {
+		const struct anchors_kernel *a = &s->anchors[at0 + r.at];
 		int64_t first = s->opt.first_layer + (int64_t)(r.at % N);
-		if (r.term == (size_t)-1)
+		const struct anchorscan_texts *t0 = &s->scratch[0], *t1 = &s->scratch[1];
+		if (texts_at(s, ANCHORSCAN_ANCHOR, a, 0, msg, &rc) != 0)
+			goto out;
+		if (r.term == (size_t)-1) {
+			if (texts_at(s, ANCHORSCAN_ANCHOR, a + 1, 1, msg, &rc) != 0)
+				goto out;
 			say(&nomem, &where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at "
-			    "ts %s and %s)", r.at / N, first, first + 1, a->ts,
-			    s->anchors[at0 + r.at + 1]->ts);
-		else
+			    "ts %s and %s)", r.at / N, first, first + 1, t0->ts, t1->ts);
+		} else {
+			if (texts_at(s, ANCHORSCAN_END, &s->ends[r.term], 1, msg, &rc) != 0)
+				goto out;
 			say(&nomem, &where, "pass %zu, layer %" PRId64 " (anchor at ts %s, up to the "
-			    "end of its terminal at ts %s, dur %s)", r.at / N, first, a->ts,
-			    s->ends[r.term]->ts, s->ends[r.term]->dur);
+			    "end of its terminal at ts %s, dur %s)", r.at / N, first, t0->ts,
+			    t1->ts, t1->dur);
+		}
 		rc = done(nomem, refuse_landmark(s, msg, where.p, r.count, "kernels match there"));
 	}
+out:
 	buf_release(&where);
 	free(marks);
-	free(found);
 	return rc;
 }
 
@@ -632,21 +808,24 @@ static int cmp_correlation(const void *a, const void *b)
 
 /* The launch of a kernel: the first cuda_runtime/cuda_driver event (in
  * source order) with its args.correlation; NULL when there is none. */
-static const struct anchorscan_mark *launch_of(const struct anchorscan_marks *launches,
-					       const struct anchorscan_match *m)
+static const struct anchorscan_mark *launch_of(const struct anchorscan *s,
+					       const struct anchors_kernel *k)
 {
+	const struct anchorscan_marks *launches = &s->launches;
+	const struct anchorscan_matches *r = &s->role[ANCHORSCAN_ANCHOR];
+	int64_t correlation = r->correlation[k->ref];
 	size_t lo = 0, hi = launches->n;
 
-	if (!m->correlation_ok)
+	if (!(r->info[k->ref].flags & ANCHORSCAN_CORR_OK))
 		return NULL;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (launches->v[mid].correlation < m->correlation)
+		if (launches->v[mid].correlation < correlation)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < launches->n && launches->v[lo].correlation == m->correlation ?
+	return lo < launches->n && launches->v[lo].correlation == correlation ?
 	       &launches->v[lo] : NULL;
 }
 
@@ -657,12 +836,14 @@ static const struct anchorscan_mark *launch_of(const struct anchorscan_marks *la
  * anchor's launch, in the interval before. */
 static int check_cpu_landmark(struct anchorscan *s, struct buf *msg)
 {
-	struct anchorscan_match **sel = s->anchors + s->opt.offset;
+	const struct anchors_kernel *sel = s->anchors + s->opt.offset;
+	const struct anchorscan_info *info = s->role[ANCHORSCAN_ANCHOR].info;
 	size_t N = (size_t)s->opt.num_layers, need = s->need, i, k, nthreads = 0, nkeys = 0;
 	const struct anchorscan_mark **launch = malloc((need + 1) * sizeof *launch);
 	const char **threads = malloc((2 * need + 2) * sizeof *threads);
 	struct anchors_time *keys = malloc((s->scopes.n + 1) * sizeof *keys);
-	char t0[NUM_US_BUFSZ], t1[NUM_US_BUFSZ];
+	const struct anchorscan_texts *t0 = &s->scratch[0], *t1 = &s->scratch[1];
+	char u0[NUM_US_BUFSZ], u1[NUM_US_BUFSZ];
 	int rc = ANCHORSCAN_OK, nomem = 0;
 
 	if (launch == NULL || threads == NULL || keys == NULL) {
@@ -672,13 +853,15 @@ static int check_cpu_landmark(struct anchorscan *s, struct buf *msg)
 	if (s->launches.n > 0)
 		qsort(s->launches.v, s->launches.n, sizeof *s->launches.v, cmp_correlation);
 	for (i = 0; i < need; i++) {
-		launch[i] = launch_of(&s->launches, sel[i]);
+		launch[i] = launch_of(s, &sel[i]);
 		if (launch[i] == NULL) {
+			if (texts_at(s, ANCHORSCAN_ANCHOR, &sel[i], 0, msg, &rc) != 0)
+				goto out;
 			say(&nomem, msg, "--confirm-cpu: the anchor at ts %s (event %" PRIu64
 			    ") has no launch (no cuda_runtime or cuda_driver event with its "
 			    "args.correlation%s); CPU scopes are placed by the anchors' launches: "
-			    "use a GPU landmark", sel[i]->ts, sel[i]->index,
-			    sel[i]->correlation_ok ? "" : ", which it lacks");
+			    "use a GPU landmark", t0->ts, sel[i].index,
+			    info[sel[i].ref].flags & ANCHORSCAN_CORR_OK ? "" : ", which it lacks");
 			rc = done(nomem, ANCHORSCAN_REFUSED);
 			goto out;
 		}
@@ -708,30 +891,35 @@ static int check_cpu_landmark(struct anchorscan *s, struct buf *msg)
 		int64_t first = s->opt.first_layer + (int64_t)layer;
 		struct anchors_time lo = { launch[i]->ts_ns, launch[i]->ts_sub };
 		struct anchors_time hi = { launch[i + 1]->ts_ns, launch[i + 1]->ts_sub };
-		struct buf where = BUF_INIT;
+		int ordered;
 		if (layer + 1 == N)
 			continue;
-		tsnum_format_us3(lo.ns, t0);
-		tsnum_format_us3(hi.ns, t1);
-		if (anchors_time_cmp(&lo, &hi) >= 0) {
+		ordered = anchors_time_cmp(&lo, &hi) < 0;
+		count = ordered ? anchors_count_between(keys, nkeys, lo, hi) : 0;
+		if (ordered && count == 1)
+			continue;
+		tsnum_format_us3(lo.ns, u0);
+		tsnum_format_us3(hi.ns, u1);
+		if (texts_at(s, ANCHORSCAN_ANCHOR, &sel[i], 0, msg, &rc) != 0 ||
+		    texts_at(s, ANCHORSCAN_ANCHOR, &sel[i + 1], 1, msg, &rc) != 0)
+			goto out;
+		if (!ordered) {
 			say(&nomem, msg, "--confirm-cpu: pass %zu, layers %" PRId64 " and %" PRId64
 			    " (anchors at ts %s and %s, launched at ts %s and %s): the second anchor "
 			    "was not launched after the first (one launch for both, as in a CUDA "
 			    "graph?); no CPU scope can lie between them: use a GPU landmark", i / N,
-			    first, first + 1, sel[i]->ts, sel[i + 1]->ts, t0, t1);
+			    first, first + 1, t0->ts, t1->ts, u0, u1);
 			rc = done(nomem, ANCHORSCAN_REFUSED);
-			goto out;
-		}
-		count = anchors_count_between(keys, nkeys, lo, hi);
-		if (count != 1) {
+		} else {
+			struct buf where = BUF_INIT;
 			say(&nomem, &where, "pass %zu, layers %" PRId64 " and %" PRId64 " (anchors at "
 			    "ts %s and %s, launched at ts %s and %s)", i / N, first, first + 1,
-			    sel[i]->ts, sel[i + 1]->ts, t0, t1);
+			    t0->ts, t1->ts, u0, u1);
 			rc = done(nomem, refuse_landmark(s, msg, where.p, count,
 							 "CPU scopes start there"));
 			buf_release(&where);
-			goto out;
 		}
+		goto out;
 	}
 out:
 	free(keys);
@@ -741,50 +929,56 @@ out:
 }
 
 /* The terminal of each selected anchor (anchors_terminal). */
-static int check_terminals(struct anchorscan *s, const struct anchors_kernel *ak,
-			   const struct anchors_kernel *ek, struct buf *msg)
+static int check_terminals(struct anchorscan *s, struct buf *msg)
 {
+	const struct anchorscan_texts *t0 = &s->scratch[0], *t1 = &s->scratch[1];
 	struct anchors_result r;
 	size_t i;
-	int nomem = 0;
+	int nomem = 0, rc = ANCHORSCAN_OK;
 
 	for (i = 0; i < s->need; i++) {
 		size_t at = (size_t)s->opt.offset + i;
-		const struct anchorscan_match *a = s->anchors[at];
-		const struct anchorscan_match *next = at + 1 < s->nanchors ? s->anchors[at + 1] : NULL;
-		const struct anchorscan_match *term;
+		const struct anchors_kernel *a = &s->anchors[at];
+		const struct anchors_kernel *next = at + 1 < s->nanchors ? &s->anchors[at + 1] : NULL;
+		const struct anchors_kernel *term;
 
-		switch (anchors_terminal(ek, s->nends, &ak[at], next ? &ak[at + 1] : NULL, &r)) {
+		switch (anchors_terminal(s->ends, s->nends, a, next, &r)) {
 		case ANCHORS_OK:
-			s->terminal[i] = r.at;
+			s->terminal[i] = (uint32_t)r.at;
 			continue;
 		case ANCHORS_TERMINAL_COUNT:
+			if (texts_at(s, ANCHORSCAN_ANCHOR, a, 0, msg, &rc) != 0)
+				return rc;
 			say(&nomem, msg, "anchor %zu (event %" PRIu64 ", ts %s): %zu kernels match "
 			    "--end-anchor-regex between it and the %s; exactly one is needed",
-			    at, a->index, a->ts, r.count,
+			    at, a->index, t0->ts, r.count,
 			    next ? "next matching anchor" : "end of the trace");
 			return done(nomem, ANCHORSCAN_REFUSED);
 		case ANCHORS_TERMINAL_PAST_NEXT:
-			term = s->ends[r.at];
+			term = &s->ends[r.at];
+			if (texts_at(s, ANCHORSCAN_END, term, 0, msg, &rc) != 0 ||
+			    texts_at(s, ANCHORSCAN_ANCHOR, next, 1, msg, &rc) != 0)
+				return rc;
 			say(&nomem, msg, "terminal kernel (event %" PRIu64 ", ts %s, dur %s) ends "
 			    "after the next anchor starts (event %" PRIu64 ", ts %s)",
-			    term->index, term->ts, term->dur, next->index, next->ts);
+			    term->index, t0->ts, t0->dur, next->index, t1->ts);
 			return done(nomem, ANCHORSCAN_REFUSED);
 		default:
-			return refuse_duration(s->ends[r.at], "terminal", msg);
+			return refuse_duration(s, ANCHORSCAN_END, &s->ends[r.at], msg);
 		}
 	}
 	return ANCHORSCAN_OK;
 }
 
 /* The selection (anchors_select), refused with its evidence. */
-static int select_anchors(struct anchorscan *s, const struct anchors_kernel *ak, struct buf *msg)
+static int select_anchors(struct anchorscan *s, struct buf *msg)
 {
+	const struct anchorscan_texts *t0 = &s->scratch[0], *t1 = &s->scratch[1];
 	struct anchors_result r;
 	size_t i;
-	int nomem = 0;
+	int nomem = 0, rc = ANCHORSCAN_OK;
 
-	switch (anchors_select(ak, s->nanchors, (size_t)s->opt.offset, s->need, &r)) {
+	switch (anchors_select(s->anchors, s->nanchors, (size_t)s->opt.offset, s->need, &r)) {
 	case ANCHORS_OK:
 		return ANCHORSCAN_OK;
 	case ANCHORS_TRUNCATED:
@@ -793,48 +987,50 @@ static int select_anchors(struct anchorscan *s, const struct anchors_kernel *ak,
 		    " x --passes %" PRId64 " needs %zu\n", s->nanchors, s->pid, s->device,
 		    s->opt.offset, r.count, s->opt.num_layers, s->opt.passes, s->need);
 		say(&nomem, msg, "  sorted matches at ts:");
-		for (i = 0; i < s->nanchors && i < 6; i++)
-			say(&nomem, msg, " [%zu] %s", i, s->anchors[i]->ts);
+		for (i = 0; i < s->nanchors && i < 6; i++) {
+			if (texts_at(s, ANCHORSCAN_ANCHOR, &s->anchors[i], 0, msg, &rc) != 0)
+				return rc;
+			say(&nomem, msg, " [%zu] %s", i, t0->ts);
+		}
 		say(&nomem, msg, "%s\n", s->nanchors > 6 ? " ..." : "");
 		say(&nomem, msg, "%s: lower --anchor-offset, --passes or --num-layers, or profile "
 		    "a longer window", s->progname);
 		return done(nomem, ANCHORSCAN_REFUSED);
 	case ANCHORS_NOT_INCREASING:
+		if (texts_at(s, ANCHORSCAN_ANCHOR, &s->anchors[r.at - 1], 0, msg, &rc) != 0 ||
+		    texts_at(s, ANCHORSCAN_ANCHOR, &s->anchors[r.at], 1, msg, &rc) != 0)
+			return rc;
 		say(&nomem, msg, "selected anchors %zu and %zu (events %" PRIu64 " and %" PRIu64
 		    ") do not have strictly increasing timestamps (%s, %s)", r.at - 1, r.at,
-		    s->anchors[r.at - 1]->index, s->anchors[r.at]->index,
-		    s->anchors[r.at - 1]->ts, s->anchors[r.at]->ts);
+		    s->anchors[r.at - 1].index, s->anchors[r.at].index, t0->ts, t1->ts);
 		return done(nomem, ANCHORSCAN_REFUSED);
 	default:
-		return refuse_duration(s->anchors[r.at], "anchor", msg);
+		return refuse_duration(s, ANCHORSCAN_ANCHOR, &s->anchors[r.at], msg);
 	}
 }
 
 int anchorscan_finish(struct anchorscan *s, struct buf *msg)
 {
-	struct anchors_kernel *ak = NULL, *ek = NULL;
 	int rc, nomem = 0;
 
 	if ((rc = choose_group(s, msg)) != ANCHORSCAN_OK ||
-	    (rc = sorted_group(s, ANCHORSCAN_ANCHOR, &s->anchors, &s->nanchors, msg)) != ANCHORSCAN_OK)
+	    (rc = sorted_group(s, ANCHORSCAN_ANCHOR, &s->nanchors, msg)) != ANCHORSCAN_OK)
 		return rc;
+	s->anchors = s->role[ANCHORSCAN_ANCHOR].k;
 	if (s->end_re != NULL &&
-	    (rc = sorted_group(s, ANCHORSCAN_END, &s->ends, &s->nends, msg)) != ANCHORSCAN_OK)
+	    (rc = sorted_group(s, ANCHORSCAN_END, &s->nends, msg)) != ANCHORSCAN_OK)
 		return rc;
+	s->ends = s->role[ANCHORSCAN_END].k;
 	s->need = (size_t)(s->opt.num_layers * s->opt.passes);
-	ak = kernels_of(s->anchors, s->nanchors);
-	ek = kernels_of(s->ends, s->nends);
-	s->terminal = malloc((s->need + 1) * sizeof *s->terminal);
-	if (ak == NULL || ek == NULL || s->terminal == NULL)
-		rc = ANCHORSCAN_NOMEM;
-	if (rc == ANCHORSCAN_OK)
-		rc = select_anchors(s, ak, msg);
+	if (s->end_re != NULL && (s->terminal = malloc((s->need + 1) * sizeof *s->terminal)) == NULL)
+		return ANCHORSCAN_NOMEM;
+	rc = select_anchors(s, msg);
 	if (rc == ANCHORSCAN_OK && s->confirm_re != NULL && s->opt.confirm_cpu)
 		rc = check_cpu_landmark(s, msg);
 	else if (rc == ANCHORSCAN_OK && s->confirm_re != NULL)
-		rc = check_gpu_landmark(s, ak, ek, msg);
+		rc = check_gpu_landmark(s, msg);
 	if (rc == ANCHORSCAN_OK && s->end_re != NULL)
-		rc = check_terminals(s, ak, ek, msg);
+		rc = check_terminals(s, msg);
 	/* after the selected kernels' own checks, which say more */
 	if (rc == ANCHORSCAN_OK && s->bad_dur.seen) {
 		say(&nomem, msg, "event %" PRIu64 " (ts %s): kernel %s has a negative dur (%s); "
@@ -843,8 +1039,6 @@ int anchorscan_finish(struct anchorscan *s, struct buf *msg)
 		    s->bad_dur.dur);
 		rc = done(nomem, ANCHORSCAN_REFUSED);
 	}
-	free(ak);
-	free(ek);
 	return rc;
 }
 
@@ -879,39 +1073,62 @@ int anchorscan_put_anchors(const struct anchorscan *s, struct buf *b)
 	return rc;
 }
 
-static struct trstream_kernel record_of(const struct anchorscan_match *m)
+/* A selected kernel as its record carries it; its texts read into slot. */
+static int record_of(struct anchorscan *s, enum anchorscan_role role,
+		     const struct anchors_kernel *k, int slot, struct trstream_kernel *out,
+		     struct buf *msg)
 {
-	struct trstream_kernel k = { m->index, m->pid, m->tid, m->device, m->ts, m->dur,
-				     m->name, m->ts_ns, m->dur_ns };
+	const struct anchorscan_info *in = &s->role[role].info[k->ref];
+	const struct anchorscan_group *g = &s->groups[in->group];
+	const struct anchorscan_texts *t = &s->scratch[slot];
+	int rc;
 
-	return k;
+	if (texts_at(s, role, k, slot, msg, &rc) != 0)
+		return rc;
+	/* the trstream writer only reads them */
+	out->source_index = k->index;
+	out->pid = (char *)(uintptr_t)g->pid;
+	out->tid = (char *)(uintptr_t)text_of(s, in->tid);
+	out->device = in->flags & ANCHORSCAN_HAS_DEVICE ? (char *)(uintptr_t)g->device : NULL;
+	out->ts = (char *)(uintptr_t)t->ts;
+	out->dur = (char *)(uintptr_t)t->dur;
+	out->name = (char *)(uintptr_t)text_of(s, in->name);
+	out->ts_ns = k->ts_ns;
+	out->dur_ns = k->dur_ns;
+	return ANCHORSCAN_OK;
 }
 
-int anchorscan_put_anchor(const struct anchorscan *s, size_t i, struct buf *b)
+int anchorscan_put_anchor(struct anchorscan *s, size_t i, struct buf *b, struct buf *msg)
 {
 	struct trstream_anchor a;
 	size_t N = (size_t)s->opt.num_layers;
+	int rc;
 
 	memset(&a, 0, sizeof a);
 	a.i = i;
 	a.pass = i / N;
 	a.layer = i % N;
 	a.anchor_index = (size_t)s->opt.offset + i;
-	a.anchor = record_of(s->anchors[a.anchor_index]);
+	if ((rc = record_of(s, ANCHORSCAN_ANCHOR, &s->anchors[a.anchor_index], 0, &a.anchor,
+			    msg)) != ANCHORSCAN_OK)
+		return rc;
 	if (s->end_re != NULL) {
 		a.has_terminal = 1;
-		a.terminal = record_of(s->ends[s->terminal[i]]);
+		if ((rc = record_of(s, ANCHORSCAN_END, &s->ends[s->terminal[i]], 1, &a.terminal,
+				    msg)) != ANCHORSCAN_OK)
+			return rc;
 	}
-	return trstream_anchor_write(b, &a);
+	return trstream_anchor_write(b, &a) == 0 ? ANCHORSCAN_OK : ANCHORSCAN_NOMEM;
 }
 
 void anchorscan_free(struct anchorscan *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nm; i++) {
-		free(s->m[i].ts);
-		free(s->m[i].dur);
+	for (i = 0; i < 3; i++) {
+		free(s->role[i].k);
+		free(s->role[i].info);
+		free(s->role[i].correlation);
 	}
 	for (i = 0; i < s->pairs.n; i++) {
 		free(s->pairs.pid[i]);
@@ -920,10 +1137,13 @@ void anchorscan_free(struct anchorscan *s)
 	free(s->pairs.pid);
 	free(s->pairs.tid);
 	intern_free(&s->pairs.seen);
-	free(s->m);
+	textspill_free(&s->store);
+	intern_free(&s->group_ids);
+	free(s->groups);
 	json_free(&s->doc);
 	buf_release(&s->name);
 	buf_release(&s->cat);
+	buf_release(&s->key);
 	buf_release(&s->origin_text);
 	intern_free(&s->texts);
 	regex_free(s->anchor_re);
@@ -934,7 +1154,7 @@ void anchorscan_free(struct anchorscan *s)
 	free(s->bad_dur.ts);
 	free(s->bad_dur.dur);
 	free(s->bad_dur.name);
-	free(s->anchors);
-	free(s->ends);
 	free(s->terminal);
+	texts_release(&s->scratch[0]);
+	texts_release(&s->scratch[1]);
 }

@@ -16,15 +16,22 @@
 #include "intern.h"
 #include "json.h"
 #include "regex.h"
+#include "textspill.h"
+#include "tsnum.h"
+#include "anchors.h"
 
 /* The options of tr-select-anchors(1). */
 struct anchorscan_options {
 	const char *anchor_regex, *end_regex, *confirm_regex, *pid, *device;
 	int64_t num_layers, offset, passes, first_layer;
 	int confirm_cpu;
+	size_t store_bound;  /* bytes of texts held in memory (0: TEXTSPILL_BOUND) */
 };
 
-/* A status is the exit status of tr-select-anchors, but for memory. */
+/* A status is the exit status of tr-select-anchors, but for memory.  The
+ * text store's temporary file (in TMPDIR, made only when the texts pass
+ * TEXTSPILL_BOUND) is ANCHORSCAN_TROUBLE: "temporary file in DIR: why"
+ * when it cannot be made, "temporary file: why" when it fails later. */
 enum anchorscan_status {
 	ANCHORSCAN_OK = 0,
 	ANCHORSCAN_REFUSED = 1,   /* the input or the selection refused (EXIT_INPUT) */
@@ -35,18 +42,39 @@ enum anchorscan_status {
 /* What a matching kernel is to the selection. */
 enum anchorscan_role { ANCHORSCAN_ANCHOR, ANCHORSCAN_END, ANCHORSCAN_CONFIRM };
 
-/* One matching kernel; raw JSON texts are kept for the records. */
-struct anchorscan_match {
-	uint64_t index;        /* position among this stage's input events */
-	int64_t ts_ns, dur_ns;
-	int ts_sub, dur_sub;   /* digits beyond the nanosecond */
-	int ts_ok, dur_ok;     /* JSON numbers present */
-	enum anchorscan_role role;
-	int64_t correlation;   /* args.correlation, for --confirm-cpu */
-	int correlation_ok;
-	char *ts, *dur;        /* raw, this match's own */
-	/* raw, shared: the same few texts repeat over thousands of anchors */
-	char *pid, *tid, *device, *name;  /* device may be NULL */
+/* One matching kernel, besides what the rules need of it (anchors.h):
+ * a small fixed record; its own ts and dur texts wait in a text store
+ * (textspill.h), the texts that repeat (pid, tid, device, name) are kept
+ * once each. */
+struct anchorscan_info {
+	uint64_t text;         /* its ts text in the store, its dur text next */
+	uint32_t group;        /* its (pid, device): an index into groups */
+	uint32_t tid, name;    /* 1 + an id in texts; 0: absent */
+	uint8_t flags;         /* ANCHORSCAN_HAS_TS ... */
+};
+
+enum {
+	ANCHORSCAN_HAS_TS = 1,     /* the event has a ts member */
+	ANCHORSCAN_HAS_DUR = 2,
+	ANCHORSCAN_TS_OK = 4,      /* ... a JSON number */
+	ANCHORSCAN_CORR_OK = 8,    /* an integer args.correlation */
+	ANCHORSCAN_HAS_DEVICE = 16, /* an args.device member */
+};
+
+/* The matching kernels of one role, in source order (info, correlation)
+ * and, after anchorscan_finish, the group's first in time order (k: the
+ * rules' view of each; k[j].ref is its index in info). */
+struct anchorscan_matches {
+	struct anchors_kernel *k;
+	struct anchorscan_info *info;
+	int64_t *correlation;      /* with --confirm-cpu only */
+	size_t n, cap;
+};
+
+/* A (pid, device) of a match: raw pid text, raw args.device text (NULL
+ * when absent). */
+struct anchorscan_group {
+	const char *pid, *device;
 };
 
 /* A CPU-side event for --confirm-cpu: a kernel launch (key: its
@@ -63,14 +91,23 @@ struct anchorscan_marks {
 	size_t n, cap;
 };
 
+/* The ts and dur texts of one match, as read back (NULL: absent). */
+struct anchorscan_texts {
+	struct buf ts_buf, dur_buf;
+	const char *ts, *dur;
+};
+
 /* Everything kept between the events and the tail.  Zero it, then
  * anchorscan_init. */
 struct anchorscan {
 	struct anchorscan_options opt;
 	const char *progname;              /* for the lines of a refusal */
 	struct regex *anchor_re, *end_re, *confirm_re;
-	struct anchorscan_match *m;
-	size_t nm, mcap;
+	struct anchorscan_matches role[3]; /* by enum anchorscan_role */
+	struct textspill store;            /* the matches' ts and dur texts */
+	struct intern group_ids;           /* a (pid, device) key -> groups */
+	struct anchorscan_group *groups;
+	size_t ngroups, groups_cap;
 	struct anchorscan_marks launches, scopes;
 	struct {                           /* the first kernel with a negative dur */
 		int seen;
@@ -85,17 +122,21 @@ struct anchorscan {
 		size_t n, cap;
 	} pairs;
 	struct jdoc doc;
-	struct buf name, cat;              /* unescaped scratch */
+	struct buf name, cat, key;         /* unescaped scratch, a group key */
 	int64_t origin_ns;
 	int origin_sub, have_origin;
 	struct buf origin_text;            /* the ts text the origin came from */
+	struct tsnum_plain origin_plain;   /* ... analysed */
 	struct intern texts;               /* pid, tid, device, name texts */
 	uint64_t events;                   /* events seen */
 	/* the selection, after anchorscan_finish */
+	size_t group;                      /* the group chosen */
 	const char *pid, *device;          /* the group: raw pid, device or "(none)" */
-	struct anchorscan_match **anchors, **ends;
+	const struct anchors_kernel *anchors, *ends;  /* role[].k, the group's, sorted */
 	size_t nanchors, nends, need;
-	size_t *terminal;                  /* need: the terminal of each in ends */
+	uint32_t *terminal;                /* need, with --end-anchor-regex: the
+					    * terminal of each in ends */
+	struct anchorscan_texts scratch[2];
 };
 
 /* Compile the patterns.  ANCHORSCAN_TROUBLE with "--anchor-regex: why"
@@ -116,7 +157,9 @@ int anchorscan_finish(struct anchorscan *s, struct buf *msg);
  * anchor record of selected anchor i (0 .. need - 1).  0, or -1 when
  * memory runs out. */
 int anchorscan_put_anchors(const struct anchorscan *s, struct buf *b);
-int anchorscan_put_anchor(const struct anchorscan *s, size_t i, struct buf *b);
+/* A status: ANCHORSCAN_TROUBLE when the text store's temporary file
+ * fails, its text in msg. */
+int anchorscan_put_anchor(struct anchorscan *s, size_t i, struct buf *b, struct buf *msg);
 
 void anchorscan_free(struct anchorscan *s);
 

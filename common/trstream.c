@@ -207,24 +207,43 @@ void trstream_anchors_in_free(struct trstream_anchors_in *a)
 	a->nused = 0;
 }
 
+/* An unsigned number's decimal digits (the anchor records are written once
+ * per selected anchor: no printf, which formats every text twice). */
+static int put_u64(struct buf *b, uint64_t v)
+{
+	char digits[24];
+	size_t n = sizeof digits;
+
+	do {
+		digits[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return buf_add(b, digits + n, sizeof digits - n);
+}
+
 static int put_kernel(struct buf *b, const struct trstream_kernel *k)
 {
-	if (buf_printf(b, "{\"source_index\":%" PRIu64 ",\"pid\":%s,\"tid\":", k->source_index,
-		       k->pid != NULL ? k->pid : "null") != 0 ||
+	if (buf_addstr(b, "{\"source_index\":") != 0 || put_u64(b, k->source_index) != 0 ||
+	    buf_addstr(b, ",\"pid\":") != 0 || put_raw_or_null(b, k->pid) != 0 ||
+	    buf_addstr(b, ",\"tid\":") != 0 ||
 	    put_raw_or_null(b, k->tid) != 0 || buf_addstr(b, ",\"device\":") != 0 ||
 	    put_raw_or_null(b, k->device) != 0 || buf_addstr(b, ",\"ts\":") != 0 ||
 	    put_raw_or_null(b, k->ts) != 0 || buf_addstr(b, ",\"dur\":") != 0 ||
-	    put_raw_or_null(b, k->dur) != 0)
+	    put_raw_or_null(b, k->dur) != 0 || buf_addstr(b, ",\"ts_ns\":") != 0 ||
+	    buf_add_i64(b, k->ts_ns) != 0 || buf_addstr(b, ",\"dur_ns\":") != 0 ||
+	    buf_add_i64(b, k->dur_ns) != 0 || buf_addstr(b, ",\"name\":") != 0 ||
+	    put_raw_or_null(b, k->name) != 0)
 		return -1;
-	return buf_printf(b, ",\"ts_ns\":%" PRId64 ",\"dur_ns\":%" PRId64 ",\"name\":%s}",
-			  k->ts_ns, k->dur_ns, k->name != NULL ? k->name : "null");
+	return buf_addch(b, '}');
 }
 
 int trstream_anchor_write(struct buf *b, const struct trstream_anchor *a)
 {
-	if (trstream_record_begin(b, TRSTREAM_ANCHOR) != 0 ||
-	    buf_printf(b, ",\"i\":%zu,\"pass\":%zu,\"layer\":%zu,\"anchor_index\":%zu,"
-		       "\"anchor\":", a->i, a->pass, a->layer, a->anchor_index) != 0 ||
+	if (buf_addstr(b, "{\"@tr\":\"" TRSTREAM_ANCHOR "\",\"i\":") != 0 ||
+	    put_u64(b, a->i) != 0 || buf_addstr(b, ",\"pass\":") != 0 ||
+	    put_u64(b, a->pass) != 0 || buf_addstr(b, ",\"layer\":") != 0 ||
+	    put_u64(b, a->layer) != 0 || buf_addstr(b, ",\"anchor_index\":") != 0 ||
+	    put_u64(b, a->anchor_index) != 0 || buf_addstr(b, ",\"anchor\":") != 0 ||
 	    put_kernel(b, &a->anchor) != 0)
 		return -1;
 	if (a->has_terminal &&

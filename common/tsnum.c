@@ -510,3 +510,49 @@ int tsnum_text_not_below(const char *a, size_t an, const char *b, size_t bn)
 	}
 	return 1;
 }
+
+void tsnum_plain_of(const char *b, size_t bn, struct tsnum_plain *out)
+{
+	out->p = b;
+	out->n = bn;
+	out->int_len = plain_int_len(b, bn);
+}
+
+int tsnum_not_below_plain(const char *a, size_t an, const struct tsnum_plain *b)
+{
+	size_t i, ai, af, bf, bi = b->int_len;
+	int c = 0;
+
+	if (bi == 0 || an == 0)
+		return 0;
+	/* a's integer part, compared with b's as it goes */
+	for (i = 0; i < an; i++) {
+		if ((unsigned)((unsigned char)a[i] - '0') > 9u)
+			break;
+		if (c == 0 && i < bi)
+			c = (unsigned char)a[i] - (unsigned char)b->p[i];
+	}
+	ai = i;
+	if (ai == 0)
+		return 0;
+	if (ai < an) {  /* a plain fraction: a '.' and one digit or more */
+		if (a[ai] != '.' || ai + 1 == an)
+			return 0;
+		for (i = ai + 1; i < an; i++)
+			if ((unsigned)((unsigned char)a[i] - '0') > 9u)
+				return 0;
+	}
+	/* JSON allows no leading zeros: a longer integer part is larger */
+	if (ai != bi)
+		return ai > bi;
+	if (c != 0)
+		return c > 0;
+	af = ai < an ? an - ai - 1 : 0;
+	bf = bi < b->n ? b->n - bi - 1 : 0;
+	for (i = 0; i < af || i < bf; i++) {
+		char x = i < af ? a[ai + 1 + i] : '0', y = i < bf ? b->p[bi + 1 + i] : '0';
+		if (x != y)
+			return x > y;
+	}
+	return 1;
+}

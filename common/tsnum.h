@@ -42,6 +42,16 @@ int tsnum_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns);
  * every conversion this way. */
 int tsnum_text_not_below(const char *a, size_t an, const char *b, size_t bn);
 
+/* tsnum_text_not_below against one b for many a (a stage's trace origin):
+ * b analysed once.  int_len 0: b is not plain, and every answer is 0. */
+struct tsnum_plain {
+	const char *p;      /* b's text, not copied: it must outlive the analysis */
+	size_t n, int_len;
+};
+void tsnum_plain_of(const char *b, size_t bn, struct tsnum_plain *out);
+/* The same answer as tsnum_text_not_below(a, an, b->p, b->n). */
+int tsnum_not_below_plain(const char *a, size_t an, const struct tsnum_plain *b);
+
 /* Exact integer: a JSON number text without fraction or exponent -> int64.
  * "-0" gives 0.  Overflow -> NUM_RANGE; anything else -> NUM_SYNTAX. */
 int tsnum_parse_int64(const char *text, size_t len, int64_t *value);

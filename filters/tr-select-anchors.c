@@ -119,7 +119,7 @@ static void check(int rc, const struct buf *msg)
 /* At the tail: the selection, then its records before the tail. */
 static void emit_records(struct anchorscan *s, struct filter *f)
 {
-	struct buf rec = BUF_INIT;
+	struct buf rec = BUF_INIT, msg = BUF_INIT;
 	size_t i;
 
 	check(anchorscan_finish(s, &rec), &rec);
@@ -129,11 +129,11 @@ static void emit_records(struct anchorscan *s, struct filter *f)
 	filter_put(f, rec.p, rec.len);
 	for (i = 0; i < s->need; i++) {
 		buf_reset(&rec);
-		if (anchorscan_put_anchor(s, i, &rec) != 0)
-			die_nomem();
+		check(anchorscan_put_anchor(s, i, &rec, &msg), &msg);
 		filter_put(f, rec.p, rec.len);
 	}
 	buf_release(&rec);
+	buf_release(&msg);
 }
 
 int main(int argc, char **argv)

@@ -47,6 +47,43 @@ expect 2 "tr-compact with a missing TMPDIR: a clear error" \
 expect 2 "tr-window with a missing TMPDIR: a clear error" \
 	"TMPDIR='$T/none' tr-window --from 0 <'$T/t.stream' >/dev/null" \
 	"tr-window: temporary file in $T/none: No such file or directory"
+# tr-select-anchors keeps its matches' ts and dur texts in memory up to
+# 1 MiB: a small trace needs no temporary file, 40000 matches (1.1 MiB) do
+expect 0 "tr-select-anchors with a missing TMPDIR: a small trace needs none" \
+	"TMPDIR='$T/none' tr-select-anchors --anchor-regex flash --num-layers 4 \
+	 --anchor-offset 0 <'$T/t.stream' >/dev/null"
+python3 - "$T/many.json" <<'PY'
+import sys
+ev = []
+for i in range(40000):
+    ts = "%d.%s" % (1428625731000 + 10 * i, "125"[: i % 4]) if i % 4 else str(1428625731000 + 10 * i)
+    ev.append('{"ph":"X","cat":"kernel","name":"flash","pid":1,"tid":%d,"ts":%s,'
+              '"dur":%d.5,"args":{"device":0}}' % (7 + i % 3, ts, 1 + i % 5))
+open(sys.argv[1], "w").write('{"traceEvents":[' + ",".join(ev) + "]}")
+PY
+tr-decode "$T/many.json" >"$T/many.stream"
+expect 2 "tr-select-anchors past its memory bound with a missing TMPDIR: a clear error" \
+	"TMPDIR='$T/none' tr-select-anchors --anchor-regex flash --num-layers 40 \
+	 --anchor-offset 0 --passes 1000 <'$T/many.stream' >/dev/null" \
+	"tr-select-anchors: temporary file in $T/none: No such file or directory"
+if expect 0 "tr-select-anchors past its memory bound: the texts from the temporary file" \
+	"tr-select-anchors --anchor-regex flash --num-layers 40 --anchor-offset 0 \
+	 --passes 1000 <'$T/many.stream'"; then
+	if python3 - "$T/out" <<'PY'
+import re, sys
+want = re.compile(r'"anchor":\{"source_index":(\d+),"pid":1,"tid":(\d+),"device":0,'
+                  r'"ts":([^,]+),"dur":([^,]+),')
+recs = [l for l in open(sys.argv[1]) if l.startswith('{"@tr":"anchor",')]
+assert len(recs) == 40000, len(recs)
+for i, line in enumerate(recs):
+    ts = "%d.%s" % (1428625731000 + 10 * i, "125"[: i % 4]) if i % 4 else str(1428625731000 + 10 * i)
+    m = want.search(line)
+    assert m and m.groups() == (str(i), str(7 + i % 3), ts, "%d.5" % (1 + i % 5)), line
+PY
+	then pass "tr-select-anchors past its memory bound: every record's texts"
+	else fail "tr-select-anchors past its memory bound: every record's texts"
+	fi
+fi
 
 mkdir -p "$T/adir"
 expect 2 "tr-encode -o a directory: refused" "tr-encode -o '$T/adir' <'$T/t.stream'" \

@@ -6,7 +6,9 @@
  *   - tsnum_perfetto_us_to_ns does not crash (ASan/UBSan watch it) and agrees
  *     with the exact conversion on integers that need no rounding;
  *   - tsnum_format_us3 of a converted value reads back to the same value, and
- *     tsnum_round_ns_to_us rounds half away from zero. */
+ *     tsnum_round_ns_to_us rounds half away from zero;
+ *   - tsnum_not_below_plain answers as tsnum_text_not_below, the input split
+ *     in two at its first ',' (or against fixed texts), both ways round. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -124,10 +126,38 @@ static void check_perfetto(const char *t, size_t len)
 		fail("tsnum_perfetto_us_to_ns differs on an exact integer", t, len);
 }
 
+static void check_not_below(const char *a, size_t an, const char *b, size_t bn)
+{
+	struct tsnum_plain p;
+
+	tsnum_plain_of(b, bn, &p);
+	if (tsnum_not_below_plain(a, an, &p) != tsnum_text_not_below(a, an, b, bn))
+		fail("tsnum_not_below_plain differs from tsnum_text_not_below", a, an);
+}
+
+static void check_plain(const char *t, size_t len)
+{
+	static const char *const fixed[] = { "0", "1428625731456.000", "1428625731456",
+		"99.5", "1712195495519689.047" };
+	const char *comma = memchr(t, ',', len);
+	size_t i;
+
+	if (comma != NULL) {
+		size_t an = (size_t)(comma - t);
+		check_not_below(t, an, comma + 1, len - an - 1);
+		check_not_below(comma + 1, len - an - 1, t, an);
+	}
+	for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		check_not_below(t, len, fixed[i], strlen(fixed[i]));
+		check_not_below(fixed[i], strlen(fixed[i]), t, len);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *t = (const char *)data;
 
+	check_plain(t, size);
 	check_us_to_ns(t, size);
 	check_int64(t, size);
 	check_perfetto(t, size);

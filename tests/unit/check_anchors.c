@@ -12,7 +12,7 @@
 /* kernel at ts ns (no sub-ns digits), dur ns, source index */
 static struct anchors_kernel K(uint64_t index, int64_t ts, int64_t dur)
 {
-	struct anchors_kernel k = { index, ts, dur, 0, 0, 1 };
+	struct anchors_kernel k = { index, ts, dur, 0, 0, 1, 0 };
 	return k;
 }
 

@@ -2,8 +2,11 @@
  * anchor records out (origin, used tids, terminals), and each refusal with
  * its exact text and status: a bad pattern, an existing guide track, a
  * kernel matching two patterns, no match, several pids, a truncated
- * selection, a terminal count, a negative kernel dur. */
+ * selection, a terminal count, a negative kernel dur; the same records and
+ * evidence when the texts went to the text store's temporary file, and
+ * the trouble when it cannot be made. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,7 +69,7 @@ START_TEST(test_records)
 			 "\"pid\":0,\"device\":0,\"trace_origin_ns\":2500,\"trace_origin_us\":2.500,"
 			 "\"used_tids\":[3,7]}");
 	buf_reset(&b);
-	ck_assert_int_eq(anchorscan_put_anchor(&s, 1, &b), 0);
+	ck_assert_int_eq(anchorscan_put_anchor(&s, 1, &b, &msg), ANCHORSCAN_OK);
 	ck_assert_str_eq(b.p, "{\"@tr\":\"anchor\",\"i\":1,\"pass\":0,\"layer\":1,\"anchor_index\":1,"
 			 "\"anchor\":{\"source_index\":3,\"pid\":0,\"tid\":7,\"device\":0,\"ts\":20,"
 			 "\"dur\":1,\"ts_ns\":20000,\"dur_ns\":1000,\"name\":\"attn\"},\"terminal\":"
@@ -147,6 +150,139 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* n layers of an anchor and its terminal, ts texts of several shapes. */
+static char **many_layers(size_t n)
+{
+	char **v = malloc(2 * n * sizeof *v);
+	size_t i;
+
+	ck_assert_ptr_nonnull(v);
+	for (i = 0; i < n; i++) {
+		v[2 * i] = malloc(200);
+		v[2 * i + 1] = malloc(200);
+		ck_assert_ptr_nonnull(v[2 * i]);
+		ck_assert_ptr_nonnull(v[2 * i + 1]);
+		sprintf(v[2 * i], "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"attn\",\"pid\":0,"
+			"\"tid\":%zu,\"ts\":%zu.%0*zu,\"dur\":1,\"args\":{\"device\":0}}",
+			7 + i % 2, 100 * i + 10, (int)(i % 4), i % 4 ? i % 10 : 0);
+		if (i % 4 == 0)  /* "%0*zu" with width 0 still writes a digit */
+			sprintf(strchr(v[2 * i], '.'), ",\"dur\":1,\"args\":{\"device\":0}}");
+		sprintf(v[2 * i + 1], "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"end\",\"pid\":0,"
+			"\"tid\":7,\"ts\":%zu.5,\"dur\":2.50,\"args\":{\"device\":0}}",
+			100 * i + 50);
+	}
+	return v;
+}
+
+/* The records of a selection: the anchors record, then each anchor's. */
+static void records(struct anchorscan *s, struct buf *out)
+{
+	struct buf msg = BUF_INIT;
+	size_t i;
+
+	ck_assert_int_eq(anchorscan_put_anchors(s, out), 0);
+	for (i = 0; i < s->need; i++) {
+		buf_addch(out, '\n');
+		ck_assert_int_eq(anchorscan_put_anchor(s, i, out, &msg), ANCHORSCAN_OK);
+	}
+	buf_release(&msg);
+}
+
+/* Past the text store's bound the ts and dur texts go to the temporary
+ * file: the records and the refusals' evidence are the same as in memory. */
+START_TEST(test_spilled_texts)
+{
+	size_t n = 400, i;
+	char **lines = many_layers(n);
+	struct anchorscan_options o = opts("^attn$", "^end$", 10, 0, 40);
+	struct anchorscan s;
+	struct buf msg = BUF_INIT, mem = BUF_INIT, file = BUF_INIT;
+	const char *last;
+
+	ck_assert_int_eq(run(&s, &o, (const char *const *)lines, 2 * n, &msg), ANCHORSCAN_OK);
+	ck_assert_int_eq(textspill_created(&s.store), 0);
+	records(&s, &mem);
+	anchorscan_free(&s);
+	o.store_bound = 64;
+	ck_assert_int_eq(run(&s, &o, (const char *const *)lines, 2 * n, &msg), ANCHORSCAN_OK);
+	ck_assert_int_eq(textspill_created(&s.store), 1);
+	records(&s, &file);
+	anchorscan_free(&s);
+	ck_assert_str_eq(file.p, mem.p);
+	last = strrchr(file.p, '\n') + 1;
+	ck_assert_str_eq(last, "{\"@tr\":\"anchor\",\"i\":399,\"pass\":39,\"layer\":9,"
+			 "\"anchor_index\":399,\"anchor\":{\"source_index\":798,\"pid\":0,\"tid\":8,"
+			 "\"device\":0,\"ts\":39910.009,\"dur\":1,\"ts_ns\":39910009,\"dur_ns\":1000,"
+			 "\"name\":\"attn\"},\"terminal\":{\"source_index\":799,\"pid\":0,\"tid\":7,"
+			 "\"device\":0,\"ts\":39950.5,\"dur\":2.50,\"ts_ns\":39950500,"
+			 "\"dur_ns\":2500,\"name\":\"end\"}}");
+
+	/* the refusals that quote texts, from the file */
+	o = opts("^attn$", NULL, 10, 395, 1);
+	o.store_bound = 64;
+	refused(&o, (const char *const *)lines, 2 * n, ANCHORSCAN_REFUSED,
+		"truncated selection: 400 kernels match in pid 0, device 0; from --anchor-offset "
+		"395 there are 5, but --num-layers 10 x --passes 1 needs 10\n"
+		"  sorted matches at ts: [0] 10 [1] 110.1 [2] 210.02 [3] 310.003 [4] 410 "
+		"[5] 510.5 ...\n"
+		"tr-select-anchors: lower --anchor-offset, --passes or --num-layers, or profile a "
+		"longer window");
+	o = opts("^attn$|^end$", NULL, 4, 0, 1);
+	o.store_bound = 64;
+	free(lines[3]);
+	lines[3] = strdup("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"end\",\"pid\":0,"
+			  "\"tid\":7,\"ts\":150.5,\"dur\":-2.5,\"args\":{\"device\":0}}");
+	ck_assert_ptr_nonnull(lines[3]);
+	refused(&o, (const char *const *)lines, 2 * n, ANCHORSCAN_REFUSED,
+		"event 3: selected anchor kernel has a negative dur (-2.5)");
+	o = opts("^attn$", "^end$", 4, 0, 1);
+	o.store_bound = 64;
+	refused(&o, (const char *const *)lines, 2 * n, ANCHORSCAN_REFUSED,
+		"event 3: selected terminal kernel has a negative dur (-2.5)");
+	free(lines[3]);
+	lines[3] = strdup("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"end\",\"pid\":0,"
+			  "\"tid\":7,\"ts\":150.5,\"dur\":1e2,\"args\":{\"device\":0}}");
+	ck_assert_ptr_nonnull(lines[3]);
+	refused(&o, (const char *const *)lines, 2 * n, ANCHORSCAN_REFUSED,
+		"terminal kernel (event 3, ts 150.5, dur 1e2) ends after the next anchor starts "
+		"(event 4, ts 210.02)");
+	for (i = 0; i < 2 * n; i++)
+		free(lines[i]);
+	free(lines);
+	buf_release(&msg);
+	buf_release(&mem);
+	buf_release(&file);
+}
+END_TEST
+
+/* A text store that must spill with no TMPDIR to spill to: trouble, where. */
+START_TEST(test_spill_trouble)
+{
+	char **lines = many_layers(4);
+	struct anchorscan_options o = opts("^attn$", NULL, 1, 0, 1);
+	struct anchorscan s;
+	struct buf msg = BUF_INIT;
+	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	size_t i;
+
+	o.store_bound = 16;
+	setenv("TMPDIR", "/nonexistent/check_anchorscan", 1);
+	ck_assert_int_eq(run(&s, &o, (const char *const *)lines, 8, &msg), ANCHORSCAN_TROUBLE);
+	ck_assert_str_eq(msg.p, "temporary file in /nonexistent/check_anchorscan: No such file "
+			 "or directory");
+	anchorscan_free(&s);
+	if (old != NULL)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	for (i = 0; i < 8; i++)
+		free(lines[i]);
+	free(lines);
+	buf_release(&msg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("anchorscan");
@@ -156,6 +292,8 @@ int main(void)
 
 	tcase_add_test(tc, test_records);
 	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_spilled_texts);
+	tcase_add_test(tc, test_spill_trouble);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);

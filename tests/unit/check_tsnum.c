@@ -630,6 +630,37 @@ START_TEST(test_text_not_below)
 }
 END_TEST
 
+/* tsnum_not_below_plain gives tsnum_text_not_below's answer for every pair
+ * of these texts, plain or not (b analysed once by tsnum_plain_of). */
+START_TEST(test_not_below_plain)
+{
+	static const char *const texts[] = { "0", "0.000", "9.999", "10", "10.0", "10.01",
+		"1712195495519689.047", "1712195495519689.0470001", "1712195495519689",
+		"1712195495519690.5", "999", "1000", "-1", "1e3", "1E3", "", ".5", "1.", "1.2.3",
+		"+1", "x", "1.5e-3", "0x10", "01", "\"10\"", "10 ", "1..2" };
+	size_t n = sizeof texts / sizeof texts[0], i, j;
+	struct tsnum_plain p;
+
+	for (j = 0; j < n; j++) {
+		tsnum_plain_of(texts[j], strlen(texts[j]), &p);
+		for (i = 0; i < n; i++)
+			ck_assert_int_eq(tsnum_not_below_plain(texts[i], strlen(texts[i]), &p),
+					 tsnum_text_not_below(texts[i], strlen(texts[i]), texts[j],
+							      strlen(texts[j])));
+	}
+	tsnum_plain_of(S("1712195495519689.047"), &p);
+	ck_assert_uint_eq(p.int_len, 16);
+	ck_assert_int_eq(tsnum_not_below_plain(S("1712195495519689.0471"), &p), 1);
+	ck_assert_int_eq(tsnum_not_below_plain(S("1712195495519689.0469"), &p), 0);
+	ck_assert_int_eq(tsnum_not_below_plain(S("1712195495519689.047"), &p), 1);
+	ck_assert_int_eq(tsnum_not_below_plain(S("99999999999999999"), &p), 1);
+	ck_assert_int_eq(tsnum_not_below_plain(S("1712195495519689.1e-9"), &p), 0);
+	tsnum_plain_of(S("1e3"), &p);
+	ck_assert_uint_eq(p.int_len, 0);
+	ck_assert_int_eq(tsnum_not_below_plain(S("5000"), &p), 0);
+}
+END_TEST
+
 static Suite *tsnum_suite(void)
 {
 	Suite *s = suite_create("tsnum");
@@ -643,6 +674,7 @@ static Suite *tsnum_suite(void)
 	tcase_add_test(exact, test_exact_matches_reference);
 	tcase_add_test(exact, test_length_bounds);
 	tcase_add_test(exact, test_text_not_below);
+	tcase_add_test(exact, test_not_below_plain);
 	suite_add_tcase(s, exact);
 
 	tcase_add_loop_test(syntax, test_exact_syntax, 0,
