@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blockq.h"
 #include "decode_file.h"
 #include "io.h"
 #include "scan.h"
@@ -23,8 +24,15 @@ void decode_file(const char *path, int out_fd, size_t max_event, const char *too
 	decode_file_as(path, path, out_fd, max_event, DECODE_DEFAULT_MAX_MEMBERS, tool, result);
 }
 
-void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
-		    size_t max_members, const char *tool, struct decode_file_result *result)
+static int put_queue(void *ctx, const void *data, size_t n)
+{
+	return blockq_put(ctx, data, n);
+}
+
+/* Into out_fd, or into q when it is not NULL. */
+static void decode_into(const char *path, const char *recorded, int out_fd, struct blockq *q,
+			size_t max_event, size_t max_members, const char *tool,
+			struct decode_file_result *result)
 {
 	struct source *src;
 	struct writer out;
@@ -39,10 +47,14 @@ void decode_file_as(const char *path, const char *recorded, int out_fd, size_t m
 		result->status = DECODE_OPEN;
 		return;
 	}
-	if (writer_init(&out, out_fd) != 0) {
+	if (writer_init(&out, q != NULL ? -1 : out_fd) != 0) {
 		source_close(src);
 		result->status = DECODE_NOMEM;
 		return;
+	}
+	if (q != NULL) {
+		out.sink = put_queue;
+		out.sink_ctx = q;
 	}
 	if (scan_init(&scan, read_source, src, max_event) != 0) {
 		writer_free(&out);
@@ -78,4 +90,16 @@ void decode_file_as(const char *path, const char *recorded, int out_fd, size_t m
 	writer_free(&out);
 	source_close(src);
 	errno = saved;
+}
+
+void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
+		    size_t max_members, const char *tool, struct decode_file_result *result)
+{
+	decode_into(path, recorded, out_fd, NULL, max_event, max_members, tool, result);
+}
+
+void decode_file_to_queue(const char *path, struct blockq *q, size_t max_event,
+			  size_t max_members, const char *tool, struct decode_file_result *result)
+{
+	decode_into(path, path, -1, q, max_event, max_members, tool, result);
 }

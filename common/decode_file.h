@@ -1,7 +1,7 @@
 /* decode_file: decode one stored trace (a path, or "-" for standard input)
  * into the event stream on a file descriptor, with the tail's size and
  * SHA-256 of the stored bytes.  tr-decode is this plus option parsing;
- * tr-verify runs it in child processes.
+ * tr-verify runs it in threads, into queues (blockq.h).
  * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_DECODE_FILE_H
 #define TR_DECODE_FILE_H
@@ -26,5 +26,11 @@ void decode_file(const char *path, int out_fd, size_t max_event, const char *too
  * max_members; decode_file uses DECODE_DEFAULT_MAX_MEMBERS). */
 void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
 		    size_t max_members, const char *tool, struct decode_file_result *result);
+
+/* The same (the path recorded as given) into a queue read by another
+ * thread; the queue is not closed here. */
+struct blockq;
+void decode_file_to_queue(const char *path, struct blockq *q, size_t max_event,
+			  size_t max_members, const char *tool, struct decode_file_result *result);
 
 #endif

@@ -26,11 +26,18 @@ int writer_init(struct writer *w, int fd)
 	return 0;
 }
 
+static int emit(struct writer *w, const void *data, size_t n)
+{
+	if (w->sink != NULL)
+		return w->sink(w->sink_ctx, data, n);
+	return io_write_all(w->fd, data, n);
+}
+
 int writer_flush(struct writer *w)
 {
 	if (w->len == 0)
 		return 0;
-	if (io_write_all(w->fd, w->buf, w->len) != 0)
+	if (emit(w, w->buf, w->len) != 0)
 		return -1;
 	w->written += w->len;
 	w->len = 0;
@@ -43,7 +50,7 @@ int writer_put(struct writer *w, const void *data, size_t n)
 		if (writer_flush(w) != 0)
 			return -1;
 		if (n >= w->cap) {
-			if (io_write_all(w->fd, data, n) != 0)
+			if (emit(w, data, n) != 0)
 				return -1;
 			w->written += n;
 			return 0;

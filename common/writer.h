@@ -12,6 +12,10 @@ struct writer {
 	char *buf;
 	size_t len, cap;   /* cap: flushed when full; half the pipe on a pipe */
 	uint64_t written;  /* bytes handed to write(2) so far */
+	/* when set, bytes go here instead of write(2) on fd (a queue to
+	 * another thread, blockq.h): 0, or -1 with errno set */
+	int (*sink)(void *ctx, const void *data, size_t n);
+	void *sink_ctx;
 };
 
 int writer_init(struct writer *w, int fd);

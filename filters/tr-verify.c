@@ -3,18 +3,20 @@
  * Both traces are decoded by child processes and compared in lock-step by
  * common/verify.c (the placement check: verifysel.c; the landmark check:
  * verifylm.c; the results: verifycheck.c).  See tr-verify(1). */
-#include <signal.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "blockq.h"
 #include "buf.h"
 #include "decode_file.h"
 #include "diag.h"
+#include "io.h"
 #include "opt.h"
 #include "stream.h"
 #include "trstream.h"
@@ -54,62 +56,76 @@ static const char usage_text[] =
 
 /* ---- the decoders ------------------------------------------------------ */
 
-/* Decode path in a child process writing the stream to a pipe; the parent
- * reads it like any stage's input.  The child reports its own errors. */
+/* Each trace is decoded in a thread of its own into a queue of blocks
+ * (blockq.h) that this thread reads like any stage's input: no pipe, so
+ * neither write(2) nor read(2) copies the stream in the kernel.  A decoder
+ * that fails says why, as tr-decode would, and ends its stream early. */
 static size_t max_members = DECODE_DEFAULT_MAX_MEMBERS;  /* --max-member-bytes */
-
-static int spawn_decoder(const char *path, size_t max_event, pid_t *child)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds) != 0)
-		die_errno(EXIT_CANNOT_RUN, "pipe");
-	pid = fork();
-	if (pid < 0)
-		die_errno(EXIT_CANNOT_RUN, "fork");
-	if (pid == 0) {
-		struct decode_file_result result;
-
-		close(fds[0]);
-		signal(SIGPIPE, SIG_DFL);
-		decode_file_as(path, path, fds[1], max_event, max_members, "tr-verify", &result);
-		if (result.status == DECODE_OPEN)
-			die_errno(EXIT_CANNOT_RUN, "%s", path);
-		if (result.status == DECODE_INPUT || result.status == DECODE_READ)
-			die(EXIT_CANNOT_RUN, "%s: %s", path, result.msg);
-		_exit(result.status == DECODE_OK ? EXIT_OK : EXIT_CANNOT_RUN);
-	}
-	close(fds[1]);
-	*child = pid;
-	return fds[0];
-}
 
 struct input {
 	struct stream_in in;
-	pid_t child;
+	struct blockq q;
+	pthread_t thread;
+	const char *path;
+	size_t max_event;
+	int failed;          /* set by the decoder thread before it closes q */
 };
+
+static void *decoder_main(void *arg)
+{
+	struct input *x = arg;
+	struct decode_file_result result;
+
+	decode_file_to_queue(x->path, &x->q, x->max_event, max_members, "tr-verify", &result);
+	if (result.status == DECODE_OPEN)
+		warn_errno("%s", x->path);
+	if (result.status == DECODE_INPUT || result.status == DECODE_READ)
+		warnx_tr("%s: %s", x->path, result.msg);
+	x->failed = result.status != DECODE_OK;
+	blockq_close(&x->q);
+	return NULL;
+}
+
+static long take_decoded(void *ctx, void *dst, size_t n)
+{
+	return blockq_take(ctx, dst, n);
+}
+
+static void start_decoder(struct input *x, const char *path, size_t max_event)
+{
+	int rc;
+
+	x->path = path;
+	x->max_event = max_event;
+	x->failed = 0;
+	if (blockq_init(&x->q, IO_WRITE_BLOCK) != 0 ||
+	    stream_in_init(&x->in, -1, STREAM_DEFAULT_MAX_LINE) != 0)
+		die_nomem();
+	x->in.r.fill = take_decoded;
+	x->in.r.fill_ctx = &x->q;
+	if ((rc = pthread_create(&x->thread, NULL, decoder_main, x)) != 0) {
+		errno = rc;
+		die_errno(EXIT_CANNOT_RUN, "a decoder thread");
+	}
+}
 
 static void spawn_inputs(struct input *src, const char *src_path, struct input *out,
 			 const char *out_path, size_t max_event)
 {
-	if (stream_in_init(&src->in, spawn_decoder(src_path, max_event, &src->child),
-			   STREAM_DEFAULT_MAX_LINE) ||
-	    (out != NULL &&
-	     stream_in_init(&out->in, spawn_decoder(out_path, max_event, &out->child),
-			    STREAM_DEFAULT_MAX_LINE)))
-		die_nomem();
+	start_decoder(src, src_path, max_event);
+	if (out != NULL)
+		start_decoder(out, out_path, max_event);
 }
 
-/* 0 when the decoder read its whole trace. */
+/* 0 when the decoder read its whole trace.  A decoder still running (the
+ * stream was not read to its end) is stopped: its next put fails. */
 static int finish(struct input *x)
 {
-	int status;
-
+	blockq_cancel(&x->q);
+	pthread_join(x->thread, NULL);
 	stream_in_free(&x->in);
-	if (waitpid(x->child, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	blockq_free(&x->q);
+	return x->failed ? -1 : 0;
 }
 
 static void finish_both(struct input *src, struct input *out)

@@ -699,6 +699,15 @@ echo 'not json at all' >notjson.json
 echo '{"source_sha256": ' >badreport.json
 expect 2 "could not run: missing source" \
 	"tr-verify --source nosuch.json --output g1.guides.json" "nosuch.json"
+# the decoders run as threads: a damaged source is reported as tr-decode
+# reports it, then the check that could not run
+gzip -c g1.json | head -c 40 >trunc.json.gz
+expect 2 "could not run: damaged gzip source, the decoder's own message" \
+	"tr-verify --source trunc.json.gz --output g1.guides.json" \
+	"tr-verify: trunc.json.gz: byte 40 of the gzip file: truncated gzip data" &&
+	expect 2 "could not run: damaged gzip source, then could not be decoded" \
+		"tr-verify --source trunc.json.gz --output g1.guides.json" \
+		"tr-verify: trunc.json.gz: could not be decoded"
 expect 2 "could not run: output is not JSON" \
 	"tr-verify --source g1.json --output notjson.json" "notjson.json"
 expect 2 "could not run: malformed --report" \

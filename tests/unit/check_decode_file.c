@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blockq.h"
 #include "decode_file.h"
 
 #define S(lit) lit, sizeof(lit) - 1
@@ -290,6 +291,40 @@ START_TEST(test_write_fails)
 }
 END_TEST
 
+/* Into a queue (tr-verify's decoder threads): the same stream, the path
+ * recorded as given; a consumer that cancels gets DECODE_WRITE (EPIPE). */
+START_TEST(test_queue)
+{
+	struct decode_file_result r;
+	struct blockq q;
+	char got[4096], want[4096];
+	size_t at = 0;
+	long n;
+
+	write_input(trace_gz, sizeof trace_gz);
+	/* one thread: the whole stream must fit the queue's four blocks */
+	ck_assert_int_eq(blockq_init(&q, 1024), 0);
+	decode_file_to_queue(in_path, &q, 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r);
+	blockq_close(&q);
+	ck_assert_int_eq(r.status, DECODE_OK);
+	while ((n = blockq_take(&q, got + at, sizeof got - 1 - at)) > 0)
+		at += (size_t)n;
+	got[at] = '\0';
+	snprintf(want, sizeof want, "%s%s%s", "{\"@tr\":\"head\",\"format\":\"array\",\"source\":\"",
+		 in_path, "\",\"tool\":\"tr-test\",\"version\":\"" TR_VERSION "\",\"members\":{}}\n"
+		 EVENTS TAIL("", 2, 66, SHA_TRACE_GZ));
+	ck_assert_str_eq(got, want);
+	blockq_free(&q);
+
+	ck_assert_int_eq(blockq_init(&q, 16), 0);
+	blockq_cancel(&q);
+	decode_file_to_queue(in_path, &q, 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r);
+	ck_assert_int_eq(r.status, DECODE_WRITE);
+	ck_assert_int_eq(errno, EPIPE);
+	blockq_free(&q);
+}
+END_TEST
+
 static Suite *decode_file_suite(void)
 {
 	Suite *s = suite_create("decode_file");
@@ -303,6 +338,7 @@ static Suite *decode_file_suite(void)
 	tcase_add_test(ok, test_object_members);
 	tcase_add_test(ok, test_records_path);
 	tcase_add_test(ok, test_stdin);
+	tcase_add_test(ok, test_queue);
 	suite_add_tcase(s, ok);
 	tcase_add_test(bad, test_not_a_trace);
 	tcase_add_test(bad, test_bounds);
