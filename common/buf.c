@@ -82,6 +82,18 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 	return 0;
 }
 
+int buf_add_u64(struct buf *b, uint64_t v)
+{
+	char digits[24];
+	size_t n = sizeof digits;
+
+	do {
+		digits[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return buf_add(b, digits + n, sizeof digits - n);
+}
+
 int buf_add_i64(struct buf *b, long long v)
 {
 	char digits[24];

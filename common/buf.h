@@ -5,6 +5,7 @@
 #define TR_BUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
 	char *p;
@@ -26,6 +27,8 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 /* The decimal text of v, as printf's %lld writes it, without printf's cost
  * (tr-compact writes three numbers into each of a million events). */
 int buf_add_i64(struct buf *b, long long v);
+/* The decimal digits of an unsigned count. */
+int buf_add_u64(struct buf *b, uint64_t v);
 void buf_setlen(struct buf *b, size_t len);
 void buf_reset(struct buf *b);
 void buf_release(struct buf *b);

@@ -89,19 +89,6 @@ int guides_choose_tid(const int64_t *used, size_t n, int64_t pid, int64_t *tid)
 	return -1;
 }
 
-/* The decimal text of v (buf_add_i64 for the unsigned counts). */
-static int put_u64(struct buf *b, uint64_t v)
-{
-	char digits[24];
-	size_t n = sizeof digits;
-
-	do {
-		digits[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	return buf_add(b, digits + n, sizeof digits - n);
-}
-
 int guides_put_ms6(struct buf *b, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -132,11 +119,11 @@ int guides_put_row(struct buf *b, const struct guides_row *g, int64_t origin_ns)
 {
 	int rc = buf_addstr(b, "\"pass_index\":");
 
-	rc |= put_u64(b, g->pass);
+	rc |= buf_add_u64(b, g->pass);
 	rc |= buf_addstr(b, ",\"layer_id\":");
-	rc |= put_u64(b, g->layer);
+	rc |= buf_add_u64(b, g->layer);
 	rc |= buf_addstr(b, ",\"anchor_index\":");
-	rc |= put_u64(b, g->anchor_index);
+	rc |= buf_add_u64(b, g->anchor_index);
 	rc |= buf_addstr(b, ",\"anchor_name\":");
 	rc |= buf_addstr(b, g->anchor_name);
 	rc |= buf_addstr(b, ",\"anchor_tid\":");
@@ -191,7 +178,7 @@ int guides_put_slice_tail(struct buf *b, const struct guides_track *t,
 {
 	int rc = buf_addstr(b, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L");
 
-	rc |= put_u64(b, g->layer);
+	rc |= buf_add_u64(b, g->layer);
 	rc |= buf_addstr(b, "\",\"pid\":");
 	rc |= buf_addstr(b, t->pid);
 	rc |= buf_addstr(b, ",\"tid\":");

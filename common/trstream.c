@@ -207,23 +207,9 @@ void trstream_anchors_in_free(struct trstream_anchors_in *a)
 	a->nused = 0;
 }
 
-/* An unsigned number's decimal digits (the anchor records are written once
- * per selected anchor: no printf, which formats every text twice). */
-static int put_u64(struct buf *b, uint64_t v)
-{
-	char digits[24];
-	size_t n = sizeof digits;
-
-	do {
-		digits[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	return buf_add(b, digits + n, sizeof digits - n);
-}
-
 static int put_kernel(struct buf *b, const struct trstream_kernel *k)
 {
-	if (buf_addstr(b, "{\"source_index\":") != 0 || put_u64(b, k->source_index) != 0 ||
+	if (buf_addstr(b, "{\"source_index\":") != 0 || buf_add_u64(b, k->source_index) != 0 ||
 	    buf_addstr(b, ",\"pid\":") != 0 || put_raw_or_null(b, k->pid) != 0 ||
 	    buf_addstr(b, ",\"tid\":") != 0 ||
 	    put_raw_or_null(b, k->tid) != 0 || buf_addstr(b, ",\"device\":") != 0 ||
@@ -240,10 +226,10 @@ static int put_kernel(struct buf *b, const struct trstream_kernel *k)
 int trstream_anchor_write(struct buf *b, const struct trstream_anchor *a)
 {
 	if (buf_addstr(b, "{\"@tr\":\"" TRSTREAM_ANCHOR "\",\"i\":") != 0 ||
-	    put_u64(b, a->i) != 0 || buf_addstr(b, ",\"pass\":") != 0 ||
-	    put_u64(b, a->pass) != 0 || buf_addstr(b, ",\"layer\":") != 0 ||
-	    put_u64(b, a->layer) != 0 || buf_addstr(b, ",\"anchor_index\":") != 0 ||
-	    put_u64(b, a->anchor_index) != 0 || buf_addstr(b, ",\"anchor\":") != 0 ||
+	    buf_add_u64(b, a->i) != 0 || buf_addstr(b, ",\"pass\":") != 0 ||
+	    buf_add_u64(b, a->pass) != 0 || buf_addstr(b, ",\"layer\":") != 0 ||
+	    buf_add_u64(b, a->layer) != 0 || buf_addstr(b, ",\"anchor_index\":") != 0 ||
+	    buf_add_u64(b, a->anchor_index) != 0 || buf_addstr(b, ",\"anchor\":") != 0 ||
 	    put_kernel(b, &a->anchor) != 0)
 		return -1;
 	if (a->has_terminal &&

@@ -474,7 +474,7 @@ int tsnum_append_ms6(struct buf *b, int64_t ns)
 
 /* Length of the integer part of a plain decimal, or 0 when text is not
  * plain (sign, exponent, no digits, a second '.', an empty fraction). */
-static size_t plain_int_len(const char *t, size_t n)
+size_t tsnum_plain_int_len(const char *t, size_t n)
 {
 	size_t i = 0, dot = n;
 
@@ -491,7 +491,7 @@ static size_t plain_int_len(const char *t, size_t n)
 
 int tsnum_text_not_below(const char *a, size_t an, const char *b, size_t bn)
 {
-	size_t ai = plain_int_len(a, an), bi = plain_int_len(b, bn), i, af, bf;
+	size_t ai = tsnum_plain_int_len(a, an), bi = tsnum_plain_int_len(b, bn), i, af, bf;
 	int c;
 
 	if (ai == 0 || bi == 0)
@@ -515,7 +515,7 @@ void tsnum_plain_of(const char *b, size_t bn, struct tsnum_plain *out)
 {
 	out->p = b;
 	out->n = bn;
-	out->int_len = plain_int_len(b, bn);
+	out->int_len = tsnum_plain_int_len(b, bn);
 }
 
 int tsnum_not_below_plain(const char *a, size_t an, const struct tsnum_plain *b)

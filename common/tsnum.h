@@ -34,6 +34,11 @@ enum num_status { NUM_OK = 0, NUM_SYNTAX = -1, NUM_RANGE = -2 };
  * On failure *ns and *sub_ns are left alone. */
 int tsnum_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns);
 
+/* Length of the integer part of a plain decimal ("123" or "123.45"), or 0
+ * when the text is not plain (a sign, an exponent, no digits, a second
+ * '.', an empty fraction). */
+size_t tsnum_plain_int_len(const char *t, size_t n);
+
 /* 1 when number text a is certainly not below b: both are plain
  * non-negative decimals (digits with an optional fraction, no sign, no
  * exponent) and a >= b exactly, compared digit by digit.  0 otherwise,

@@ -250,31 +250,13 @@ static void number_of(const struct jdoc *d, int v, int64_t *ns, int *sub, int *o
 	*ok = tsnum_us_to_ns(p, n, ns, sub) == NUM_OK;
 }
 
-/* The digits before the '.' of a plain decimal (digits, and at most one
- * '.' with digits after it), or 0 when text is not one: as tsnum.c's
- * tsnum_text_not_below reads it. */
-static size_t plain_int_digits(const char *t, size_t n)
-{
-	size_t i, dot = n;
-
-	if (n == 0 || t[0] < '0' || t[0] > '9')
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (t[i] == '.' && dot == n && i + 1 < n)
-			dot = i;
-		else if (t[i] < '0' || t[i] > '9')
-			return 0;
-	}
-	return dot;
-}
-
 /* 1 when the ts text a is plainly not below the origin: both plain
  * decimals, a's integer part longer or as long and larger (JSON has no
  * leading zeros).  Only then: what tsnum_text_not_below would say, without
  * reading the origin's text again for every event.  0 leaves it to that. */
 static int plainly_above_origin(const struct verifysel *sel, const char *a, size_t an)
 {
-	size_t ai = sel->origin_int == 0 ? 0 : plain_int_digits(a, an);
+	size_t ai = sel->origin_int == 0 ? 0 : tsnum_plain_int_len(a, an);
 
 	if (ai == 0 || ai < sel->origin_int)
 		return 0;
@@ -310,7 +292,7 @@ int verifysel_see_source(struct verifysel *sel, const char *line, size_t len,
 			buf_reset(&sel->origin_raw);
 			if (buf_add(&sel->origin_raw, m[3].p, m[3].len) != 0)
 				return verifycheck_nomem(sel->vc);
-			sel->origin_int = plain_int_digits(m[3].p, m[3].len);
+			sel->origin_int = tsnum_plain_int_len(m[3].p, m[3].len);
 		}
 	}
 	if (m[0].len != 3 || memcmp(m[0].p, "\"X\"", 3) != 0 || m[1].len < 2 ||

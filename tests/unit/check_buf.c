@@ -1,6 +1,7 @@
 /* Unit tests for common/buf.c: the strbuf invariants (p never NULL,
  * p[len] == '\0'), growth, formatting, and the overflow check. */
 #include <check.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -216,6 +217,44 @@ START_TEST(test_add_i64)
 }
 END_TEST
 
+/* buf_add_u64 against snprintf, at the edges of uint64_t */
+START_TEST(test_add_u64)
+{
+	static const uint64_t values[] = { 0, 1, 9, 10, 99, 100, 4294967295u, 4294967296u,
+		1234567890123u, UINT64_MAX - 1, UINT64_MAX };
+	struct buf b = BUF_INIT, want = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof values / sizeof values[0]; i++) {
+		ck_assert_int_eq(buf_add_u64(&b, values[i]), 0);
+		ck_assert_int_eq(buf_addch(&b, ','), 0);
+		ck_assert_int_eq(buf_printf(&want, "%" PRIu64 ",", values[i]), 0);
+	}
+	ck_assert_str_eq(b.p, want.p);
+	check_invariants(&b);
+	buf_release(&b);
+	buf_release(&want);
+}
+END_TEST
+
+/* buf_printf longer than the room already there: formatted again whole */
+START_TEST(test_printf_past_room)
+{
+	struct buf b = BUF_INIT;
+	char big[300];
+
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ck_assert_int_eq(buf_addstr(&b, "ab"), 0);
+	ck_assert_int_eq(buf_printf(&b, "<%s|%d>", big, 42), 0);
+	ck_assert_uint_eq(b.len, 2 + 1 + 299 + 4);
+	ck_assert(memcmp(b.p, "ab<", 3) == 0);
+	ck_assert(memcmp(b.p + 3 + 299, "|42>", 5) == 0);
+	check_invariants(&b);
+	buf_release(&b);
+}
+END_TEST
+
 START_TEST(test_release_then_reuse)
 {
 	struct buf b = BUF_INIT;
@@ -279,6 +318,8 @@ static Suite *buf_suite(void)
 	tcase_add_test(tc, test_printf);
 	tcase_add_test(tc, test_printf_on_empty);
 	tcase_add_test(tc, test_add_i64);
+	tcase_add_test(tc, test_add_u64);
+	tcase_add_test(tc, test_printf_past_room);
 	tcase_add_test(tc, test_release_then_reuse);
 	tcase_add_test(tc, test_array_room_and_memdup);
 	suite_add_tcase(s, tc);

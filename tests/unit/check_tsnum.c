@@ -95,6 +95,22 @@ static const struct exact_case exact_cases[] = {
 	{ "99999999999999999999999", NUM_RANGE, 0, 0 },
 };
 
+/* The integer part's length of plain decimals; 0 for anything else. */
+START_TEST(test_plain_int_len)
+{
+	static const struct { const char *t; size_t want; } cases[] = {
+		{ "0", 1 }, { "123", 3 }, { "123.45", 3 }, { "1.5", 1 },
+		{ "1719000000000.250", 13 }, { "", 0 }, { "-1", 0 }, { "+1", 0 },
+		{ ".5", 0 }, { "1.", 0 }, { "1.2.3", 0 }, { "1e3", 0 }, { "12a", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		ck_assert_msg(tsnum_plain_int_len(cases[i].t, strlen(cases[i].t)) == cases[i].want,
+			      "%s", cases[i].t);
+}
+END_TEST
+
 START_TEST(test_exact_table)
 {
 	const struct exact_case *c = &exact_cases[_i];
@@ -672,6 +688,7 @@ static Suite *tsnum_suite(void)
 
 	tcase_add_loop_test(exact, test_exact_table, 0, (int)COUNT(exact_cases));
 	tcase_add_test(exact, test_exact_matches_reference);
+	tcase_add_test(exact, test_plain_int_len);
 	tcase_add_test(exact, test_length_bounds);
 	tcase_add_test(exact, test_text_not_below);
 	tcase_add_test(exact, test_not_below_plain);
