@@ -164,10 +164,16 @@ int event_member(const char *line, size_t len, const char *key,
 	return 0;
 }
 
+/* The keys still wanted are the set bits of a mask, looked at lowest index
+ * first: keys found earlier cost nothing, and callers that list their keys
+ * in the order profilers write the members meet the member's own key
+ * first.  Of two equal keys the first takes the first member of that name,
+ * as a loop over the keys would. */
 int event_members(const char *line, size_t len, const char *const *keys, int nkeys,
 		  struct member *out)
 {
 	size_t i = 1;
+	unsigned want = 0;
 	int k, found = 0;
 
 	if (nkeys > 16)
@@ -175,10 +181,11 @@ int event_members(const char *line, size_t len, const char *const *keys, int nke
 	for (k = 0; k < nkeys; k++) {
 		out[k].p = NULL;
 		out[k].len = 0;
+		want |= 1u << k;
 	}
 	if (len < 2 || line[0] != '{')
 		return 0;
-	while (i < len && line[i] == '"' && found < nkeys) {
+	while (i < len && line[i] == '"' && want != 0) {
 		size_t kend = skip_string(line, len, i), vstart, vend, n;
 		const char *name = line + i + 1;
 		char first;
@@ -188,17 +195,26 @@ int event_members(const char *line, size_t len, const char *const *keys, int nke
 		vend = skip_value(line, len, vstart);
 		n = kend - i - 2;
 		/* the first byte tells most keys apart: a name of n bytes
-		 * starts with name[0], an empty one ends at once */
+		 * starts with name[0], an empty one ends at once.  A name
+		 * starting with a NUL byte is no key's (a key starting with
+		 * NUL is the empty one) and is passed over, so that past a
+		 * matching first byte the compare starts at the second
+		 * byte of a key of at least one byte. */
 		first = n ? name[0] : '\0';
-		if (vend > vstart)
-			for (k = 0; k < nkeys; k++)
-				if (out[k].p == NULL && keys[k][0] == first &&
-				    name_is(name, n, keys[k])) {
+		if (vend > vstart && (n == 0 || first != '\0')) {
+			unsigned cand;
+			for (cand = want; cand != 0; cand &= cand - 1) {
+				const char *key = keys[__builtin_ctz(cand)];
+				if (key[0] == first && (n == 0 || name_is(name + 1, n - 1, key + 1))) {
+					k = __builtin_ctz(cand);
 					out[k].p = line + vstart;
 					out[k].len = vend - vstart;
+					want &= ~(1u << k);
 					found++;
 					break;
 				}
+			}
+		}
 		if (vend >= len || line[vend] != ',')
 			return found;
 		i = vend + 1;

@@ -4,7 +4,9 @@
  * args, long names past the short-string look), the "not found" answers on
  * lines that are not one minified object, and a differential test against
  * the walk as it was before the value table (kept here as the oracle) on
- * every prefix of many lines and on random mutations of them. */
+ * every prefix of many lines and on random mutations of them, for several
+ * key lists (shared prefixes, empty and duplicate keys, sixteen keys, keys
+ * out of the members' order). */
 /* memmem(3), the oracle of event_find_bytes */
 #define _GNU_SOURCE
 #include <check.h>
@@ -135,6 +137,39 @@ static int ref_member(const char *line, size_t len, const char *key, const char 
 
 static const char *const keys7[] = { "ts", "pid", "tid", "ph", "cat", "name", "dur" };
 
+/* Key lists for the differential test: the lists of the stages, keys in
+ * the members' order and against it, keys that are prefixes of each other
+ * and of member names, the empty key, a key twice (the first takes the
+ * first member of that name, the second the next one), sixteen keys, keys
+ * of sixteen bytes and more, raw name bytes with an escape. */
+static const char *const keys_order[] = { "ph", "cat", "name", "pid", "tid", "ts", "dur" };
+static const char *const keys_reversed[] = { "dur", "ts", "tid", "pid", "name", "cat", "ph" };
+static const char *const keys_prefixes[] = { "t", "ts", "tid", "tsx", "p", "pi", "pid", "ph",
+					     "", "na", "name", "names" };
+static const char *const keys_twice[] = { "ts", "ts", "", "", "pid", "ts", "a", "a", "s" };
+static const char *const keys16[] = { "ph", "cat", "name", "pid", "tid", "ts", "dur", "args",
+				      "id", "bp", "", "ts", "p\\\"id", "x", "s", "External id" };
+static const char *const keys_long[] = { "a_member_name_longer_than_seventeen",
+					 "a_member_name_longer_than_seventeen_", "grid", "\xc3\xa9",
+					 "0123456789abcdef", "0123456789abcde", "" };
+static const char *const keys_one_empty[] = { "" };
+static const char *const keys_one[] = { "ts" };
+
+static const struct {
+	const char *const *keys;
+	int n;
+} key_lists[] = {
+	{ keys7, (int)COUNT(keys7) },
+	{ keys_order, (int)COUNT(keys_order) },
+	{ keys_reversed, (int)COUNT(keys_reversed) },
+	{ keys_prefixes, (int)COUNT(keys_prefixes) },
+	{ keys_twice, (int)COUNT(keys_twice) },
+	{ keys16, (int)COUNT(keys16) },
+	{ keys_long, (int)COUNT(keys_long) },
+	{ keys_one_empty, 1 },
+	{ keys_one, 1 },
+};
+
 /* the raw value of key in line as a NUL-terminated string, "" when absent */
 static char got[4096];
 static const char *value_of(const char *line, const char *key)
@@ -219,6 +254,60 @@ START_TEST(test_members)
 }
 END_TEST
 
+/* What the key matching answers, exactly: raw name bytes of the same
+ * length, lowest key index first, a member with no value text passed over,
+ * NUL bytes in a name, at most sixteen keys. */
+START_TEST(test_key_matching)
+{
+	struct member m[17];
+	/* two equal keys take the first two members of that name, a third
+	 * finds none left; a key that is a prefix of a name is not it */
+	{
+		const char *line = "{\"tsx\":0,\"ts\":1,\"t\":2,\"ts\":3,\"\":4}";
+		const char *const k[] = { "ts", "t", "ts", "ts", "" };
+		ck_assert_int_eq(event_members(line, strlen(line), k, 5, m), 4);
+		ck_assert_int_eq(m[0].p[0], '1');
+		ck_assert_int_eq(m[1].p[0], '2');
+		ck_assert_int_eq(m[2].p[0], '3');
+		ck_assert_ptr_null(m[3].p);
+		ck_assert_int_eq(m[4].p[0], '4');
+	}
+	/* keys against the members' order, and a member with no value text
+	 * is passed over for the next of its name */
+	{
+		const char *line = "{\"ph\":\"X\",\"ts\":,\"pid\":5,\"ts\":6,\"cat\":\"k\"}";
+		const char *const k[] = { "cat", "ts", "pid", "ph" };
+		ck_assert_int_eq(event_members(line, strlen(line), k, 4, m), 4);
+		ck_assert_int_eq(m[0].p[1], 'k');
+		ck_assert_int_eq(m[1].p[0], '6');
+		ck_assert_int_eq(m[2].p[0], '5');
+		ck_assert_int_eq(m[3].p[1], 'X');
+	}
+	/* NUL bytes in names: "t\0" is not "t", "\0" is not "" */
+	{
+		static const char line[] = "{\"t\0\":1,\"\0\":2,\"\":3,\"t\":4}";
+		const char *const k[] = { "t", "" };
+		ck_assert_int_eq(event_members(line, sizeof line - 1, k, 2, m), 2);
+		ck_assert_int_eq(m[0].p[0], '4');
+		ck_assert_int_eq(m[1].p[0], '3');
+	}
+	/* past sixteen keys the rest are not looked at, nor their out */
+	{
+		const char *line = "{\"a\":1,\"b\":2}";
+		const char *const k[] = { "x", "x", "x", "x", "x", "x", "x", "x",
+					  "x", "x", "x", "x", "x", "x", "x", "a", "b" };
+		m[16].p = line;
+		m[16].len = 99;
+		ck_assert_int_eq(event_members(line, strlen(line), k, 17, m), 1);
+		ck_assert_int_eq(m[15].p[0], '1');
+		ck_assert_ptr_eq(m[16].p, line);
+		ck_assert_uint_eq(m[16].len, 99);
+	}
+	/* no keys: nothing looked for */
+	ck_assert_int_eq(event_members("{\"a\":1}", 7, keys7, 0, m), 0);
+}
+END_TEST
+
 START_TEST(test_not_found)
 {
 	const char *v = NULL;
@@ -253,35 +342,52 @@ static const char *const corpus[] = {
 	"{\"name\":\"\\\\\\\\\\\\\\\"\\\\\\\"\\\"seventeen and more bytes\\\\\",\"ts\":1}",
 	"{\"ts\":1,\"ts\":2,\"\":3,\"p\\\"id\":4,\"pid\":[1,2],\"tid\":{\"x\":[\"]\"]}}",
 	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"\xc3\xa9t\xc3\xa9\"}}",
+	"{\"tid\":1,\"t\":2,\"\":3,\"ts\":4,\"\":5,\"ts\":6,\"tsx\":7,\"pi\":8,\"pid\":9,\"ph\":10,"
+	"\"p\":11,\"names\":12,\"na\":13,\"name\":14,\"a\":15,\"a\":16,\"s\":17,\"a\":18,\"ts\":19}",
+	"{\"ts\":,\"ts\":1,\"\":,\"\":2,\"a\":,\"a\":3,\"0123456789abcdef\":4,\"0123456789abcde\":5,"
+	"\"a_member_name_longer_than_seventeen_\":6,\"a_member_name_longer_than_seventeen\":7,"
+	"\"\xc3\xa9\":8,\"External id\":9,\"p\\\"id\":10,\"x\":11,\"s\":12}",
 };
+
+/* event_members with every key list, and event_member with every key of
+ * them, as the oracle finds them */
+static void members_as_oracle(const char *line, size_t len)
+{
+	size_t l;
+
+	for (l = 0; l < COUNT(key_lists); l++) {
+		const char *const *keys = key_lists[l].keys;
+		int nkeys = key_lists[l].n, k;
+		struct member a[16], b[16];
+		int fa = event_members(line, len, keys, nkeys, a);
+		int fb = ref_members(line, len, keys, nkeys, b);
+
+		ck_assert_int_eq(fa, fb);
+		for (k = 0; k < nkeys; k++) {
+			const char *va = NULL, *vb = NULL;
+			size_t na = 0, nb = 0;
+			int ra = event_member(line, len, keys[k], &va, &na);
+			int rb = ref_member(line, len, keys[k], &vb, &nb);
+			ck_assert_ptr_eq(a[k].p, b[k].p);
+			ck_assert_uint_eq(a[k].len, b[k].len);
+			ck_assert_int_eq(ra, rb);
+			if (rb) {
+				ck_assert_ptr_eq(va, vb);
+				ck_assert_uint_eq(na, nb);
+			}
+		}
+	}
+}
 
 static void same_as_oracle(const char *line, size_t len)
 {
-	struct member a[7], b[7];
-	int k, fa = event_members(line, len, keys7, 7, a), fb = ref_members(line, len, keys7, 7, b);
+	size_t i;
 
-	ck_assert_int_eq(fa, fb);
-	for (k = 0; k < 7; k++) {
-		const char *va = NULL, *vb = NULL;
-		size_t na = 0, nb = 0;
-		int ra = event_member(line, len, keys7[k], &va, &na);
-		int rb = ref_member(line, len, keys7[k], &vb, &nb);
-		ck_assert_ptr_eq(a[k].p, b[k].p);
-		ck_assert_uint_eq(a[k].len, b[k].len);
-		ck_assert_int_eq(ra, rb);
-		if (rb) {
-			ck_assert_ptr_eq(va, vb);
-			ck_assert_uint_eq(na, nb);
-		}
-	}
-	{
-		size_t i;
-		for (i = 0; i < len; i++) {
-			ck_assert_uint_eq(event_skip_value(line, len, i), ref_skip_value(line, len, i));
-			if (line[i] == '"')
-				ck_assert_uint_eq(event_skip_string(line, len, i),
-						  ref_skip_string(line, len, i));
-		}
+	members_as_oracle(line, len);
+	for (i = 0; i < len; i++) {
+		ck_assert_uint_eq(event_skip_value(line, len, i), ref_skip_value(line, len, i));
+		if (line[i] == '"')
+			ck_assert_uint_eq(event_skip_string(line, len, i), ref_skip_string(line, len, i));
 	}
 }
 
@@ -420,6 +526,7 @@ int main(void)
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_long_strings);
 	tcase_add_test(tc, test_members);
+	tcase_add_test(tc, test_key_matching);
 	tcase_add_test(tc, test_not_found);
 	tcase_add_test(tc, test_prefixes);
 	tcase_add_test(tc, test_block_edges);
