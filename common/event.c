@@ -1,9 +1,6 @@
 /* memmem(3) is a GNU extension; only this file asks for it. */
 #define _GNU_SOURCE
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "event.h"
 
@@ -15,28 +12,6 @@ static const unsigned char value_stop[256] = {
 	['"'] = 1, [','] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
 };
 
-/* The first index at or after i whose byte is '"' or '\\', or len.  On
- * x86-64 sixteen bytes at a time (SSE2 is part of its baseline); the
- * bytes short of a whole block one by one. */
-static inline size_t quote_or_backslash(const char *line, size_t len, size_t i)
-{
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"');
-	const __m128i backslash = _mm_set1_epi8('\\');
-
-	while (len - i >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
-		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
-							  _mm_cmpeq_epi8(v, backslash)));
-		if (mask != 0)
-			return i + (size_t)__builtin_ctz((unsigned)mask);
-		i += 16;
-	}
-#endif
-	while (i < len && line[i] != '"' && line[i] != '\\')
-		i++;
-	return i;
-}
 
 /* The first index at or after i whose byte is in value_stop, or len. */
 static inline size_t next_stop(const char *line, size_t len, size_t i)
@@ -69,7 +44,7 @@ static inline size_t next_stop(const char *line, size_t len, size_t i)
  * to kilobytes: after a backslash, jump from quote to quote with memchr. */
 static inline size_t skip_string(const char *line, size_t len, size_t i)
 {
-	i = quote_or_backslash(line, len, i + 1);
+	i = event_find_either(line, len, i + 1, '"', '\\');
 	if (i < len && line[i] == '"')
 		return i + 1;
 	while (i < len) {

@@ -8,6 +8,9 @@
 #define TR_EVENT_H
 
 #include <stddef.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Find top-level member key (compared with the raw name bytes, which for
  * the Chrome keys ts, pid, tid, ph, cat and name never hold escapes).
@@ -41,6 +44,30 @@ int event_category_has(const char *cats, size_t n, const char *want);
  * the command line: --pid 0 matches the number 0, --pid Spans the string
  * "Spans". */
 int event_raw_matches_arg(const char *raw, size_t n, const char *arg);
+
+/* The first index at or after i where line holds a or b, or len.  On
+ * x86-64 sixteen bytes at a time (SSE2 is part of its baseline), the bytes
+ * short of a whole block one by one.  Inline, in the header: the member
+ * walks (here and in window.c) run it on every key and value of every
+ * event, and a call per string costs as much as the scan. */
+static inline size_t event_find_either(const char *line, size_t len, size_t i, char a, char b)
+{
+#ifdef __SSE2__
+	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+
+	while (len - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va),
+							  _mm_cmpeq_epi8(v, vb)));
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+		i += 16;
+	}
+#endif
+	while (i < len && line[i] != a && line[i] != b)
+		i++;
+	return i;
+}
 
 /* memmem(3), which needs _GNU_SOURCE: wrapped so that only event.c asks
  * for it. */

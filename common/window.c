@@ -6,10 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include "event.h"
 #include "opt.h"
 #include "io.h"
@@ -455,35 +451,13 @@ static unsigned wanted(enum window_cat cat, int spans_only)
 	}
 }
 
-/* The first index at or after i whose byte is a or b, or len: sixteen
- * bytes at a time on x86-64 (SSE2 is part of its baseline), the rest one
- * by one.  event.c scans strings so too, behind a call; the walk below
- * runs it on every key and value of every event, inline. */
-static inline size_t find_either(const char *line, size_t len, size_t i, char a, char b)
-{
-#ifdef __SSE2__
-	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
-
-	while (len - i >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
-		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va),
-							  _mm_cmpeq_epi8(v, vb)));
-		if (mask != 0)
-			return i + (size_t)__builtin_ctz((unsigned)mask);
-		i += 16;
-	}
-#endif
-	while (i < len && line[i] != a && line[i] != b)
-		i++;
-	return i;
-}
 
 /* Index just past the string at line[i] == '"', as event_skip_string
  * says: one without a backslash ends at its first quote, found here; a
  * string with a backslash is event_skip_string's. */
 static inline size_t skip_string(const char *line, size_t len, size_t i)
 {
-	size_t j = find_either(line, len, i + 1, '"', '\\');
+	size_t j = event_find_either(line, len, i + 1, '"', '\\');
 
 	if (j < len && line[j] == '"')
 		return j + 1;
@@ -493,7 +467,7 @@ static inline size_t skip_string(const char *line, size_t len, size_t i)
 static inline size_t skip_number_or_value(const char *line, size_t len, size_t i)
 {
 	if (line[i] == '-' || (line[i] >= '0' && line[i] <= '9'))
-		return find_either(line, len, i, ',', '}');
+		return event_find_either(line, len, i, ',', '}');
 	return event_skip_value(line, len, i);
 }
 
