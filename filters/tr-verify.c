@@ -71,6 +71,23 @@ struct input {
 	int failed;          /* set by the decoder thread before it closes q */
 };
 
+/* The decoders running now.  A failure elsewhere ends the process by
+ * die(), whose exit(3) tears down what a decoder still uses (libcrypto's
+ * state, stdio): die's cleanup hook stops and joins them first. */
+static struct input *running[2];
+
+static void stop_decoders(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (running[i] != NULL) {
+			blockq_cancel(&running[i]->q);
+			pthread_join(running[i]->thread, NULL);
+			running[i] = NULL;
+		}
+}
+
 static void *decoder_main(void *arg)
 {
 	struct input *x = arg;
@@ -107,6 +124,7 @@ static void start_decoder(struct input *x, const char *path, size_t max_event)
 		errno = rc;
 		die_errno(EXIT_CANNOT_RUN, "a decoder thread");
 	}
+	running[running[0] != NULL] = x;
 }
 
 static void spawn_inputs(struct input *src, const char *src_path, struct input *out,
@@ -121,8 +139,13 @@ static void spawn_inputs(struct input *src, const char *src_path, struct input *
  * stream was not read to its end) is stopped: its next put fails. */
 static int finish(struct input *x)
 {
+	int i;
+
 	blockq_cancel(&x->q);
 	pthread_join(x->thread, NULL);
+	for (i = 0; i < 2; i++)
+		if (running[i] == x)
+			running[i] = NULL;
 	stream_in_free(&x->in);
 	blockq_free(&x->q);
 	return x->failed ? -1 : 0;
@@ -214,6 +237,7 @@ int main(int argc, char **argv)
 	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
 	diag_init(argv[0]);
+	diag_on_exit(stop_decoders);
 	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
 	while ((ch = opt_next(&prog, argc, argv)) != -1) {

@@ -699,6 +699,23 @@ echo 'not json at all' >notjson.json
 echo '{"source_sha256": ' >badreport.json
 expect 2 "could not run: missing source" \
 	"tr-verify --source nosuch.json --output g1.guides.json" "nosuch.json"
+# A decoder that fails while the other still runs: the process ends by
+# die() with the other thread stopped and joined first (exit(3) under a
+# running decoder crashed about one run in three with a 32 MB output, whose
+# decoder is still at work when the missing source is found); twenty runs,
+# each exit 2.
+tr-gen --target-bytes 32M -o g32.json
+crashes=0
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	tr-verify --source nosuch.json --output g32.json >/dev/null 2>&1
+	[ $? -eq 2 ] || crashes=$((crashes + 1))
+done
+rm -f g32.json
+if [ "$crashes" -eq 0 ]; then
+	pass "a failing decoder beside a running one: exit 2 in 20 runs of 20"
+else
+	fail "a failing decoder beside a running one" "$crashes of 20 runs did not exit 2"
+fi
 # the decoders run as threads: a damaged source is reported as tr-decode
 # reports it, then the check that could not run
 gzip -c g1.json | head -c 40 >trunc.json.gz
