@@ -96,18 +96,10 @@ int buf_add_u64(struct buf *b, uint64_t v)
 
 int buf_add_i64(struct buf *b, long long v)
 {
-	char digits[24];
-	size_t n = sizeof digits;
 	/* the magnitude as unsigned: -LLONG_MIN does not fit long long */
-	unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-
-	do {
-		digits[--n] = (char)('0' + m % 10);
-		m /= 10;
-	} while (m != 0);
 	if (v < 0)
-		digits[--n] = '-';
-	return buf_add(b, digits + n, sizeof digits - n);
+		return buf_addch(b, '-') != 0 ? -1 : buf_add_u64(b, 0ull - (unsigned long long)v);
+	return buf_add_u64(b, (uint64_t)v);
 }
 
 void buf_setlen(struct buf *b, size_t len)

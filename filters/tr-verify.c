@@ -1,6 +1,6 @@
 /* tr-verify: prove that an output of the trace-layers tools rebuilds its
  * source exactly and that Perfetto will import every guide and lane flat.
- * Both traces are decoded by child processes and compared in lock-step by
+ * Both traces are decoded by threads of their own and compared in lock-step by
  * common/verify.c (the placement check: verifysel.c; the landmark check:
  * verifylm.c; the results: verifycheck.c).  See tr-verify(1). */
 #include <errno.h>
