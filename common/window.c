@@ -9,6 +9,7 @@
 #include "event.h"
 #include "opt.h"
 #include "io.h"
+#include "scan.h"
 #include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
@@ -536,15 +537,55 @@ static int see_origin(struct window_cut *c, struct member ts, int timed, int64_t
 	return 0;
 }
 
+static int is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/* A guide as tr-guides writes it, read by the member walk instead of
+ * jsmn (a guide line is about 1 KB: the tokenizer cost 18,000 instructions
+ * a guide).  The walk gives what json_find would only on a valid line
+ * (json_parse's verdict) without escapes (json_find unescapes keys) and
+ * the object alone on it, when it found all four members with values
+ * that start and end on a token (whitespace between tokens stops the walk
+ * early or shows at a value's edge): 1 with am[] set, else 0 and the
+ * caller asks jsmn. */
+static int guide_walk(const char *line, size_t len, struct member *am)
+{
+	static const char *const top[] = { "args" };
+	static const char *const keys[] = { "pass_index", "layer_id", "start_us", "end_us" };
+	struct member args;
+	int k;
+
+	if (len < 2 || line[0] != '{' || line[len - 1] != '}' || memchr(line, '\\', len) != NULL ||
+	    event_members(line, len, top, 1, &args) != 1 || args.p[0] != '{' ||
+	    event_members(args.p, args.len, keys, 4, am) != 4)
+		return 0;
+	for (k = 0; k < 4; k++)
+		if (is_space(am[k].p[0]) || is_space(am[k].p[am[k].len - 1]))
+			return 0;
+	return scan_text_valid(line, len);
+}
+
 static int see_guide(struct window_cut *c, const char *line, size_t len, int64_t lo, int64_t hi)
 {
 	struct jdoc *d = &c->doc;
 	int args, tok;
 	int64_t pass, layer, a, b;
 	struct window_guide *g;
+	struct member am[4];
 	size_t n;
 	const char *t;
 
+	if (guide_walk(line, len, am) && tsnum_parse_int64(am[0].p, am[0].len, &pass) == NUM_OK &&
+	    tsnum_parse_int64(am[1].p, am[1].len, &layer) == NUM_OK && am[0].p[0] != '"' &&
+	    am[1].p[0] != '"') {
+		if (window_interval(am[2].p, am[2].len, NULL, 0, &a, &b) == 0 && a < lo)
+			lo = a;
+		if (window_interval(am[3].p, am[3].len, NULL, 0, &a, &b) == 0 && b > hi)
+			hi = b;
+		goto keep;
+	}
 	if (json_parse(d, line, len, NULL) != 0) {
 		buf_reset(&c->err);
 		return buf_addstr(&c->err, "malformed layer guide event") ? -1 : WINDOW_REFUSED;
@@ -568,6 +609,7 @@ static int see_guide(struct window_cut *c, const char *line, size_t len, int64_t
 		if (window_interval(t, n, NULL, 0, &a, &b) == 0 && b > hi)
 			hi = b;
 	}
+keep:
 	if ((g = grow(c->g, &c->gcap, c->ng + 1, sizeof *c->g)) == NULL)
 		return -1;
 	c->g = g;

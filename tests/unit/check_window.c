@@ -322,6 +322,78 @@ START_TEST(test_cut_refusals)
 }
 END_TEST
 
+/* Guides read by the member walk and by jsmn (a line with an escape, with
+ * whitespace between tokens, or not valid JSON takes jsmn) keep the same
+ * pass, layer and widened interval, and refuse alike. */
+static struct window_guide guide_read(const char *args, int *rc)
+{
+	struct window_cut c;
+	struct window_rec r;
+	struct window_guide g = { -1, -1, -1, -1 };
+	struct buf line = BUF_INIT;
+
+	window_cut_init(&c);
+	ck_assert_int_eq(buf_printf(&line, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L2\","
+				    "\"pid\":0,\"tid\":1,\"ts\":100,\"dur\":50,\"args\":%s}", args), 0);
+	*rc = window_cut_see(&c, line.p, line.len, &r);
+	if (*rc == 0) {
+		ck_assert_uint_eq(c.ng, 1);
+		g = c.g[0];
+	} else {
+		ck_assert_str_eq(c.err.p, *rc == WINDOW_REFUSED && strchr(args, ']') != NULL ?
+				 "malformed layer guide event" :
+				 "layer guide event 0 without args.pass_index and args.layer_id "
+				 "(not written by tr-guides?)");
+	}
+	buf_release(&line);
+	window_cut_free(&c);
+	return g;
+}
+
+START_TEST(test_guide_walk_and_jsmn)
+{
+	static const char *const same[] = {
+		/* the walk */
+		"{\"pass_index\":3,\"layer_id\":2,\"start_us\":99.5,\"end_us\":150.25,\"n\":\"x\"}",
+		/* jsmn: an escape, whitespace at a value, between members, an
+		 * escaped key */
+		"{\"pass_index\":3,\"layer_id\":2,\"start_us\":99.5,\"end_us\":150.25,\"n\":\"\\\"\"}",
+		"{\"pass_index\":3,\"layer_id\":2,\"start_us\": 99.5,\"end_us\":150.25}",
+		"{\"pass_index\":3,\"layer_id\":2,\"n\":\"x\" ,\"start_us\":99.5,\"end_us\":150.25}",
+		"{\"pass_index\":3,\"layer_id\":2,\"start\\u005fus\":99.5,\"end_us\":150.25}",
+	};
+	struct window_guide want, g;
+	size_t i;
+	int rc;
+
+	want = guide_read(same[0], &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(want.pass, 3);
+	ck_assert_int_eq(want.layer, 2);
+	/* widened by the exact anchor times: 99.5 us before ts 100, 150.25 after 150 */
+	ck_assert_int_eq(want.lo, 199000);  /* half ns */
+	ck_assert_int_eq(want.hi, 300500);
+	for (i = 1; i < COUNT(same); i++) {
+		g = guide_read(same[i], &rc);
+		ck_assert_int_eq(rc, 0);
+		ck_assert_mem_eq(&g, &want, sizeof g);
+	}
+	/* without start_us and end_us: the guide's own interval */
+	g = guide_read("{\"pass_index\":3,\"layer_id\":2}", &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(g.lo, 200000);
+	ck_assert_int_eq(g.hi, 300000);
+	/* refusals: not JSON (the walk finds all four members in it), a
+	 * string index, no args */
+	guide_read("{\"pass_index\":3,\"layer_id\":2,\"start_us\":1,\"end_us\":2]", &rc);
+	ck_assert_int_eq(rc, WINDOW_REFUSED);
+	guide_read("{\"pass_index\":\"3\",\"layer_id\":2,\"start_us\":1,\"end_us\":2}", &rc);
+	ck_assert_int_eq(rc, WINDOW_REFUSED);
+	guide_read("null", &rc);
+	ck_assert_int_eq(rc, WINDOW_REFUSED);
+}
+END_TEST
+
 /* One window per run: each kind alone, --pass and --pad only where they
  * belong; the spec text in the options' order. */
 START_TEST(test_spec_kind_and_text)
@@ -502,6 +574,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_dur, 0, (int)COUNT(dur_cases));
 	tcase_add_test(tc, test_range);
+	tcase_add_test(tc, test_guide_walk_and_jsmn);
 	tcase_add_test(tc, test_interval);
 	tcase_add_test(tc, test_rules);
 	tcase_add_test(tc, test_category);
