@@ -68,6 +68,9 @@ static inline size_t skip_value(const char *line, size_t len, size_t i)
 {
 	size_t depth = 0;
 
+	/* most values are a string or a number: no bracket to count */
+	if (i < len && line[i] == '"')
+		return skip_string(line, len, i);
 	while ((i = next_stop(line, len, i)) < len) {
 		char c = line[i];
 		if (c == '"') {
