@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "event.h"
+#include "scan.h"
 #include "trstream.h"
 #include "tsnum.h"
 
@@ -263,6 +266,114 @@ static int read_texts(const struct jdoc *d, int obj, struct trstream_kernel *k)
 	return nomem ? -1 : 0;
 }
 
+/* ---- anchor records as trstream_anchor_write lays them out ------------
+ * tr-guides reads one record per guide at the end of the stream, while the
+ * stages after it wait: jsmn and json_find cost 16,000 instructions a
+ * record.  A record in exactly the writer's layout is read member by
+ * member instead; it gives what the jsmn reader gives only on a valid line
+ * (json_parse's verdict) that is the object alone, so anything else, and
+ * any value the layout reader does not take, goes to the jsmn reader,
+ * which has every verdict and message. */
+
+/* The literal text lit at line[*i]: 0 and *i past it, or -1. */
+static int layout_lit(const char *line, size_t len, size_t *i, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (len - *i < n || memcmp(line + *i, lit, n) != 0)
+		return -1;
+	*i += n;
+	return 0;
+}
+
+/* The raw value at line[*i] (*i past it): as json_raw gives a token. */
+static int layout_raw(const char *line, size_t len, size_t *i, const char **p, size_t *n)
+{
+	size_t end = event_skip_value(line, len, *i);
+
+	if (end == *i || end >= len)
+		return -1;
+	*p = line + *i;
+	*n = end - *i;
+	*i = end;
+	return 0;
+}
+
+/* An integer as json_int64 reads a primitive token. */
+static int layout_int(const char *line, size_t len, size_t *i, int64_t *v)
+{
+	const char *p;
+	size_t n;
+
+	if (layout_raw(line, len, i, &p, &n) != 0 || p[0] == '"' || p[0] == '{' || p[0] == '[')
+		return -1;
+	return tsnum_parse_int64(p, n, v) == NUM_OK ? 0 : -1;
+}
+
+static int layout_text(const char *line, size_t len, size_t *i, char **text)
+{
+	const char *p;
+	size_t n;
+
+	if (layout_raw(line, len, i, &p, &n) != 0)
+		return -1;
+	*text = buf_memdup(p, n);
+	return *text == NULL ? -1 : 0;
+}
+
+static int layout_kernel(const char *line, size_t len, size_t *i, struct trstream_kernel *k)
+{
+	int64_t v;
+
+	if (layout_lit(line, len, i, "{\"source_index\":") != 0 || layout_int(line, len, i, &v) != 0)
+		return -1;
+	k->source_index = (uint64_t)v;
+	return layout_lit(line, len, i, ",\"pid\":") != 0 || layout_text(line, len, i, &k->pid) != 0 ||
+	       layout_lit(line, len, i, ",\"tid\":") != 0 || layout_text(line, len, i, &k->tid) != 0 ||
+	       layout_lit(line, len, i, ",\"device\":") != 0 ||
+	       layout_text(line, len, i, &k->device) != 0 ||
+	       layout_lit(line, len, i, ",\"ts\":") != 0 || layout_text(line, len, i, &k->ts) != 0 ||
+	       layout_lit(line, len, i, ",\"dur\":") != 0 || layout_text(line, len, i, &k->dur) != 0 ||
+	       layout_lit(line, len, i, ",\"ts_ns\":") != 0 || layout_int(line, len, i, &k->ts_ns) != 0 ||
+	       layout_lit(line, len, i, ",\"dur_ns\":") != 0 ||
+	       layout_int(line, len, i, &k->dur_ns) != 0 ||
+	       layout_lit(line, len, i, ",\"name\":") != 0 || layout_text(line, len, i, &k->name) != 0 ||
+	       layout_lit(line, len, i, "}") != 0 ? -1 : 0;
+}
+
+/* 0 with *a read, or -1 with *a cleared (then the jsmn reader decides). */
+static int anchor_read_layout(const char *line, size_t len, struct trstream_anchor *a)
+{
+	size_t i = 0;
+	int64_t v[4];
+
+	if (layout_lit(line, len, &i, "{\"@tr\":\"" TRSTREAM_ANCHOR "\",\"i\":") != 0 ||
+	    layout_int(line, len, &i, &v[0]) != 0 || layout_lit(line, len, &i, ",\"pass\":") != 0 ||
+	    layout_int(line, len, &i, &v[1]) != 0 || layout_lit(line, len, &i, ",\"layer\":") != 0 ||
+	    layout_int(line, len, &i, &v[2]) != 0 ||
+	    layout_lit(line, len, &i, ",\"anchor_index\":") != 0 ||
+	    layout_int(line, len, &i, &v[3]) != 0 || layout_lit(line, len, &i, ",\"anchor\":") != 0 ||
+	    layout_kernel(line, len, &i, &a->anchor) != 0)
+		goto other;
+	if (i < len && line[i] == ',') {
+		if (layout_lit(line, len, &i, ",\"terminal\":") != 0 ||
+		    layout_kernel(line, len, &i, &a->terminal) != 0)
+			goto other;
+		a->has_terminal = 1;
+	}
+	if (i != len - 1 || line[i] != '}' || !scan_text_valid(line, len))
+		goto other;
+	a->i = (size_t)v[0];
+	a->pass = (size_t)v[1];
+	a->layer = (size_t)v[2];
+	a->anchor_index = (size_t)v[3];
+	return 0;
+other:
+	trstream_anchor_free(a);
+	memset(a, 0, sizeof *a);
+	return -1;
+}
+
 int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 			 struct trstream_anchor *a, char *err, size_t errsz)
 {
@@ -272,6 +383,8 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 	int anchor, term, k;
 
 	memset(a, 0, sizeof *a);
+	if (anchor_read_layout(line, len, a) == 0)
+		return 0;
 	if (json_parse(d, line, len, NULL) != 0 || json_type(d, 0) != JT_OBJECT)
 		return refuse(err, errsz, what, NULL);
 	for (k = 0; k < 4; k++)

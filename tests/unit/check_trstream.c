@@ -329,6 +329,72 @@ START_TEST(test_anchor_write_read)
 }
 END_TEST
 
+static void kernel_same(const struct trstream_kernel *x, const struct trstream_kernel *y)
+{
+	const char *const xs[] = { x->pid, x->tid, x->device, x->ts, x->dur, x->name };
+	const char *const ys[] = { y->pid, y->tid, y->device, y->ts, y->dur, y->name };
+	size_t k;
+
+	ck_assert_uint_eq(x->source_index, y->source_index);
+	ck_assert_int_eq(x->ts_ns, y->ts_ns);
+	ck_assert_int_eq(x->dur_ns, y->dur_ns);
+	for (k = 0; k < 6; k++)
+		ck_assert_pstr_eq(xs[k], ys[k]);
+}
+
+/* A record in the writer's layout is read member by member; any other
+ * spelling of the same record (whitespace, another member order, an
+ * escaped key, a member more) by jsmn: both read the same. */
+START_TEST(test_anchor_layout_and_jsmn)
+{
+	static const char *const others[] = {
+		"{\"@tr\":\"anchor\",\"i\": 4,\"pass\":1,\"layer\":1,\"anchor_index\":6,"
+		"\"anchor\":{\"source_index\":120,\"pid\":7,\"tid\":null,\"device\":0,\"ts\":10.5,"
+		"\"dur\":2,\"ts_ns\":10500,\"dur_ns\":2000,\"name\":\"k\\u0041\"},"
+		"\"terminal\":{\"source_index\":125,\"pid\":7,\"tid\":8,\"device\":null,\"ts\":11,"
+		"\"dur\":0.25,\"ts_ns\":11000,\"dur_ns\":250,\"name\":\"end\"}}",
+		"{\"@tr\":\"anchor\",\"i\":4,\"pass\":1,\"layer\":1,\"anchor_index\":6,"
+		"\"anchor\":{\"pid\":7,\"source_index\":120,\"tid\":null,\"device\":0,\"ts\":10.5,"
+		"\"dur\":2,\"ts_ns\":10500,\"dur_ns\":2000,\"name\":\"k\\u0041\"},"
+		"\"terminal\":{\"source_index\":125,\"pid\":7,\"tid\":8,\"device\":null,\"ts\":11,"
+		"\"dur\":0.25,\"ts_ns\":11000,\"dur_ns\":250,\"name\":\"end\"}}",
+		"{\"@tr\":\"anchor\",\"i\":4,\"pass\":1,\"layer\":1,\"anchor_index\":6,"
+		"\"anchor\":{\"source_index\":120,\"pid\":7,\"tid\":null,\"device\":0,\"ts\":10.5,"
+		"\"dur\":2,\"ts_ns\":10500,\"dur_ns\":2000,\"name\":\"k\\u0041\"},"
+		"\"terminal\":{\"source_index\":125,\"pid\":7,\"tid\":8,\"device\":null,\"ts\":11,"
+		"\"dur\":0.25,\"ts\\u005fns\":11000,\"dur_ns\":250,\"name\":\"end\"}}",
+		"{\"@tr\":\"anchor\",\"i\":4,\"pass\":1,\"layer\":1,\"anchor_index\":6,"
+		"\"anchor\":{\"source_index\":120,\"pid\":7,\"tid\":null,\"device\":0,\"ts\":10.5,"
+		"\"dur\":2,\"ts_ns\":10500,\"dur_ns\":2000,\"name\":\"k\\u0041\"},"
+		"\"terminal\":{\"source_index\":125,\"pid\":7,\"tid\":8,\"device\":null,\"ts\":11,"
+		"\"dur\":0.25,\"ts_ns\":11000,\"dur_ns\":250,\"name\":\"end\"},\"x\":[1]}",
+	};
+	struct trstream_anchor want, in;
+	struct jdoc d = JDOC_INIT;
+	char err[TRSTREAM_ERR_SIZE];
+	size_t k;
+
+	ck_assert_int_eq(trstream_anchor_read(&d, anchor_rec, strlen(anchor_rec), &want, err,
+					      sizeof err), 0);
+	ck_assert_str_eq(want.anchor.pid, "7");
+	ck_assert_str_eq(want.terminal.name, "\"end\"");
+	for (k = 0; k < sizeof others / sizeof others[0]; k++) {
+		ck_assert_int_eq(trstream_anchor_read(&d, others[k], strlen(others[k]), &in, err,
+						      sizeof err), 0);
+		ck_assert_uint_eq(in.i, want.i);
+		ck_assert_uint_eq(in.pass, want.pass);
+		ck_assert_uint_eq(in.layer, want.layer);
+		ck_assert_uint_eq(in.anchor_index, want.anchor_index);
+		ck_assert_int_eq(in.has_terminal, want.has_terminal);
+		kernel_same(&in.anchor, &want.anchor);
+		kernel_same(&in.terminal, &want.terminal);
+		trstream_anchor_free(&in);
+	}
+	trstream_anchor_free(&want);
+	json_free(&d);
+}
+END_TEST
+
 static void anchor_refused(const char *rec, const char *want)
 {
 	struct trstream_anchor in;
@@ -343,6 +409,11 @@ static void anchor_refused(const char *rec, const char *want)
 START_TEST(test_anchor_refused)
 {
 	anchor_refused("{\"@tr\":\"anchor\",", "malformed anchor record");
+	/* the writer's layout, but not JSON (a bracket closed by a brace) */
+	anchor_refused("{\"@tr\":\"anchor\",\"i\":4,\"pass\":1,\"layer\":1,\"anchor_index\":6,"
+		       "\"anchor\":{\"source_index\":120,\"pid\":[7},\"tid\":null,\"device\":0,"
+		       "\"ts\":10.5,\"dur\":2,\"ts_ns\":10500,\"dur_ns\":2000,\"name\":\"k\"}}",
+		       "malformed anchor record");
 	anchor_refused("{\"i\":0}", "malformed anchor record: no integer pass");
 	anchor_refused("{\"i\":0,\"pass\":0,\"layer\":0}",
 		       "malformed anchor record: no integer anchor_index");
@@ -407,6 +478,7 @@ static Suite *trstream_suite(void)
 	tcase_add_test(tc, test_anchors_write_read);
 	tcase_add_test(tc, test_anchors_refused);
 	tcase_add_test(tc, test_anchor_write_read);
+	tcase_add_test(tc, test_anchor_layout_and_jsmn);
 	tcase_add_test(tc, test_anchor_refused);
 	tcase_add_test(tc, test_report_whole_members);
 	suite_add_tcase(s, tc);
