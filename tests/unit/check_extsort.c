@@ -149,6 +149,8 @@ START_TEST(test_many_runs)
 {
 	ck_assert_uint_eq(sort_and_check(1001, 1000, key_scrambled), 2);
 	ck_assert_uint_eq(sort_and_check(100000, 1000, key_scrambled), 100);
+	/* over EXTSORT_FANIN runs: the first ones merged into one first */
+	ck_assert_uint_eq(sort_and_check(300000, 1000, key_scrambled), 300);
 	/* runs longer than one read buffer, and a run of one record */
 	ck_assert_uint_eq(sort_and_check(20001, 5000, key_desc), 5);
 }
