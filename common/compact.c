@@ -262,6 +262,64 @@ static int walk_key(const char *k, size_t n)
 	}
 }
 
+/* The walks below run over every member of most events: the common cases
+ * are inline here, the rest goes to event.h's functions, which give the
+ * same answers for every text.  A key or a string value without a
+ * backslash ends at its next quote. */
+static inline size_t string_end(const char *line, size_t len, size_t i)
+{
+	size_t j = event_find_either(line, len, i + 1, '"', '\\');
+
+	if (j < len && line[j] == '"')
+		return j + 1;
+	return event_skip_string(line, len, i);
+}
+
+/* The first byte at or after i that can end or nest a value (a quote, a
+ * comma, a bracket), or len: what event.c's value walk stops at. */
+static inline size_t value_stop(const char *line, size_t len, size_t i)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(',');
+	const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+	const __m128i open_sq = _mm_set1_epi8('['), close_sq = _mm_set1_epi8(']');
+
+	while (len - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+		__m128i hit = _mm_or_si128(
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, comma)),
+				     _mm_or_si128(_mm_cmpeq_epi8(v, open), _mm_cmpeq_epi8(v, close))),
+			_mm_or_si128(_mm_cmpeq_epi8(v, open_sq), _mm_cmpeq_epi8(v, close_sq)));
+		int mask = _mm_movemask_epi8(hit);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+		i += 16;
+	}
+#endif
+	while (i < len && line[i] != '"' && line[i] != ',' && line[i] != '{' && line[i] != '}' &&
+	       line[i] != '[' && line[i] != ']')
+		i++;
+	return i;
+}
+
+/* event_skip_value(line, len, i): a string as a string; a number or a
+ * literal ends at the comma or brace after it; anything else (an object,
+ * an array, a malformed value) is left to event_skip_value. */
+static inline size_t value_end(const char *line, size_t len, size_t i)
+{
+	if (i < len) {
+		char first = line[i];
+		if (first == '"')
+			return string_end(line, len, i);
+		if (first != '{' && first != '[') {
+			size_t j = value_stop(line, len, i);
+			if (j >= len || line[j] == ',' || line[j] == '}')
+				return j;
+		}
+	}
+	return event_skip_value(line, len, i);
+}
+
 static void walk_init(struct walk *w, const char *line, size_t len)
 {
 	memset(w, 0, sizeof *w);
@@ -284,7 +342,7 @@ static void walk_to(struct walk *w, unsigned want)
 			w->done = 1;
 			break;
 		}
-		kend = event_skip_string(line, len, i);
+		kend = string_end(line, len, i);
 		if (kend >= len || line[kend] != ':') {
 			w->done = 1;
 			break;
@@ -301,7 +359,7 @@ static void walk_to(struct walk *w, unsigned want)
 			w->done = 1;
 			break;
 		}
-		vend = event_skip_value(line, len, vstart);
+		vend = value_end(line, len, vstart);
 		if (k >= 0 && !(w->found & BIT(k)) && vend > vstart) {
 			w->m[k].p = line + vstart;
 			w->m[k].len = vend - vstart;
@@ -384,11 +442,11 @@ static int args_walk(const char *line, size_t len, size_t at, struct member *am,
 		return 0;
 	}
 	while (i < len && line[i] == '"') {
-		size_t kend = event_skip_string(line, len, i), vstart, vend, n;
+		size_t kend = string_end(line, len, i), vstart, vend, n;
 		if (kend >= len || line[kend] != ':')
 			return -1;
 		vstart = kend + 1;
-		vend = event_skip_value(line, len, vstart);
+		vend = value_end(line, len, vstart);
 		n = kend - i - 2;
 		if (vend > vstart) {
 			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
@@ -821,6 +879,47 @@ static unsigned one_category(const char *s, size_t n)
 	}
 }
 
+/* Whether line holds TRSTREAM_KEY_COMPACT_TRACK anywhere (what
+ * event_find_bytes would find), looked for on every line: 16 places at a
+ * time, a place being a candidate only when both its first byte and its
+ * last match, which in kernel names full of '_' is rare. */
+static int has_compact_key(const char *line, size_t len)
+{
+	static const char key[] = TRSTREAM_KEY_COMPACT_TRACK;
+	const size_t m = sizeof key - 1;
+	size_t i = 0, last;
+
+	if (len < m)
+		return 0;
+	last = len - m;  /* the key can start at 0 .. last */
+#ifdef __SSE2__
+	{
+		const __m128i first = _mm_set1_epi8(key[0]), final = _mm_set1_epi8(key[m - 1]);
+		/* places i .. i + 15, reading up to line[i + 15 + m - 1]; the
+		 * last block overlaps the one before rather than going one by one */
+		while (last >= 15) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(line + i + m - 1));
+			unsigned mask = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, final)));
+			while (mask != 0) {
+				size_t at = i + (size_t)__builtin_ctz(mask);
+				if (memcmp(line + at + 1, key + 1, m - 2) == 0)
+					return 1;
+				mask &= mask - 1;
+			}
+			if (i == last - 15)
+				return 0;
+			i = i + 16 <= last - 15 ? i + 16 : last - 15;
+		}
+	}
+#endif
+	for (; i <= last; i++)
+		if (line[i] == key[0] && memcmp(line + i + 1, key + 1, m - 1) == 0)
+			return 1;
+	return 0;
+}
+
 /* Pass one for one event: classify it and keep what the placement needs. */
 static int see(struct compact *c, const char *line, size_t len)
 {
@@ -831,8 +930,7 @@ static int see(struct compact *c, const char *line, size_t len)
 	uint32_t track;
 	int kernel = 0, activity = 0, scope = 0, guide = 0, selected, rc;
 
-	if (event_find_bytes(line, len, TRSTREAM_KEY_COMPACT_TRACK,
-		       sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL)
+	if (has_compact_key(line, len))
 		return refuse(c, "event %" PRIu64 ": already compacted (%s); start from the "
 			      "original trace", c->events, TRSTREAM_KEY_COMPACT_TRACK);
 	/* one walk over the leading members; args is not looked at yet */
