@@ -6,6 +6,7 @@
  * escapes goes through the tokenizer, which compares unescaped keys. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -230,7 +231,7 @@ struct walk {
 	struct member m[NKEYS];
 };
 
-static int walk_key(const char *k, size_t n)
+static inline int walk_key(const char *k, size_t n)
 {
 	switch (n) {
 	case 2:
@@ -569,6 +570,126 @@ static void note_other(struct compact *c, uint32_t track)
 		t->first_other = c->events;
 }
 
+/* Bytes that may follow the first of a number or a literal in a simple
+ * line (below): printable, and none that ends, nests or separates. */
+static int simple_primitive_byte(unsigned char b)
+{
+	return b > ' ' && b < 127 && b != '"' && b != ',' && b != ':' && b != '{' && b != '}' &&
+	       b != '[' && b != ']';
+}
+
+/* Whether the object at line[at] is simple, with *end just past it:
+ * members whose keys and string values hold no backslash, whose numbers
+ * and literals start as JSON's do and hold only simple_primitive_byte,
+ * with objects of the same kind (one level down, when nested) and no
+ * whitespace.  The caller has made sure the line holds no backslash and no
+ * NUL: then jsmn (strict) accepts such an object, and json_find finds in
+ * it the first member of a key by its raw bytes, as the walk does.  (A
+ * line of 2^30 bytes or more json_parse refuses: left to it.) */
+static int simple_object(const char *line, size_t len, size_t at, int nested, size_t *end)
+{
+	size_t i = at + 1;
+
+	if (i < len && line[i] == '}') {
+		*end = i + 1;
+		return 1;
+	}
+	while (i < len && line[i] == '"') {
+		size_t v = string_end(line, len, i), e;
+		char first;
+		if (v >= len || line[v] != ':' || ++v >= len)
+			return 0;
+		first = line[v];
+		if (first == '"') {
+			e = string_end(line, len, v);
+		} else if (first == '{') {
+			if (!nested || !simple_object(line, len, v, 0, &e))
+				return 0;
+		} else if (first == '-' || (first >= '0' && first <= '9') || first == 't' ||
+			   first == 'f' || first == 'n') {
+			for (e = v + 1; e < len && simple_primitive_byte((unsigned char)line[e]); e++)
+				;
+		} else {
+			return 0;
+		}
+		if (e >= len)
+			return 0;
+		if (line[e] == '}') {
+			*end = e + 1;
+			return 1;
+		}
+		if (line[e] != ',')
+			return 0;
+		i = e + 1;
+	}
+	return 0;
+}
+
+/* A guide's members as see_guide reads them, without the tokenizer when
+ * the line is simple (above): args, ts and dur (len 0 when absent) and
+ * whether args holds the three keys of tr-guides.  0, or -1 when the
+ * line is not simple (the tokenizer decides then). */
+static int guide_members(const char *line, size_t len, struct member *args, struct member *ts,
+			 struct member *dur, int *keys)
+{
+	size_t end, i = 1;
+	unsigned found = 0;
+
+	if (len < 2 || len >= (size_t)INT_MAX / 2 || line[0] != '{' ||
+	    memchr(line, '\\', len) != NULL ||
+	    memchr(line, '\0', len) != NULL || !simple_object(line, len, 0, 1, &end) || end != len)
+		return -1;
+	args->len = ts->len = dur->len = 0;
+	args->p = ts->p = dur->p = NULL;
+	*keys = 0;
+	/* simple: every key and value is where the walk says */
+	while (line[i] == '"') {
+		size_t kend = string_end(line, len, i), vend = value_end(line, len, kend + 1);
+		int k = walk_key(line + i + 1, kend - i - 2);
+		struct member *m = k == K_ARGS ? args : k == K_TS ? ts : k == K_DUR ? dur : NULL;
+		if (m != NULL && !(found & BIT(k))) {
+			found |= BIT(k);
+			m->p = line + kend + 1;
+			m->len = vend - kend - 1;
+		}
+		if (line[vend] != ',')
+			break;
+		i = vend + 1;
+	}
+	if (args->len > 0 && args->p[0] == '{') {
+		unsigned have = 0;
+		i = (size_t)(args->p - line) + 1;
+		while (line[i] == '"') {
+			size_t kend = string_end(line, len, i), vend = value_end(line, len, kend + 1);
+			size_t n = kend - i - 2;
+			const char *k = line + i + 1;
+			if (n == 8 && memcmp(k, "layer_id", 8) == 0)
+				have |= 1;
+			else if (n == 10 && memcmp(k, "pass_index", 10) == 0)
+				have |= 2;
+			else if (n == 13 && memcmp(k, "boundary_kind", 13) == 0)
+				have |= 4;
+			if (line[vend] != ',')
+				break;
+			i = vend + 1;
+		}
+		*keys = have == 7;
+	}
+	return 0;
+}
+
+/* A guide read: its record for the overlap check. */
+static int guide_done(struct compact *c, struct compact_guide_rec *g, int has_args)
+{
+	g->end += g->start;
+	if (!has_args && c->first_bad_guide == UINT64_MAX)
+		c->first_bad_guide = c->events;
+	c->nguides++;
+	if (extsort_put(&c->guides, g) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+	return COMPACT_OK;
+}
+
 /* An existing layer guide slice: kept as it is, but only if it is one that
  * tr-guides made beside this GPU activity (checked in compact_plan). */
 static int see_guide(struct compact *c, const char *line, size_t len, const char *pid,
@@ -576,6 +697,7 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 {
 	struct jdoc *d = &c->doc;
 	struct compact_guide_rec g;
+	struct member args_m, ts_m, dur_m;
 	int args, has_args, sub;
 	size_t n;
 	const char *text;
@@ -590,6 +712,13 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 		return COMPACT_NOMEM;
 	if (c->guide_pids.n != before)
 		c->guide_pid_first[pid_id] = c->events;
+	if (guide_members(line, len, &args_m, &ts_m, &dur_m, &has_args) == 0) {
+		if (!is_primitive(ts_m) || tsnum_us_to_ns(ts_m.p, ts_m.len, &g.start, &sub) != NUM_OK)
+			has_args = 0;
+		if (!is_primitive(dur_m) || tsnum_us_to_ns(dur_m.p, dur_m.len, &g.end, &sub) != NUM_OK)
+			has_args = 0;
+		return guide_done(c, &g, has_args);
+	}
 	if (json_parse(d, line, len, NULL) != 0)
 		return refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
 	args = json_find(d, 0, "args");
@@ -604,13 +733,7 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 	       json_text(d, json_find(d, 0, "dur"), &n) : NULL;
 	if (text == NULL || tsnum_us_to_ns(text, n, &g.end, &sub) != NUM_OK)
 		has_args = 0;
-	g.end += g.start;
-	if (!has_args && c->first_bad_guide == UINT64_MAX)
-		c->first_bad_guide = c->events;
-	c->nguides++;
-	if (extsort_put(&c->guides, &g) != 0)
-		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
-	return COMPACT_OK;
+	return guide_done(c, &g, has_args);
 }
 
 /* A category is "device-like" when its name suggests work on an
