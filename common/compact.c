@@ -109,6 +109,7 @@ void compact_init(struct compact *c)
 	c->max_lanes = COMPACT_MAX_LANES;
 	c->key = (struct buf)BUF_INIT;
 	c->last_track_key = (struct buf)BUF_INIT;
+	c->last_group_dev = (struct buf)BUF_INIT;
 	c->out = (struct buf)BUF_INIT;
 	c->line = (struct buf)BUF_INIT;
 	c->msg = (struct buf)BUF_INIT;
@@ -179,6 +180,14 @@ static int group_of(struct compact *c, const struct compact_track *t, const char
 	int64_t id;
 	uint32_t before;
 
+	/* a process's activity comes in runs of one device: skip the key and
+	 * its hashing for a repeat */
+	if (c->have_last_group && c->last_group_pid == t->pid_id &&
+	    c->last_group_kind == kind && c->last_group_dev.len == dlen &&
+	    memcmp(c->last_group_dev.p, dev, dlen) == 0) {
+		*out = c->last_group;
+		return COMPACT_OK;
+	}
 	/* as "%d\001%s\001" would write it, without printf's cost per event */
 	if (buf_addch(&key, (char)('0' + kind)) || buf_addch(&key, '\001') ||
 	    buf_addstr(&key, t->pid) || buf_addch(&key, '\001') || buf_add(&key, dev, dlen)) {
@@ -202,6 +211,13 @@ static int group_of(struct compact *c, const struct compact_track *t, const char
 		g->kind = kind;
 		g->display_pid = -1;
 	}
+	buf_reset(&c->last_group_dev);
+	if (buf_add(&c->last_group_dev, dev, dlen) != 0)
+		return COMPACT_NOMEM;
+	c->have_last_group = 1;
+	c->last_group_pid = t->pid_id;
+	c->last_group_kind = kind;
+	c->last_group = (uint32_t)id;
 	*out = (uint32_t)id;
 	return COMPACT_OK;
 }
@@ -1804,6 +1820,7 @@ void compact_free(struct compact *c)
 	json_free(&c->doc);
 	buf_release(&c->key);
 	buf_release(&c->last_track_key);
+	buf_release(&c->last_group_dev);
 	buf_release(&c->out);
 	buf_release(&c->line);
 	buf_release(&c->msg);

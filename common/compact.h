@@ -216,6 +216,9 @@ struct compact {
 	struct jdoc doc;
 	struct buf key, last_track_key, out, line;
 	uint32_t last_track;
+	struct buf last_group_dev; /* the last group_of: its device text, pid, kind */
+	uint32_t last_group_pid, last_group;
+	int last_group_kind, have_last_group;
 	struct buf msg;            /* the refusal */
 };
 
