@@ -445,19 +445,15 @@ static int bounds(struct compact *c, struct member ts, struct member dur, struct
 	return COMPACT_OK;
 }
 
-/* The device and correlation of an args object at line[at] (as
- * event_members finds them) and where it ends, in one walk over its
- * members: 0, or -1 when they do not read as an object's. */
-static int args_walk(const char *line, size_t len, size_t at, struct member *am, size_t *end)
+/* The members of an args object from line[i] on (a member's opening
+ * quote) to its end, looking at device and correlation (as event_members
+ * finds them: the first with a value) when am is not NULL.  0 with *end
+ * just past the object; with stop, 1 once both are found, *end then being
+ * where the walk goes on (pass two finds the end from there); -1 when the
+ * members do not read as an object's. */
+static int args_members(const char *line, size_t len, size_t i, struct member *am, int stop,
+			size_t *end)
 {
-	size_t i = at + 1;
-
-	am[0].p = am[1].p = NULL;
-	am[0].len = am[1].len = 0;
-	if (i < len && line[i] == '}') {
-		*end = i + 1;
-		return 0;
-	}
 	while (i < len && line[i] == '"') {
 		size_t kend = string_end(line, len, i), vstart, vend, n;
 		if (kend >= len || line[kend] != ':')
@@ -465,7 +461,7 @@ static int args_walk(const char *line, size_t len, size_t at, struct member *am,
 		vstart = kend + 1;
 		vend = value_end(line, len, vstart);
 		n = kend - i - 2;
-		if (vend > vstart) {
+		if (am != NULL && vend > vstart) {
 			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
 				am[0].p = line + vstart;
 				am[0].len = vend - vstart;
@@ -484,13 +480,35 @@ static int args_walk(const char *line, size_t len, size_t at, struct member *am,
 		if (line[vend] != ',')
 			return -1;
 		i = vend + 1;
+		if (stop && am[0].p != NULL && am[1].p != NULL) {
+			*end = i;
+			return 1;
+		}
 	}
 	return -1;
 }
 
+/* The device and correlation of an args object at line[at] (as
+ * event_members finds them) and where it ends, in one walk over its
+ * members (args_members' results; stop: it may stop once both are
+ * found). */
+static int args_walk(const char *line, size_t len, size_t at, struct member *am, int stop,
+		     size_t *end)
+{
+	size_t i = at + 1;
+
+	am[0].p = am[1].p = NULL;
+	am[0].len = am[1].len = 0;
+	if (i < len && line[i] == '}') {
+		*end = i + 1;
+		return 0;
+	}
+	return args_members(line, len, i, am, stop, end);
+}
+
 /* Where pass two's rewrite finds pid, tid and args, when pass one knows. */
 static int note_offsets(struct compact *c, const char *line, const struct member *pid,
-			const struct member *tid, const struct member *args)
+			const struct member *tid, const struct member *args, size_t args_rest)
 {
 	struct compact_offsets o;
 
@@ -502,6 +520,7 @@ static int note_offsets(struct compact *c, const char *line, const struct member
 	o.tid_len = (uint32_t)tid->len;
 	o.args_off = args->len > 0 ? (uint32_t)(args->p - line) : 0;
 	o.args_len = (uint32_t)args->len;
+	o.args_rest = (uint32_t)args_rest;
 	if (extsort_put(&c->offsets, &o) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
@@ -537,9 +556,14 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 		return rc;
 	if (fast && m[2].len > 0 && m[2].p[0] == '{') {
 		size_t at = (size_t)(m[2].p - line);
-		if (args_walk(line, len, at, am, &args_end) == 0) {
+		/* the rest of args (kernels have a dozen more members) is
+		 * walked by pass two, which needs its end */
+		int got = args_walk(line, len, at, am, 1, &args_end);
+		if (got == 0) {
 			m[2].len = args_end - at;
-			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2]);
+			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2], 0);
+		} else if (got == 1) {
+			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2], args_end);
 		} else {
 			rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am);
 		}
@@ -548,7 +572,8 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	} else if (m[2].len > 0 && m[2].p[0] == '{') {
 		if ((rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am)) != 0)
 			return rc;
-	} else if (fast && (rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2])) != 0) {
+	} else if (fast &&
+		   (rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2], 0)) != 0) {
 		return rc;
 	}
 	if (am[0].len > 0) {
@@ -968,7 +993,7 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 			int rc;
 			walk_to(w, BIT(K_ARGS));
 			if ((rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID],
-					       &w->m[K_ARGS])) != 0)
+					       &w->m[K_ARGS], 0)) != 0)
 				return rc;
 		}
 	} else if (members_quiet(c, line, len, keys, 2, m) != 0) {
@@ -1706,8 +1731,8 @@ int compact_plan(struct compact *c)
  * m[0..3), when it noted them (events come in index order; --device's late
  * scopes and flows seen before their track moved have none): *known 1 or
  * 0. */
-static int offsets_at(struct compact *c, const char *line, uint64_t index, struct member *m,
-		      int *known)
+static int offsets_at(struct compact *c, const char *line, size_t len, uint64_t index,
+		      struct member *m, int *known)
 {
 	int rc;
 
@@ -1724,6 +1749,18 @@ static int offsets_at(struct compact *c, const char *line, uint64_t index, struc
 		m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
 		m[2].len = o->args_len;
 		*known = 1;
+		if (o->args_rest > 0) {
+			/* pass one stopped inside args: its end, or, where its
+			 * members do not read as an object's, what pass one would
+			 * have done then (no offsets) */
+			size_t end;
+			if (o->args_rest > len || args_members(line, len, o->args_rest, NULL, 0, &end) != 0) {
+				*known = 0;
+			} else {
+				m[2].p = line + o->args_off;
+				m[2].len = end - o->args_off;
+			}
+		}
 	}
 	return COMPACT_OK;
 }
@@ -1751,7 +1788,7 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 	if (c->have_lane && c->next_lane.index == index) {
 		const struct compact_group *g = &c->groups[c->next_lane.group];
 		char space[24];
-		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		if ((rc = offsets_at(c, line, len, index, m, &known)) != 0 ||
 		    (!known && (rc = compact_members(c, line, len, keys, 3, m)) != 0))
 			return rc;
 		if ((rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
@@ -1760,7 +1797,7 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 			return rc;
 		c->relocated++;
 	} else if (c->have_bind && c->next_bind.index == index) {
-		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		if ((rc = offsets_at(c, line, len, index, m, &known)) != 0 ||
 		    (rc = compact_flow_place(c, line, len, index, &c->next_bind,
 					     known ? m : NULL)) != 0 ||
 		    (rc = next_bind(c)) != 0)

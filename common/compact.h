@@ -73,12 +73,14 @@ struct compact_lane_rec {
 
 /* Where pass two finds the members it rewrites in a moved activity's
  * line, or a flow's on a track already moved, when pass one walked it:
- * 28 bytes. */
+ * 32 bytes. */
 struct compact_offsets {
 	uint32_t index;
 	uint32_t pid_off, pid_len;
 	uint32_t tid_off, tid_len;
-	uint32_t args_off, args_len;  /* args_len 0: no args */
+	uint32_t args_off, args_len;  /* args_len 0: no args ... */
+	uint32_t args_rest;  /* ... or, when not 0, args' end is not known: pass
+			      * one stopped at this member of args */
 };
 
 /* A flow (ph s, t, f) on a (pid, tid), from pass one: 24 bytes. */

@@ -496,6 +496,50 @@ START_TEST(test_walk_edges)
 }
 END_TEST
 
+/* Pass one stops walking args once it has the device and the correlation;
+ * pass two finds the end from there: past an array and a string holding a
+ * brace, right after the correlation, and, where the rest does not read as
+ * members, where the line's own walk says (as when pass one found no end). */
+START_TEST(test_args_rest)
+{
+	static const char *const in[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":10,"
+		"\"dur\":5,\"args\":{\"device\":0,\"correlation\":1,\"grid\":[1,2],\"s\":\"}\"}}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":8,\"ts\":20,"
+		"\"dur\":5,\"args\":{\"device\":0,\"correlation\":2,\"x\"},\"y\":1}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"pid\":1,\"tid\":9,\"ts\":12,"
+		"\"dur\":5,\"args\":{\"correlation\":3,\"device\":0},\"z\":{}}",
+	};
+	static const char *const want[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2113929216,"
+		"\"ts\":10,\"dur\":5,\"args\":{\"device\":0,\"correlation\":1,\"grid\":[1,2],"
+		"\"s\":\"}\",\"_compact_gpu_track\":{\"pid\":1,\"tid\":7,\"source_event_index\":0,"
+		"\"had_args\":true}}}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":2113929216,"
+		"\"ts\":20,\"dur\":5,\"args\":{\"device\":0,\"correlation\":2,\"x\","
+		"\"_compact_gpu_track\":{\"pid\":1,\"tid\":8,\"source_event_index\":1,"
+		"\"had_args\":true}},\"y\":1}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"pid\":1,\"tid\":2113929217,"
+		"\"ts\":12,\"dur\":5,\"args\":{\"correlation\":3,\"device\":0,"
+		"\"_compact_gpu_track\":{\"pid\":1,\"tid\":9,\"source_event_index\":2,"
+		"\"had_args\":true}},\"z\":{}}",
+	};
+	struct compact c;
+	const char *out;
+	size_t k, len;
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, in, COUNT(in)), 0);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	for (k = 0; k < COUNT(in); k++) {
+		ck_assert_int_eq(compact_place(&c, in[k], strlen(in[k]), &out, &len), 0);
+		ck_assert_ptr_nonnull(out);
+		ck_assert_str_eq(out, want[k]);
+	}
+	compact_free(&c);
+}
+END_TEST
+
 /* Event k of the bounded-memory stream: N kernels in reverse source order
  * on streams 7, 8, 9 (kernel j starts at 10 j and lasts 25, so three
  * overlap and kernel j takes lane j mod 3), then a flow per kernel (id j,
@@ -582,6 +626,7 @@ static Suite *compact_suite(void)
 	tcase_add_test(tc, test_categories);
 	tcase_add_loop_test(tc, test_guide_lines, 0, (int)COUNT(guide_cases));
 	tcase_add_test(tc, test_walk_edges);
+	tcase_add_test(tc, test_args_rest);
 	suite_add_tcase(s, tc);
 	return s;
 }
