@@ -390,6 +390,23 @@ static void walk_to(struct walk *w, unsigned want)
 	}
 }
 
+/* tsnum_parse_int64's answer, without its general scan for the common
+ * text: up to 18 digits without a leading zero. */
+static inline int parse_int64(const char *p, size_t n, int64_t *v)
+{
+	if (n >= 1 && n <= 18 && (p[0] != '0' || n == 1)) {
+		int64_t x = 0;
+		size_t i;
+		for (i = 0; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			x = x * 10 + (p[i] - '0');
+		if (i == n) {
+			*v = x;
+			return NUM_OK;
+		}
+	}
+	return tsnum_parse_int64(p, n, v);
+}
+
 /* A raw member value that is a number or a literal (not a string, object
  * or array, not absent). */
 static int is_primitive(struct member m)
@@ -581,7 +598,7 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 		dlen = am[0].len;
 	}
 	a->corr = COMPACT_NO_CORR;
-	if (is_primitive(am[1]) && tsnum_parse_int64(am[1].p, am[1].len, &a->corr) != NUM_OK)
+	if (is_primitive(am[1]) && parse_int64(am[1].p, am[1].len, &a->corr) != NUM_OK)
 		a->corr = COMPACT_NO_CORR;
 	a->index = (uint32_t)c->events;
 	a->track = track;
@@ -611,6 +628,18 @@ static void note_other(struct compact *c, uint32_t track)
 		t->first_other = c->events;
 }
 
+/* Which of tr-guides' args keys a key is (0: none of them). */
+static unsigned guide_key(const char *k, size_t n)
+{
+	if (n == 8 && memcmp(k, "layer_id", 8) == 0)
+		return 1;
+	if (n == 10 && memcmp(k, "pass_index", 10) == 0)
+		return 2;
+	if (n == 13 && memcmp(k, "boundary_kind", 13) == 0)
+		return 4;
+	return 0;
+}
+
 /* Bytes that may follow the first of a number or a literal in a simple
  * line (below): printable, and none that ends, nests or separates. */
 static int simple_primitive_byte(unsigned char b)
@@ -619,15 +648,25 @@ static int simple_primitive_byte(unsigned char b)
 	       b != '[' && b != ']';
 }
 
+/* What a walk over a simple guide line finds: its first args, ts and dur
+ * (len 0 when absent) and which of tr-guides' keys that args holds. */
+struct guide_scan {
+	struct member args, ts, dur;
+	unsigned found;       /* BIT(K_ARGS), BIT(K_TS), BIT(K_DUR) */
+	unsigned keys;        /* 1 layer_id, 2 pass_index, 4 boundary_kind */
+};
+
 /* Whether the object at line[at] is simple, with *end just past it:
  * members whose keys and string values hold no backslash, whose numbers
  * and literals start as JSON's do and hold only simple_primitive_byte,
  * with objects of the same kind (one level down, when nested) and no
  * whitespace.  The caller has made sure the line holds no backslash and no
  * NUL: then jsmn (strict) accepts such an object, and json_find finds in
- * it the first member of a key by its raw bytes, as the walk does.  (A
- * line of 2^30 bytes or more json_parse refuses: left to it.) */
-static int simple_object(const char *line, size_t len, size_t at, int nested, size_t *end)
+ * it the first member of a key by its raw bytes, as this walk does.  top:
+ * the line's own object, whose members go to g; keys: an args object,
+ * whose keys go to g->keys. */
+static int simple_object(const char *line, size_t len, size_t at, int top, int keys,
+			 struct guide_scan *g, size_t *end)
 {
 	size_t i = at + 1;
 
@@ -637,14 +676,20 @@ static int simple_object(const char *line, size_t len, size_t at, int nested, si
 	}
 	while (i < len && line[i] == '"') {
 		size_t v = string_end(line, len, i), e;
+		int k = -1;
 		char first;
 		if (v >= len || line[v] != ':' || ++v >= len)
 			return 0;
+		if (top)
+			k = walk_key(line + i + 1, v - i - 3);
+		else if (keys)
+			g->keys |= guide_key(line + i + 1, v - i - 3);
 		first = line[v];
 		if (first == '"') {
 			e = string_end(line, len, v);
 		} else if (first == '{') {
-			if (!nested || !simple_object(line, len, v, 0, &e))
+			int args = k == K_ARGS && !(g->found & BIT(K_ARGS));
+			if (!top || !simple_object(line, len, v, 0, args, g, &e))
 				return 0;
 		} else if (first == '-' || (first >= '0' && first <= '9') || first == 't' ||
 			   first == 'f' || first == 'n') {
@@ -655,6 +700,12 @@ static int simple_object(const char *line, size_t len, size_t at, int nested, si
 		}
 		if (e >= len)
 			return 0;
+		if ((k == K_ARGS || k == K_TS || k == K_DUR) && !(g->found & BIT(k))) {
+			struct member *m = k == K_ARGS ? &g->args : k == K_TS ? &g->ts : &g->dur;
+			g->found |= BIT(k);
+			m->p = line + v;
+			m->len = e - v;
+		}
 		if (line[e] == '}') {
 			*end = e + 1;
 			return 1;
@@ -667,55 +718,18 @@ static int simple_object(const char *line, size_t len, size_t at, int nested, si
 }
 
 /* A guide's members as see_guide reads them, without the tokenizer when
- * the line is simple (above): args, ts and dur (len 0 when absent) and
- * whether args holds the three keys of tr-guides.  0, or -1 when the
- * line is not simple (the tokenizer decides then). */
-static int guide_members(const char *line, size_t len, struct member *args, struct member *ts,
-			 struct member *dur, int *keys)
+ * the line is simple (above): 0, or -1 when it is not (the tokenizer
+ * decides then).  (A line of 2^30 bytes or more json_parse refuses: left
+ * to it.) */
+static int guide_members(const char *line, size_t len, struct guide_scan *g)
 {
-	size_t end, i = 1;
-	unsigned found = 0;
+	size_t end;
 
+	memset(g, 0, sizeof *g);
 	if (len < 2 || len >= (size_t)INT_MAX / 2 || line[0] != '{' ||
-	    memchr(line, '\\', len) != NULL ||
-	    memchr(line, '\0', len) != NULL || !simple_object(line, len, 0, 1, &end) || end != len)
+	    memchr(line, '\\', len) != NULL || memchr(line, '\0', len) != NULL ||
+	    !simple_object(line, len, 0, 1, 0, g, &end) || end != len)
 		return -1;
-	args->len = ts->len = dur->len = 0;
-	args->p = ts->p = dur->p = NULL;
-	*keys = 0;
-	/* simple: every key and value is where the walk says */
-	while (line[i] == '"') {
-		size_t kend = string_end(line, len, i), vend = value_end(line, len, kend + 1);
-		int k = walk_key(line + i + 1, kend - i - 2);
-		struct member *m = k == K_ARGS ? args : k == K_TS ? ts : k == K_DUR ? dur : NULL;
-		if (m != NULL && !(found & BIT(k))) {
-			found |= BIT(k);
-			m->p = line + kend + 1;
-			m->len = vend - kend - 1;
-		}
-		if (line[vend] != ',')
-			break;
-		i = vend + 1;
-	}
-	if (args->len > 0 && args->p[0] == '{') {
-		unsigned have = 0;
-		i = (size_t)(args->p - line) + 1;
-		while (line[i] == '"') {
-			size_t kend = string_end(line, len, i), vend = value_end(line, len, kend + 1);
-			size_t n = kend - i - 2;
-			const char *k = line + i + 1;
-			if (n == 8 && memcmp(k, "layer_id", 8) == 0)
-				have |= 1;
-			else if (n == 10 && memcmp(k, "pass_index", 10) == 0)
-				have |= 2;
-			else if (n == 13 && memcmp(k, "boundary_kind", 13) == 0)
-				have |= 4;
-			if (line[vend] != ',')
-				break;
-			i = vend + 1;
-		}
-		*keys = have == 7;
-	}
 	return 0;
 }
 
@@ -738,7 +752,7 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 {
 	struct jdoc *d = &c->doc;
 	struct compact_guide_rec g;
-	struct member args_m, ts_m, dur_m;
+	struct guide_scan scan;
 	int args, has_args, sub;
 	size_t n;
 	const char *text;
@@ -753,10 +767,13 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 		return COMPACT_NOMEM;
 	if (c->guide_pids.n != before)
 		c->guide_pid_first[pid_id] = c->events;
-	if (guide_members(line, len, &args_m, &ts_m, &dur_m, &has_args) == 0) {
-		if (!is_primitive(ts_m) || tsnum_us_to_ns(ts_m.p, ts_m.len, &g.start, &sub) != NUM_OK)
+	if (guide_members(line, len, &scan) == 0) {
+		has_args = scan.args.len > 0 && scan.args.p[0] == '{' && scan.keys == 7;
+		if (!is_primitive(scan.ts) ||
+		    tsnum_us_to_ns(scan.ts.p, scan.ts.len, &g.start, &sub) != NUM_OK)
 			has_args = 0;
-		if (!is_primitive(dur_m) || tsnum_us_to_ns(dur_m.p, dur_m.len, &g.end, &sub) != NUM_OK)
+		if (!is_primitive(scan.dur) ||
+		    tsnum_us_to_ns(scan.dur.p, scan.dur.len, &g.end, &sub) != NUM_OK)
 			has_args = 0;
 		return guide_done(c, &g, has_args);
 	}
@@ -822,8 +839,18 @@ static int recognised(const char *s, size_t n)
 static int note_categories(struct compact *c, const char *s, size_t n)
 {
 	size_t i = 0;
+	struct compact_cat_slot *slot = &c->recent_cats[(n + (n ? (unsigned char)s[0] : 0)) %
+						     COMPACT_RECENT_CATS];
 
-	/* the same few category lists come again and again */
+	/* the same few category lists come again and again: the last one of
+	 * each slot is compared first (looking at a list twice changes
+	 * nothing), then the table of all */
+	if (slot->len == n + 1 && memcmp(slot->text, s, n) == 0)
+		return COMPACT_OK;
+	if (n <= sizeof slot->text) {
+		memcpy(slot->text, s, n);
+		slot->len = (uint16_t)(n + 1);
+	}
 	if (intern_find(&c->checked_cats, s, n) >= 0)
 		return COMPACT_OK;
 	if (c->checked_cats.n < MAX_SEEN_CATS && intern_id(&c->checked_cats, s, n) < 0)
@@ -1005,7 +1032,7 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 		else if (lanes_us_to_ns(m[0].p, m[0].len, &f.ts_ns, &sub) != 0)
 			f.status = COMPACT_FLOW_TS_RANGE;
 		f.sub = sub != 0;
-		if (!is_primitive(m[1]) || tsnum_parse_int64(m[1].p, m[1].len, &f.id) != NUM_OK)
+		if (!is_primitive(m[1]) || parse_int64(m[1].p, m[1].len, &f.id) != NUM_OK)
 			f.id = COMPACT_NO_CORR;
 	}
 	if (f.id == COMPACT_NO_CORR)

@@ -154,6 +154,13 @@ struct compact_group {
 	size_t ncounts[COMPACT_MAX_LANES];
 };
 
+/* A category list note_categories looked at last, in its slot. */
+#define COMPACT_RECENT_CATS 8
+struct compact_cat_slot {
+	char text[30];
+	uint16_t len;        /* the text's length + 1; 0: none yet */
+};
+
 struct compact_retired {
 	uint32_t index;
 	uint32_t track;
@@ -189,6 +196,7 @@ struct compact {
 	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
 	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
 	struct intern checked_cats;/* categories already looked at for the above */
+	struct compact_cat_slot recent_cats[COMPACT_RECENT_CATS];
 	struct compact_track *tracks;
 	size_t ntracks_cap;
 	struct compact_group *groups;
