@@ -1126,7 +1126,7 @@ static int see(struct compact *c, const char *line, size_t len)
 			      "original trace", c->events, TRSTREAM_KEY_COMPACT_TRACK);
 	/* one walk over the leading members; args is not looked at yet */
 	walk_init(&w, line, len);
-	walk_to(&w, BIT(K_PID) | BIT(K_TID) | BIT(K_PH) | BIT(K_CAT) | BIT(K_NAME));
+	walk_to(&w, BIT(K_PID) | BIT(K_TID) | BIT(K_PH) | BIT(K_CAT));
 	pid = m[0].p;
 	plen = m[0].len;
 	ph = m[2].p;
@@ -1184,6 +1184,8 @@ static int see(struct compact *c, const char *line, size_t len)
 			       kernel, &w);
 	if (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')
 		return see_flow(c, line, len, track, &w); /* flows follow their kernel */
+	if (ph[1] == 'M')
+		walk_to(&w, BIT(K_NAME)); /* only metadata needs its name */
 	name = m[4].p;
 	nlen = m[4].len;
 	/* Process-scoped metadata (process_name, process_labels,
