@@ -1088,20 +1088,27 @@ static int has_compact_key(const char *line, size_t len)
 		const __m128i first = _mm_set1_epi8(key[0]), final = _mm_set1_epi8(key[m - 1]);
 		/* places i .. i + 15, reading up to line[i + 15 + m - 1]; the
 		 * last block overlaps the one before rather than going one by one */
-		while (last >= 15) {
-			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
-			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(line + i + m - 1));
-			unsigned mask = (unsigned)_mm_movemask_epi8(
-				_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, final)));
-			while (mask != 0) {
-				size_t at = i + (size_t)__builtin_ctz(mask);
-				if (memcmp(line + at + 1, key + 1, m - 2) == 0)
-					return 1;
-				mask &= mask - 1;
+		if (last >= 15) {
+			for (;;) {
+				__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+				__m128i b = _mm_loadu_si128(
+					(const __m128i *)(const void *)(line + i + m - 1));
+				unsigned mask = (unsigned)_mm_movemask_epi8(
+					_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, final)));
+				while (mask != 0) {
+					size_t at = i + (size_t)__builtin_ctz(mask);
+					if (memcmp(line + at + 1, key + 1, m - 2) == 0)
+						return 1;
+					mask &= mask - 1;
+				}
+				if (i + 16 > last - 15) {
+					if (i == last - 15)
+						return 0;
+					i = last - 15;
+				} else {
+					i += 16;
+				}
 			}
-			if (i == last - 15)
-				return 0;
-			i = i + 16 <= last - 15 ? i + 16 : last - 15;
 		}
 	}
 #endif
@@ -1175,8 +1182,12 @@ static int see(struct compact *c, const char *line, size_t len)
 		if (rc != 0 || deferred)
 			return rc;
 	}
-	if (activity && intern_id(&c->gpu_pids, pid, plen) < 0)
-		return COMPACT_NOMEM;
+	if (activity && !c->tracks[track].gpu_pid_noted) {
+		/* once per track: its pid is in gpu_pids from then on */
+		if (intern_id(&c->gpu_pids, pid, plen) < 0)
+			return COMPACT_NOMEM;
+		c->tracks[track].gpu_pid_noted = 1;
+	}
 	if (guide)
 		return see_guide(c, line, len, pid, plen);
 	if ((activity || scope) && selected)

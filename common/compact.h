@@ -132,6 +132,7 @@ struct compact_track {
 	int has_corr;        /* some activity here carries args.correlation */
 	int dev_selected;    /* --device: activity of that device is here */
 	int dev_seen;        /* --device: any GPU activity is here */
+	int gpu_pid_noted;   /* its pid is in gpu_pids */
 };
 
 struct compact_lane_count {

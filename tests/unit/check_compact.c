@@ -496,6 +496,42 @@ START_TEST(test_walk_edges)
 }
 END_TEST
 
+/* The already-compacted key is found wherever it stands in a line, of any
+ * length (16 places are looked at a time, the last ones overlapping), and a
+ * near miss is not it. */
+START_TEST(test_compacted_key_anywhere)
+{
+	struct buf line = BUF_INIT;
+	struct compact c;
+	const char *text;
+	int pad, miss, k;
+
+	for (pad = 0; pad < 48; pad++) {
+		for (miss = 0; miss < 3; miss++) {
+			buf_reset(&line);
+			ck_assert_int_eq(buf_addstr(&line, "{\"a\":\""), 0);
+			for (k = 0; k < pad; k++)
+				ck_assert_int_eq(buf_addch(&line, k % 2 ? 'k' : '_'), 0);
+			ck_assert_int_eq(buf_addstr(&line, miss == 0 ? "_compact_gpu_track" :
+						    miss == 1 ? "_compact_gpu_trac_" :
+						    "xcompact_gpu_track"), 0);
+			ck_assert_int_eq(buf_addstr(&line, pad % 3 ? "\"}" : "\",\"b\":1}"), 0);
+			text = line.p;
+			compact_init(&c);
+			if (miss == 0) {
+				ck_assert_int_eq(see_all(&c, &text, 1), COMPACT_REFUSED);
+				ck_assert_str_eq(c.msg.p, "event 0: already compacted "
+						 "(_compact_gpu_track); start from the original trace");
+			} else {
+				ck_assert_int_eq(see_all(&c, &text, 1), 0);
+			}
+			compact_free(&c);
+		}
+	}
+	buf_release(&line);
+}
+END_TEST
+
 /* Pass one stops walking args once it has the device and the correlation;
  * pass two finds the end from there: past an array and a string holding a
  * brace, right after the correlation, and, where the rest does not read as
@@ -627,6 +663,7 @@ static Suite *compact_suite(void)
 	tcase_add_loop_test(tc, test_guide_lines, 0, (int)COUNT(guide_cases));
 	tcase_add_test(tc, test_walk_edges);
 	tcase_add_test(tc, test_args_rest);
+	tcase_add_test(tc, test_compacted_key_anywhere);
 	suite_add_tcase(s, tc);
 	return s;
 }
