@@ -10,13 +10,26 @@
  * start. */
 static char *decimal(long long v, char *end)
 {
+	/* two digits a step: each moved event writes two ten-digit numbers */
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	/* the magnitude as unsigned: -LLONG_MIN does not fit long long */
 	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
 
-	do {
-		*--end = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100);
+		u /= 100;
+		*--end = pairs[2 * d + 1];
+		*--end = pairs[2 * d];
+	}
+	if (u >= 10) {
+		*--end = pairs[2 * u + 1];
+		*--end = pairs[2 * u];
+	} else {
+		*--end = (char)('0' + u);
+	}
 	if (v < 0)
 		*--end = '-';
 	return end;
