@@ -320,16 +320,24 @@ static inline size_t value_stop(const char *line, size_t len, size_t i)
 }
 
 /* event_skip_value(line, len, i): a string as a string; a number or a
- * literal ends at the comma or brace after it; anything else (an object,
- * an array, a malformed value) is left to event_skip_value. */
+ * literal ends at the comma or brace after it; an array of numbers and
+ * literals (a kernel's grid and block) at its bracket; anything else (an
+ * object, a nested array, a malformed value) is left to event_skip_value. */
 static inline size_t value_end(const char *line, size_t len, size_t i)
 {
 	if (i < len) {
 		char first = line[i];
+		size_t j;
 		if (first == '"')
 			return string_end(line, len, i);
-		if (first != '{' && first != '[') {
-			size_t j = value_stop(line, len, i);
+		if (first == '[') {
+			for (j = value_stop(line, len, i + 1); j < len && line[j] == ',';
+			     j = value_stop(line, len, j + 1))
+				;
+			if (j < len && line[j] == ']')
+				return j + 1;
+		} else if (first != '{') {
+			j = value_stop(line, len, i);
 			if (j >= len || line[j] == ',' || line[j] == '}')
 				return j;
 		}
