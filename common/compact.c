@@ -6,6 +6,7 @@
  * escapes goes through the tokenizer, which compares unescaped keys. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -108,6 +109,7 @@ void compact_init(struct compact *c)
 	c->max_lanes = COMPACT_MAX_LANES;
 	c->key = (struct buf)BUF_INIT;
 	c->last_track_key = (struct buf)BUF_INIT;
+	c->last_group_dev = (struct buf)BUF_INIT;
 	c->out = (struct buf)BUF_INIT;
 	c->line = (struct buf)BUF_INIT;
 	c->msg = (struct buf)BUF_INIT;
@@ -178,6 +180,14 @@ static int group_of(struct compact *c, const struct compact_track *t, const char
 	int64_t id;
 	uint32_t before;
 
+	/* a process's activity comes in runs of one device: skip the key and
+	 * its hashing for a repeat */
+	if (c->have_last_group && c->last_group_pid == t->pid_id &&
+	    c->last_group_kind == kind && c->last_group_dev.len == dlen &&
+	    memcmp(c->last_group_dev.p, dev, dlen) == 0) {
+		*out = c->last_group;
+		return COMPACT_OK;
+	}
 	/* as "%d\001%s\001" would write it, without printf's cost per event */
 	if (buf_addch(&key, (char)('0' + kind)) || buf_addch(&key, '\001') ||
 	    buf_addstr(&key, t->pid) || buf_addch(&key, '\001') || buf_add(&key, dev, dlen)) {
@@ -201,6 +211,13 @@ static int group_of(struct compact *c, const struct compact_track *t, const char
 		g->kind = kind;
 		g->display_pid = -1;
 	}
+	buf_reset(&c->last_group_dev);
+	if (buf_add(&c->last_group_dev, dev, dlen) != 0)
+		return COMPACT_NOMEM;
+	c->have_last_group = 1;
+	c->last_group_pid = t->pid_id;
+	c->last_group_kind = kind;
+	c->last_group = (uint32_t)id;
 	*out = (uint32_t)id;
 	return COMPACT_OK;
 }
@@ -230,7 +247,7 @@ struct walk {
 	struct member m[NKEYS];
 };
 
-static int walk_key(const char *k, size_t n)
+static inline int walk_key(const char *k, size_t n)
 {
 	switch (n) {
 	case 2:
@@ -262,6 +279,72 @@ static int walk_key(const char *k, size_t n)
 	}
 }
 
+/* The walks below run over every member of most events: the common cases
+ * are inline here, the rest goes to event.h's functions, which give the
+ * same answers for every text.  A key or a string value without a
+ * backslash ends at its next quote. */
+static inline size_t string_end(const char *line, size_t len, size_t i)
+{
+	size_t j = event_find_either(line, len, i + 1, '"', '\\');
+
+	if (j < len && line[j] == '"')
+		return j + 1;
+	return event_skip_string(line, len, i);
+}
+
+/* The first byte at or after i that can end or nest a value (a quote, a
+ * comma, a bracket), or len: what event.c's value walk stops at. */
+static inline size_t value_stop(const char *line, size_t len, size_t i)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(',');
+	const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+	const __m128i open_sq = _mm_set1_epi8('['), close_sq = _mm_set1_epi8(']');
+
+	while (len - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+		__m128i hit = _mm_or_si128(
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, comma)),
+				     _mm_or_si128(_mm_cmpeq_epi8(v, open), _mm_cmpeq_epi8(v, close))),
+			_mm_or_si128(_mm_cmpeq_epi8(v, open_sq), _mm_cmpeq_epi8(v, close_sq)));
+		int mask = _mm_movemask_epi8(hit);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+		i += 16;
+	}
+#endif
+	while (i < len && line[i] != '"' && line[i] != ',' && line[i] != '{' && line[i] != '}' &&
+	       line[i] != '[' && line[i] != ']')
+		i++;
+	return i;
+}
+
+/* event_skip_value(line, len, i): a string as a string; a number or a
+ * literal ends at the comma or brace after it; an array of numbers and
+ * literals (a kernel's grid and block) at its bracket; anything else (an
+ * object, a nested array, a malformed value) is left to event_skip_value. */
+static inline size_t value_end(const char *line, size_t len, size_t i)
+{
+	if (i < len) {
+		char first = line[i];
+		size_t j;
+		if (first == '"')
+			return string_end(line, len, i);
+		if (first == '[') {
+			for (j = value_stop(line, len, i + 1); j < len && line[j] == ',';
+			     j = value_stop(line, len, j + 1))
+				;
+			if (j < len && line[j] == ']')
+				return j + 1;
+		} else if (first != '{') {
+			j = value_stop(line, len, i);
+			if (j >= len || line[j] == ',' || line[j] == '}')
+				return j;
+		}
+	}
+	return event_skip_value(line, len, i);
+}
+
 static void walk_init(struct walk *w, const char *line, size_t len)
 {
 	memset(w, 0, sizeof *w);
@@ -284,7 +367,7 @@ static void walk_to(struct walk *w, unsigned want)
 			w->done = 1;
 			break;
 		}
-		kend = event_skip_string(line, len, i);
+		kend = string_end(line, len, i);
 		if (kend >= len || line[kend] != ':') {
 			w->done = 1;
 			break;
@@ -301,7 +384,7 @@ static void walk_to(struct walk *w, unsigned want)
 			w->done = 1;
 			break;
 		}
-		vend = event_skip_value(line, len, vstart);
+		vend = value_end(line, len, vstart);
 		if (k >= 0 && !(w->found & BIT(k)) && vend > vstart) {
 			w->m[k].p = line + vstart;
 			w->m[k].len = vend - vstart;
@@ -313,6 +396,23 @@ static void walk_to(struct walk *w, unsigned want)
 		}
 		w->pos = vend + 1;
 	}
+}
+
+/* tsnum_parse_int64's answer, without its general scan for the common
+ * text: up to 18 digits without a leading zero. */
+static inline int parse_int64(const char *p, size_t n, int64_t *v)
+{
+	if (n >= 1 && n <= 18 && (p[0] != '0' || n == 1)) {
+		int64_t x = 0;
+		size_t i;
+		for (i = 0; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			x = x * 10 + (p[i] - '0');
+		if (i == n) {
+			*v = x;
+			return NUM_OK;
+		}
+	}
+	return tsnum_parse_int64(p, n, v);
 }
 
 /* A raw member value that is a number or a literal (not a string, object
@@ -370,27 +470,23 @@ static int bounds(struct compact *c, struct member ts, struct member dur, struct
 	return COMPACT_OK;
 }
 
-/* The device and correlation of an args object at line[at] (as
- * event_members finds them) and where it ends, in one walk over its
- * members: 0, or -1 when they do not read as an object's. */
-static int args_walk(const char *line, size_t len, size_t at, struct member *am, size_t *end)
+/* The members of an args object from line[i] on (a member's opening
+ * quote) to its end, looking at device and correlation (as event_members
+ * finds them: the first with a value) when am is not NULL.  0 with *end
+ * just past the object; with stop, 1 once both are found, *end then being
+ * where the walk goes on (pass two finds the end from there); -1 when the
+ * members do not read as an object's. */
+static int args_members(const char *line, size_t len, size_t i, struct member *am, int stop,
+			size_t *end)
 {
-	size_t i = at + 1;
-
-	am[0].p = am[1].p = NULL;
-	am[0].len = am[1].len = 0;
-	if (i < len && line[i] == '}') {
-		*end = i + 1;
-		return 0;
-	}
 	while (i < len && line[i] == '"') {
-		size_t kend = event_skip_string(line, len, i), vstart, vend, n;
+		size_t kend = string_end(line, len, i), vstart, vend, n;
 		if (kend >= len || line[kend] != ':')
 			return -1;
 		vstart = kend + 1;
-		vend = event_skip_value(line, len, vstart);
+		vend = value_end(line, len, vstart);
 		n = kend - i - 2;
-		if (vend > vstart) {
+		if (am != NULL && vend > vstart) {
 			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
 				am[0].p = line + vstart;
 				am[0].len = vend - vstart;
@@ -409,13 +505,35 @@ static int args_walk(const char *line, size_t len, size_t at, struct member *am,
 		if (line[vend] != ',')
 			return -1;
 		i = vend + 1;
+		if (stop && am[0].p != NULL && am[1].p != NULL) {
+			*end = i;
+			return 1;
+		}
 	}
 	return -1;
 }
 
+/* The device and correlation of an args object at line[at] (as
+ * event_members finds them) and where it ends, in one walk over its
+ * members (args_members' results; stop: it may stop once both are
+ * found). */
+static int args_walk(const char *line, size_t len, size_t at, struct member *am, int stop,
+		     size_t *end)
+{
+	size_t i = at + 1;
+
+	am[0].p = am[1].p = NULL;
+	am[0].len = am[1].len = 0;
+	if (i < len && line[i] == '}') {
+		*end = i + 1;
+		return 0;
+	}
+	return args_members(line, len, i, am, stop, end);
+}
+
 /* Where pass two's rewrite finds pid, tid and args, when pass one knows. */
 static int note_offsets(struct compact *c, const char *line, const struct member *pid,
-			const struct member *tid, const struct member *args)
+			const struct member *tid, const struct member *args, size_t args_rest)
 {
 	struct compact_offsets o;
 
@@ -427,6 +545,7 @@ static int note_offsets(struct compact *c, const char *line, const struct member
 	o.tid_len = (uint32_t)tid->len;
 	o.args_off = args->len > 0 ? (uint32_t)(args->p - line) : 0;
 	o.args_len = (uint32_t)args->len;
+	o.args_rest = (uint32_t)args_rest;
 	if (extsort_put(&c->offsets, &o) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
@@ -462,9 +581,14 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 		return rc;
 	if (fast && m[2].len > 0 && m[2].p[0] == '{') {
 		size_t at = (size_t)(m[2].p - line);
-		if (args_walk(line, len, at, am, &args_end) == 0) {
+		/* the rest of args (kernels have a dozen more members) is
+		 * walked by pass two, which needs its end */
+		int got = args_walk(line, len, at, am, 1, &args_end);
+		if (got == 0) {
 			m[2].len = args_end - at;
-			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2]);
+			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2], 0);
+		} else if (got == 1) {
+			rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2], args_end);
 		} else {
 			rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am);
 		}
@@ -473,7 +597,8 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	} else if (m[2].len > 0 && m[2].p[0] == '{') {
 		if ((rc = compact_members(c, m[2].p, m[2].len, arg_keys, 2, am)) != 0)
 			return rc;
-	} else if (fast && (rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2])) != 0) {
+	} else if (fast &&
+		   (rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID], &m[2], 0)) != 0) {
 		return rc;
 	}
 	if (am[0].len > 0) {
@@ -481,7 +606,7 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 		dlen = am[0].len;
 	}
 	a->corr = COMPACT_NO_CORR;
-	if (is_primitive(am[1]) && tsnum_parse_int64(am[1].p, am[1].len, &a->corr) != NUM_OK)
+	if (is_primitive(am[1]) && parse_int64(am[1].p, am[1].len, &a->corr) != NUM_OK)
 		a->corr = COMPACT_NO_CORR;
 	a->index = (uint32_t)c->events;
 	a->track = track;
@@ -511,6 +636,123 @@ static void note_other(struct compact *c, uint32_t track)
 		t->first_other = c->events;
 }
 
+/* Which of tr-guides' args keys a key is (0: none of them). */
+static unsigned guide_key(const char *k, size_t n)
+{
+	if (n == 8 && memcmp(k, "layer_id", 8) == 0)
+		return 1;
+	if (n == 10 && memcmp(k, "pass_index", 10) == 0)
+		return 2;
+	if (n == 13 && memcmp(k, "boundary_kind", 13) == 0)
+		return 4;
+	return 0;
+}
+
+/* Bytes that may follow the first of a number or a literal in a simple
+ * line (below): printable, and none that ends, nests or separates. */
+static int simple_primitive_byte(unsigned char b)
+{
+	return b > ' ' && b < 127 && b != '"' && b != ',' && b != ':' && b != '{' && b != '}' &&
+	       b != '[' && b != ']';
+}
+
+/* What a walk over a simple guide line finds: its first args, ts and dur
+ * (len 0 when absent) and which of tr-guides' keys that args holds. */
+struct guide_scan {
+	struct member args, ts, dur;
+	unsigned found;       /* BIT(K_ARGS), BIT(K_TS), BIT(K_DUR) */
+	unsigned keys;        /* 1 layer_id, 2 pass_index, 4 boundary_kind */
+};
+
+/* Whether the object at line[at] is simple, with *end just past it:
+ * members whose keys and string values hold no backslash, whose numbers
+ * and literals start as JSON's do and hold only simple_primitive_byte,
+ * with objects of the same kind (one level down, when nested) and no
+ * whitespace.  The caller has made sure the line holds no backslash and no
+ * NUL: then jsmn (strict) accepts such an object, and json_find finds in
+ * it the first member of a key by its raw bytes, as this walk does.  top:
+ * the line's own object, whose members go to g; keys: an args object,
+ * whose keys go to g->keys. */
+static int simple_object(const char *line, size_t len, size_t at, int top, int keys,
+			 struct guide_scan *g, size_t *end)
+{
+	size_t i = at + 1;
+
+	if (i < len && line[i] == '}') {
+		*end = i + 1;
+		return 1;
+	}
+	while (i < len && line[i] == '"') {
+		size_t v = string_end(line, len, i), e;
+		int k = -1;
+		char first;
+		if (v >= len || line[v] != ':' || ++v >= len)
+			return 0;
+		if (top)
+			k = walk_key(line + i + 1, v - i - 3);
+		else if (keys)
+			g->keys |= guide_key(line + i + 1, v - i - 3);
+		first = line[v];
+		if (first == '"') {
+			e = string_end(line, len, v);
+		} else if (first == '{') {
+			int args = k == K_ARGS && !(g->found & BIT(K_ARGS));
+			if (!top || !simple_object(line, len, v, 0, args, g, &e))
+				return 0;
+		} else if (first == '-' || (first >= '0' && first <= '9') || first == 't' ||
+			   first == 'f' || first == 'n') {
+			for (e = v + 1; e < len && simple_primitive_byte((unsigned char)line[e]); e++)
+				;
+		} else {
+			return 0;
+		}
+		if (e >= len)
+			return 0;
+		if ((k == K_ARGS || k == K_TS || k == K_DUR) && !(g->found & BIT(k))) {
+			struct member *m = k == K_ARGS ? &g->args : k == K_TS ? &g->ts : &g->dur;
+			g->found |= BIT(k);
+			m->p = line + v;
+			m->len = e - v;
+		}
+		if (line[e] == '}') {
+			*end = e + 1;
+			return 1;
+		}
+		if (line[e] != ',')
+			return 0;
+		i = e + 1;
+	}
+	return 0;
+}
+
+/* A guide's members as see_guide reads them, without the tokenizer when
+ * the line is simple (above): 0, or -1 when it is not (the tokenizer
+ * decides then).  (A line of 2^30 bytes or more json_parse refuses: left
+ * to it.) */
+static int guide_members(const char *line, size_t len, struct guide_scan *g)
+{
+	size_t end;
+
+	memset(g, 0, sizeof *g);
+	if (len < 2 || len >= (size_t)INT_MAX / 2 || line[0] != '{' ||
+	    memchr(line, '\\', len) != NULL || memchr(line, '\0', len) != NULL ||
+	    !simple_object(line, len, 0, 1, 0, g, &end) || end != len)
+		return -1;
+	return 0;
+}
+
+/* A guide read: its record for the overlap check. */
+static int guide_done(struct compact *c, struct compact_guide_rec *g, int has_args)
+{
+	g->end += g->start;
+	if (!has_args && c->first_bad_guide == UINT64_MAX)
+		c->first_bad_guide = c->events;
+	c->nguides++;
+	if (extsort_put(&c->guides, g) != 0)
+		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
+	return COMPACT_OK;
+}
+
 /* An existing layer guide slice: kept as it is, but only if it is one that
  * tr-guides made beside this GPU activity (checked in compact_plan). */
 static int see_guide(struct compact *c, const char *line, size_t len, const char *pid,
@@ -518,6 +760,7 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 {
 	struct jdoc *d = &c->doc;
 	struct compact_guide_rec g;
+	struct guide_scan scan;
 	int args, has_args, sub;
 	size_t n;
 	const char *text;
@@ -532,6 +775,16 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 		return COMPACT_NOMEM;
 	if (c->guide_pids.n != before)
 		c->guide_pid_first[pid_id] = c->events;
+	if (guide_members(line, len, &scan) == 0) {
+		has_args = scan.args.len > 0 && scan.args.p[0] == '{' && scan.keys == 7;
+		if (!is_primitive(scan.ts) ||
+		    tsnum_us_to_ns(scan.ts.p, scan.ts.len, &g.start, &sub) != NUM_OK)
+			has_args = 0;
+		if (!is_primitive(scan.dur) ||
+		    tsnum_us_to_ns(scan.dur.p, scan.dur.len, &g.end, &sub) != NUM_OK)
+			has_args = 0;
+		return guide_done(c, &g, has_args);
+	}
 	if (json_parse(d, line, len, NULL) != 0)
 		return refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
 	args = json_find(d, 0, "args");
@@ -546,13 +799,7 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 	       json_text(d, json_find(d, 0, "dur"), &n) : NULL;
 	if (text == NULL || tsnum_us_to_ns(text, n, &g.end, &sub) != NUM_OK)
 		has_args = 0;
-	g.end += g.start;
-	if (!has_args && c->first_bad_guide == UINT64_MAX)
-		c->first_bad_guide = c->events;
-	c->nguides++;
-	if (extsort_put(&c->guides, &g) != 0)
-		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
-	return COMPACT_OK;
+	return guide_done(c, &g, has_args);
 }
 
 /* A category is "device-like" when its name suggests work on an
@@ -600,8 +847,18 @@ static int recognised(const char *s, size_t n)
 static int note_categories(struct compact *c, const char *s, size_t n)
 {
 	size_t i = 0;
+	struct compact_cat_slot *slot = &c->recent_cats[(n + (n ? (unsigned char)s[0] : 0)) %
+						     COMPACT_RECENT_CATS];
 
-	/* the same few category lists come again and again */
+	/* the same few category lists come again and again: the last one of
+	 * each slot is compared first (looking at a list twice changes
+	 * nothing), then the table of all */
+	if (slot->len == n + 1 && memcmp(slot->text, s, n) == 0)
+		return COMPACT_OK;
+	if (n <= sizeof slot->text) {
+		memcpy(slot->text, s, n);
+		slot->len = (uint16_t)(n + 1);
+	}
 	if (intern_find(&c->checked_cats, s, n) >= 0)
 		return COMPACT_OK;
 	if (c->checked_cats.n < MAX_SEEN_CATS && intern_id(&c->checked_cats, s, n) < 0)
@@ -771,7 +1028,7 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 			int rc;
 			walk_to(w, BIT(K_ARGS));
 			if ((rc = note_offsets(c, line, &w->m[K_PID], &w->m[K_TID],
-					       &w->m[K_ARGS])) != 0)
+					       &w->m[K_ARGS], 0)) != 0)
 				return rc;
 		}
 	} else if (members_quiet(c, line, len, keys, 2, m) != 0) {
@@ -783,7 +1040,7 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 		else if (lanes_us_to_ns(m[0].p, m[0].len, &f.ts_ns, &sub) != 0)
 			f.status = COMPACT_FLOW_TS_RANGE;
 		f.sub = sub != 0;
-		if (!is_primitive(m[1]) || tsnum_parse_int64(m[1].p, m[1].len, &f.id) != NUM_OK)
+		if (!is_primitive(m[1]) || parse_int64(m[1].p, m[1].len, &f.id) != NUM_OK)
 			f.id = COMPACT_NO_CORR;
 	}
 	if (f.id == COMPACT_NO_CORR)
@@ -821,6 +1078,54 @@ static unsigned one_category(const char *s, size_t n)
 	}
 }
 
+/* Whether line holds TRSTREAM_KEY_COMPACT_TRACK anywhere (what
+ * event_find_bytes would find), looked for on every line: 16 places at a
+ * time, a place being a candidate only when both its first byte and its
+ * last match, which in kernel names full of '_' is rare. */
+static int has_compact_key(const char *line, size_t len)
+{
+	static const char key[] = TRSTREAM_KEY_COMPACT_TRACK;
+	const size_t m = sizeof key - 1;
+	size_t i = 0, last;
+
+	if (len < m)
+		return 0;
+	last = len - m;  /* the key can start at 0 .. last */
+#ifdef __SSE2__
+	{
+		const __m128i first = _mm_set1_epi8(key[0]), final = _mm_set1_epi8(key[m - 1]);
+		/* places i .. i + 15, reading up to line[i + 15 + m - 1]; the
+		 * last block overlaps the one before rather than going one by one */
+		if (last >= 15) {
+			for (;;) {
+				__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
+				__m128i b = _mm_loadu_si128(
+					(const __m128i *)(const void *)(line + i + m - 1));
+				unsigned mask = (unsigned)_mm_movemask_epi8(
+					_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, final)));
+				while (mask != 0) {
+					size_t at = i + (size_t)__builtin_ctz(mask);
+					if (memcmp(line + at + 1, key + 1, m - 2) == 0)
+						return 1;
+					mask &= mask - 1;
+				}
+				if (i + 16 > last - 15) {
+					if (i == last - 15)
+						return 0;
+					i = last - 15;
+				} else {
+					i += 16;
+				}
+			}
+		}
+	}
+#endif
+	for (; i <= last; i++)
+		if (line[i] == key[0] && memcmp(line + i + 1, key + 1, m - 1) == 0)
+			return 1;
+	return 0;
+}
+
 /* Pass one for one event: classify it and keep what the placement needs. */
 static int see(struct compact *c, const char *line, size_t len)
 {
@@ -831,13 +1136,12 @@ static int see(struct compact *c, const char *line, size_t len)
 	uint32_t track;
 	int kernel = 0, activity = 0, scope = 0, guide = 0, selected, rc;
 
-	if (event_find_bytes(line, len, TRSTREAM_KEY_COMPACT_TRACK,
-		       sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL)
+	if (has_compact_key(line, len))
 		return refuse(c, "event %" PRIu64 ": already compacted (%s); start from the "
 			      "original trace", c->events, TRSTREAM_KEY_COMPACT_TRACK);
 	/* one walk over the leading members; args is not looked at yet */
 	walk_init(&w, line, len);
-	walk_to(&w, BIT(K_PID) | BIT(K_TID) | BIT(K_PH) | BIT(K_CAT) | BIT(K_NAME));
+	walk_to(&w, BIT(K_PID) | BIT(K_TID) | BIT(K_PH) | BIT(K_CAT));
 	pid = m[0].p;
 	plen = m[0].len;
 	ph = m[2].p;
@@ -886,8 +1190,12 @@ static int see(struct compact *c, const char *line, size_t len)
 		if (rc != 0 || deferred)
 			return rc;
 	}
-	if (activity && intern_id(&c->gpu_pids, pid, plen) < 0)
-		return COMPACT_NOMEM;
+	if (activity && !c->tracks[track].gpu_pid_noted) {
+		/* once per track: its pid is in gpu_pids from then on */
+		if (intern_id(&c->gpu_pids, pid, plen) < 0)
+			return COMPACT_NOMEM;
+		c->tracks[track].gpu_pid_noted = 1;
+	}
 	if (guide)
 		return see_guide(c, line, len, pid, plen);
 	if ((activity || scope) && selected)
@@ -895,6 +1203,8 @@ static int see(struct compact *c, const char *line, size_t len)
 			       kernel, &w);
 	if (ph[1] == 's' || ph[1] == 't' || ph[1] == 'f')
 		return see_flow(c, line, len, track, &w); /* flows follow their kernel */
+	if (ph[1] == 'M')
+		walk_to(&w, BIT(K_NAME)); /* only metadata needs its name */
 	name = m[4].p;
 	nlen = m[4].len;
 	/* Process-scoped metadata (process_name, process_labels,
@@ -1469,8 +1779,8 @@ int compact_plan(struct compact *c)
  * m[0..3), when it noted them (events come in index order; --device's late
  * scopes and flows seen before their track moved have none): *known 1 or
  * 0. */
-static int offsets_at(struct compact *c, const char *line, uint64_t index, struct member *m,
-		      int *known)
+static int offsets_at(struct compact *c, const char *line, size_t len, uint64_t index,
+		      struct member *m, int *known)
 {
 	int rc;
 
@@ -1487,6 +1797,18 @@ static int offsets_at(struct compact *c, const char *line, uint64_t index, struc
 		m[2].p = o->args_len > 0 ? line + o->args_off : NULL;
 		m[2].len = o->args_len;
 		*known = 1;
+		if (o->args_rest > 0) {
+			/* pass one stopped inside args: its end, or, where its
+			 * members do not read as an object's, what pass one would
+			 * have done then (no offsets) */
+			size_t end;
+			if (o->args_rest > len || args_members(line, len, o->args_rest, NULL, 0, &end) != 0) {
+				*known = 0;
+			} else {
+				m[2].p = line + o->args_off;
+				m[2].len = end - o->args_off;
+			}
+		}
 	}
 	return COMPACT_OK;
 }
@@ -1514,7 +1836,7 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 	if (c->have_lane && c->next_lane.index == index) {
 		const struct compact_group *g = &c->groups[c->next_lane.group];
 		char space[24];
-		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		if ((rc = offsets_at(c, line, len, index, m, &known)) != 0 ||
 		    (!known && (rc = compact_members(c, line, len, keys, 3, m)) != 0))
 			return rc;
 		if ((rc = compact_rewrite(line, len, m, index, compact_display_pid(g, space),
@@ -1523,7 +1845,7 @@ int compact_place(struct compact *c, const char *line, size_t len, const char **
 			return rc;
 		c->relocated++;
 	} else if (c->have_bind && c->next_bind.index == index) {
-		if ((rc = offsets_at(c, line, index, m, &known)) != 0 ||
+		if ((rc = offsets_at(c, line, len, index, m, &known)) != 0 ||
 		    (rc = compact_flow_place(c, line, len, index, &c->next_bind,
 					     known ? m : NULL)) != 0 ||
 		    (rc = next_bind(c)) != 0)
@@ -1583,6 +1905,7 @@ void compact_free(struct compact *c)
 	json_free(&c->doc);
 	buf_release(&c->key);
 	buf_release(&c->last_track_key);
+	buf_release(&c->last_group_dev);
 	buf_release(&c->out);
 	buf_release(&c->line);
 	buf_release(&c->msg);

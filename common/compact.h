@@ -73,12 +73,14 @@ struct compact_lane_rec {
 
 /* Where pass two finds the members it rewrites in a moved activity's
  * line, or a flow's on a track already moved, when pass one walked it:
- * 28 bytes. */
+ * 32 bytes. */
 struct compact_offsets {
 	uint32_t index;
 	uint32_t pid_off, pid_len;
 	uint32_t tid_off, tid_len;
-	uint32_t args_off, args_len;  /* args_len 0: no args */
+	uint32_t args_off, args_len;  /* args_len 0: no args ... */
+	uint32_t args_rest;  /* ... or, when not 0, args' end is not known: pass
+			      * one stopped at this member of args */
 };
 
 /* A flow (ph s, t, f) on a (pid, tid), from pass one: 24 bytes. */
@@ -130,6 +132,7 @@ struct compact_track {
 	int has_corr;        /* some activity here carries args.correlation */
 	int dev_selected;    /* --device: activity of that device is here */
 	int dev_seen;        /* --device: any GPU activity is here */
+	int gpu_pid_noted;   /* its pid is in gpu_pids */
 };
 
 struct compact_lane_count {
@@ -150,6 +153,13 @@ struct compact_group {
 	int by_device;         /* scopes: the pid has scopes on several devices */
 	struct compact_lane_count *counts[COMPACT_MAX_LANES];
 	size_t ncounts[COMPACT_MAX_LANES];
+};
+
+/* A category list note_categories looked at last, in its slot. */
+#define COMPACT_RECENT_CATS 8
+struct compact_cat_slot {
+	char text[30];
+	uint16_t len;        /* the text's length + 1; 0: none yet */
 };
 
 struct compact_retired {
@@ -187,6 +197,7 @@ struct compact {
 	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
 	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
 	struct intern checked_cats;/* categories already looked at for the above */
+	struct compact_cat_slot recent_cats[COMPACT_RECENT_CATS];
 	struct compact_track *tracks;
 	size_t ntracks_cap;
 	struct compact_group *groups;
@@ -216,6 +227,9 @@ struct compact {
 	struct jdoc doc;
 	struct buf key, last_track_key, out, line;
 	uint32_t last_track;
+	struct buf last_group_dev; /* the last group_of: its device text, pid, kind */
+	uint32_t last_group_pid, last_group;
+	int last_group_kind, have_last_group;
 	struct buf msg;            /* the refusal */
 };
 

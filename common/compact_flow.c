@@ -8,14 +8,19 @@
 #include "compact_rewrite.h"
 #include "tsnum.h"
 
+/* The join's key is (correlation, track), correlation first: correlations
+ * grow with time, so that the records (made in start order) and the flows
+ * (in source order) reach their sorts nearly in order, which costs the
+ * sorts about a pass, where the track first would interleave the streams.
+ * The matches of one key do not depend on the order of the keys. */
 int compact_flow_cmp_act(const void *a, const void *b)
 {
 	const struct compact_act *x = a, *y = b;
 
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
 	if (x->corr != y->corr)
 		return x->corr < y->corr ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
@@ -25,22 +30,22 @@ int compact_flow_cmp_flow(const void *a, const void *b)
 {
 	const struct compact_flow_rec *x = a, *y = b;
 
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
 	if (x->ts_ns != y->ts_ns)
 		return x->ts_ns < y->ts_ns ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* (track, corr) of a record against (track, id) of a flow. */
+/* (corr, track) of a record against (id, track) of a flow. */
 static int cmp_key(const struct compact_act *a, const struct compact_flow_rec *f)
 {
-	if (a->track != f->track)
-		return a->track < f->track ? -1 : 1;
 	if (a->corr != f->id)
 		return a->corr < f->id ? -1 : 1;
+	if (a->track != f->track)
+		return a->track < f->track ? -1 : 1;
 	return 0;
 }
 

@@ -5,9 +5,9 @@
  * flow's ts, else the one whose interval contains it.  No match, or
  * several, is a refusal naming the flow's source index.
  *
- * The binding is a merge join: the flows sorted by (track, id, ts) against
- * the records sorted by (track, correlation, start), sweeping each (track,
- * correlation) with the records that may still contain a later ts (as many
+ * The binding is a merge join: the flows sorted by (id, track, ts) against
+ * the records sorted by (correlation, track, start), sweeping each
+ * (correlation, track) with the records that may still contain a later ts (as many
  * as overlap there, bounded by the lanes).  Its results, one per flow on a
  * moved track, go to c->bindings in source order for pass two.
  *
@@ -20,10 +20,10 @@
 
 #include "compact.h"
 
-/* The order the join reads records in: (track, corr, start_ns, index). */
+/* The order the join reads records in: (corr, track, start_ns, index). */
 int compact_flow_cmp_act(const void *a, const void *b);
 
-/* The order the join reads flows in: (track, id, ts_ns, index). */
+/* The order the join reads flows in: (id, track, ts_ns, index). */
 int compact_flow_cmp_flow(const void *a, const void *b);
 
 /* Bind every flow of c->flows (finished here) on a moved track into

@@ -6,12 +6,47 @@
 #include "compact_rewrite.h"
 #include "trstream.h"
 
-/* buf_addstr, but inline: the length of a literal is known when compiled
- * (this runs for every moved event). */
-static inline int add_text(struct buf *b, const char *text)
+/* The decimal text of v as printf's %lld writes it, ending at end: its
+ * start. */
+static char *decimal(long long v, char *end)
 {
-	return buf_add(b, text, strlen(text));
+	/* two digits a step: each moved event writes two ten-digit numbers */
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	/* the magnitude as unsigned: -LLONG_MIN does not fit long long */
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100);
+		u /= 100;
+		*--end = pairs[2 * d + 1];
+		*--end = pairs[2 * d];
+	}
+	if (u >= 10) {
+		*--end = pairs[2 * u + 1];
+		*--end = pairs[2 * u];
+	} else {
+		*--end = (char)('0' + u);
+	}
+	if (v < 0)
+		*--end = '-';
+	return end;
 }
+
+/* n bytes at *w, which moves on. */
+static inline void put(char **w, const void *p, size_t n)
+{
+	memcpy(*w, p, n);
+	*w += n;
+}
+
+#define RECORD_PID "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":"
+#define RECORD_TID ",\"tid\":"
+#define RECORD_INDEX ",\"source_event_index\":"
+#define HAD_ARGS ",\"had_args\":true}"
+#define NO_ARGS ",\"had_args\":false}}"
 
 static int refused(struct buf *msg, uint64_t index, const char *what)
 {
@@ -25,8 +60,10 @@ int compact_rewrite(const char *line, size_t len, const struct member *m, uint64
 		    const char *new_pid, int64_t new_tid, struct buf *out, struct buf *msg)
 {
 	struct { size_t at, end; int what; } e[3], t;
-	size_t pos = 0, k, j;
-	int had_args, fail = 0;
+	size_t pos = 0, k, j, tid_len, index_len, pid_len, lead_len, tail_len, insert;
+	char tid_space[24], index_space[24], *w;
+	const char *tid_text, *index_text, *lead, *tail;
+	int had_args;
 
 	if (m[0].len == 0 || m[1].len == 0)
 		return refused(msg, index, "GPU event without pid and tid");
@@ -46,29 +83,52 @@ int compact_rewrite(const char *line, size_t len, const struct member *m, uint64
 				e[k] = e[j];
 				e[j] = t;
 			}
-	buf_reset(out);
+	/* the pieces, measured first: the line is built in one buffer with a
+	 * copy each (this runs for every moved event) */
+	tid_text = decimal((long long)new_tid, tid_space + sizeof tid_space);
+	tid_len = (size_t)(tid_space + sizeof tid_space - tid_text);
+	index_text = decimal((long long)index, index_space + sizeof index_space);
+	index_len = (size_t)(index_space + sizeof index_space - index_text);
+	pid_len = strlen(new_pid);
+	lead = had_args ? (m[2].len > 2 ? "," : "") : (len > 2 ? ",\"args\":{" : "\"args\":{");
+	lead_len = strlen(lead);
+	tail = had_args ? HAD_ARGS : NO_ARGS;
+	tail_len = had_args ? sizeof HAD_ARGS - 1 : sizeof NO_ARGS - 1;
+	insert = lead_len + sizeof RECORD_PID - 1 + m[0].len + sizeof RECORD_TID - 1 + m[1].len +
+		 sizeof RECORD_INDEX - 1 + index_len + tail_len;
+	/* edits out of order (members that overlap) would copy a negative
+	 * length: too much for any buffer, as buf_add found */
 	for (k = 0; k < 3; k++) {
-		fail |= buf_add(out, line + pos, e[k].at - pos);
+		if (e[k].at < pos)
+			return COMPACT_NOMEM;
+		pos = e[k].end;
+	}
+	if (pos > len)
+		return COMPACT_NOMEM;
+	buf_reset(out);
+	if (buf_grow(out, len - m[0].len - m[1].len + pid_len + tid_len + insert) != 0)
+		return COMPACT_NOMEM;
+	w = out->p;
+	pos = 0;
+	for (k = 0; k < 3; k++) {
+		put(&w, line + pos, e[k].at - pos);
 		if (e[k].what == 0) {
-			fail |= add_text(out, new_pid);
+			put(&w, new_pid, pid_len);
 		} else if (e[k].what == 1) {
-			fail |= buf_add_i64(out, new_tid);
+			put(&w, tid_text, tid_len);
 		} else {
-			if (had_args)
-				fail |= add_text(out, m[2].len > 2 ? "," : "");
-			else
-				fail |= add_text(out, len > 2 ? ",\"args\":{" : "\"args\":{");
-			fail |= add_text(out, "\"" TRSTREAM_KEY_COMPACT_TRACK "\":{\"pid\":");
-			fail |= buf_add(out, m[0].p, m[0].len);
-			fail |= add_text(out, ",\"tid\":");
-			fail |= buf_add(out, m[1].p, m[1].len);
-			fail |= add_text(out, ",\"source_event_index\":");
-			fail |= buf_add_i64(out, (long long)index);
-			fail |= add_text(out, had_args ? ",\"had_args\":true}" :
-					   ",\"had_args\":false}}");
+			put(&w, lead, lead_len);
+			put(&w, RECORD_PID, sizeof RECORD_PID - 1);
+			put(&w, m[0].p, m[0].len);
+			put(&w, RECORD_TID, sizeof RECORD_TID - 1);
+			put(&w, m[1].p, m[1].len);
+			put(&w, RECORD_INDEX, sizeof RECORD_INDEX - 1);
+			put(&w, index_text, index_len);
+			put(&w, tail, tail_len);
 		}
 		pos = e[k].end;
 	}
-	fail |= buf_add(out, line + pos, len - pos);
-	return fail ? COMPACT_NOMEM : 0;
+	put(&w, line + pos, len - pos);
+	buf_setlen(out, (size_t)(w - out->p));
+	return 0;
 }

@@ -338,10 +338,15 @@ static int merge_pop(struct extsort *s, const void **rec)
 	if (++c->pos == c->end) {
 		if ((rc = refill(s, c)) < 0)
 			return -1;
-		if (rc == 0)
+		if (rc == 0) {
 			s->heap[0] = s->heap[--s->nheap];
+			sift_down(s, 0);
+			return 1;
+		}
 	}
-	sift_down(s, 0);
+	/* without a comparison the earliest run stays first until it ends */
+	if (s->cmp != NULL)
+		sift_down(s, 0);
 	return 1;
 }
 

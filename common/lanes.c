@@ -21,8 +21,9 @@
  * tsnum_perfetto_us_to_ns (*pf) -- Perfetto's StringToInt64, or its
  * StringToDouble (integer part plus the fraction's digits over their power
  * of ten) and CoerceToTs (whole: times 1000; else llround of the value
- * times 1000), done the same way in the same double arithmetic.  1, or 0
- * for any other text, which the tsnum functions convert instead. */
+ * times 1000), done the same way in the same double arithmetic; pf NULL:
+ * the exact value alone (a flow's ts needs no more).  1, or 0 for any
+ * other text, which the tsnum functions convert instead. */
 static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, int64_t *pf)
 {
 	size_t i = 0, int_end, frac_end;
@@ -37,7 +38,8 @@ static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, i
 	if (i == len) {
 		*ns = int_part * 1000;
 		*sub = 0;
-		*pf = *ns;
+		if (pf != NULL)
+			*pf = *ns;
 		return 1;
 	}
 	if (text[i++] != '.')
@@ -59,7 +61,7 @@ static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, i
 		first3 *= 10;
 	*ns = int_part * 1000 + first3;
 	*sub = below;
-	{
+	if (pf != NULL) {
 		double value = (double)int_part + (double)frac / (double)divisor;
 		if (value == trunc(value))
 			*pf = (int64_t)value * 1000;
@@ -71,9 +73,7 @@ static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, i
 
 int lanes_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub)
 {
-	int64_t pf;
-
-	if (plain_us_to_ns(text, len, ns, sub, &pf))
+	if (plain_us_to_ns(text, len, ns, sub, NULL))
 		return 0;
 	return tsnum_us_to_ns(text, len, ns, sub) == NUM_OK ? 0 : -1;
 }

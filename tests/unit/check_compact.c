@@ -391,6 +391,191 @@ START_TEST(test_categories)
 }
 END_TEST
 
+/* Existing guides: a simple line (no whitespace, escapes or arrays) is read
+ * by a member walk, any other by the tokenizer; both must give the same
+ * verdict -- kept (the plan passes), refused for its args or numbers, or
+ * not JSON at all. */
+#define GUIDE_HEAD "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":1,\"tid\":3,"
+#define GUIDE_ARGS "\"args\":{\"pass_index\":0,\"layer_id\":0,\"anchor_name\":\"k\"," \
+	"\"boundary_kind\":\"next_layer_anchor\"}"
+#define LACKS "event 1: the existing layer guide lacks the layer_guide args (layer_id, " \
+	"pass_index, boundary_kind) or a numeric ts and dur; regenerate the guides from the " \
+	"original trace with tr-layer-track (with --max-gpu-lanes)"
+#define NOT_JSON "event 1: not a JSON object"
+
+static const struct {
+	const char *line;
+	const char *msg;      /* NULL: kept */
+	int in_pass_one;      /* refused by pass one */
+} guide_cases[] = {
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2," GUIDE_ARGS "}", NULL, 0 },
+	{ GUIDE_HEAD "\"ts\": 1,\"dur\":2," GUIDE_ARGS "}", NULL, 0 },
+	{ GUIDE_HEAD "\"ts\":1.5,\"dur\":2e0,\"x\":[1,{\"a\":2}]," GUIDE_ARGS "}", NULL, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2,\"args\":{\"layer\\u005fid\":0,\"pass_index\":0,"
+	  "\"boundary_kind\":\"x\"}}", NULL, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2,\"args\":{\"layer_id\":0,\"pass_index\":0,"
+	  "\"boundary_kind\":\"a\\\"b\",\"o\":{\"p\":[]}}}", NULL, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2,\"args\":{\"layer_id\":0,\"pass_index\":0,"
+	  "\"o\":{\"boundary_kind\":1}}}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2,\"args\":{\"layer_id\":0},"
+	  GUIDE_ARGS "}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1x,\"dur\":2," GUIDE_ARGS "}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1:2,\"dur\":2," GUIDE_ARGS "}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":\"2\"," GUIDE_ARGS "}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":{}," GUIDE_ARGS "}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2,\"args\":[]}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2}", LACKS, 0 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2," GUIDE_ARGS "}x", NOT_JSON, 1 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2," GUIDE_ARGS, NOT_JSON, 1 },
+	{ GUIDE_HEAD "\"ts\":x,\"dur\":2," GUIDE_ARGS "}", NOT_JSON, 1 },
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2,\"args\":{\"layer_id\":0,\"pass_index\":0,"
+	  "\"boundary_kind\":\"\\q\"}}", NOT_JSON, 1 },
+	/* the tokenizer lets a doubled comma pass */
+	{ GUIDE_HEAD "\"ts\":1,\"dur\":2,," GUIDE_ARGS "}", NULL, 0 },
+};
+
+START_TEST(test_guide_lines)
+{
+	const char *lines[2] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,"
+		"\"dur\":1}",
+		guide_cases[_i].line
+	};
+	struct compact c;
+	int rc;
+
+	compact_init(&c);
+	rc = see_all(&c, lines, 2);
+	if (!guide_cases[_i].in_pass_one) {
+		ck_assert_int_eq(rc, 0);
+		rc = compact_plan(&c);
+	}
+	if (guide_cases[_i].msg == NULL) {
+		ck_assert_int_eq(rc, COMPACT_OK);
+	} else {
+		ck_assert_int_eq(rc, COMPACT_REFUSED);
+		ck_assert_str_eq(c.msg.p, guide_cases[_i].msg);
+	}
+	compact_free(&c);
+}
+END_TEST
+
+/* The member walk on values that end where a quick look would not: escaped
+ * quotes and brackets inside strings, a number followed by a space, nested
+ * values before the wanted members.  The kernel's tid is in its name only,
+ * so it has none. */
+START_TEST(test_walk_edges)
+{
+	static const char *const no_tid[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\\\",\\\"tid\\\":2}\","
+		"\"pid\":1,\"ts\":1,\"dur\":1}",
+		"{\"ph\":\"X\",\"x\":[\"tid\",{\"tid\":2}],\"cat\":\"kernel\",\"name\":\"a\","
+		"\"pid\":1,\"ts\":1,\"dur\":1}",
+	};
+	static const char *const spaced =
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\\\\\",\"pid\":1 ,\"tid\":2,"
+		"\"ts\":1,\"dur\":1,\"args\":{\"s\":\"}\\\"\",\"device\":3,\"correlation\":4}}";
+	struct compact c;
+	size_t k;
+
+	for (k = 0; k < COUNT(no_tid); k++) {
+		compact_init(&c);
+		ck_assert_int_eq(see_all(&c, &no_tid[k], 1), COMPACT_REFUSED);
+		ck_assert_str_eq(c.msg.p, "event 0: GPU activity without tid (pid 1): its stream is "
+				 "unknown, so it cannot be placed on a lane");
+		compact_free(&c);
+	}
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, &spaced, 1), 0);
+	ck_assert_uint_eq(c.nacts, 1);
+	ck_assert_uint_eq(c.groups_by_key.n, 1);
+	ck_assert_str_eq(c.groups[0].pid, "1 ");
+	ck_assert_str_eq(c.groups[0].device, "3");
+	ck_assert_int_eq(c.tracks[0].has_corr, 1);
+	compact_free(&c);
+}
+END_TEST
+
+/* The already-compacted key is found wherever it stands in a line, of any
+ * length (16 places are looked at a time, the last ones overlapping), and a
+ * near miss is not it. */
+START_TEST(test_compacted_key_anywhere)
+{
+	struct buf line = BUF_INIT;
+	struct compact c;
+	const char *text;
+	int pad, miss, k;
+
+	for (pad = 0; pad < 48; pad++) {
+		for (miss = 0; miss < 3; miss++) {
+			buf_reset(&line);
+			ck_assert_int_eq(buf_addstr(&line, "{\"a\":\""), 0);
+			for (k = 0; k < pad; k++)
+				ck_assert_int_eq(buf_addch(&line, k % 2 ? 'k' : '_'), 0);
+			ck_assert_int_eq(buf_addstr(&line, miss == 0 ? "_compact_gpu_track" :
+						    miss == 1 ? "_compact_gpu_trac_" :
+						    "xcompact_gpu_track"), 0);
+			ck_assert_int_eq(buf_addstr(&line, pad % 3 ? "\"}" : "\",\"b\":1}"), 0);
+			text = line.p;
+			compact_init(&c);
+			if (miss == 0) {
+				ck_assert_int_eq(see_all(&c, &text, 1), COMPACT_REFUSED);
+				ck_assert_str_eq(c.msg.p, "event 0: already compacted "
+						 "(_compact_gpu_track); start from the original trace");
+			} else {
+				ck_assert_int_eq(see_all(&c, &text, 1), 0);
+			}
+			compact_free(&c);
+		}
+	}
+	buf_release(&line);
+}
+END_TEST
+
+/* Pass one stops walking args once it has the device and the correlation;
+ * pass two finds the end from there: past an array and a string holding a
+ * brace, right after the correlation, and, where the rest does not read as
+ * members, where the line's own walk says (as when pass one found no end). */
+START_TEST(test_args_rest)
+{
+	static const char *const in[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":10,"
+		"\"dur\":5,\"args\":{\"device\":0,\"correlation\":1,\"grid\":[1,2],\"s\":\"}\"}}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":8,\"ts\":20,"
+		"\"dur\":5,\"args\":{\"device\":0,\"correlation\":2,\"x\"},\"y\":1}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"pid\":1,\"tid\":9,\"ts\":12,"
+		"\"dur\":5,\"args\":{\"correlation\":3,\"device\":0},\"z\":{}}",
+	};
+	static const char *const want[] = {
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":2113929216,"
+		"\"ts\":10,\"dur\":5,\"args\":{\"device\":0,\"correlation\":1,\"grid\":[1,2],"
+		"\"s\":\"}\",\"_compact_gpu_track\":{\"pid\":1,\"tid\":7,\"source_event_index\":0,"
+		"\"had_args\":true}}}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":2113929216,"
+		"\"ts\":20,\"dur\":5,\"args\":{\"device\":0,\"correlation\":2,\"x\","
+		"\"_compact_gpu_track\":{\"pid\":1,\"tid\":8,\"source_event_index\":1,"
+		"\"had_args\":true}},\"y\":1}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"pid\":1,\"tid\":2113929217,"
+		"\"ts\":12,\"dur\":5,\"args\":{\"correlation\":3,\"device\":0,"
+		"\"_compact_gpu_track\":{\"pid\":1,\"tid\":9,\"source_event_index\":2,"
+		"\"had_args\":true}},\"z\":{}}",
+	};
+	struct compact c;
+	const char *out;
+	size_t k, len;
+
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, in, COUNT(in)), 0);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	for (k = 0; k < COUNT(in); k++) {
+		ck_assert_int_eq(compact_place(&c, in[k], strlen(in[k]), &out, &len), 0);
+		ck_assert_ptr_nonnull(out);
+		ck_assert_str_eq(out, want[k]);
+	}
+	compact_free(&c);
+}
+END_TEST
+
 /* Event k of the bounded-memory stream: N kernels in reverse source order
  * on streams 7, 8, 9 (kernel j starts at 10 j and lasts 25, so three
  * overlap and kernel j takes lane j mod 3), then a flow per kernel (id j,
@@ -475,6 +660,10 @@ static Suite *compact_suite(void)
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_flow_offsets);
 	tcase_add_test(tc, test_categories);
+	tcase_add_loop_test(tc, test_guide_lines, 0, (int)COUNT(guide_cases));
+	tcase_add_test(tc, test_walk_edges);
+	tcase_add_test(tc, test_args_rest);
+	tcase_add_test(tc, test_compacted_key_anywhere);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -35,6 +35,20 @@ static const struct rewrite_case cases[] = {
 	{ "{\"args\":{},\"tid\":2,\"pid\":1}", "2130706432", 2113929216, 9, 0,
 	  "{\"args\":{\"_compact_gpu_track\":{\"pid\":1,\"tid\":2,\"source_event_index\":9,"
 	  "\"had_args\":true}},\"tid\":2113929216,\"pid\":2130706432}" },
+	/* the numbers as %lld writes them, one and two digits at a time */
+	{ "{\"pid\":1,\"tid\":2}", "1", 0, 100, 0,
+	  "{\"pid\":1,\"tid\":0,\"args\":{\"_compact_gpu_track\":{\"pid\":1,\"tid\":2,"
+	  "\"source_event_index\":100,\"had_args\":false}}}" },
+	{ "{\"pid\":1,\"tid\":2}", "1", 9, 10, 0,
+	  "{\"pid\":1,\"tid\":9,\"args\":{\"_compact_gpu_track\":{\"pid\":1,\"tid\":2,"
+	  "\"source_event_index\":10,\"had_args\":false}}}" },
+	{ "{\"pid\":1,\"tid\":2}", "1", -1000, 99, 0,
+	  "{\"pid\":1,\"tid\":-1000,\"args\":{\"_compact_gpu_track\":{\"pid\":1,\"tid\":2,"
+	  "\"source_event_index\":99,\"had_args\":false}}}" },
+	{ "{\"pid\":1,\"tid\":2}", "1", -9223372036854775807LL - 1, 12345678901234567ULL, 0,
+	  "{\"pid\":1,\"tid\":-9223372036854775808,\"args\":{\"_compact_gpu_track\":{"
+	  "\"pid\":1,\"tid\":2,\"source_event_index\":12345678901234567,"
+	  "\"had_args\":false}}}" },
 	{ "{\"ph\":\"X\",\"pid\":1}", "1", 1, 4, COMPACT_REFUSED,
 	  "event 4: GPU event without pid and tid" },
 	{ "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"args\":[1]}", "1", 1, 6, COMPACT_REFUSED,
