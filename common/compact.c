@@ -1078,52 +1078,12 @@ static unsigned one_category(const char *s, size_t n)
 	}
 }
 
-/* Whether line holds TRSTREAM_KEY_COMPACT_TRACK anywhere (what
- * event_find_bytes would find), looked for on every line: 16 places at a
- * time, a place being a candidate only when both its first byte and its
- * last match, which in kernel names full of '_' is rare. */
+/* Whether line holds TRSTREAM_KEY_COMPACT_TRACK anywhere, looked for on
+ * every line. */
 static int has_compact_key(const char *line, size_t len)
 {
-	static const char key[] = TRSTREAM_KEY_COMPACT_TRACK;
-	const size_t m = sizeof key - 1;
-	size_t i = 0, last;
-
-	if (len < m)
-		return 0;
-	last = len - m;  /* the key can start at 0 .. last */
-#ifdef __SSE2__
-	{
-		const __m128i first = _mm_set1_epi8(key[0]), final = _mm_set1_epi8(key[m - 1]);
-		/* places i .. i + 15, reading up to line[i + 15 + m - 1]; the
-		 * last block overlaps the one before rather than going one by one */
-		if (last >= 15) {
-			for (;;) {
-				__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
-				__m128i b = _mm_loadu_si128(
-					(const __m128i *)(const void *)(line + i + m - 1));
-				unsigned mask = (unsigned)_mm_movemask_epi8(
-					_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, final)));
-				while (mask != 0) {
-					size_t at = i + (size_t)__builtin_ctz(mask);
-					if (memcmp(line + at + 1, key + 1, m - 2) == 0)
-						return 1;
-					mask &= mask - 1;
-				}
-				if (i + 16 > last - 15) {
-					if (i == last - 15)
-						return 0;
-					i = last - 15;
-				} else {
-					i += 16;
-				}
-			}
-		}
-	}
-#endif
-	for (; i <= last; i++)
-		if (line[i] == key[0] && memcmp(line + i + 1, key + 1, m - 1) == 0)
-			return 1;
-	return 0;
+	return event_find_bytes(line, len, TRSTREAM_KEY_COMPACT_TRACK,
+				sizeof TRSTREAM_KEY_COMPACT_TRACK - 1) != NULL;
 }
 
 /* Pass one for one event: classify it and keep what the placement needs. */

@@ -224,36 +224,7 @@ int event_raw_matches_arg(const char *raw, size_t n, const char *arg)
 	return n == a + 2 && raw[0] == '"' && raw[n - 1] == '"' && memcmp(raw + 1, arg, a) == 0;
 }
 
-/* On x86-64, the places where the needle's first two bytes stand are found
- * sixteen at a time and only those compared whole (tr-verify looks for
- * "_compact_gpu_track" in every output event); on any other machine,
- * memmem. */
-const char *event_find_bytes(const char *hay, size_t n, const char *needle, size_t m)
+const char *event_memmem(const char *hay, size_t n, const char *needle, size_t m)
 {
-#ifdef __SSE2__
-	if (m >= 2 && n >= m) {
-		const __m128i first = _mm_set1_epi8(needle[0]), second = _mm_set1_epi8(needle[1]);
-		size_t i = 0, last = n - m;  /* the needle can start at 0 .. last */
-
-		/* candidates i .. i + 15, reading hay up to i + 16 < n */
-		for (; i + 15 <= last; i += 16) {
-			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(hay + i));
-			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(hay + i + 1));
-			unsigned mask = (unsigned)_mm_movemask_epi8(
-				_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second)));
-			while (mask != 0) {
-				size_t at = i + (size_t)__builtin_ctz(mask);
-				if (memcmp(hay + at + 2, needle + 2, m - 2) == 0)
-					return hay + at;
-				mask &= mask - 1;
-			}
-		}
-		/* the last few places, one by one: memmem's set-up would cost more */
-		for (; i <= last; i++)
-			if (hay[i] == needle[0] && memcmp(hay + i + 1, needle + 1, m - 1) == 0)
-				return hay + i;
-		return NULL;
-	}
-#endif
 	return memmem(hay, n, needle, m);
 }

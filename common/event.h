@@ -8,6 +8,7 @@
 #define TR_EVENT_H
 
 #include <stddef.h>
+#include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -71,6 +72,45 @@ static inline size_t event_find_either(const char *line, size_t len, size_t i, c
 
 /* memmem(3), which needs _GNU_SOURCE: wrapped so that only event.c asks
  * for it. */
-const char *event_find_bytes(const char *hay, size_t n, const char *needle, size_t m);
+const char *event_memmem(const char *hay, size_t n, const char *needle, size_t m);
+
+/* Where needle[0..m) first stands in hay[0..n), or NULL.  On x86-64 the
+ * places where the needle's first and last bytes stand are found sixteen
+ * at a time and only those compared whole: two bytes that far apart rule
+ * out almost every place in an event (tr-compact and tr-verify look for
+ * "_compact_gpu_track" in every event).  Inline, in the header: with the
+ * needle a constant, the compiler fixes its length and its compare.
+ * Elsewhere, and for a haystack shorter than the needle and a block,
+ * memmem. */
+static inline const char *event_find_bytes(const char *hay, size_t n, const char *needle,
+					   size_t m)
+{
+#ifdef __SSE2__
+	if (m >= 2 && n >= m + 15) {
+		const __m128i first = _mm_set1_epi8(needle[0]), final = _mm_set1_epi8(needle[m - 1]);
+		size_t i = 0, last = n - m;  /* the needle can start at 0 .. last */
+
+		for (;;) {
+			/* places i .. i + 15, reading hay up to i + 15 + m - 1 < n */
+			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(hay + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(hay + i + m - 1));
+			unsigned mask = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, final)));
+			while (mask != 0) {
+				size_t at = i + (size_t)__builtin_ctz(mask);
+				if (memcmp(hay + at + 1, needle + 1, m - 2) == 0)
+					return hay + at;
+				mask &= mask - 1;
+			}
+			/* the last block overlaps the one before: no place is
+			 * looked at one by one */
+			if (i == last - 15)
+				return NULL;
+			i = i + 16 <= last - 15 ? i + 16 : last - 15;
+		}
+	}
+#endif
+	return event_memmem(hay, n, needle, m);
+}
 
 #endif
