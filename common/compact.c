@@ -281,44 +281,7 @@ static inline int walk_key(const char *k, size_t n)
 
 /* The walks below run over every member of most events: the common cases
  * are inline here, the rest goes to event.h's functions, which give the
- * same answers for every text.  A key or a string value without a
- * backslash ends at its next quote. */
-static inline size_t string_end(const char *line, size_t len, size_t i)
-{
-	size_t j = event_find_either(line, len, i + 1, '"', '\\');
-
-	if (j < len && line[j] == '"')
-		return j + 1;
-	return event_skip_string(line, len, i);
-}
-
-/* The first byte at or after i that can end or nest a value (a quote, a
- * comma, a bracket), or len: what event.c's value walk stops at. */
-static inline size_t value_stop(const char *line, size_t len, size_t i)
-{
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(',');
-	const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
-	const __m128i open_sq = _mm_set1_epi8('['), close_sq = _mm_set1_epi8(']');
-
-	while (len - i >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
-		__m128i hit = _mm_or_si128(
-			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, comma)),
-				     _mm_or_si128(_mm_cmpeq_epi8(v, open), _mm_cmpeq_epi8(v, close))),
-			_mm_or_si128(_mm_cmpeq_epi8(v, open_sq), _mm_cmpeq_epi8(v, close_sq)));
-		int mask = _mm_movemask_epi8(hit);
-		if (mask != 0)
-			return i + (size_t)__builtin_ctz((unsigned)mask);
-		i += 16;
-	}
-#endif
-	while (i < len && line[i] != '"' && line[i] != ',' && line[i] != '{' && line[i] != '}' &&
-	       line[i] != '[' && line[i] != ']')
-		i++;
-	return i;
-}
-
+ * same answers for every text. */
 /* event_skip_value(line, len, i): a string as a string; a number or a
  * literal ends at the comma or brace after it; an array of numbers and
  * literals (a kernel's grid and block) at its bracket; anything else (an
@@ -329,15 +292,15 @@ static inline size_t value_end(const char *line, size_t len, size_t i)
 		char first = line[i];
 		size_t j;
 		if (first == '"')
-			return string_end(line, len, i);
+			return event_string_end(line, len, i);
 		if (first == '[') {
-			for (j = value_stop(line, len, i + 1); j < len && line[j] == ',';
-			     j = value_stop(line, len, j + 1))
+			for (j = event_next_stop(line, len, i + 1); j < len && line[j] == ',';
+			     j = event_next_stop(line, len, j + 1))
 				;
 			if (j < len && line[j] == ']')
 				return j + 1;
 		} else if (first != '{') {
-			j = value_stop(line, len, i);
+			j = event_next_stop(line, len, i);
 			if (j >= len || line[j] == ',' || line[j] == '}')
 				return j;
 		}
@@ -367,7 +330,7 @@ static void walk_to(struct walk *w, unsigned want)
 			w->done = 1;
 			break;
 		}
-		kend = string_end(line, len, i);
+		kend = event_string_end(line, len, i);
 		if (kend >= len || line[kend] != ':') {
 			w->done = 1;
 			break;
@@ -480,7 +443,7 @@ static int args_members(const char *line, size_t len, size_t i, struct member *a
 			size_t *end)
 {
 	while (i < len && line[i] == '"') {
-		size_t kend = string_end(line, len, i), vstart, vend, n;
+		size_t kend = event_string_end(line, len, i), vstart, vend, n;
 		if (kend >= len || line[kend] != ':')
 			return -1;
 		vstart = kend + 1;
@@ -683,7 +646,7 @@ static int simple_object(const char *line, size_t len, size_t at, int top, int k
 		return 1;
 	}
 	while (i < len && line[i] == '"') {
-		size_t v = string_end(line, len, i), e;
+		size_t v = event_string_end(line, len, i), e;
 		int k = -1;
 		char first;
 		if (v >= len || line[v] != ':' || ++v >= len)
@@ -694,7 +657,7 @@ static int simple_object(const char *line, size_t len, size_t at, int top, int k
 			g->keys |= guide_key(line + i + 1, v - i - 3);
 		first = line[v];
 		if (first == '"') {
-			e = string_end(line, len, v);
+			e = event_string_end(line, len, v);
 		} else if (first == '{') {
 			int args = k == K_ARGS && !(g->found & BIT(K_ARGS));
 			if (!top || !simple_object(line, len, v, 0, args, g, &e))

@@ -4,40 +4,6 @@
 
 #include "event.h"
 
-/* Bytes at which the walk over a value must stop and look: quotes and
- * brackets change the nesting, a comma or a closing bracket at depth 0 ends
- * the value.  Every other byte (digits, letters, the bulk of a number or a
- * literal) is passed over without a branch per kind. */
-static const unsigned char value_stop[256] = {
-	['"'] = 1, [','] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
-};
-
-
-/* The first index at or after i whose byte is in value_stop, or len. */
-static inline size_t next_stop(const char *line, size_t len, size_t i)
-{
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(',');
-	const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
-	const __m128i open_sq = _mm_set1_epi8('['), close_sq = _mm_set1_epi8(']');
-
-	while (len - i >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + i));
-		__m128i hit = _mm_or_si128(
-			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, comma)),
-				     _mm_or_si128(_mm_cmpeq_epi8(v, open), _mm_cmpeq_epi8(v, close))),
-			_mm_or_si128(_mm_cmpeq_epi8(v, open_sq), _mm_cmpeq_epi8(v, close_sq)));
-		int mask = _mm_movemask_epi8(hit);
-		if (mask != 0)
-			return i + (size_t)__builtin_ctz((unsigned)mask);
-		i += 16;
-	}
-#endif
-	while (i < len && !value_stop[(unsigned char)line[i]])
-		i++;
-	return i;
-}
-
 /* Index just past the string starting at line[i] == '"', or len.  Up to
  * the first backslash, the first quote ends it; after one, a quote ends it
  * when an even number of backslashes stands before it.  Kernel names run
@@ -71,7 +37,7 @@ static inline size_t skip_value(const char *line, size_t len, size_t i)
 	/* most values are a string or a number: no bracket to count */
 	if (i < len && line[i] == '"')
 		return skip_string(line, len, i);
-	while ((i = next_stop(line, len, i)) < len) {
+	while ((i = event_next_stop(line, len, i)) < len) {
 		char c = line[i];
 		if (c == '"') {
 			i = skip_string(line, len, i);

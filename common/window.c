@@ -453,18 +453,6 @@ static unsigned wanted(enum window_cat cat, int spans_only)
 }
 
 
-/* Index just past the string at line[i] == '"', as event_skip_string
- * says: one without a backslash ends at its first quote, found here; a
- * string with a backslash is event_skip_string's. */
-static inline size_t skip_string(const char *line, size_t len, size_t i)
-{
-	size_t j = event_find_either(line, len, i + 1, '"', '\\');
-
-	if (j < len && line[j] == '"')
-		return j + 1;
-	return event_skip_string(line, len, i);
-}
-
 static inline size_t skip_number_or_value(const char *line, size_t len, size_t i)
 {
 	if (line[i] == '-' || (line[i] >= '0' && line[i] <= '9'))
@@ -487,12 +475,12 @@ static inline enum window_cat walk(const char *line, size_t len, struct member *
 	if (len < 2 || line[0] != '{')
 		return cat;
 	while (i < len && line[i] == '"' && (have & want) != want) {
-		size_t kend = skip_string(line, len, i), vstart, vend;
+		size_t kend = event_string_end(line, len, i), vstart, vend;
 		int k;
 		if (kend >= len || line[kend] != ':')
 			break;
 		vstart = kend + 1;
-		vend = line[vstart] == '"' ? skip_string(line, len, vstart) :
+		vend = line[vstart] == '"' ? event_string_end(line, len, vstart) :
 			skip_number_or_value(line, len, vstart);
 		k = key_of(line + i + 1, kend - i - 2);
 		if (k >= 0 && !(have & 1u << k) && vend > vstart) {
