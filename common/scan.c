@@ -747,12 +747,435 @@ int scan_value_into(struct scan *s, void *dst, size_t room, size_t *n)
 	return 1;
 }
 
+/* ---- scan_text_valid: one pass of bit masks per 64-byte block ----
+ * The bytes of a block are classified at once (sixteen at a time with
+ * SSE2) into bit masks; string extents follow from the unescaped quotes by
+ * a prefix XOR, so string content (the bulk of an event line) is checked
+ * by mask operations alone: no control byte inside, every escape valid.
+ * Only the tokens outside strings are walked one by one: structural bytes,
+ * opening quotes and the first byte of each number or literal (checked by
+ * fast_number and the literal compare at its start).
+ * Why it accepts only valid text: up to the first byte where a text stops
+ * being a prefix of valid JSON, the masks say what a byte-at-a-time reader
+ * would (in a string or not, escaped or not); that byte is then checked as
+ * such (a control byte, a bad escape, a token out of place, a scalar run
+ * that is not one number or literal) and rejected.  Past it the masks may
+ * be wrong, but the text is rejected anyway. */
+
+/* Bit i of each mask describes byte i of a 64-byte block.  Two masks
+ * tell four classes apart: quote (first only), structural (both), space
+ * or control (second only), any other byte (neither).  "Structural" is
+ * a superset, cheap to compute: { } [ ] , : and also \ ^ _ | ~ DEL, which
+ * are never valid outside strings: there they become tokens of their own
+ * that the walk rejects, as it would have rejected the scalar holding
+ * them; inside strings the class does not matter. */
+struct block_masks {
+	uint64_t quote_or_structural;
+	uint64_t structural_or_low;
+	int special;                   /* the block holds a backslash or a control byte */
+};
+
+static int is_structural(unsigned c)
+{
+	return ((c | 0x20) >= 0x7b && (c | 0x20) <= 0x7f) || c == ',' || c == ':';
+}
+
+/* The masks a byte at a time: what builds without SSE2 use. */
+static void classify_portable(const unsigned char *p, struct block_masks *m)
+{
+	unsigned i;
+
+	m->quote_or_structural = m->structural_or_low = 0;
+	m->special = 0;
+	for (i = 0; i < 64; i++) {
+		uint64_t bit = (uint64_t)1 << i;
+		if (p[i] == '"' || is_structural(p[i]))
+			m->quote_or_structural |= bit;
+		if (p[i] <= 0x20 || is_structural(p[i]))
+			m->structural_or_low |= bit;
+		m->special |= p[i] < 0x20 || p[i] == '\\';
+	}
+}
+
+/* The masks of backslashes and control bytes, for a block that has any. */
+static void special_portable(const unsigned char *p, uint64_t *backslash, uint64_t *control)
+{
+	unsigned i;
+
+	*backslash = *control = 0;
+	for (i = 0; i < 64; i++) {
+		*backslash |= (uint64_t)(p[i] == '\\') << i;
+		*control |= (uint64_t)(p[i] < 0x20) << i;
+	}
+}
+
+#ifdef __SSE2__
+static inline uint64_t mask16(__m128i v, unsigned k)
+{
+	return (uint64_t)(unsigned)_mm_movemask_epi8(v) << (16 * k);
+}
+
+static FAST_INLINE void classify_sse2(const unsigned char *p, struct block_masks *m)
+{
+	const __m128i quote = _mm_set1_epi8('"');
+	const __m128i backslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(' ');
+	const __m128i below_brackets = _mm_set1_epi8('z');
+	const __m128i comma = _mm_set1_epi8(',');
+	const __m128i colon = _mm_set1_epi8(':');
+	__m128i special = _mm_setzero_si128();
+	uint64_t qs = 0, sl = 0;
+	unsigned k;
+
+	for (k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+		/* v | 0x20 in 0x7b..0x7f, a signed compare (0x80 and up are
+		 * negative): [ \ ] ^ _ { | } ~ DEL */
+		__m128i st = _mm_or_si128(_mm_cmpgt_epi8(_mm_or_si128(v, space), below_brackets),
+					  _mm_or_si128(_mm_cmpeq_epi8(v, comma),
+						       _mm_cmpeq_epi8(v, colon)));
+		/* unsigned v <= 0x20: min(v, 0x20) == v */
+		__m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
+		/* nonzero where v < 0x20 */
+		__m128i ctl = _mm_subs_epu8(space, v);
+		special = _mm_or_si128(special, _mm_or_si128(ctl, _mm_cmpeq_epi8(v, backslash)));
+		qs |= mask16(_mm_or_si128(_mm_cmpeq_epi8(v, quote), st), k);
+		sl |= mask16(_mm_or_si128(low, st), k);
+	}
+	m->quote_or_structural = qs;
+	m->structural_or_low = sl;
+	m->special = _mm_movemask_epi8(_mm_cmpeq_epi8(special, _mm_setzero_si128())) != 0xffff;
+}
+
+static void special_sse2(const unsigned char *p, uint64_t *backslash, uint64_t *control)
+{
+	const __m128i bs = _mm_set1_epi8('\\');
+	const __m128i below_space = _mm_set1_epi8(0x1f);
+	unsigned k;
+
+	*backslash = *control = 0;
+	for (k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+		*backslash |= mask16(_mm_cmpeq_epi8(v, bs), k);
+		*control |= mask16(_mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v), k);
+	}
+}
+#endif
+
+static FAST_INLINE void classify(const unsigned char *p, struct block_masks *m, const int portable)
+{
+#ifdef __SSE2__
+	if (!portable) {
+		classify_sse2(p, m);
+		return;
+	}
+#endif
+	classify_portable(p, m);
+}
+
+static void special_masks(const unsigned char *p, uint64_t *backslash, uint64_t *control,
+			  const int portable)
+{
+#ifdef __SSE2__
+	if (!portable) {
+		special_sse2(p, backslash, control);
+		return;
+	}
+#endif
+	special_portable(p, backslash, control);
+}
+
+/* Where a text's blocks stand, between the walk's tokens. */
+struct text_blocks {
+	const unsigned char *text, *end;
+	const unsigned char *base; /* the text byte of bit 0 of the current block */
+	size_t next;               /* offset of the block after it */
+	uint64_t tokens;           /* the current block's tokens */
+	uint64_t in_string;        /* all ones: the previous block ended in a string */
+	uint64_t escaped;          /* 1: the next block's first byte is escaped */
+	uint64_t scalar;           /* 1: the previous block ended on a scalar byte */
+	int bad;                   /* a block held an error */
+};
+
+static inline uint64_t prefix_xor(uint64_t x)
+{
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
+static inline unsigned lowest_bit(uint64_t x)
+{
+	return (unsigned)__builtin_ctzll(x);
+}
+
+/* Escapes and control bytes of a block that has any: 0 on an error, else 1
+ * with *escaped the bytes escaped by a backslash. */
+static int check_special(struct text_blocks *b, const unsigned char *from, unsigned shift,
+			 uint64_t *escaped, uint64_t *control, const int portable)
+{
+	uint64_t backslash, starts;
+
+	special_masks(from, &backslash, control, portable);
+	backslash >>= shift;
+	*control >>= shift;
+	/* a backslash not itself escaped escapes the next byte */
+	starts = backslash & ~*escaped;
+	b->escaped = 0;
+	while (starts != 0) {
+		unsigned i = lowest_bit(starts);
+		if (fast_escape(b->base + i, b->end) == NULL)
+			return 0;
+		starts &= starts - 1;
+		if (i == 63) {
+			b->escaped = 1;
+		} else {
+			*escaped |= (uint64_t)2 << i;
+			starts &= ~((uint64_t)2 << i);
+		}
+	}
+	return 1;
+}
+
+/* Classify the next block and check what masks can check; its tokens go
+ * to b->tokens.  0 at the end of the text or on an error (b->bad set). */
+static FAST_INLINE int next_block(struct text_blocks *b, const int portable)
+{
+	struct block_masks m;
+	size_t len = (size_t)(b->end - b->text), left = len - b->next;
+	const unsigned char *from;
+	unsigned char pad[64];
+	unsigned shift = 0;
+	uint64_t escaped = b->escaped, control = 0, quotes, structural, other, in, outside;
+
+	if (left == 0) {
+		/* a string still open at the end is truncated */
+		b->bad |= b->in_string != 0;
+		return 0;
+	}
+	b->base = b->text + b->next;
+	if (left >= 64) {
+		from = b->base;
+		b->next += 64;
+	} else if (len >= 64) {
+		/* the last 64 bytes, shifted so that bit 0 is the first new one */
+		from = b->end - 64;
+		shift = (unsigned)(64 - left);
+		b->next = len;
+	} else {
+		/* a short text, padded with spaces: nothing to check in them */
+		memset(pad, ' ', sizeof pad);
+		memcpy(pad, b->text, len);
+		from = pad;
+		b->next = len;
+	}
+	classify(from, &m, portable);
+	m.quote_or_structural >>= shift;
+	m.structural_or_low >>= shift;
+	if (m.special || escaped != 0) {
+		if (!check_special(b, from, shift, &escaped, &control, portable)) {
+			b->bad = 1;
+			return 0;
+		}
+	}
+	quotes = m.quote_or_structural & ~m.structural_or_low & ~escaped;
+	structural = m.quote_or_structural & m.structural_or_low;
+	/* in: from an opening quote up to its closing one, excluded */
+	in = prefix_xor(quotes) ^ b->in_string;
+	b->in_string = (uint64_t)((int64_t)in >> 63);
+	outside = ~(in | quotes);
+	if (control != 0) {
+		uint64_t loose;
+		if ((control & in) != 0) {
+			b->bad = 1;
+			return 0;
+		}
+		/* outside strings the only control bytes allowed are whitespace */
+		for (loose = control & outside; loose != 0; loose &= loose - 1) {
+			unsigned char c = b->base[lowest_bit(loose)];
+			if (c != '\t' && c != '\n' && c != '\r') {
+				b->bad = 1;
+				return 0;
+			}
+		}
+	}
+	other = ~(m.quote_or_structural | m.structural_or_low) & outside;
+	if (shift != 0)
+		other &= ~(uint64_t)0 >> shift;
+	b->tokens = (structural & outside) | (quotes & in) | (other & ~(other << 1 | b->scalar));
+	b->scalar = other >> 63;
+	return 1;
+}
+
+/* next_block, once per classifier, out of line: the walk that calls it
+ * stays small enough to keep its state in registers. */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static int next_block_sse2(struct text_blocks *b)
+{
+	return next_block(b, 0);
+}
+
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static int next_block_portable(struct text_blocks *b)
+{
+	return next_block(b, 1);
+}
+
+/* What next_token returns at the end of the text or on an error: a byte
+ * that no rule of the grammar accepts. */
+static const unsigned char no_token = '\0';
+
+/* The next token of the text, from the current block's tokens and base
+ * (the walk keeps them in registers), or &no_token. */
+static FAST_INLINE const unsigned char *next_token(struct text_blocks *b, uint64_t *tokens,
+						   const unsigned char **base, const int portable)
+{
+	const unsigned char *p;
+
+	while (*tokens == 0) {
+		if (!(portable ? next_block_portable(b) : next_block_sse2(b)))
+			return &no_token;
+		*tokens = b->tokens;
+		*base = b->base;
+	}
+	p = *base + lowest_bit(*tokens);
+	*tokens &= *tokens - 1;
+	return p;
+}
+
+/* What may follow a number or literal directly: the byte after it must
+ * end its run of scalar bytes, and anything else is an error there. */
+static inline int ends_scalar(const unsigned char *p, const unsigned char *end)
+{
+	return p == end || is_space(*p) || *p == ',' || *p == '}' || *p == ']';
+}
+
+/* 1 when the bytes from s up to the next token, next (its scalar run and
+ * any whitespace after it), are one valid number.  The common numbers of
+ * a trace (an integer, a decimal fraction, up to 16 bytes with no
+ * whitespace after them) are checked at once on a digit mask; the rest by
+ * fast_number, which also rejects a number that ends the text. */
+static FAST_INLINE int number_ok(const unsigned char *s, const unsigned char *next,
+				 const unsigned char *end, const int portable)
+{
+	const unsigned char *after;
+
+#ifdef __SSE2__
+	size_t n = (size_t)(next - s);
+	if (!portable && next != &no_token && n <= 16 && end - s >= 16) {
+		const __m128i zero = _mm_set1_epi8('0');
+		const __m128i ten = _mm_set1_epi8((char)(10 ^ 0x80));
+		const __m128i sign = _mm_set1_epi8((char)0x80);
+		__m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), zero);
+		unsigned digits = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_xor_si128(v, sign), ten));
+		unsigned first = s[0] == '-';          /* the first digit */
+		unsigned body = (((unsigned)1 << n) - 1) & ~first;
+		unsigned other = body & ~digits;
+		/* no leading zero: the first digit is not 0, or it is alone */
+		if (body != 0 && (s[first] != '0' || ((body & digits) >> (first + 1) & 1) == 0)) {
+			if (other == 0)
+				return 1;
+			/* one '.' with digits both sides */
+			if ((other & (other - 1)) == 0 && s[lowest_bit(other)] == '.' &&
+			    (other & (1u << first)) == 0 && other < ((unsigned)1 << (n - 1)))
+				return 1;
+		}
+	}
+#else
+	(void)portable;
+#endif
+	after = fast_number(s, end);
+	return after != NULL && ends_scalar(after, end);
+}
+
+/* fast_walk's grammar (same verdicts, same depth bound) over the tokens
+ * next_token hands out: strings were checked by the masks, numbers and
+ * literals are checked here at their first byte. */
+static FAST_INLINE int text_valid(const unsigned char *text, size_t len, const int portable)
+{
+	struct text_blocks b;
+	const unsigned char *p, *end = text + len, *base = text;
+	uint64_t tokens = 0, objects = 0; /* objects: bit d set: level d + 1 is an object */
+	unsigned depth = 0;
+	int c;
+
+	memset(&b, 0, sizeof b);
+	b.text = text;
+	b.end = end;
+	p = next_token(&b, &tokens, &base, portable);
+value:
+	c = *p;
+	if (c == '"')
+		goto after_value;
+	if (c == '-' || is_digit(c)) {
+		const unsigned char *number = p;
+		p = next_token(&b, &tokens, &base, portable);
+		if (!number_ok(number, p, end, portable))
+			return 0;
+		goto next_after_value;
+	}
+	if (c == '{' || c == '[') {
+		if (depth == FAST_MAX_DEPTH)
+			return 0;
+		p = next_token(&b, &tokens, &base, portable);
+		if (c == '{') {
+			objects |= (uint64_t)1 << depth++;
+			if (*p != '}')
+				goto key;
+		} else {
+			objects &= ~((uint64_t)1 << depth++);
+			if (*p != ']')
+				goto value;
+		}
+		depth--;
+		goto after_value;
+	}
+	{
+		const char *word = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+		size_t n = word == NULL ? 0 : strlen(word);
+		if (n == 0 || (size_t)(end - p) < n || memcmp(p, word, n) != 0 ||
+		    !ends_scalar(p + n, end))
+			return 0;
+	}
+after_value:
+	p = next_token(&b, &tokens, &base, portable);
+next_after_value:
+	if (depth == 0)
+		return p == &no_token && !b.bad;
+	c = *p;
+	if (c == ',') {
+		p = next_token(&b, &tokens, &base, portable);
+		if (objects >> (depth - 1) & 1)
+			goto key;
+		goto value;
+	}
+	if ((c != '}' && c != ']') || (c == '}') != (int)(objects >> (depth - 1) & 1))
+		return 0;
+	depth--;
+	goto after_value;
+key:
+	if (*p != '"' || *next_token(&b, &tokens, &base, portable) != ':')
+		return 0;
+	p = next_token(&b, &tokens, &base, portable);
+	goto value;
+}
+
 int scan_text_valid(const void *text, size_t len)
 {
-	const unsigned char *p = text, *end = p + len;
+	return text_valid(text, len, 0);
+}
 
-	p = fast_walk(p, end, NULL, 0);
-	return p != NULL && fast_space(p, end) == end;
+int scan_text_valid_portable(const void *text, size_t len)
+{
+	return text_valid(text, len, 1);
 }
 
 /* One value, iteratively (no recursion on the C stack): a small pushdown
