@@ -885,16 +885,21 @@ static void special_masks(const unsigned char *p, uint64_t *backslash, uint64_t 
 	special_portable(p, backslash, control);
 }
 
-/* Where a text's blocks stand, between the walk's tokens. */
+/* Blocks classified per call of next_chunk: a Kineto event line (a few
+ * hundred bytes) takes one call. */
+#define CHUNK_BLOCKS 8
+
+/* Where the classification of a text stands, and the tokens of the chunk
+ * the walk is in. */
 struct text_blocks {
 	const unsigned char *text, *end;
-	const unsigned char *base; /* the text byte of bit 0 of the current block */
-	size_t next;               /* offset of the block after it */
-	uint64_t tokens;           /* the current block's tokens */
-	uint64_t in_string;        /* all ones: the previous block ended in a string */
+	size_t next;               /* offset of the first byte not classified */
+	uint64_t in_string;        /* all ones: the last block ended in a string */
 	uint64_t escaped;          /* 1: the next block's first byte is escaped */
-	uint64_t scalar;           /* 1: the previous block ended on a scalar byte */
+	uint64_t scalar;           /* 1: the last block ended on a scalar byte */
 	int bad;                   /* a block held an error */
+	unsigned count;            /* blocks in tokens[] */
+	uint64_t tokens[CHUNK_BLOCKS]; /* per block, its tokens (bit i: byte i) */
 };
 
 static inline uint64_t prefix_xor(uint64_t x)
@@ -908,15 +913,17 @@ static inline uint64_t prefix_xor(uint64_t x)
 	return x;
 }
 
-static inline unsigned lowest_bit(uint64_t x)
+static inline size_t lowest_bit(uint64_t x)
 {
-	return (unsigned)__builtin_ctzll(x);
+	return (size_t)__builtin_ctzll(x);
 }
 
-/* Escapes and control bytes of a block that has any: 0 on an error, else 1
- * with *escaped the bytes escaped by a backslash. */
+/* Escapes and control bytes of a block that has any (its bytes at from,
+ * shifted right by shift; base: the text byte of bit 0): 0 on an error,
+ * else 1 with *escaped the bytes escaped by a backslash. */
 static int check_special(struct text_blocks *b, const unsigned char *from, unsigned shift,
-			 uint64_t *escaped, uint64_t *control, const int portable)
+			 const unsigned char *base, uint64_t *escaped, uint64_t *control,
+			 const int portable)
 {
 	uint64_t backslash, starts;
 
@@ -927,8 +934,8 @@ static int check_special(struct text_blocks *b, const unsigned char *from, unsig
 	starts = backslash & ~*escaped;
 	b->escaped = 0;
 	while (starts != 0) {
-		unsigned i = lowest_bit(starts);
-		if (fast_escape(b->base + i, b->end) == NULL)
+		size_t i = lowest_bit(starts);
+		if (fast_escape(base + i, b->end) == NULL)
 			return 0;
 		starts &= starts - 1;
 		if (i == 63) {
@@ -941,46 +948,23 @@ static int check_special(struct text_blocks *b, const unsigned char *from, unsig
 	return 1;
 }
 
-/* Classify the next block and check what masks can check; its tokens go
- * to b->tokens.  0 at the end of the text or on an error (b->bad set). */
-static FAST_INLINE int next_block(struct text_blocks *b, const int portable)
+/* The tokens of one block: its 64 bytes at from, shifted right by shift
+ * (the text's last bytes), the text byte of bit 0 at base.  Checks what
+ * masks can check; on an error sets b->bad. */
+static FAST_INLINE uint64_t block_tokens(struct text_blocks *b, const unsigned char *from,
+					 unsigned shift, const unsigned char *base,
+					 const int portable)
 {
 	struct block_masks m;
-	size_t len = (size_t)(b->end - b->text), left = len - b->next;
-	const unsigned char *from;
-	unsigned char pad[64];
-	unsigned shift = 0;
 	uint64_t escaped = b->escaped, control = 0, quotes, structural, other, in, outside;
 
-	if (left == 0) {
-		/* a string still open at the end is truncated */
-		b->bad |= b->in_string != 0;
-		return 0;
-	}
-	b->base = b->text + b->next;
-	if (left >= 64) {
-		from = b->base;
-		b->next += 64;
-	} else if (len >= 64) {
-		/* the last 64 bytes, shifted so that bit 0 is the first new one */
-		from = b->end - 64;
-		shift = (unsigned)(64 - left);
-		b->next = len;
-	} else {
-		/* a short text, padded with spaces: nothing to check in them */
-		memset(pad, ' ', sizeof pad);
-		memcpy(pad, b->text, len);
-		from = pad;
-		b->next = len;
-	}
 	classify(from, &m, portable);
 	m.quote_or_structural >>= shift;
 	m.structural_or_low >>= shift;
-	if (m.special || escaped != 0) {
-		if (!check_special(b, from, shift, &escaped, &control, portable)) {
-			b->bad = 1;
-			return 0;
-		}
+	if ((m.special || escaped != 0) &&
+	    !check_special(b, from, shift, base, &escaped, &control, portable)) {
+		b->bad = 1;
+		return 0;
 	}
 	quotes = m.quote_or_structural & ~m.structural_or_low & ~escaped;
 	structural = m.quote_or_structural & m.structural_or_low;
@@ -996,55 +980,96 @@ static FAST_INLINE int next_block(struct text_blocks *b, const int portable)
 		}
 		/* outside strings the only control bytes allowed are whitespace */
 		for (loose = control & outside; loose != 0; loose &= loose - 1) {
-			unsigned char c = b->base[lowest_bit(loose)];
+			unsigned char c = base[lowest_bit(loose)];
 			if (c != '\t' && c != '\n' && c != '\r') {
 				b->bad = 1;
 				return 0;
 			}
 		}
 	}
-	other = ~(m.quote_or_structural | m.structural_or_low) & outside;
-	if (shift != 0)
-		other &= ~(uint64_t)0 >> shift;
-	b->tokens = (structural & outside) | (quotes & in) | (other & ~(other << 1 | b->scalar));
+	other = ~(m.quote_or_structural | m.structural_or_low) & outside & (~(uint64_t)0 >> shift);
+	structural = (structural & outside) | (quotes & in) | (other & ~(other << 1 | b->scalar));
 	b->scalar = other >> 63;
-	return 1;
+	return structural;
 }
 
-/* next_block, once per classifier, out of line: the walk that calls it
+/* Classify the next blocks of the text (CHUNK_BLOCKS at most) into
+ * b->tokens: their number, 0 at the end of the text or on an error
+ * (b->bad set). */
+static FAST_INLINE unsigned next_chunk(struct text_blocks *b, const int portable)
+{
+	size_t len = (size_t)(b->end - b->text);
+	unsigned n = 0;
+
+	while (n < CHUNK_BLOCKS && b->next < len) {
+		const unsigned char *base = b->text + b->next;
+		size_t left = len - b->next;
+		if (left >= 64) {
+			b->tokens[n] = block_tokens(b, base, 0, base, portable);
+			b->next += 64;
+		} else if (len >= 64) {
+			/* the last 64 bytes, shifted so that bit 0 is the first new one */
+			b->tokens[n] = block_tokens(b, b->end - 64, (unsigned)(64 - left), base, portable);
+			b->next = len;
+		} else {
+			/* a short text, padded with spaces: nothing to check in them */
+			unsigned char pad[64];
+			memset(pad, ' ', sizeof pad);
+			memcpy(pad, b->text, len);
+			b->tokens[n] = block_tokens(b, pad, 0, base, portable);
+			b->next = len;
+		}
+		if (b->bad)
+			return 0;
+		n++;
+	}
+	/* a string still open at the end is truncated */
+	if (n == 0 && b->in_string != 0)
+		b->bad = 1;
+	b->count = n;
+	return n;
+}
+
+/* next_chunk, once per classifier, out of line: the walk that calls it
  * stays small enough to keep its state in registers. */
 #ifdef __GNUC__
 __attribute__((noinline))
 #endif
-static int next_block_sse2(struct text_blocks *b)
+static unsigned next_chunk_sse2(struct text_blocks *b)
 {
-	return next_block(b, 0);
+	return next_chunk(b, 0);
 }
 
 #ifdef __GNUC__
 __attribute__((noinline))
 #endif
-static int next_block_portable(struct text_blocks *b)
+static unsigned next_chunk_portable(struct text_blocks *b)
 {
-	return next_block(b, 1);
+	return next_chunk(b, 1);
 }
 
 /* What next_token returns at the end of the text or on an error: a byte
  * that no rule of the grammar accepts. */
 static const unsigned char no_token = '\0';
 
-/* The next token of the text, from the current block's tokens and base
- * (the walk keeps them in registers), or &no_token. */
+/* The next token of the text, or &no_token.  The walk keeps the current
+ * block's tokens, the text byte of its bit 0 and its index in registers. */
 static FAST_INLINE const unsigned char *next_token(struct text_blocks *b, uint64_t *tokens,
-						   const unsigned char **base, const int portable)
+						   const unsigned char **base, unsigned *block,
+						   const int portable)
 {
 	const unsigned char *p;
 
 	while (*tokens == 0) {
-		if (!(portable ? next_block_portable(b) : next_block_sse2(b)))
-			return &no_token;
-		*tokens = b->tokens;
-		*base = b->base;
+		if (++*block < b->count) {
+			*base += 64; /* blocks are consecutive */
+		} else {
+			*base = b->text + b->next;
+			if ((portable ? next_chunk_portable(b) : next_chunk_sse2(b)) == 0)
+				return &no_token;
+			*block = 0;
+		}
+		*tokens = b->tokens[*block];
 	}
 	p = *base + lowest_bit(*tokens);
 	*tokens &= *tokens - 1;
@@ -1060,37 +1085,47 @@ static inline int ends_scalar(const unsigned char *p, const unsigned char *end)
 
 /* 1 when the bytes from s up to the next token, next (its scalar run and
  * any whitespace after it), are one valid number.  The common numbers of
- * a trace (an integer, a decimal fraction, up to 16 bytes with no
- * whitespace after them) are checked at once on a digit mask; the rest by
+ * a trace (an integer, a decimal fraction, up to 32 bytes with nothing
+ * after them: a timestamp has 17) are checked at once on a digit mask
+ * (of the 32 bytes from s, or the text's last 32); the rest by
  * fast_number, which also rejects a number that ends the text. */
 static FAST_INLINE int number_ok(const unsigned char *s, const unsigned char *next,
-				 const unsigned char *end, const int portable)
+				 const unsigned char *text, const unsigned char *end,
+				 const int portable)
 {
 	const unsigned char *after;
 
 #ifdef __SSE2__
 	size_t n = (size_t)(next - s);
-	if (!portable && next != &no_token && n <= 16 && end - s >= 16) {
+	if (!portable && next != &no_token && n <= 32 && end - text >= 32) {
 		const __m128i zero = _mm_set1_epi8('0');
 		const __m128i ten = _mm_set1_epi8((char)(10 ^ 0x80));
 		const __m128i sign = _mm_set1_epi8((char)0x80);
-		__m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), zero);
-		unsigned digits = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_xor_si128(v, sign), ten));
-		unsigned first = s[0] == '-';          /* the first digit */
-		unsigned body = (((unsigned)1 << n) - 1) & ~first;
-		unsigned other = body & ~digits;
-		/* no leading zero: the first digit is not 0, or it is alone */
+		const unsigned char *w = end - s >= 32 ? s : end - 32;
+		/* unsigned byte - '0' < 10, by flipping the sign bits for a signed compare */
+		__m128i lo = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)w), zero);
+		__m128i hi = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(w + 16)), zero);
+		uint64_t digits = ((uint64_t)(unsigned)_mm_movemask_epi8(
+					   _mm_cmplt_epi8(_mm_xor_si128(lo, sign), ten)) |
+				   (uint64_t)(unsigned)_mm_movemask_epi8(
+					   _mm_cmplt_epi8(_mm_xor_si128(hi, sign), ten)) << 16) >>
+				  (s - w);
+		unsigned first = s[0] == '-'; /* the first digit */
+		uint64_t body = ((((uint64_t)1 << n) - 1) & ~(uint64_t)first);
+		uint64_t other = body & ~digits;
+		/* no leading zero: the first digit is not 0, or no digit follows it */
 		if (body != 0 && (s[first] != '0' || ((body & digits) >> (first + 1) & 1) == 0)) {
 			if (other == 0)
 				return 1;
 			/* one '.' with digits both sides */
 			if ((other & (other - 1)) == 0 && s[lowest_bit(other)] == '.' &&
-			    (other & (1u << first)) == 0 && other < ((unsigned)1 << (n - 1)))
+			    (other >> first & 1) == 0 && other < ((uint64_t)1 << (n - 1)))
 				return 1;
 		}
 	}
 #else
 	(void)portable;
+	(void)text;
 #endif
 	after = fast_number(s, end);
 	return after != NULL && ends_scalar(after, end);
@@ -1104,28 +1139,31 @@ static FAST_INLINE int text_valid(const unsigned char *text, size_t len, const i
 	struct text_blocks b;
 	const unsigned char *p, *end = text + len, *base = text;
 	uint64_t tokens = 0, objects = 0; /* objects: bit d set: level d + 1 is an object */
-	unsigned depth = 0;
+	unsigned depth = 0, block = 0;
 	int c;
 
-	memset(&b, 0, sizeof b);
 	b.text = text;
 	b.end = end;
-	p = next_token(&b, &tokens, &base, portable);
+	b.next = 0;
+	b.in_string = b.escaped = b.scalar = 0;
+	b.bad = 0;
+	b.count = 0;
+	p = next_token(&b, &tokens, &base, &block, portable);
 value:
 	c = *p;
 	if (c == '"')
 		goto after_value;
 	if (c == '-' || is_digit(c)) {
 		const unsigned char *number = p;
-		p = next_token(&b, &tokens, &base, portable);
-		if (!number_ok(number, p, end, portable))
+		p = next_token(&b, &tokens, &base, &block, portable);
+		if (!number_ok(number, p, text, end, portable))
 			return 0;
 		goto next_after_value;
 	}
 	if (c == '{' || c == '[') {
 		if (depth == FAST_MAX_DEPTH)
 			return 0;
-		p = next_token(&b, &tokens, &base, portable);
+		p = next_token(&b, &tokens, &base, &block, portable);
 		if (c == '{') {
 			objects |= (uint64_t)1 << depth++;
 			if (*p != '}')
@@ -1146,13 +1184,13 @@ value:
 			return 0;
 	}
 after_value:
-	p = next_token(&b, &tokens, &base, portable);
+	p = next_token(&b, &tokens, &base, &block, portable);
 next_after_value:
 	if (depth == 0)
 		return p == &no_token && !b.bad;
 	c = *p;
 	if (c == ',') {
-		p = next_token(&b, &tokens, &base, portable);
+		p = next_token(&b, &tokens, &base, &block, portable);
 		if (objects >> (depth - 1) & 1)
 			goto key;
 		goto value;
@@ -1162,9 +1200,9 @@ next_after_value:
 	depth--;
 	goto after_value;
 key:
-	if (*p != '"' || *next_token(&b, &tokens, &base, portable) != ':')
+	if (*p != '"' || *next_token(&b, &tokens, &base, &block, portable) != ':')
 		return 0;
-	p = next_token(&b, &tokens, &base, portable);
+	p = next_token(&b, &tokens, &base, &block, portable);
 	goto value;
 }
 

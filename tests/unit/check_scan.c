@@ -1209,8 +1209,9 @@ START_TEST(test_text_valid_corners)
 END_TEST
 
 /* Quotes, backslash runs, escapes, numbers and literals at every offset
- * from 0 to 200, across the 64-byte blocks, and every prefix of each text
- * (texts of every length from 0 on end inside every token). */
+ * from 0 to 200, across the 64-byte blocks, and around the 512-byte chunks
+ * the blocks are classified in, and every prefix of each text (texts of
+ * every length from 0 on end inside every token). */
 START_TEST(test_text_valid_blocks)
 {
 	static const char *const tails[] = {
@@ -1219,10 +1220,16 @@ START_TEST(test_text_valid_blocks)
 		"\"k\":null }", "\"k\":[1,{},[]]}", "\"k\":\"\t\"}", "\"k\" : \"v\" ,\"j\":0}",
 		"\"k\":\"x\",}", "\"k\":01}", "\"k\":1x}",
 	};
-	char text[512];
+	char text[1200];
 	size_t pad, t, r, n, cut;
 
-	for (pad = 0; pad <= 200; pad++) {
+	for (pad = 0; pad <= 1100; pad++) {
+		if (pad == 201)
+			pad = 440;     /* the end of the first chunk of blocks */
+		if (pad == 581)
+			pad = 960;     /* the second */
+		if (pad == 1061)
+			break;
 		/* {"p":"xxx", then a tail: its tokens cross block boundaries */
 		for (t = 0; t < COUNT(tails); t++) {
 			memcpy(text, "{\"p\":\"", 6);
@@ -1232,7 +1239,7 @@ START_TEST(test_text_valid_blocks)
 			memcpy(text + n, tails[t], strlen(tails[t]));
 			n += strlen(tails[t]);
 			valid_agrees(text, n, "tail", pad * 100 + t);
-			if (pad < 72 || pad > 190)
+			if (pad < 72 || (pad > 190 && pad <= 200) || (pad > 490 && pad < 510))
 				for (cut = 0; cut < n; cut++)
 					valid_agrees(text, cut, "cut", pad * 10000 + t * 1000 + cut);
 		}
@@ -1261,6 +1268,45 @@ START_TEST(test_text_valid_blocks)
 		text[1] = '0';
 		valid_agrees(text, pad + 6, "digits", pad);
 	}
+}
+END_TEST
+
+/* Numbers of every length from 1 to 40 bytes and of every form, inside a
+ * long array and at its end, at several offsets: the digit-mask check and
+ * fast_number must agree with the reference. */
+START_TEST(test_text_valid_numbers)
+{
+	static const char *const forms[] = { "", "-", "0", "-0", "00", "0.", "-.", ".", "1.", "1.2.",
+					     "1e", "1.5e+", "1x", "1-", "1..5", "-1.", "x" };
+	char text[256], number[64];
+	size_t f, digits, frac, at, n;
+
+	for (f = 0; f < COUNT(forms); f++)
+		for (digits = 0; digits <= 34; digits++)
+			for (frac = 0; frac <= 4; frac++) {
+				n = strlen(forms[f]);
+				memcpy(number, forms[f], n);
+				memset(number + n, '7', digits);
+				n += digits;
+				if (frac > 0) {
+					number[n++] = '.';
+					memset(number + n, '3', frac - 1);
+					n += frac - 1;
+				}
+				for (at = 0; at < 70; at += 23) {
+					/* [ "xx...", NUMBER ] and [ "xx...", NUMBER,1] */
+					memcpy(text, "[\"", 2);
+					memset(text + 2, 'x', at);
+					memcpy(text + 2 + at, "\",", 2);
+					memcpy(text + 4 + at, number, n);
+					text[4 + at + n] = ']';
+					valid_agrees(text, 5 + at + n, "number", f * 1000 + digits * 10 + frac);
+					memcpy(text + 4 + at + n, ",1]", 3);
+					valid_agrees(text, 7 + at + n, "number", f * 1000 + digits * 10 + frac);
+					memcpy(text + 4 + at + n, " ]", 2);
+					valid_agrees(text, 6 + at + n, "number", f * 1000 + digits * 10 + frac);
+				}
+			}
 }
 END_TEST
 
@@ -1379,6 +1425,7 @@ static Suite *scan_suite(void)
 	tcase_add_test(values, test_text_valid);
 	tcase_add_test(values, test_text_valid_corners);
 	tcase_add_test(values, test_text_valid_blocks);
+	tcase_add_test(values, test_text_valid_numbers);
 	tcase_add_test(values, test_text_valid_mutations);
 	suite_add_tcase(s, values);
 
