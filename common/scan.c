@@ -751,10 +751,11 @@ int scan_value_into(struct scan *s, void *dst, size_t room, size_t *n)
  * The bytes of a block are classified at once (sixteen at a time with
  * SSE2) into bit masks; string extents follow from the unescaped quotes by
  * a prefix XOR, so string content (the bulk of an event line) is checked
- * by mask operations alone: no control byte inside, every escape valid.
- * Only the tokens outside strings are walked one by one: structural bytes,
- * opening quotes and the first byte of each number or literal (checked by
- * fast_number and the literal compare at its start).
+ * by mask operations alone: no control byte inside, every escape valid
+ * (one backslash at a time: they are rare).  Eight blocks at a time go to
+ * an array of token masks; then the grammar is walked over the tokens
+ * only: structural bytes outside strings, opening quotes and the first
+ * byte of each number or literal (checked there, up to the next token).
  * Why it accepts only valid text: up to the first byte where a text stops
  * being a prefix of valid JSON, the masks say what a byte-at-a-time reader
  * would (in a string or not, escaped or not); that byte is then checked as
@@ -823,7 +824,7 @@ static FAST_INLINE void classify_sse2(const unsigned char *p, struct block_masks
 	const __m128i below_brackets = _mm_set1_epi8('z');
 	const __m128i comma = _mm_set1_epi8(',');
 	const __m128i colon = _mm_set1_epi8(':');
-	__m128i special = _mm_setzero_si128();
+	__m128i backslashes = _mm_setzero_si128(), least = _mm_set1_epi8((char)0xff);
 	uint64_t qs = 0, sl = 0;
 	unsigned k;
 
@@ -836,15 +837,16 @@ static FAST_INLINE void classify_sse2(const unsigned char *p, struct block_masks
 						       _mm_cmpeq_epi8(v, colon)));
 		/* unsigned v <= 0x20: min(v, 0x20) == v */
 		__m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
-		/* nonzero where v < 0x20 */
-		__m128i ctl = _mm_subs_epu8(space, v);
-		special = _mm_or_si128(special, _mm_or_si128(ctl, _mm_cmpeq_epi8(v, backslash)));
+		least = _mm_min_epu8(least, v);
+		backslashes = _mm_or_si128(backslashes, _mm_cmpeq_epi8(v, backslash));
 		qs |= mask16(_mm_or_si128(_mm_cmpeq_epi8(v, quote), st), k);
 		sl |= mask16(_mm_or_si128(low, st), k);
 	}
 	m->quote_or_structural = qs;
 	m->structural_or_low = sl;
-	m->special = _mm_movemask_epi8(_mm_cmpeq_epi8(special, _mm_setzero_si128())) != 0xffff;
+	/* a control byte: some least byte below 0x20 */
+	m->special = _mm_movemask_epi8(_mm_or_si128(backslashes, _mm_cmpeq_epi8(
+		_mm_min_epu8(least, _mm_set1_epi8(0x1f)), least))) != 0;
 }
 
 static void special_sse2(const unsigned char *p, uint64_t *backslash, uint64_t *control)
@@ -913,9 +915,19 @@ static inline uint64_t prefix_xor(uint64_t x)
 	return x;
 }
 
+/* The index of the lowest set bit of x, which is not 0. */
 static inline size_t lowest_bit(uint64_t x)
 {
+#ifdef __GNUC__
 	return (size_t)__builtin_ctzll(x);
+#else
+	size_t i = 0;
+	while ((x & 1) == 0) {
+		x >>= 1;
+		i++;
+	}
+	return i;
+#endif
 }
 
 /* Escapes and control bytes of a block that has any (its bytes at from,
@@ -970,7 +982,7 @@ static FAST_INLINE uint64_t block_tokens(struct text_blocks *b, const unsigned c
 	structural = m.quote_or_structural & m.structural_or_low;
 	/* in: from an opening quote up to its closing one, excluded */
 	in = prefix_xor(quotes) ^ b->in_string;
-	b->in_string = (uint64_t)((int64_t)in >> 63);
+	b->in_string = 0 - (in >> 63);
 	outside = ~(in | quotes);
 	if (control != 0) {
 		uint64_t loose;
