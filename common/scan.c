@@ -566,6 +566,8 @@ static inline unsigned char *fast_put(unsigned char *o, const unsigned char *fro
 		_mm_storeu_si128((__m128i *)(void *)(o + n - 16), tail);
 		return o + n;
 	}
+#else
+	(void)end;
 #endif
 	memcpy(o, from, n);
 	return o + n;
@@ -871,6 +873,8 @@ static FAST_INLINE void classify(const unsigned char *p, struct block_masks *m, 
 		classify_sse2(p, m);
 		return;
 	}
+#else
+	(void)portable;
 #endif
 	classify_portable(p, m);
 }
@@ -883,6 +887,8 @@ static void special_masks(const unsigned char *p, uint64_t *backslash, uint64_t 
 		special_sse2(p, backslash, control);
 		return;
 	}
+#else
+	(void)portable;
 #endif
 	special_portable(p, backslash, control);
 }
@@ -1136,6 +1142,7 @@ static FAST_INLINE int number_ok(const unsigned char *s, const unsigned char *ne
 		}
 	}
 #else
+	(void)next;
 	(void)portable;
 	(void)text;
 #endif
