@@ -14,7 +14,8 @@
 #endif
 
 /* The fast paths' pieces, inlined whatever the compiler's budget says:
- * fast_walk is written once for two callers that want different code. */
+ * scan_text_valid's walk is written once for two classifiers (SSE2 and
+ * byte at a time), each compiled with the other's work left out. */
 #ifdef __GNUC__
 #define FAST_INLINE inline __attribute__((always_inline))
 #else
@@ -580,9 +581,8 @@ static inline unsigned char *fast_put(unsigned char *o, const unsigned char *fro
  * end, nesting deeper than FAST_MAX_DEPTH).  It accepts only what
  * scan_value accepts.  With copy set it writes the value's bytes without
  * whitespace from *o on (room for end - p + 16 bytes: the output is never
- * longer than the input) and leaves *o past them.  Both callers pass copy
- * as a constant: forced inline, each gets its own copy of the grammar with
- * the other's work compiled out. */
+ * longer than the input) and leaves *o past them.  Both callers copy;
+ * scan_text_valid, which only checks, walks bit masks instead (below). */
 static FAST_INLINE const unsigned char *fast_walk(const unsigned char *p, const unsigned char *end,
 						  unsigned char **out, const int copy)
 {
