@@ -14,7 +14,8 @@
 #endif
 
 /* The fast paths' pieces, inlined whatever the compiler's budget says:
- * fast_walk is written once for two callers that want different code. */
+ * scan_text_valid's walk is written once for two classifiers (SSE2 and
+ * byte at a time), each compiled with the other's work left out. */
 #ifdef __GNUC__
 #define FAST_INLINE inline __attribute__((always_inline))
 #else
@@ -566,6 +567,8 @@ static inline unsigned char *fast_put(unsigned char *o, const unsigned char *fro
 		_mm_storeu_si128((__m128i *)(void *)(o + n - 16), tail);
 		return o + n;
 	}
+#else
+	(void)end;
 #endif
 	memcpy(o, from, n);
 	return o + n;
@@ -578,9 +581,8 @@ static inline unsigned char *fast_put(unsigned char *o, const unsigned char *fro
  * end, nesting deeper than FAST_MAX_DEPTH).  It accepts only what
  * scan_value accepts.  With copy set it writes the value's bytes without
  * whitespace from *o on (room for end - p + 16 bytes: the output is never
- * longer than the input) and leaves *o past them.  Both callers pass copy
- * as a constant: forced inline, each gets its own copy of the grammar with
- * the other's work compiled out. */
+ * longer than the input) and leaves *o past them.  Both callers copy;
+ * scan_text_valid, which only checks, walks bit masks instead (below). */
 static FAST_INLINE const unsigned char *fast_walk(const unsigned char *p, const unsigned char *end,
 						  unsigned char **out, const int copy)
 {
@@ -747,12 +749,490 @@ int scan_value_into(struct scan *s, void *dst, size_t room, size_t *n)
 	return 1;
 }
 
+/* ---- scan_text_valid: one pass of bit masks per 64-byte block ----
+ * The bytes of a block are classified at once (sixteen at a time with
+ * SSE2) into bit masks; string extents follow from the unescaped quotes by
+ * a prefix XOR, so string content (the bulk of an event line) is checked
+ * by mask operations alone: no control byte inside, every escape valid
+ * (one backslash at a time: they are rare).  Eight blocks at a time go to
+ * an array of token masks; then the grammar is walked over the tokens
+ * only: structural bytes outside strings, opening quotes and the first
+ * byte of each number or literal (checked there, up to the next token).
+ * Why it accepts only valid text: up to the first byte where a text stops
+ * being a prefix of valid JSON, the masks say what a byte-at-a-time reader
+ * would (in a string or not, escaped or not); that byte is then checked as
+ * such (a control byte, a bad escape, a token out of place, a scalar run
+ * that is not one number or literal) and rejected.  Past it the masks may
+ * be wrong, but the text is rejected anyway. */
+
+/* Bit i of each mask describes byte i of a 64-byte block.  Two masks
+ * tell four classes apart: quote (first only), structural (both), space
+ * or control (second only), any other byte (neither).  "Structural" is
+ * a superset, cheap to compute: { } [ ] , : and also \ ^ _ | ~ DEL, which
+ * are never valid outside strings: there they become tokens of their own
+ * that the walk rejects, as it would have rejected the scalar holding
+ * them; inside strings the class does not matter. */
+struct block_masks {
+	uint64_t quote_or_structural;
+	uint64_t structural_or_low;
+	int special;                   /* the block holds a backslash or a control byte */
+};
+
+static int is_structural(unsigned c)
+{
+	return ((c | 0x20) >= 0x7b && (c | 0x20) <= 0x7f) || c == ',' || c == ':';
+}
+
+/* The masks a byte at a time: what builds without SSE2 use. */
+static void classify_portable(const unsigned char *p, struct block_masks *m)
+{
+	unsigned i;
+
+	m->quote_or_structural = m->structural_or_low = 0;
+	m->special = 0;
+	for (i = 0; i < 64; i++) {
+		uint64_t bit = (uint64_t)1 << i;
+		if (p[i] == '"' || is_structural(p[i]))
+			m->quote_or_structural |= bit;
+		if (p[i] <= 0x20 || is_structural(p[i]))
+			m->structural_or_low |= bit;
+		m->special |= p[i] < 0x20 || p[i] == '\\';
+	}
+}
+
+/* The masks of backslashes and control bytes, for a block that has any. */
+static void special_portable(const unsigned char *p, uint64_t *backslash, uint64_t *control)
+{
+	unsigned i;
+
+	*backslash = *control = 0;
+	for (i = 0; i < 64; i++) {
+		*backslash |= (uint64_t)(p[i] == '\\') << i;
+		*control |= (uint64_t)(p[i] < 0x20) << i;
+	}
+}
+
+#ifdef __SSE2__
+static inline uint64_t mask16(__m128i v, unsigned k)
+{
+	return (uint64_t)(unsigned)_mm_movemask_epi8(v) << (16 * k);
+}
+
+static FAST_INLINE void classify_sse2(const unsigned char *p, struct block_masks *m)
+{
+	const __m128i quote = _mm_set1_epi8('"');
+	const __m128i backslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(' ');
+	const __m128i below_brackets = _mm_set1_epi8('z');
+	const __m128i comma = _mm_set1_epi8(',');
+	const __m128i colon = _mm_set1_epi8(':');
+	__m128i backslashes = _mm_setzero_si128(), least = _mm_set1_epi8((char)0xff);
+	uint64_t qs = 0, sl = 0;
+	unsigned k;
+
+	for (k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+		/* v | 0x20 in 0x7b..0x7f, a signed compare (0x80 and up are
+		 * negative): [ \ ] ^ _ { | } ~ DEL */
+		__m128i st = _mm_or_si128(_mm_cmpgt_epi8(_mm_or_si128(v, space), below_brackets),
+					  _mm_or_si128(_mm_cmpeq_epi8(v, comma),
+						       _mm_cmpeq_epi8(v, colon)));
+		/* unsigned v <= 0x20: min(v, 0x20) == v */
+		__m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
+		least = _mm_min_epu8(least, v);
+		backslashes = _mm_or_si128(backslashes, _mm_cmpeq_epi8(v, backslash));
+		qs |= mask16(_mm_or_si128(_mm_cmpeq_epi8(v, quote), st), k);
+		sl |= mask16(_mm_or_si128(low, st), k);
+	}
+	m->quote_or_structural = qs;
+	m->structural_or_low = sl;
+	/* a control byte: some least byte below 0x20 */
+	m->special = _mm_movemask_epi8(_mm_or_si128(backslashes, _mm_cmpeq_epi8(
+		_mm_min_epu8(least, _mm_set1_epi8(0x1f)), least))) != 0;
+}
+
+static void special_sse2(const unsigned char *p, uint64_t *backslash, uint64_t *control)
+{
+	const __m128i bs = _mm_set1_epi8('\\');
+	const __m128i below_space = _mm_set1_epi8(0x1f);
+	unsigned k;
+
+	*backslash = *control = 0;
+	for (k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+		*backslash |= mask16(_mm_cmpeq_epi8(v, bs), k);
+		*control |= mask16(_mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v), k);
+	}
+}
+#endif
+
+static FAST_INLINE void classify(const unsigned char *p, struct block_masks *m, const int portable)
+{
+#ifdef __SSE2__
+	if (!portable) {
+		classify_sse2(p, m);
+		return;
+	}
+#else
+	(void)portable;
+#endif
+	classify_portable(p, m);
+}
+
+static void special_masks(const unsigned char *p, uint64_t *backslash, uint64_t *control,
+			  const int portable)
+{
+#ifdef __SSE2__
+	if (!portable) {
+		special_sse2(p, backslash, control);
+		return;
+	}
+#else
+	(void)portable;
+#endif
+	special_portable(p, backslash, control);
+}
+
+/* Blocks classified per call of next_chunk: a Kineto event line (a few
+ * hundred bytes) takes one call. */
+#define CHUNK_BLOCKS 8
+
+/* Where the classification of a text stands, and the tokens of the chunk
+ * the walk is in. */
+struct text_blocks {
+	const unsigned char *text, *end;
+	size_t next;               /* offset of the first byte not classified */
+	uint64_t in_string;        /* all ones: the last block ended in a string */
+	uint64_t escaped;          /* 1: the next block's first byte is escaped */
+	uint64_t scalar;           /* 1: the last block ended on a scalar byte */
+	int bad;                   /* a block held an error */
+	unsigned count;            /* blocks in tokens[] */
+	uint64_t tokens[CHUNK_BLOCKS]; /* per block, its tokens (bit i: byte i) */
+};
+
+static inline uint64_t prefix_xor(uint64_t x)
+{
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
+/* The index of the lowest set bit of x, which is not 0. */
+static inline size_t lowest_bit(uint64_t x)
+{
+#ifdef __GNUC__
+	return (size_t)__builtin_ctzll(x);
+#else
+	size_t i = 0;
+	while ((x & 1) == 0) {
+		x >>= 1;
+		i++;
+	}
+	return i;
+#endif
+}
+
+/* Escapes and control bytes of a block that has any (its bytes at from,
+ * shifted right by shift; base: the text byte of bit 0): 0 on an error,
+ * else 1 with *escaped the bytes escaped by a backslash. */
+static int check_special(struct text_blocks *b, const unsigned char *from, unsigned shift,
+			 const unsigned char *base, uint64_t *escaped, uint64_t *control,
+			 const int portable)
+{
+	uint64_t backslash, starts;
+
+	special_masks(from, &backslash, control, portable);
+	backslash >>= shift;
+	*control >>= shift;
+	/* a backslash not itself escaped escapes the next byte */
+	starts = backslash & ~*escaped;
+	b->escaped = 0;
+	while (starts != 0) {
+		size_t i = lowest_bit(starts);
+		if (fast_escape(base + i, b->end) == NULL)
+			return 0;
+		starts &= starts - 1;
+		if (i == 63) {
+			b->escaped = 1;
+		} else {
+			*escaped |= (uint64_t)2 << i;
+			starts &= ~((uint64_t)2 << i);
+		}
+	}
+	return 1;
+}
+
+/* The tokens of one block: its 64 bytes at from, shifted right by shift
+ * (the text's last bytes), the text byte of bit 0 at base.  Checks what
+ * masks can check; on an error sets b->bad. */
+static FAST_INLINE uint64_t block_tokens(struct text_blocks *b, const unsigned char *from,
+					 unsigned shift, const unsigned char *base,
+					 const int portable)
+{
+	struct block_masks m;
+	uint64_t escaped = b->escaped, control = 0, quotes, structural, other, in, outside;
+
+	classify(from, &m, portable);
+	m.quote_or_structural >>= shift;
+	m.structural_or_low >>= shift;
+	if ((m.special || escaped != 0) &&
+	    !check_special(b, from, shift, base, &escaped, &control, portable)) {
+		b->bad = 1;
+		return 0;
+	}
+	quotes = m.quote_or_structural & ~m.structural_or_low & ~escaped;
+	structural = m.quote_or_structural & m.structural_or_low;
+	/* in: from an opening quote up to its closing one, excluded */
+	in = prefix_xor(quotes) ^ b->in_string;
+	b->in_string = 0 - (in >> 63);
+	outside = ~(in | quotes);
+	if (control != 0) {
+		uint64_t loose;
+		if ((control & in) != 0) {
+			b->bad = 1;
+			return 0;
+		}
+		/* outside strings the only control bytes allowed are whitespace */
+		for (loose = control & outside; loose != 0; loose &= loose - 1) {
+			unsigned char c = base[lowest_bit(loose)];
+			if (c != '\t' && c != '\n' && c != '\r') {
+				b->bad = 1;
+				return 0;
+			}
+		}
+	}
+	other = ~(m.quote_or_structural | m.structural_or_low) & outside & (~(uint64_t)0 >> shift);
+	structural = (structural & outside) | (quotes & in) | (other & ~(other << 1 | b->scalar));
+	b->scalar = other >> 63;
+	return structural;
+}
+
+/* Classify the next blocks of the text (CHUNK_BLOCKS at most) into
+ * b->tokens: their number, 0 at the end of the text or on an error
+ * (b->bad set). */
+static FAST_INLINE unsigned next_chunk(struct text_blocks *b, const int portable)
+{
+	size_t len = (size_t)(b->end - b->text);
+	unsigned n = 0;
+
+	while (n < CHUNK_BLOCKS && b->next < len) {
+		const unsigned char *base = b->text + b->next;
+		size_t left = len - b->next;
+		if (left >= 64) {
+			b->tokens[n] = block_tokens(b, base, 0, base, portable);
+			b->next += 64;
+		} else if (len >= 64) {
+			/* the last 64 bytes, shifted so that bit 0 is the first new one */
+			b->tokens[n] = block_tokens(b, b->end - 64, (unsigned)(64 - left), base, portable);
+			b->next = len;
+		} else {
+			/* a short text, padded with spaces: nothing to check in them */
+			unsigned char pad[64];
+			memset(pad, ' ', sizeof pad);
+			memcpy(pad, b->text, len);
+			b->tokens[n] = block_tokens(b, pad, 0, base, portable);
+			b->next = len;
+		}
+		if (b->bad)
+			return 0;
+		n++;
+	}
+	/* a string still open at the end is truncated */
+	if (n == 0 && b->in_string != 0)
+		b->bad = 1;
+	b->count = n;
+	return n;
+}
+
+/* next_chunk, once per classifier, out of line: the walk that calls it
+ * stays small enough to keep its state in registers. */
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static unsigned next_chunk_sse2(struct text_blocks *b)
+{
+	return next_chunk(b, 0);
+}
+
+#ifdef __GNUC__
+__attribute__((noinline))
+#endif
+static unsigned next_chunk_portable(struct text_blocks *b)
+{
+	return next_chunk(b, 1);
+}
+
+/* What next_token returns at the end of the text or on an error: a byte
+ * that no rule of the grammar accepts. */
+static const unsigned char no_token = '\0';
+
+/* The next token of the text, or &no_token.  The walk keeps the current
+ * block's tokens, the text byte of its bit 0 and its index in registers. */
+static FAST_INLINE const unsigned char *next_token(struct text_blocks *b, uint64_t *tokens,
+						   const unsigned char **base, unsigned *block,
+						   const int portable)
+{
+	const unsigned char *p;
+
+	while (*tokens == 0) {
+		if (++*block < b->count) {
+			*base += 64; /* blocks are consecutive */
+		} else {
+			*base = b->text + b->next;
+			if ((portable ? next_chunk_portable(b) : next_chunk_sse2(b)) == 0)
+				return &no_token;
+			*block = 0;
+		}
+		*tokens = b->tokens[*block];
+	}
+	p = *base + lowest_bit(*tokens);
+	*tokens &= *tokens - 1;
+	return p;
+}
+
+/* What may follow a number or literal directly: the byte after it must
+ * end its run of scalar bytes, and anything else is an error there. */
+static inline int ends_scalar(const unsigned char *p, const unsigned char *end)
+{
+	return p == end || is_space(*p) || *p == ',' || *p == '}' || *p == ']';
+}
+
+/* 1 when the bytes from s up to the next token, next (its scalar run and
+ * any whitespace after it), are one valid number.  The common numbers of
+ * a trace (an integer, a decimal fraction, up to 32 bytes with nothing
+ * after them: a timestamp has 17) are checked at once on a digit mask
+ * (of the 32 bytes from s, or the text's last 32); the rest by
+ * fast_number, which also rejects a number that ends the text. */
+static FAST_INLINE int number_ok(const unsigned char *s, const unsigned char *next,
+				 const unsigned char *text, const unsigned char *end,
+				 const int portable)
+{
+	const unsigned char *after;
+
+#ifdef __SSE2__
+	size_t n = (size_t)(next - s);
+	if (!portable && next != &no_token && n <= 32 && end - text >= 32) {
+		const __m128i zero = _mm_set1_epi8('0');
+		const __m128i ten = _mm_set1_epi8((char)(10 ^ 0x80));
+		const __m128i sign = _mm_set1_epi8((char)0x80);
+		const unsigned char *w = end - s >= 32 ? s : end - 32;
+		/* unsigned byte - '0' < 10, by flipping the sign bits for a signed compare */
+		__m128i lo = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)w), zero);
+		__m128i hi = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(w + 16)), zero);
+		uint64_t digits = ((uint64_t)(unsigned)_mm_movemask_epi8(
+					   _mm_cmplt_epi8(_mm_xor_si128(lo, sign), ten)) |
+				   (uint64_t)(unsigned)_mm_movemask_epi8(
+					   _mm_cmplt_epi8(_mm_xor_si128(hi, sign), ten)) << 16) >>
+				  (s - w);
+		unsigned first = s[0] == '-'; /* the first digit */
+		uint64_t body = ((((uint64_t)1 << n) - 1) & ~(uint64_t)first);
+		uint64_t other = body & ~digits;
+		/* no leading zero: the first digit is not 0, or no digit follows it */
+		if (body != 0 && (s[first] != '0' || ((body & digits) >> (first + 1) & 1) == 0)) {
+			if (other == 0)
+				return 1;
+			/* one '.' with digits both sides */
+			if ((other & (other - 1)) == 0 && s[lowest_bit(other)] == '.' &&
+			    (other >> first & 1) == 0 && other < ((uint64_t)1 << (n - 1)))
+				return 1;
+		}
+	}
+#else
+	(void)next;
+	(void)portable;
+	(void)text;
+#endif
+	after = fast_number(s, end);
+	return after != NULL && ends_scalar(after, end);
+}
+
+/* fast_walk's grammar (same verdicts, same depth bound) over the tokens
+ * next_token hands out: strings were checked by the masks, numbers and
+ * literals are checked here at their first byte. */
+static FAST_INLINE int text_valid(const unsigned char *text, size_t len, const int portable)
+{
+	struct text_blocks b;
+	const unsigned char *p, *end = text + len, *base = text;
+	uint64_t tokens = 0, objects = 0; /* objects: bit d set: level d + 1 is an object */
+	unsigned depth = 0, block = 0;
+	int c;
+
+	b.text = text;
+	b.end = end;
+	b.next = 0;
+	b.in_string = b.escaped = b.scalar = 0;
+	b.bad = 0;
+	b.count = 0;
+	p = next_token(&b, &tokens, &base, &block, portable);
+value:
+	c = *p;
+	if (c == '"')
+		goto after_value;
+	if (c == '-' || is_digit(c)) {
+		const unsigned char *number = p;
+		p = next_token(&b, &tokens, &base, &block, portable);
+		if (!number_ok(number, p, text, end, portable))
+			return 0;
+		goto next_after_value;
+	}
+	if (c == '{' || c == '[') {
+		if (depth == FAST_MAX_DEPTH)
+			return 0;
+		p = next_token(&b, &tokens, &base, &block, portable);
+		if (c == '{') {
+			objects |= (uint64_t)1 << depth++;
+			if (*p != '}')
+				goto key;
+		} else {
+			objects &= ~((uint64_t)1 << depth++);
+			if (*p != ']')
+				goto value;
+		}
+		depth--;
+		goto after_value;
+	}
+	{
+		const char *word = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+		size_t n = word == NULL ? 0 : strlen(word);
+		if (n == 0 || (size_t)(end - p) < n || memcmp(p, word, n) != 0 ||
+		    !ends_scalar(p + n, end))
+			return 0;
+	}
+after_value:
+	p = next_token(&b, &tokens, &base, &block, portable);
+next_after_value:
+	if (depth == 0)
+		return p == &no_token && !b.bad;
+	c = *p;
+	if (c == ',') {
+		p = next_token(&b, &tokens, &base, &block, portable);
+		if (objects >> (depth - 1) & 1)
+			goto key;
+		goto value;
+	}
+	if ((c != '}' && c != ']') || (c == '}') != (int)(objects >> (depth - 1) & 1))
+		return 0;
+	depth--;
+	goto after_value;
+key:
+	if (*p != '"' || *next_token(&b, &tokens, &base, &block, portable) != ':')
+		return 0;
+	p = next_token(&b, &tokens, &base, &block, portable);
+	goto value;
+}
+
 int scan_text_valid(const void *text, size_t len)
 {
-	const unsigned char *p = text, *end = p + len;
+	return text_valid(text, len, 0);
+}
 
-	p = fast_walk(p, end, NULL, 0);
-	return p != NULL && fast_space(p, end) == end;
+int scan_text_valid_portable(const void *text, size_t len)
+{
+	return text_valid(text, len, 1);
 }
 
 /* One value, iteratively (no recursion on the C stack): a small pushdown

@@ -73,6 +73,9 @@ int scan_value_into(struct scan *s, void *dst, size_t room, size_t *n);
  * a bare number at the very end): scan the text with scan_value then, for
  * the verdict and its message. */
 int scan_text_valid(const void *text, size_t len);
+/* scan_text_valid's verdict without SIMD, as builds without SSE2 compute
+ * it (for tests, which require the same verdicts). */
+int scan_text_valid_portable(const void *text, size_t len);
 /* Append the next value, which must be a string, with its quotes. */
 int scan_string(struct scan *s, struct buf *out);
 

@@ -937,6 +937,447 @@ START_TEST(test_text_valid)
 }
 END_TEST
 
+/* ---- scan_text_valid against the walk it replaced ----
+ * The reference: the byte-at-a-time grammar walk that scan_text_valid was
+ * before it worked on 64-byte masks (common/scan.c's fast_walk without
+ * copying, its SSE2 runs written as the plain loops they stand for).  The
+ * verdicts must be the same on every text, including the valid ones it
+ * declines (nesting deeper than 64 levels, a number that ends the text). */
+static int ref_is_space(int c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static int ref_is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int ref_is_hex(int c)
+{
+	return ref_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static const unsigned char *ref_space(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end && ref_is_space(*p))
+		p++;
+	return p;
+}
+
+static const unsigned char *ref_escape(const unsigned char *q, const unsigned char *end)
+{
+	int i;
+
+	if (end - q < 2)
+		return NULL;
+	switch (q[1]) {
+	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+		return q + 2;
+	case 'u':
+		if (end - q < 6)
+			return NULL;
+		for (i = 2; i < 6; i++)
+			if (!ref_is_hex(q[i]))
+				return NULL;
+		return q + 6;
+	default:
+		return NULL;
+	}
+}
+
+static const unsigned char *ref_string(const unsigned char *p, const unsigned char *end)
+{
+	for (p++;;) {
+		while (p < end && *p >= 0x20 && *p != '"' && *p != '\\')
+			p++;
+		if (p == end)
+			return NULL;
+		if (*p == '"')
+			return p + 1;
+		if (*p != '\\' || (p = ref_escape(p, end)) == NULL)
+			return NULL;
+	}
+}
+
+static const unsigned char *ref_digits(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end && ref_is_digit(*p))
+		p++;
+	return p;
+}
+
+static const unsigned char *ref_number(const unsigned char *p, const unsigned char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p == end)
+		return NULL;
+	if (*p == '0')
+		p++;
+	else if (ref_is_digit(*p))
+		p = ref_digits(p + 1, end);
+	else
+		return NULL;
+	if (p < end && *p == '.') {
+		const unsigned char *digits = ++p;
+		p = ref_digits(p, end);
+		if (p == digits)
+			return NULL;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		const unsigned char *digits;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		digits = p;
+		p = ref_digits(p, end);
+		if (p == digits)
+			return NULL;
+	}
+	if (p == end || ref_is_digit(*p))
+		return NULL;
+	return p;
+}
+
+static int ref_text_valid(const void *text, size_t len)
+{
+	const unsigned char *p = text, *end = p + len;
+	uint64_t objects = 0;
+	unsigned depth = 0;
+	int c;
+
+	p = ref_space(p, end);
+value:
+	if (p == end)
+		return 0;
+	c = *p;
+	if (c == '"') {
+		if ((p = ref_string(p, end)) == NULL)
+			return 0;
+		goto after_value;
+	}
+	if (c == '-' || ref_is_digit(c)) {
+		if ((p = ref_number(p, end)) == NULL)
+			return 0;
+		goto after_value;
+	}
+	if (c == '{' || c == '[') {
+		if (depth == 64)
+			return 0;
+		p = ref_space(p + 1, end);
+		if (p == end)
+			return 0;
+		if (c == '{') {
+			objects |= (uint64_t)1 << depth++;
+			if (*p != '}')
+				goto key;
+		} else {
+			objects &= ~((uint64_t)1 << depth++);
+			if (*p != ']')
+				goto value;
+		}
+		p++;
+		depth--;
+		goto after_value;
+	}
+	{
+		static const char *const words[] = { "true", "false", "null" };
+		size_t i, n = 0;
+		for (i = 0; i < 3 && n == 0; i++)
+			if (words[i][0] == c)
+				n = strlen(words[i]);
+		if (n == 0 || (size_t)(end - p) < n || memcmp(p, words[i - 1], n) != 0)
+			return 0;
+		p += n;
+	}
+after_value:
+	if (depth == 0)
+		return ref_space(p, end) == end;
+	p = ref_space(p, end);
+	if (p == end)
+		return 0;
+	c = *p;
+	if (c == ',') {
+		p = ref_space(p + 1, end);
+		if (objects >> (depth - 1) & 1)
+			goto key;
+		goto value;
+	}
+	if ((c != '}' && c != ']') || (c == '}') != (int)(objects >> (depth - 1) & 1))
+		return 0;
+	p++;
+	depth--;
+	goto after_value;
+key:
+	if (p == end || *p != '"')
+		return 0;
+	if ((p = ref_string(p, end)) == NULL)
+		return 0;
+	p = ref_space(p, end);
+	if (p == end || *p != ':')
+		return 0;
+	p = ref_space(p + 1, end);
+	goto value;
+}
+
+static unsigned agree_valid, agree_invalid;
+
+/* scan_text_valid and its portable twin on an exact copy of text (ASan
+ * sees any read past it): both give the reference's verdict. */
+static void valid_agrees(const char *text, size_t len, const char *what, size_t at)
+{
+	char *copy = malloc(len > 0 ? len : 1);
+	int want;
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, text, len);
+	want = ref_text_valid(copy, len);
+	ck_assert_msg(scan_text_valid(copy, len) == want, "%s %zu: scan_text_valid on \"%.*s\" is %d",
+		      what, at, (int)len, text, !want);
+	ck_assert_msg(scan_text_valid_portable(copy, len) == want,
+		      "%s %zu: portable on \"%.*s\" is %d", what, at, (int)len, text, !want);
+	if (want)
+		agree_valid++;
+	else
+		agree_invalid++;
+	free(copy);
+}
+
+/* Exact verdicts on every corner of the grammar, each also the
+ * reference's. */
+START_TEST(test_text_valid_corners)
+{
+	static const struct { const char *text; int valid; } cases[] = {
+		/* escapes */
+		{ "\"\\u00e9\"", 1 }, { "\"\\uABCD\\uabcd\"", 1 }, { "\"\\u00g9\"", 0 },
+		{ "\"\\u12\"", 0 }, { "\"\\u\"", 0 }, { "\"\\u12", 0 }, { "\"\\x\"", 0 },
+		{ "\"\\\"", 0 }, { "\"\\\\\"", 1 }, { "\"\\\\\\\"\"", 1 }, { "\"\\", 0 },
+		{ "\"\\/\\b\\f\\n\\r\\t\\\"\"", 1 }, { "\"\\'\"", 0 }, { "\"\\\x01\"", 0 },
+		/* control bytes in and out of strings */
+		{ "\"a\tb\"", 0 }, { "\"a\nb\"", 0 }, { "\"a\x1f\"", 0 }, { "\"a\x7f\"", 1 },
+		{ "\"\xff\xfe\xc3\x28\xed\xa0\x80\"", 1 }, { "[1,\t2]", 1 }, { "[1,\x0b" "2]", 0 },
+		{ "\x01[]", 0 }, { "[]\x01", 0 }, { "\f{}", 0 }, { "[\x1f]", 0 },
+		/* numbers */
+		{ "[0]", 1 }, { "[00]", 0 }, { "[01]", 0 }, { "[-0]", 1 }, { "[-]", 0 },
+		{ "[-01]", 0 }, { "[-00]", 0 }, { "[1.]", 0 }, { "[.5]", 0 }, { "[1.5]", 1 },
+		{ "[0.5]", 1 }, { "[00.5]", 0 }, { "[-0.5]", 1 }, { "[1e5]", 1 },
+		{ "[1E+5]", 1 }, { "[1e-5]", 1 }, { "[1e-]", 0 }, { "[1e]", 0 }, { "[1.5e3]", 1 },
+		{ "[1.e3]", 0 }, { "[--1]", 0 }, { "[1-]", 0 }, { "[+1]", 0 }, { "[1.2.3]", 0 },
+		{ "[1..2]", 0 }, { "[1x]", 0 }, { "[1 2]", 0 }, { "[1\"a\"]", 0 }, { "[1:2]", 0 },
+		{ "[1{}]", 0 }, { "[1 ,2 ]", 1 }, { "[1\t]", 1 }, { "[1\\]", 0 }, { "[1|]", 0 },
+		{ "[123456789012345]", 1 }, { "[1234567890123456]", 1 },
+		{ "[12345678901234567]", 1 }, { "[123456789012345.5]", 1 },
+		{ "[1234567890123456.5]", 1 }, { "[0.000000000000001]", 1 },
+		{ "1", 0 }, { "1 ", 1 }, { "-", 0 }, { "0", 0 }, { "0 ", 1 }, { "-1.5\n", 1 },
+		{ "1.5", 0 }, { "1e5", 0 }, { "1.", 0 }, { "[1]", 1 }, { "{\"a\":1:2}", 0 },
+		/* literals */
+		{ "true", 1 }, { "true ", 1 }, { "false", 1 }, { "null", 1 }, { "tru", 0 },
+		{ "truex", 0 }, { "[truex]", 0 }, { "[true,false,null]", 1 }, { "[nul]", 0 },
+		{ "[True]", 0 }, { "[true false]", 0 }, { "[true\"x\"]", 0 }, { "[null1]", 0 },
+		/* nesting */
+		{ "[[[]]]", 1 }, { "[[[]]", 0 }, { "[]]", 0 }, { "{\"a\":{\"b\":{}}}", 1 },
+		{ "{[]}", 0 }, { "[{]}", 0 }, { "{\"a\"}", 0 }, { "{\"a\":}", 0 }, { "{:1}", 0 },
+		{ "{1:1}", 0 }, { "{\"a\" \"b\"}", 0 }, { "{\"a\"::1}", 0 }, { "[\"a\":1]", 0 },
+		{ "{\"a\":1 \"b\":2}", 0 }, { "{\"a\":1,\"b\":[{\"c\":[]}]}", 1 },
+		/* empty containers, trailing and doubled commas */
+		{ "{}", 1 }, { "[]", 1 }, { "{ }", 1 }, { "[ ]", 1 }, { "[,]", 0 }, { "{,}", 0 },
+		{ "[1,]", 0 }, { "{\"a\":1,}", 0 }, { "[1,,2]", 0 }, { ",[]", 0 }, { "[],", 0 },
+		{ "[]:", 0 }, { "{}}", 0 }, { "", 0 }, { "   ", 0 }, { "{} {}", 0 }, { "[] 1", 0 },
+		/* whitespace everywhere */
+		{ " \t\r\n{ \"a\" : [ 1 , 2 ] , \"b\" :\n{ } }\n\t ", 1 },
+		/* bytes never valid outside strings, valid inside */
+		{ "[|]", 0 }, { "[\\]", 0 }, { "[^]", 0 }, { "[~]", 0 }, { "[\x7f]", 0 },
+		{ "[\xff]", 0 }, { "[_]", 0 }, { "[`]", 0 }, { "{\"a\":1}|", 0 }, { "[1]\\", 0 },
+		{ "[\"{}[],:\\\\|^~_`\x7f\"]", 1 },
+		/* quotes */
+		{ "\"", 0 }, { "\"\"", 1 }, { "\"\"\"", 0 }, { "[\"a\"\"b\"]", 0 }, { "[\"a\",\"b\"]", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < COUNT(cases); i++) {
+		size_t len = strlen(cases[i].text);
+		ck_assert_msg(ref_text_valid(cases[i].text, len) == cases[i].valid,
+			      "reference, case %zu", i);
+		valid_agrees(cases[i].text, len, "case", i);
+	}
+	/* a NUL inside a string and after the value (strlen would stop there) */
+	valid_agrees("\"a\0b\"", 5, "nul", 0);
+	valid_agrees("[]\0", 3, "nul", 1);
+	ck_assert_int_eq(scan_text_valid("\"a\0b\"", 5), 0);
+}
+END_TEST
+
+/* Quotes, backslash runs, escapes, numbers and literals at every offset
+ * from 0 to 200, across the 64-byte blocks, and around the 512-byte chunks
+ * the blocks are classified in, and every prefix of each text (texts of
+ * every length from 0 on end inside every token). */
+START_TEST(test_text_valid_blocks)
+{
+	static const char *const tails[] = {
+		"\"k\":\"a\\\"b\"}", "\"k\":\"\\\\\"}", "\"k\":\"\\\\\\\\\\\"x\"}", "\"k\":\"\\u00e9\"}",
+		"\"k\":\"\\u00\"}", "\"k\":12345.678}", "\"k\":-0}", "\"k\":1e+5}", "\"k\":true}",
+		"\"k\":null }", "\"k\":[1,{},[]]}", "\"k\":\"\t\"}", "\"k\" : \"v\" ,\"j\":0}",
+		"\"k\":\"x\",}", "\"k\":01}", "\"k\":1x}",
+	};
+	char text[1200];
+	size_t pad, t, r, n, cut;
+
+	for (pad = 0; pad <= 1100; pad++) {
+		if (pad == 201)
+			pad = 440;     /* the end of the first chunk of blocks */
+		if (pad == 581)
+			pad = 960;     /* the second */
+		if (pad == 1061)
+			break;
+		/* {"p":"xxx", then a tail: its tokens cross block boundaries */
+		for (t = 0; t < COUNT(tails); t++) {
+			memcpy(text, "{\"p\":\"", 6);
+			memset(text + 6, 'x', pad);
+			memcpy(text + 6 + pad, "\",", 2);
+			n = 8 + pad;
+			memcpy(text + n, tails[t], strlen(tails[t]));
+			n += strlen(tails[t]);
+			valid_agrees(text, n, "tail", pad * 100 + t);
+			if (pad < 72 || (pad > 190 && pad <= 200) || (pad > 490 && pad < 510))
+				for (cut = 0; cut < n; cut++)
+					valid_agrees(text, cut, "cut", pad * 10000 + t * 1000 + cut);
+		}
+		/* a run of r backslashes then a quote, in a string at every offset */
+		for (r = 0; r <= 6; r++) {
+			memcpy(text, "[\"", 2);
+			memset(text + 2, 'x', pad);
+			memset(text + 2 + pad, '\\', r);
+			n = 2 + pad + r;
+			memcpy(text + n, "\"]", 2);
+			valid_agrees(text, n + 2, "run", pad * 10 + r);      /* valid: r even */
+			memcpy(text + n, "\"x\"]", 4);
+			valid_agrees(text, n + 4, "run", pad * 10 + r);      /* valid: r odd */
+		}
+		/* whitespace, then a bare number ending the text, or spaces after */
+		memset(text, ' ', pad);
+		memcpy(text + pad, "-12.5e3", 7);
+		valid_agrees(text, pad + 7, "bare", pad);
+		text[pad + 7] = ' ';
+		valid_agrees(text, pad + 8, "bare", pad);
+		/* a number whose digits run across a block boundary */
+		text[0] = '[';
+		memset(text + 1, '7', pad + 1);
+		memcpy(text + pad + 2, ".25]", 4);
+		valid_agrees(text, pad + 6, "digits", pad);
+		text[1] = '0';
+		valid_agrees(text, pad + 6, "digits", pad);
+	}
+}
+END_TEST
+
+/* Numbers of every length from 1 to 40 bytes and of every form, inside a
+ * long array and at its end, at several offsets: the digit-mask check and
+ * fast_number must agree with the reference. */
+START_TEST(test_text_valid_numbers)
+{
+	static const char *const forms[] = { "", "-", "0", "-0", "00", "0.", "-.", ".", "1.", "1.2.",
+					     "1e", "1.5e+", "1x", "1-", "1..5", "-1.", "x" };
+	char text[256], number[64];
+	size_t f, digits, frac, at, n;
+
+	for (f = 0; f < COUNT(forms); f++)
+		for (digits = 0; digits <= 34; digits++)
+			for (frac = 0; frac <= 4; frac++) {
+				n = strlen(forms[f]);
+				memcpy(number, forms[f], n);
+				memset(number + n, '7', digits);
+				n += digits;
+				if (frac > 0) {
+					number[n++] = '.';
+					memset(number + n, '3', frac - 1);
+					n += frac - 1;
+				}
+				for (at = 0; at < 70; at += 23) {
+					/* [ "xx...", NUMBER ] and [ "xx...", NUMBER,1] */
+					memcpy(text, "[\"", 2);
+					memset(text + 2, 'x', at);
+					memcpy(text + 2 + at, "\",", 2);
+					memcpy(text + 4 + at, number, n);
+					text[4 + at + n] = ']';
+					valid_agrees(text, 5 + at + n, "number", f * 1000 + digits * 10 + frac);
+					memcpy(text + 4 + at + n, ",1]", 3);
+					valid_agrees(text, 7 + at + n, "number", f * 1000 + digits * 10 + frac);
+					memcpy(text + 4 + at + n, " ]", 2);
+					valid_agrees(text, 6 + at + n, "number", f * 1000 + digits * 10 + frac);
+				}
+			}
+}
+END_TEST
+
+/* Event lines as tr-encode sees them, mutated many thousands of times
+ * (bytes replaced by special ones or by any byte, deleted, inserted,
+ * pieces repeated): the verdicts must stay the reference's. */
+START_TEST(test_text_valid_mutations)
+{
+	static const char *const seeds[] = {
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\",\"pid\":12345,\"tid\":12345,"
+		"\"ts\":1428625731456.000,\"dur\":16.725,\"args\":{\"External id\":1,"
+		"\"Record function id\":0,\"Sequence number\":0,\"Fwd thread id\":0,\"Ev Idx\":0}}",
+		"{\"ph\":\"s\",\"id\":1,\"pid\":12345,\"tid\":12345,\"ts\":1428625731459.100,"
+		"\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void k<\\\"a\\\\\\u00e9>(float*, int)\","
+		"\"pid\":0,\"tid\":7,\"ts\":1712195495519689.047,\"dur\":-0.5e-3,\"args\":{\"grid\":"
+		"[132, 1, 1],\"block\":[128,1,1],\"ok\":true,\"no\":false,\"nil\":null,\"e\":1E+30,"
+		"\"d\":\"\\/\\b\\f\\n\\r\\t\"}}",
+		" {\n  \"a\" : [ 1 , 2.5 , { \"b\" : [ ] } ] ,\r\n\t\"c\" : \"\xc3\xa9\\\\\" }\n",
+	};
+	static const char special[] = "{}[]\":,\\ \n\t\r-+.0123456789eEtruefalsnu\x01\x1f\x7f\xff/bx|";
+	char text[1024];
+	uint32_t rng = 0x1234567u;
+	size_t i, k;
+
+	for (i = 0; i < COUNT(seeds); i++)
+		valid_agrees(seeds[i], strlen(seeds[i]), "seed", i);
+	for (i = 0; i < 60000; i++) {
+		const char *seed = seeds[i % COUNT(seeds)];
+		size_t len = strlen(seed), edits = 1 + next_rand(&rng) % 4;
+		memcpy(text, seed, len);
+		for (k = 0; k < edits; k++) { /* seeds are long: len stays above 0 */
+			size_t at = next_rand(&rng) % len;
+			char c = next_rand(&rng) % 4 == 0 ? (char)next_rand(&rng)
+				: special[next_rand(&rng) % (sizeof special - 1)];
+			switch (next_rand(&rng) % 4) {
+			case 0:
+				text[at] = c;
+				break;
+			case 1:
+				memmove(text + at, text + at + 1, len - at - 1);
+				len--;
+				break;
+			case 2:
+				if (len < sizeof text) {
+					memmove(text + at + 1, text + at, len - at);
+					text[at] = c;
+					len++;
+				}
+				break;
+			default: {
+				/* repeat a piece: shifts everything after it */
+				size_t from = next_rand(&rng) % len, n = 1 + next_rand(&rng) % 40;
+				if (from + n > len)
+					n = len - from;
+				if (len + n <= sizeof text) {
+					memmove(text + at + n, text + at, len - at);
+					memmove(text + at, text + (from >= at ? from + n : from), n);
+					len += n;
+				}
+			}
+			}
+		}
+		valid_agrees(text, len, "mutation", i);
+	}
+	/* both verdicts, many times */
+	ck_assert_uint_gt(agree_valid, 5000);
+	ck_assert_uint_gt(agree_invalid, 20000);
+}
+END_TEST
+
 /* Values longer than the input the fast path reserves room for (256 KiB):
  * the slow path takes them, with the same result. */
 START_TEST(test_fast_path_long_values)
@@ -982,6 +1423,10 @@ static Suite *scan_suite(void)
 	tcase_add_test(values, test_fast_path_agrees);
 	tcase_add_test(values, test_fast_path_long_values);
 	tcase_add_test(values, test_text_valid);
+	tcase_add_test(values, test_text_valid_corners);
+	tcase_add_test(values, test_text_valid_blocks);
+	tcase_add_test(values, test_text_valid_numbers);
+	tcase_add_test(values, test_text_valid_mutations);
 	suite_add_tcase(s, values);
 
 	tcase_set_timeout(errors, 60);
