@@ -40,31 +40,45 @@ void blockq_free(struct blockq *q)
 	memset(q, 0, sizeof *q);
 }
 
+char *blockq_room(struct blockq *q)
+{
+	char *room;
+
+	pthread_mutex_lock(&q->mu);
+	while (q->count == BLOCKQ_BLOCKS && !q->cancelled)
+		pthread_cond_wait(&q->changed, &q->mu);
+	if (q->cancelled) {
+		pthread_mutex_unlock(&q->mu);
+		errno = EPIPE;
+		return NULL;
+	}
+	/* the slot is the producer's until counted in */
+	room = q->block[(q->first + q->count) % BLOCKQ_BLOCKS];
+	pthread_mutex_unlock(&q->mu);
+	return room;
+}
+
+void blockq_commit(struct blockq *q, size_t n)
+{
+	pthread_mutex_lock(&q->mu);
+	q->len[(q->first + q->count) % BLOCKQ_BLOCKS] = n;
+	q->count++;
+	pthread_cond_broadcast(&q->changed);
+	pthread_mutex_unlock(&q->mu);
+}
+
 int blockq_put(struct blockq *q, const void *data, size_t n)
 {
 	const char *p = data;
 
 	while (n > 0) {
 		size_t k = n < q->block_size ? n : q->block_size;
-		unsigned slot;
+		char *room = blockq_room(q);
 
-		pthread_mutex_lock(&q->mu);
-		while (q->count == BLOCKQ_BLOCKS && !q->cancelled)
-			pthread_cond_wait(&q->changed, &q->mu);
-		if (q->cancelled) {
-			pthread_mutex_unlock(&q->mu);
-			errno = EPIPE;
+		if (room == NULL)
 			return -1;
-		}
-		slot = (q->first + q->count) % BLOCKQ_BLOCKS;
-		pthread_mutex_unlock(&q->mu);
-		/* the slot is the producer's until counted in */
-		memcpy(q->block[slot], p, k);
-		q->len[slot] = k;
-		pthread_mutex_lock(&q->mu);
-		q->count++;
-		pthread_cond_broadcast(&q->changed);
-		pthread_mutex_unlock(&q->mu);
+		memcpy(room, p, k);
+		blockq_commit(q, k);
 		p += k;
 		n -= k;
 	}
@@ -79,33 +93,47 @@ void blockq_close(struct blockq *q)
 	pthread_mutex_unlock(&q->mu);
 }
 
-long blockq_take(struct blockq *q, void *dst, size_t n)
+size_t blockq_peek(struct blockq *q, const char **data)
 {
 	unsigned slot;
-	size_t k;
 
 	pthread_mutex_lock(&q->mu);
-	while (q->count == 0 && !q->closed)
+	while (q->count == 0 && !q->closed && !q->cancelled)
 		pthread_cond_wait(&q->changed, &q->mu);
-	if (q->count == 0) {
+	if (q->count == 0 || q->cancelled) {
 		pthread_mutex_unlock(&q->mu);
 		return 0;
 	}
 	slot = q->first;
 	pthread_mutex_unlock(&q->mu);
 	/* the first block is the consumer's until given back */
-	k = q->len[slot] - q->taken;
+	*data = q->block[slot] + q->taken;
+	return q->len[slot] - q->taken;
+}
+
+void blockq_advance(struct blockq *q, size_t n)
+{
+	q->taken += n;
+	if (q->taken < q->len[q->first])
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->first = (q->first + 1) % BLOCKQ_BLOCKS;
+	q->count--;
+	q->taken = 0;
+	pthread_cond_broadcast(&q->changed);
+	pthread_mutex_unlock(&q->mu);
+}
+
+long blockq_take(struct blockq *q, void *dst, size_t n)
+{
+	const char *data;
+	size_t k = blockq_peek(q, &data);
+
 	if (k > n)
 		k = n;
-	memcpy(dst, q->block[slot] + q->taken, k);
-	q->taken += k;
-	if (q->taken == q->len[slot]) {
-		pthread_mutex_lock(&q->mu);
-		q->first = (q->first + 1) % BLOCKQ_BLOCKS;
-		q->count--;
-		q->taken = 0;
-		pthread_cond_broadcast(&q->changed);
-		pthread_mutex_unlock(&q->mu);
+	if (k > 0) {
+		memcpy(dst, data, k);
+		blockq_advance(q, k);
 	}
 	return (long)k;
 }

@@ -1,7 +1,8 @@
 /* blockq: a bounded queue of byte blocks from one thread to another, in
  * the place of a pipe where both ends are in one process (tr-verify's
- * decoders): two memcpy calls instead of write(2) and read(2), which copy
- * in the kernel and allocate and free a page for every 4 KiB.
+ * decoders, tr-encode's compressor): two memcpy calls instead of write(2)
+ * and read(2), which copy in the kernel and allocate and free a page for
+ * every 4 KiB; none where an end fills or reads the blocks in place.
  * The common/ rule: library code returns a status and never prints or exits. */
 #ifndef TR_BLOCKQ_H
 #define TR_BLOCKQ_H
@@ -30,13 +31,26 @@ void blockq_free(struct blockq *q);
 /* Producer: queue n bytes (waiting for room); 0, or -1 with errno EPIPE
  * once the consumer has cancelled. */
 int blockq_put(struct blockq *q, const void *data, size_t n);
+/* Producer, without a copy: the next free block (block_size bytes, waiting
+ * for one), or NULL with errno EPIPE once the consumer has cancelled; fill
+ * it, then blockq_commit the bytes filled (1 to block_size). */
+char *blockq_room(struct blockq *q);
+void blockq_commit(struct blockq *q, size_t n);
 /* Producer: no more bytes will come. */
 void blockq_close(struct blockq *q);
 
 /* Consumer: up to n bytes into dst, waiting for some: the count, or 0
- * when the producer has closed and everything was taken. */
+ * when the producer has closed and everything was taken, or once the
+ * queue is cancelled. */
 long blockq_take(struct blockq *q, void *dst, size_t n);
-/* Consumer: stop; a producer waiting for room, or putting later, gets -1. */
+/* Consumer, without a copy: the bytes of the first block not yet taken
+ * (*data, valid until blockq_advance passes them), waiting for a block; 0
+ * when the producer has closed and everything was taken.  blockq_advance
+ * takes n of them (at most what blockq_peek gave). */
+size_t blockq_peek(struct blockq *q, const char **data);
+void blockq_advance(struct blockq *q, size_t n);
+/* Either end: stop; a producer waiting for room, or putting later, gets
+ * -1 (NULL); a consumer waiting for bytes, or taking later, gets 0. */
 void blockq_cancel(struct blockq *q);
 
 #endif

@@ -13,6 +13,7 @@
 #include "encode.h"
 #include "event.h"
 #include "gz.h"
+#include "gzasync.h"
 #include "io.h"
 #include "opt.h"
 #include "outfile.h"
@@ -33,25 +34,57 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
 
-/* Where the trace bytes go: a buffered writer, through a gzip stream (gz.h)
- * for a .gz OUTPUT. */
+/* Where the trace bytes go: the OUTPUT file or standard output, through a
+ * gzip stream for a .gz OUTPUT, from a thread of its own (gzasync.h):
+ * checking and laying out the events, and deflating them (or, plain,
+ * write(2)'s copy into the page cache), take about the same time, and the
+ * stages before tr-encode are done while most of it is still to come. */
 struct sink {
-	struct writer w;
-	struct gz_out *gz;
+	struct writer w;     /* the compressed bytes, buffered */
+	struct gzasync gz;
+	int fd;
 	const char *name;
 };
+
+/* die's hook: the output thread, still running, stops before the process
+ * exits (exit tears down what it may be using). */
+static struct sink *running_sink;
+
+static void stop_output_thread(void)
+{
+	if (running_sink != NULL)
+		gzasync_stop(&running_sink->gz);
+}
 
 static int put_compressed(void *ctx, const void *data, size_t n)
 {
 	return writer_put(ctx, data, n);
 }
 
+/* Plain: whole blocks, written as they come. */
+static int put_plain(void *ctx, const void *data, size_t n)
+{
+	const struct sink *s = ctx;
+
+	return io_write_all(s->fd, data, n);
+}
+
 static void sink_open(struct sink *s, int fd, int gzip, int level)
 {
+	int rc;
+
+	s->fd = fd;
 	if (writer_init(&s->w, fd) != 0)
 		die_nomem();
-	if (gzip && (s->gz = gz_out_new(level, put_compressed, &s->w)) == NULL)
-		die_nomem();
+	rc = gzip ? gzasync_start(&s->gz, level, put_compressed, &s->w) :
+		    gzasync_start(&s->gz, 0, put_plain, s);
+	if (rc != 0) {
+		if (errno == ENOMEM)
+			die_nomem();
+		die_errno(EXIT_TROUBLE, "starting the output thread");
+	}
+	running_sink = s;
+	diag_on_exit(stop_output_thread);
 }
 
 static void sink_check(struct sink *s, int rc)
@@ -61,29 +94,25 @@ static void sink_check(struct sink *s, int rc)
 	if (rc == GZ_NOMEM)
 		die_nomem();
 	if (rc != GZ_OK)
-		die(EXIT_TROUBLE, "%s: gzip: %s", s->name, gz_out_error(s->gz));
+		die(EXIT_TROUBLE, "%s: gzip: %s", s->name, gzasync_error(&s->gz));
 }
 
 static void sink_put(struct sink *s, const void *data, size_t n)
 {
-	if (s->gz != NULL)
-		sink_check(s, gz_write(s->gz, data, n));
-	else if (writer_put(&s->w, data, n) != 0)
-		die_write(s->name);
+	sink_check(s, gzasync_write(&s->gz, data, n));
 }
 
 static void sink_finish(struct sink *s)
 {
-	if (s->gz != NULL)
-		sink_check(s, gz_finish(s->gz));
+	sink_check(s, gzasync_finish(&s->gz));
 	if (writer_flush(&s->w) != 0)
 		die_write(s->name);
 }
 
 static void sink_free(struct sink *s)
 {
-	gz_out_free(s->gz);
-	s->gz = NULL;
+	gzasync_free(&s->gz);
+	running_sink = NULL;
 	writer_free(&s->w);
 }
 

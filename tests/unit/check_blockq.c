@@ -2,7 +2,8 @@
  * blockq_take in another exactly and in order, whatever the sizes of the
  * puts (larger than a block included) and of the takes; the end comes
  * after the last byte; a consumer that cancels releases a producer
- * waiting for room (EPIPE); a writer with the queue as its sink. */
+ * waiting for room (EPIPE), and a consumer waiting for bytes; a writer
+ * with the queue as its sink; blocks filled and read in place. */
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -182,6 +183,105 @@ START_TEST(close_after_puts)
 }
 END_TEST
 
+/* In place at both ends: blocks filled through blockq_room in pieces of
+ * any size up to a block, read through blockq_peek and given back by
+ * blockq_advance in parts, come out exactly and in order. */
+struct filler {
+	struct blockq *q;
+	const unsigned char *data;
+	int rc;
+};
+
+static void *fill_in_place(void *arg)
+{
+	struct filler *f = arg;
+	static const size_t sizes[] = { 1, 4096, 700, 4095, 3 };
+	size_t at = 0, k = 0;
+
+	while (at < TOTAL) {
+		char *room = blockq_room(f->q);
+		size_t n = sizes[k++ % 5];
+		if (room == NULL) {
+			f->rc = -1;
+			break;
+		}
+		if (n > TOTAL - at)
+			n = TOTAL - at;
+		memcpy(room, f->data + at, n);
+		blockq_commit(f->q, n);
+		at += n;
+	}
+	blockq_close(f->q);
+	return NULL;
+}
+
+START_TEST(in_place_both_ends)
+{
+	struct blockq q;
+	struct filler f;
+	pthread_t t;
+	unsigned char *data = pattern(), *got = malloc(TOTAL);
+	const char *p;
+	size_t at = 0, n, k = 0;
+
+	ck_assert_ptr_nonnull(got);
+	ck_assert_int_eq(blockq_init(&q, 4096), 0);
+	f.q = &q;
+	f.data = data;
+	f.rc = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, fill_in_place, &f), 0);
+	while ((n = blockq_peek(&q, &p)) > 0) {
+		/* all of it, or one byte, or half */
+		size_t part = k % 3 == 0 ? n : k % 3 == 1 ? 1 : (n + 1) / 2;
+		ck_assert_uint_le(at + part, TOTAL);
+		memcpy(got + at, p, part);
+		blockq_advance(&q, part);
+		at += part;
+		k++;
+	}
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(f.rc, 0);
+	ck_assert_uint_eq(at, TOTAL);
+	ck_assert(memcmp(got, data, TOTAL) == 0);
+	blockq_free(&q);
+	free(data);
+	free(got);
+}
+END_TEST
+
+/* A consumer waiting for bytes that never come is released by a cancel
+ * (tr-encode's compressor when the process dies): 0, as at the end. */
+static void *wait_for_bytes(void *arg)
+{
+	const char *p;
+
+	return blockq_peek(arg, &p) == 0 ? arg : NULL;
+}
+
+START_TEST(cancel_frees_consumer)
+{
+	struct blockq q;
+	pthread_t t;
+	void *ret = NULL;
+	char got[4];
+
+	ck_assert_int_eq(blockq_init(&q, 64), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, wait_for_bytes, &q), 0);
+	blockq_cancel(&q);
+	ck_assert_int_eq(pthread_join(t, &ret), 0);
+	ck_assert_ptr_eq(ret, &q);
+	/* bytes put before a cancel are not handed out after it */
+	blockq_free(&q);
+	ck_assert_int_eq(blockq_init(&q, 64), 0);
+	ck_assert_int_eq(blockq_put(&q, "ab", 2), 0);
+	blockq_cancel(&q);
+	ck_assert_int_eq(blockq_take(&q, got, 4), 0);
+	ck_assert_ptr_null(blockq_room(&q));
+	ck_assert_int_eq(errno, EPIPE);
+	blockq_free(&q);
+}
+END_TEST
+
 static Suite *blockq_suite(void)
 {
 	Suite *s = suite_create("blockq");
@@ -191,6 +291,8 @@ static Suite *blockq_suite(void)
 	tcase_add_test(tc, writer_sink);
 	tcase_add_test(tc, cancel_frees_producer);
 	tcase_add_test(tc, close_after_puts);
+	tcase_add_test(tc, in_place_both_ends);
+	tcase_add_test(tc, cancel_frees_consumer);
 	suite_add_tcase(s, tc);
 	return s;
 }
