@@ -12,16 +12,13 @@ static void *compress_main(void *arg)
 	int rc = GZ_OK;
 
 	while ((n = blockq_peek(&a->q, &data)) > 0) {
-		if (a->gz != NULL)
-			rc = gz_write(a->gz, data, n);
-		else if (a->put(a->ctx, data, n) != 0)
-			rc = GZ_WRITE;
+		rc = gz_write(a->gz, data, n);
 		blockq_advance(&a->q, n);
 		if (rc != GZ_OK)
 			break;
 	}
 	/* blockq_peek took the queue's lock after gzasync_stop set the flag */
-	if (rc == GZ_OK && !a->abandoned && a->gz != NULL)
+	if (rc == GZ_OK && !a->abandoned)
 		rc = gz_finish(a->gz);
 	a->status = rc;
 	a->err = errno;
@@ -40,9 +37,7 @@ int gzasync_start(struct gzasync *a, int level, gz_put_fn put, void *ctx)
 		errno = ENOMEM;
 		return -1;
 	}
-	a->put = put;
-	a->ctx = ctx;
-	if (level != 0 && (a->gz = gz_out_new(level, put, ctx)) == NULL) {
+	if ((a->gz = gz_out_new(level, put, ctx)) == NULL) {
 		blockq_free(&a->q);
 		errno = ENOMEM;
 		return -1;
@@ -124,14 +119,13 @@ void gzasync_stop(struct gzasync *a)
 
 const char *gzasync_error(const struct gzasync *a)
 {
-	return a->gz != NULL ? gz_out_error(a->gz) : "write failed";
+	return gz_out_error(a->gz);
 }
 
 void gzasync_free(struct gzasync *a)
 {
 	gzasync_stop(a);
-	if (a->gz != NULL)
-		gz_out_free(a->gz);
+	gz_out_free(a->gz);
 	blockq_free(&a->q);
 	memset(a, 0, sizeof *a);
 }

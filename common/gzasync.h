@@ -5,9 +5,6 @@
  * and hands the compressed bytes to put, in its own thread.  The member is
  * byte for byte the one gz_write and gz_finish make in one thread given
  * the same blocks (IO_WRITE_BLOCK bytes each, the last one shorter).
- * Level 0: no gzip, the thread hands the bytes to put as they are (the
- * write(2) of a plain OUTPUT, which copies into the page cache, then runs
- * beside the producer too).
  *
  * The common/ rule: library code returns a status and never prints or
  * exits.  Statuses are gz.h's. */
@@ -22,9 +19,7 @@
 
 struct gzasync {
 	struct blockq q;
-	struct gz_out *gz;    /* NULL at level 0 */
-	gz_put_fn put;
-	void *ctx;
+	struct gz_out *gz;
 	pthread_t thread;
 	int running;         /* the thread was started and is not joined yet */
 	int abandoned;       /* gzasync_stop: end without finishing the member */
@@ -34,7 +29,7 @@ struct gzasync {
 	int err;             /* errno with a GZ_WRITE */
 };
 
-/* Start the compressor (level as gz_out_new, or 0); put receives the compressed
+/* Start the compressor (level as gz_out_new); put receives the compressed
  * bytes in the compressor's thread, and the caller must not use put's
  * target until gzasync_finish or gzasync_stop returns.  0, or -1 with
  * errno set (ENOMEM, or pthread_create's error). */
@@ -48,7 +43,7 @@ int gzasync_finish(struct gzasync *a);
  * partial output): it drops what is queued; returns once it has stopped.
  * Nothing when it is not running. */
 void gzasync_stop(struct gzasync *a);
-/* What a GZ_FAIL or GZ_NOMEM was (gz_out_error; "write failed" at level 0). */
+/* What a GZ_FAIL or GZ_NOMEM was (gz_out_error). */
 const char *gzasync_error(const struct gzasync *a);
 void gzasync_free(struct gzasync *a);
 

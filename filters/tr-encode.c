@@ -34,23 +34,25 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
 
-/* Where the trace bytes go: the OUTPUT file or standard output, through a
- * gzip stream for a .gz OUTPUT, from a thread of its own (gzasync.h):
- * checking and laying out the events, and deflating them (or, plain,
- * write(2)'s copy into the page cache), take about the same time, and the
- * stages before tr-encode are done while most of it is still to come. */
+/* Where the trace bytes go: a buffered writer, through a gzip stream for a
+ * .gz OUTPUT, deflated by a thread of its own (gzasync.h): checking and
+ * laying out the events, and deflating them, take about the same time, and
+ * the stages before tr-encode are done while most of it is still to come.
+ * Plain JSON is written by the thread that reads the stream: on the bench's
+ * VM a write(2) into the page cache from another CPU cost five times the
+ * system time (the pages the pipe's reads free are reused on their CPU). */
 struct sink {
-	struct writer w;     /* the compressed bytes, buffered */
+	struct writer w;
 	struct gzasync gz;
-	int fd;
+	int gzip;
 	const char *name;
 };
 
-/* die's hook: the output thread, still running, stops before the process
- * exits (exit tears down what it may be using). */
+/* die's hook: a compressor still running stops before the process exits
+ * (exit tears down what it may be using). */
 static struct sink *running_sink;
 
-static void stop_output_thread(void)
+static void stop_compressor(void)
 {
 	if (running_sink != NULL)
 		gzasync_stop(&running_sink->gz);
@@ -61,30 +63,20 @@ static int put_compressed(void *ctx, const void *data, size_t n)
 	return writer_put(ctx, data, n);
 }
 
-/* Plain: whole blocks, written as they come. */
-static int put_plain(void *ctx, const void *data, size_t n)
-{
-	const struct sink *s = ctx;
-
-	return io_write_all(s->fd, data, n);
-}
-
 static void sink_open(struct sink *s, int fd, int gzip, int level)
 {
-	int rc;
-
-	s->fd = fd;
 	if (writer_init(&s->w, fd) != 0)
 		die_nomem();
-	rc = gzip ? gzasync_start(&s->gz, level, put_compressed, &s->w) :
-		    gzasync_start(&s->gz, 0, put_plain, s);
-	if (rc != 0) {
+	s->gzip = gzip;
+	if (!gzip)
+		return;
+	if (gzasync_start(&s->gz, level, put_compressed, &s->w) != 0) {
 		if (errno == ENOMEM)
 			die_nomem();
-		die_errno(EXIT_TROUBLE, "starting the output thread");
+		die_errno(EXIT_TROUBLE, "starting the compressor thread");
 	}
 	running_sink = s;
-	diag_on_exit(stop_output_thread);
+	diag_on_exit(stop_compressor);
 }
 
 static void sink_check(struct sink *s, int rc)
@@ -99,19 +91,24 @@ static void sink_check(struct sink *s, int rc)
 
 static void sink_put(struct sink *s, const void *data, size_t n)
 {
-	sink_check(s, gzasync_write(&s->gz, data, n));
+	if (s->gzip)
+		sink_check(s, gzasync_write(&s->gz, data, n));
+	else if (writer_put(&s->w, data, n) != 0)
+		die_write(s->name);
 }
 
 static void sink_finish(struct sink *s)
 {
-	sink_check(s, gzasync_finish(&s->gz));
+	if (s->gzip)
+		sink_check(s, gzasync_finish(&s->gz));
 	if (writer_flush(&s->w) != 0)
 		die_write(s->name);
 }
 
 static void sink_free(struct sink *s)
 {
-	gzasync_free(&s->gz);
+	if (s->gzip)
+		gzasync_free(&s->gz);
 	running_sink = NULL;
 	writer_free(&s->w);
 }

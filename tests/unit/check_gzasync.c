@@ -3,7 +3,7 @@
  * is byte for byte gz.h's own when it is given the same blocks; a put that
  * fails stops the writer with GZ_WRITE and its errno, at a write or at the
  * finish; gzasync_stop ends the thread without the member's trailer; an
- * empty member is a valid one; level 0 hands the bytes on as they are. */
+ * empty member is a valid one. */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -188,42 +188,6 @@ START_TEST(empty_member)
 }
 END_TEST
 
-/* Level 0: the bytes reach put as they are, in order; a failing put is
- * GZ_WRITE with its errno. */
-START_TEST(plain_level_zero)
-{
-	struct gzasync a;
-	struct sink s = { BUF_INIT, 0, 0 };
-	char *data = text();
-	size_t at = 0, k = 0;
-
-	ck_assert_int_eq(gzasync_start(&a, 0, put, &s), 0);
-	while (at < TOTAL) {
-		size_t n = (k++ * 7919) % (IO_WRITE_BLOCK + 3) + 1;
-		if (n > TOTAL - at)
-			n = TOTAL - at;
-		ck_assert_int_eq(gzasync_write(&a, data + at, n), GZ_OK);
-		at += n;
-	}
-	ck_assert_int_eq(gzasync_finish(&a), GZ_OK);
-	gzasync_free(&a);
-	ck_assert_uint_eq(s.out.len, TOTAL);
-	ck_assert(memcmp(s.out.p, data, TOTAL) == 0);
-	buf_release(&s.out);
-
-	s = (struct sink){ BUF_INIT, IO_WRITE_BLOCK, EPIPE };
-	ck_assert_int_eq(gzasync_start(&a, 0, put, &s), 0);
-	ck_assert_int_eq(gzasync_write(&a, data, IO_WRITE_BLOCK + 10), GZ_OK);
-	ck_assert_int_eq(gzasync_finish(&a), GZ_WRITE);
-	ck_assert_int_eq(errno, EPIPE);
-	ck_assert_str_eq(gzasync_error(&a), "write failed");
-	ck_assert_uint_eq(s.out.len, IO_WRITE_BLOCK);
-	gzasync_free(&a);
-	buf_release(&s.out);
-	free(data);
-}
-END_TEST
-
 static Suite *gzasync_suite(void)
 {
 	Suite *s = suite_create("gzasync");
@@ -234,7 +198,6 @@ static Suite *gzasync_suite(void)
 	tcase_add_test(tc, put_fails);
 	tcase_add_test(tc, stop_abandons);
 	tcase_add_test(tc, empty_member);
-	tcase_add_test(tc, plain_level_zero);
 	suite_add_tcase(s, tc);
 	return s;
 }
