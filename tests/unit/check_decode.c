@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "decode.h"
 #include "scan.h"
+#include "../mutate.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define S(lit) lit, sizeof(lit) - 1
@@ -75,15 +76,6 @@ static int sink_put(void *ctx, const void *data, size_t n)
 static int writer_put_fn(void *ctx, const void *data, size_t n)
 {
 	return writer_put(ctx, data, n);
-}
-
-static uint32_t next_rand(uint32_t *x)
-{
-	/* xorshift32: deterministic across runs */
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
 }
 
 /* One decoder over data, ready to run. */
@@ -631,7 +623,7 @@ START_TEST(test_direct_agrees)
 	static const char alphabet[] = "{}[]\":,\\ \n-.0123456789etrufalsn@\x01x";
 	char data[sizeof doc + 8];
 	uint32_t rng = 0x3C6EF372u;
-	size_t n = sizeof doc - 1, i, k;
+	size_t n = sizeof doc - 1, i;
 
 	static const char control[] = "[{\"a\":1},{\"b\":2},{\"@tr\":\"head\"}]";
 
@@ -640,20 +632,9 @@ START_TEST(test_direct_agrees)
 	for (i = 2; i < 100; i++) /* refused wherever the block ends */
 		direct_both(control, sizeof control - 1, SERVE_WHOLE, i);
 	for (i = 0; i < 3000; i++) {
-		size_t edits = 1 + next_rand(&rng) % 3, len = n;
+		size_t len;
 		memcpy(data, doc, n);
-		for (k = 0; k < edits; k++) {
-			size_t at = next_rand(&rng) % len;
-			char c = alphabet[next_rand(&rng) % (sizeof alphabet - 1)];
-			switch (next_rand(&rng) % 3) {
-			case 0: data[at] = c; break;
-			case 1: memmove(data + at, data + at + 1, len - at - 1); len--; break;
-			default:
-				memmove(data + at + 1, data + at, len - at);
-				data[at] = c;
-				len++;
-			}
-		}
+		len = mutate_text(data, n, sizeof data, alphabet, sizeof alphabet - 1, &rng);
 		direct_both(data, len, i % 5 == 0 ? SERVE_RANDOM : SERVE_WHOLE,
 			    2 + next_rand(&rng) % 200);
 	}

@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "encode.h"
 #include "stream.h"
+#include "../mutate.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -243,15 +244,6 @@ END_TEST
  * as the reference.  Over every cut and thousands of mutations of a few
  * event lines, both must give the same status, the same message (line,
  * byte offset, text) and the same bytes put. */
-static uint32_t next_rand(uint32_t *x)
-{
-	/* xorshift32: deterministic across runs */
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
-
 static unsigned diff_ok, diff_refused, diff_control;
 
 static void encode_both(struct encoder *fast, struct buf *fo, struct encoder *ref,
@@ -296,7 +288,7 @@ START_TEST(test_event_check_agrees)
 	char data[256];
 	uint32_t rng = 0x6A09E667u;
 	uint64_t lineno = 1;
-	size_t i, k, j;
+	size_t i, j;
 
 	ck_assert_int_eq(encode_init(&fast, put_buf, &fo), 0);
 	ck_assert_int_eq(encode_init(&ref, put_buf, &ro), 0);
@@ -307,22 +299,9 @@ START_TEST(test_event_check_agrees)
 		for (i = 0; i <= n; i++) /* every cut */
 			encode_both(&fast, &fo, &ref, &ro, seeds[j], i, lineno++);
 		for (i = 0; i < 4000; i++) {
-			size_t edits = 1 + next_rand(&rng) % 3, len = n;
+			size_t len;
 			memcpy(data, seeds[j], n);
-			for (k = 0; k < edits && len > 0; k++) {
-				size_t at = next_rand(&rng) % len;
-				char c = alphabet[next_rand(&rng) % (sizeof alphabet - 1)];
-				switch (next_rand(&rng) % 3) {
-				case 0: data[at] = c; break;
-				case 1: memmove(data + at, data + at + 1, len - at - 1); len--; break;
-				default:
-					if (len < sizeof data) {
-						memmove(data + at + 1, data + at, len - at);
-						data[at] = c;
-						len++;
-					}
-				}
-			}
+			len = mutate_text(data, n, sizeof data, alphabet, sizeof alphabet - 1, &rng);
 			/* an exact-size copy: ASan sees a read past the line */
 			{
 				char *line = malloc(len > 0 ? len : 1);

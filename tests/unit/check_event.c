@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "../mutate.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -451,15 +452,6 @@ START_TEST(test_block_edges)
 	}
 }
 END_TEST
-
-static uint32_t next_rand(uint32_t *x)
-{
-	/* xorshift32: deterministic across runs */
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
 
 START_TEST(test_mutations)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scan.h"
+#include "../mutate.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define S(lit) lit, sizeof(lit) - 1
@@ -25,15 +26,6 @@ struct feeder {
 	size_t fail_at;  /* read fails once pos reaches it (SIZE_MAX: never) */
 	unsigned calls;
 };
-
-static uint32_t next_rand(uint32_t *x)
-{
-	/* xorshift32: deterministic across runs */
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
 
 static long feed_read(void *ctx, void *dst, size_t n)
 {
@@ -873,7 +865,7 @@ START_TEST(test_fast_path_agrees)
 	static const char alphabet[] = "{}[]\":,\\ \n\t-+.0123456789eEtruefalsnu\x01\x7f\xff/bx";
 	char data[sizeof fast_seed + 8];
 	uint32_t rng = 0x2545F491u;
-	size_t n = sizeof fast_seed - 1, i, k;
+	size_t n = sizeof fast_seed - 1, i;
 
 	scan_both(fast_seed, n, 1 << 20);
 	for (i = 0; i < n; i++) /* every cut: the value ends inside every token */
@@ -881,22 +873,9 @@ START_TEST(test_fast_path_agrees)
 	for (i = 0; i < 60; i++) /* every size limit around the value's length */
 		scan_both(fast_seed, n, 200 + i * 3);
 	for (i = 0; i < 20000; i++) {
-		size_t edits = 1 + next_rand(&rng) % 3, len = n;
+		size_t len;
 		memcpy(data, fast_seed, n);
-		for (k = 0; k < edits; k++) {
-			size_t at = next_rand(&rng) % len;
-			char c = alphabet[next_rand(&rng) % (sizeof alphabet - 1)];
-			switch (next_rand(&rng) % 3) {
-			case 0: data[at] = c; break;                              /* replace */
-			case 1: memmove(data + at, data + at + 1, len - at - 1); len--; break;
-			default:
-				if (len < sizeof data) {                          /* insert */
-					memmove(data + at + 1, data + at, len - at);
-					data[at] = c;
-					len++;
-				}
-			}
-		}
+		len = mutate_text(data, n, sizeof data, alphabet, sizeof alphabet - 1, &rng);
 		scan_both(data, len, 1 << 20);
 	}
 	free_scanners();
