@@ -24,9 +24,14 @@ void decode_file(const char *path, int out_fd, size_t max_event, const char *too
 	decode_file_as(path, path, out_fd, max_event, DECODE_DEFAULT_MAX_MEMBERS, tool, result);
 }
 
-static int put_queue(void *ctx, const void *data, size_t n)
+static char *queue_room(void *ctx)
 {
-	return blockq_put(ctx, data, n);
+	return blockq_room(ctx);
+}
+
+static void queue_commit(void *ctx, size_t n)
+{
+	blockq_commit(ctx, n);
 }
 
 /* Into out_fd, or into q when it is not NULL. */
@@ -47,14 +52,13 @@ static void decode_into(const char *path, const char *recorded, int out_fd, stru
 		result->status = DECODE_OPEN;
 		return;
 	}
-	if (writer_init(&out, q != NULL ? -1 : out_fd) != 0) {
+	/* into the queue's blocks in place: the events are scanned into them */
+	if (q != NULL) {
+		writer_init_blocks(&out, q->block_size, queue_room, queue_commit, q);
+	} else if (writer_init(&out, out_fd) != 0) {
 		source_close(src);
 		result->status = DECODE_NOMEM;
 		return;
-	}
-	if (q != NULL) {
-		out.sink = put_queue;
-		out.sink_ctx = q;
 	}
 	if (scan_init(&scan, read_source, src, max_event) != 0) {
 		writer_free(&out);

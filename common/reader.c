@@ -73,9 +73,84 @@ static int reader_fill(struct reader *r)
 	return 0;
 }
 
+void reader_use_blocks(struct reader *r, size_t (*peek)(void *ctx, const char **data),
+		       void (*advance)(void *ctx, size_t n), void *blocks)
+{
+	r->peek = peek;
+	r->advance = advance;
+	r->blocks = blocks;
+}
+
+/* Append n bytes to the line being put together in buf[0, end). */
+static int carry(struct reader *r, const char *p, size_t n)
+{
+	if (n > r->cap - r->end) {
+		size_t cap = r->cap;
+		char *grown;
+		while (n > cap - r->end)
+			cap *= 2;
+		if ((grown = realloc(r->buf, cap)) == NULL)
+			return READ_NOMEM;
+		r->buf = grown;
+		r->cap = cap;
+	}
+	memcpy(r->buf + r->end, p, n);
+	r->end += n;
+	return 0;
+}
+
+static int line_from_blocks(struct reader *r, const char **line, size_t *len)
+{
+	/* a line put together last time is done with (at the end, an
+	 * unfinished one stays: READ_PARTIAL again) */
+	if (!r->eof)
+		r->start = r->end = 0;
+	for (;;) {
+		const char *from, *nl;
+		size_t avail, n;
+		int rc;
+
+		if (r->block_at == r->block_len) {
+			if (r->block_len > 0)
+				r->advance(r->blocks, r->block_len);
+			r->block_len = r->block_at = 0;
+			if (!r->eof && (r->block_len = r->peek(r->blocks, &r->block)) == 0)
+				r->eof = 1;
+			if (r->eof)
+				return r->end == 0 ? READ_EOF : READ_PARTIAL;
+		}
+		from = r->block + r->block_at;
+		avail = r->block_len - r->block_at;
+		nl = memchr(from, '\n', avail);
+		n = nl != NULL ? (size_t)(nl - from) : avail;
+		if (r->end + n > r->max_line)
+			return READ_TOO_LONG;
+		if (nl == NULL || r->end > 0) {
+			if ((rc = carry(r, from, n)) != 0)
+				return rc;
+			r->block_at += n;
+			if (nl == NULL)
+				continue;
+			*line = r->buf;
+			*len = r->end;
+		} else {
+			*line = from;
+			*len = n;
+			r->block_at += n;
+		}
+		r->block_at++;  /* the newline */
+		r->offset += *len + 1;
+		r->lineno++;
+		return READ_LINE;
+	}
+}
+
 int reader_line(struct reader *r, const char **line, size_t *len)
 {
 	size_t scanned = 0;
+
+	if (r->peek != NULL)
+		return line_from_blocks(r, line, len);
 
 	for (;;) {
 		char *from = r->buf + r->start + scanned;

@@ -20,6 +20,13 @@ struct reader {
 	 * teepass.h): bytes read, 0 at the end, -1 with errno */
 	long (*fill)(void *ctx, void *dst, size_t n);
 	void *fill_ctx;
+	/* lines read in place from another thread's blocks when set
+	 * (reader_use_blocks) */
+	size_t (*peek)(void *ctx, const char **data);
+	void (*advance)(void *ctx, size_t n);
+	void *blocks;
+	const char *block;       /* the block lines are handed out from */
+	size_t block_len, block_at;
 };
 
 enum reader_status {
@@ -35,6 +42,14 @@ int reader_init(struct reader *r, int fd, size_t max_line);
 /* The line stays valid until the next call. */
 int reader_line(struct reader *r, const char **line, size_t *len);
 void reader_free(struct reader *r);
+/* Read from the blocks of a queue (blockq.h) instead of fd: peek gives
+ * the unread bytes of the first block, waiting for one (0 at the end);
+ * advance gives back n of them.  A line inside a block is handed out
+ * where it lies (the block is given back once the next line is asked
+ * for past it); a line across blocks is put together in the reader's own
+ * buffer.  The same statuses as from fd, READ_ERROR apart. */
+void reader_use_blocks(struct reader *r, size_t (*peek)(void *ctx, const char **data),
+		       void (*advance)(void *ctx, size_t n), void *blocks);
 /* Give back what one long line made the buffer grow to, keeping the unread
  * bytes (for a stage that holds a reader across a long computation). */
 void reader_trim(struct reader *r);

@@ -26,31 +26,63 @@ int writer_init(struct writer *w, int fd)
 	return 0;
 }
 
-static int emit(struct writer *w, const void *data, size_t n)
+void writer_init_blocks(struct writer *w, size_t block_size, char *(*room)(void *ctx),
+			void (*commit)(void *ctx, size_t n), void *blocks)
 {
-	if (w->sink != NULL)
-		return w->sink(w->sink_ctx, data, n);
-	return io_write_all(w->fd, data, n);
+	memset(w, 0, sizeof *w);
+	w->fd = -1;
+	w->room = room;
+	w->commit = commit;
+	w->blocks = blocks;
+	w->block_size = block_size;
 }
 
 int writer_flush(struct writer *w)
 {
 	if (w->len == 0)
 		return 0;
-	if (emit(w, w->buf, w->len) != 0)
+	if (w->room != NULL) {
+		w->commit(w->blocks, w->len);
+		w->buf = NULL;
+		w->cap = 0;
+	} else if (io_write_all(w->fd, w->buf, w->len) != 0) {
 		return -1;
+	}
 	w->written += w->len;
 	w->len = 0;
 	return 0;
 }
 
+/* Into blocks: as many as the bytes fill, the last one kept for more. */
+static int put_blocks(struct writer *w, const char *data, size_t n)
+{
+	while (n > 0) {
+		size_t k;
+		if (w->buf == NULL) {
+			if ((w->buf = w->room(w->blocks)) == NULL)
+				return -1;
+			w->cap = w->block_size;
+		}
+		k = n < w->cap - w->len ? n : w->cap - w->len;
+		memcpy(w->buf + w->len, data, k);
+		w->len += k;
+		data += k;
+		n -= k;
+		if (w->len == w->cap && writer_flush(w) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int writer_put(struct writer *w, const void *data, size_t n)
 {
-	if (n > w->cap - w->len) {
+	if (n > w->cap - w->len || w->buf == NULL) {
+		if (w->room != NULL)
+			return put_blocks(w, data, n);
 		if (writer_flush(w) != 0)
 			return -1;
 		if (n >= w->cap) {
-			if (emit(w, data, n) != 0)
+			if (io_write_all(w->fd, data, n) != 0)
 				return -1;
 			w->written += n;
 			return 0;
@@ -63,6 +95,7 @@ int writer_put(struct writer *w, const void *data, size_t n)
 
 void writer_free(struct writer *w)
 {
-	free(w->buf);
+	if (w->room == NULL)
+		free(w->buf);
 	w->buf = NULL;
 }

@@ -58,8 +58,11 @@ static const char usage_text[] =
 
 /* Each trace is decoded in a thread of its own into a queue of blocks
  * (blockq.h) that this thread reads like any stage's input: no pipe, so
- * neither write(2) nor read(2) copies the stream in the kernel.  A decoder
- * that fails says why, as tr-decode would, and ends its stream early. */
+ * neither write(2) nor read(2) copies the stream in the kernel, and no
+ * copy in memory either: the decoder scans the events into the blocks
+ * (writer_init_blocks) and this thread reads the lines where they lie
+ * (reader_use_blocks).  A decoder that fails says why, as tr-decode
+ * would, and ends its stream early. */
 static size_t max_members = DECODE_DEFAULT_MAX_MEMBERS;  /* --max-member-bytes */
 
 struct input {
@@ -103,9 +106,14 @@ static void *decoder_main(void *arg)
 	return NULL;
 }
 
-static long take_decoded(void *ctx, void *dst, size_t n)
+static size_t peek_decoded(void *ctx, const char **data)
 {
-	return blockq_take(ctx, dst, n);
+	return blockq_peek(ctx, data);
+}
+
+static void advance_decoded(void *ctx, size_t n)
+{
+	blockq_advance(ctx, n);
 }
 
 static void start_decoder(struct input *x, const char *path, size_t max_event)
@@ -118,8 +126,7 @@ static void start_decoder(struct input *x, const char *path, size_t max_event)
 	if (blockq_init(&x->q, IO_WRITE_BLOCK) != 0 ||
 	    stream_in_init(&x->in, -1, STREAM_DEFAULT_MAX_LINE) != 0)
 		die_nomem();
-	x->in.r.fill = take_decoded;
-	x->in.r.fill_ctx = &x->q;
+	reader_use_blocks(&x->in.r, peek_decoded, advance_decoded, &x->q);
 	if ((rc = pthread_create(&x->thread, NULL, decoder_main, x)) != 0) {
 		errno = rc;
 		die_errno(EXIT_CANNOT_RUN, "a decoder thread");

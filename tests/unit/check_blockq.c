@@ -3,7 +3,8 @@
  * puts (larger than a block included) and of the takes; the end comes
  * after the last byte; a consumer that cancels releases a producer
  * waiting for room (EPIPE), and a consumer waiting for bytes; a writer
- * with the queue as its sink; blocks filled and read in place. */
+ * filling the queue's blocks in place (writer_init_blocks), stopped the
+ * same way; blocks filled and read in place. */
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -38,9 +39,14 @@ struct producer {
 	int via_writer;
 };
 
-static int put_queue(void *ctx, const void *data, size_t n)
+static char *queue_room(void *ctx)
 {
-	return blockq_put(ctx, data, n);
+	return blockq_room(ctx);
+}
+
+static void queue_commit(void *ctx, size_t n)
+{
+	blockq_commit(ctx, n);
 }
 
 /* Puts of 1, 7, 100, ... bytes, up to twice the block size. */
@@ -52,12 +58,7 @@ static void *produce(void *arg)
 
 	if (pr->via_writer) {
 		struct writer w;
-		if (writer_init(&w, -1) != 0) {
-			pr->rc = -2;
-			return NULL;
-		}
-		w.sink = put_queue;
-		w.sink_ctx = pr->q;
+		writer_init_blocks(&w, pr->q->block_size, queue_room, queue_commit, pr->q);
 		while (at < pr->total && pr->rc == 0) {
 			size_t n = sizes[k++ % 9];
 			if (n > pr->total - at)
@@ -132,7 +133,7 @@ START_TEST(bytes_in_order)
 }
 END_TEST
 
-START_TEST(writer_sink)
+START_TEST(writer_in_blocks)
 {
 	round_trip(1);
 }
@@ -152,6 +153,7 @@ START_TEST(cancel_frees_producer)
 	pr.q = &q;
 	pr.data = data;
 	pr.total = TOTAL;
+	pr.via_writer = _i;
 	ck_assert_int_eq(pthread_create(&t, NULL, produce, &pr), 0);
 	blockq_cancel(&q);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
@@ -288,8 +290,8 @@ static Suite *blockq_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, bytes_in_order);
-	tcase_add_test(tc, writer_sink);
-	tcase_add_test(tc, cancel_frees_producer);
+	tcase_add_test(tc, writer_in_blocks);
+	tcase_add_loop_test(tc, cancel_frees_producer, 0, 2);
 	tcase_add_test(tc, close_after_puts);
 	tcase_add_test(tc, in_place_both_ends);
 	tcase_add_test(tc, cancel_frees_consumer);

@@ -1,7 +1,9 @@
-/* Unit tests for common/reader.c: reader_line over a temporary file and
- * over a pipe fed by a thread in uneven pieces (lines across 4 MiB block
- * boundaries, lines longer than a block, max_line, a last line without
- * '\n', empty input, read errors). */
+/* Unit tests for common/reader.c: reader_line over a temporary file, over
+ * a pipe fed by a thread in uneven pieces, and over blocks handed out in
+ * uneven sizes as blockq_peek does (reader_use_blocks; each block freed
+ * and poisoned once given back): lines across 4 MiB block boundaries,
+ * lines longer than a block, max_line, a last line without '\n', empty
+ * input, read errors. */
 #define _GNU_SOURCE  /* F_GETPIPE_SZ */
 #include <check.h>
 #include <errno.h>
@@ -22,7 +24,7 @@
 
 /* ---- input helpers: the same bytes from a file or from a pipe ---- */
 
-enum feed { FEED_FILE = 0, FEED_PIPE = 1 };
+enum feed { FEED_FILE = 0, FEED_PIPE = 1, FEED_BLOCKS = 2 };
 
 struct input {
 	int fd;
@@ -32,6 +34,11 @@ struct input {
 	size_t n;
 	int wfd;
 	int wrc;
+	/* FEED_BLOCKS: the block handed out, a copy of data[block_at,
+	 * block_end), given back up to at */
+	int blocks;
+	char *block;
+	size_t at, block_at, block_end, piece;
 };
 
 static int temp_fd(void)
@@ -67,11 +74,67 @@ static void *pipe_writer(void *arg)
 	return NULL;
 }
 
+/* FEED_BLOCKS: the next piece as a block of its own (sizes growing as the
+ * pipe writer's pieces do), until it is given back whole. */
+static size_t peek_block(void *ctx, const char **data)
+{
+	struct input *in = ctx;
+
+	if (in->block == NULL) {
+		size_t k;
+		if (in->at == in->n)
+			return 0;
+		k = in->n - in->at < in->piece ? in->n - in->at : in->piece;
+		in->block = malloc(k);
+		ck_assert_ptr_nonnull(in->block);
+		memcpy(in->block, in->data + in->at, k);
+		in->block_at = in->at;
+		in->block_end = in->at + k;
+		in->piece = in->piece * 3 + 7;
+		if (in->piece > 3 * 1000 * 1000)
+			in->piece = 1;
+	}
+	*data = in->block + (in->at - in->block_at);
+	return in->block_end - in->at;
+}
+
+/* A block given back is poisoned and freed: a line still pointing into it
+ * would read garbage (and ASan would say so). */
+static void advance_block(void *ctx, size_t n)
+{
+	struct input *in = ctx;
+
+	ck_assert_ptr_nonnull(in->block);
+	ck_assert_uint_le(n, in->block_end - in->at);
+	in->at += n;
+	if (in->at == in->block_end) {
+		memset(in->block, 0xa5, in->block_end - in->block_at);
+		free(in->block);
+		in->block = NULL;
+	}
+}
+
+/* reader_init on the input's descriptor, or on its blocks. */
+static void start_reader(struct reader *r, struct input *in, size_t max_line)
+{
+	ck_assert_int_eq(reader_init(r, in->fd, max_line), 0);
+	if (in->blocks)
+		reader_use_blocks(r, peek_block, advance_block, in);
+}
+
 static void open_input(struct input *in, const char *data, size_t n, enum feed how)
 {
 	int p[2];
 
 	memset(in, 0, sizeof *in);
+	if (how == FEED_BLOCKS) {
+		in->fd = -1;
+		in->blocks = 1;
+		in->data = data;
+		in->n = n;
+		in->piece = 1;
+		return;
+	}
 	if (how == FEED_FILE) {
 		in->fd = temp_fd();
 		ck_assert_int_eq(io_write_all(in->fd, data, n), 0);
@@ -92,6 +155,10 @@ static void close_input(struct input *in)
 {
 	char sink[65536];
 
+	if (in->blocks) {
+		free(in->block);
+		return;
+	}
 	if (in->threaded)
 		while (io_read_some(in->fd, sink, sizeof sink) > 0)
 			;
@@ -157,7 +224,7 @@ START_TEST(test_lines_across_blocks)
 	ck_assert_uint_eq(off, total);
 
 	open_input(&in, data, total, how);
-	ck_assert_int_eq(reader_init(&r, in.fd, 4100), 0);
+	start_reader(&r, &in, 4100);
 	for (i = 0, off = 0; i < nlines; i++) {
 		/* plain tests in the loop: every ck_assert costs a write in
 		 * no-fork mode */
@@ -193,7 +260,7 @@ START_TEST(test_newline_at_block_edges)
 	data[IO_BLOCK] = '\n';      /* line 2: empty */
 	data[n - 1] = '\n';         /* line 3: the rest */
 	open_input(&in, data, n, how);
-	ck_assert_int_eq(reader_init(&r, in.fd, 2 * IO_BLOCK), 0);
+	start_reader(&r, &in, 2 * IO_BLOCK);
 	expect_line(&r, data, IO_BLOCK - 1);
 	expect_line(&r, "", 0);
 	expect_line(&r, data + IO_BLOCK + 1, n - IO_BLOCK - 2);
@@ -218,7 +285,7 @@ START_TEST(test_line_longer_than_block)
 		data[i] = (char)('a' + i % 26);
 	memcpy(data + big, "\nxyz\n", 5);
 	open_input(&in, data, n, how);
-	ck_assert_int_eq(reader_init(&r, in.fd, big), 0);
+	start_reader(&r, &in, big);
 	expect_line(&r, data, big);
 	ck_assert_uint_eq(r.offset, big + 1);
 	expect_line(&r, "xyz", 3);
@@ -240,7 +307,7 @@ START_TEST(test_max_line_exact_and_over)
 
 	open_input(&in, data, sizeof data - 1, how);
 
-	ck_assert_int_eq(reader_init(&r, in.fd, 10), 0);
+	start_reader(&r, &in, 10);
 	expect_line(&r, "0123456789", 10);  /* exactly max_line */
 	expect_line(&r, "", 0);
 	expect_status(&r, READ_TOO_LONG);  /* 11 bytes */
@@ -252,8 +319,8 @@ START_TEST(test_max_line_exact_and_over)
 END_TEST
 
 /* Too long without a '\n' in sight: refused once more than max_line bytes
- * are buffered, without buffering the whole line (a file only: the loop
- * covers FEED_FILE alone). */
+ * are buffered, without buffering the whole line (a file and blocks: a
+ * pipe's reads may stop anywhere). */
 START_TEST(test_max_line_no_newline)
 {
 	enum feed how = (enum feed)_i;
@@ -266,7 +333,7 @@ START_TEST(test_max_line_no_newline)
 	memset(data, 'q', n);
 	data[n - 1] = '\n';
 	open_input(&in, data, n, how);
-	ck_assert_int_eq(reader_init(&r, in.fd, max), 0);
+	start_reader(&r, &in, max);
 	expect_status(&r, READ_TOO_LONG);
 	ck_assert_uint_le(r.cap, 2 * IO_BLOCK);
 	ck_assert_uint_eq(r.lineno, 0);
@@ -285,7 +352,7 @@ START_TEST(test_max_line_partial_tail)
 
 	open_input(&in, data, sizeof data - 1, how);
 
-	ck_assert_int_eq(reader_init(&r, in.fd, 10), 0);
+	start_reader(&r, &in, 10);
 	expect_line(&r, "abc", 3);
 	expect_status(&r, READ_TOO_LONG);
 	reader_free(&r);
@@ -304,7 +371,7 @@ START_TEST(test_partial_last_line)
 
 	open_input(&in, data, sizeof data - 1, how);
 
-	ck_assert_int_eq(reader_init(&r, in.fd, 100), 0);
+	start_reader(&r, &in, 100);
 	expect_line(&r, "first", 5);
 	expect_line(&r, "second", 6);
 	expect_status(&r, READ_PARTIAL);
@@ -324,7 +391,7 @@ START_TEST(test_partial_only_line)
 
 	open_input(&in, "x", 1, how);
 
-	ck_assert_int_eq(reader_init(&r, in.fd, 100), 0);
+	start_reader(&r, &in, 100);
 	expect_status(&r, READ_PARTIAL);
 	reader_free(&r);
 	close_input(&in);
@@ -339,7 +406,7 @@ START_TEST(test_empty_input)
 
 	open_input(&in, "", 0, how);
 
-	ck_assert_int_eq(reader_init(&r, in.fd, 100), 0);
+	start_reader(&r, &in, 100);
 	expect_status(&r, READ_EOF);
 	expect_status(&r, READ_EOF);
 	ck_assert_uint_eq(r.lineno, 0);
@@ -357,7 +424,7 @@ START_TEST(test_only_newlines)
 
 	open_input(&in, "\n\n", 2, how);
 
-	ck_assert_int_eq(reader_init(&r, in.fd, 0), 0);
+	start_reader(&r, &in, 0);
 	expect_line(&r, "", 0);
 	expect_line(&r, "", 0);
 	expect_status(&r, READ_EOF);
@@ -391,20 +458,21 @@ static Suite *reader_suite(void)
 
 	tcase_set_timeout(lines, 60);
 	tcase_set_timeout(limits, 60);
-	tcase_add_loop_test(lines, test_lines_across_blocks, FEED_FILE, FEED_PIPE + 1);
-	tcase_add_loop_test(lines, test_newline_at_block_edges, FEED_FILE, FEED_PIPE + 1);
-	tcase_add_loop_test(lines, test_line_longer_than_block, FEED_FILE, FEED_PIPE + 1);
+	tcase_add_loop_test(lines, test_lines_across_blocks, FEED_FILE, FEED_BLOCKS + 1);
+	tcase_add_loop_test(lines, test_newline_at_block_edges, FEED_FILE, FEED_BLOCKS + 1);
+	tcase_add_loop_test(lines, test_line_longer_than_block, FEED_FILE, FEED_BLOCKS + 1);
 	suite_add_tcase(s, lines);
 
-	tcase_add_loop_test(limits, test_max_line_exact_and_over, FEED_FILE, FEED_PIPE + 1);
+	tcase_add_loop_test(limits, test_max_line_exact_and_over, FEED_FILE, FEED_BLOCKS + 1);
 	tcase_add_loop_test(limits, test_max_line_no_newline, FEED_FILE, FEED_FILE + 1);
-	tcase_add_loop_test(limits, test_max_line_partial_tail, FEED_FILE, FEED_PIPE + 1);
+	tcase_add_loop_test(limits, test_max_line_no_newline, FEED_BLOCKS, FEED_BLOCKS + 1);
+	tcase_add_loop_test(limits, test_max_line_partial_tail, FEED_FILE, FEED_BLOCKS + 1);
 	suite_add_tcase(s, limits);
 
-	tcase_add_loop_test(end, test_partial_last_line, FEED_FILE, FEED_PIPE + 1);
-	tcase_add_loop_test(end, test_partial_only_line, FEED_FILE, FEED_PIPE + 1);
-	tcase_add_loop_test(end, test_empty_input, FEED_FILE, FEED_PIPE + 1);
-	tcase_add_loop_test(end, test_only_newlines, FEED_FILE, FEED_PIPE + 1);
+	tcase_add_loop_test(end, test_partial_last_line, FEED_FILE, FEED_BLOCKS + 1);
+	tcase_add_loop_test(end, test_partial_only_line, FEED_FILE, FEED_BLOCKS + 1);
+	tcase_add_loop_test(end, test_empty_input, FEED_FILE, FEED_BLOCKS + 1);
+	tcase_add_loop_test(end, test_only_newlines, FEED_FILE, FEED_BLOCKS + 1);
 	tcase_add_test(end, test_read_error);
 	suite_add_tcase(s, end);
 	return s;
