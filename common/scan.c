@@ -905,6 +905,8 @@ struct text_blocks {
 	uint64_t in_string;        /* all ones: the last block ended in a string */
 	uint64_t escaped;          /* 1: the next block's first byte is escaped */
 	uint64_t scalar;           /* 1: the last block ended on a scalar byte */
+	uint64_t block_space;      /* the last block's whitespace outside strings */
+	uint64_t space;            /* nonzero: the text has whitespace outside strings */
 	int bad;                   /* a block held an error */
 	unsigned count;            /* blocks in tokens[] */
 	uint64_t tokens[CHUNK_BLOCKS]; /* per block, its tokens (bit i: byte i) */
@@ -1005,6 +1007,9 @@ static FAST_INLINE uint64_t block_tokens(struct text_blocks *b, const unsigned c
 			}
 		}
 	}
+	/* low bytes that are not structural: whitespace (control bytes
+	 * outside strings were refused above) */
+	b->block_space = m.structural_or_low & ~m.quote_or_structural & outside;
 	other = ~(m.quote_or_structural | m.structural_or_low) & outside & (~(uint64_t)0 >> shift);
 	structural = (structural & outside) | (quotes & in) | (other & ~(other << 1 | b->scalar));
 	b->scalar = other >> 63;
@@ -1025,10 +1030,12 @@ static FAST_INLINE unsigned next_chunk(struct text_blocks *b, const int portable
 		if (left >= 64) {
 			b->tokens[n] = block_tokens(b, base, 0, base, portable);
 			b->next += 64;
+			b->space |= b->block_space;
 		} else if (len >= 64) {
 			/* the last 64 bytes, shifted so that bit 0 is the first new one */
 			b->tokens[n] = block_tokens(b, b->end - 64, (unsigned)(64 - left), base, portable);
 			b->next = len;
+			b->space |= b->block_space;
 		} else {
 			/* a short text, padded with spaces: nothing to check in them */
 			unsigned char pad[64];
@@ -1036,6 +1043,7 @@ static FAST_INLINE unsigned next_chunk(struct text_blocks *b, const int portable
 			memcpy(pad, b->text, len);
 			b->tokens[n] = block_tokens(b, pad, 0, base, portable);
 			b->next = len;
+			b->space |= b->block_space & (((uint64_t)1 << len) - 1);
 		}
 		if (b->bad)
 			return 0;
@@ -1150,21 +1158,65 @@ static FAST_INLINE int number_ok(const unsigned char *s, const unsigned char *ne
 	return after != NULL && ends_scalar(after, end);
 }
 
+/* What text_valid captures for scan_text_valid_members (capture set). */
+struct captures {
+	const struct scan_want *want;
+	struct scan_span *value;
+	unsigned left;             /* bit i: name i not found yet */
+	int container;             /* a wanted member's value was an object or array */
+};
+
+/* The index of the wanted name that the key from its opening quote q up
+ * to the colon at colon is, or -1 (also for whitespace before the colon:
+ * the text then has some, and the caller is told so anyway).  Names are
+ * compared packed into a word: an event has ten keys or so. */
+static inline int wanted_key(const struct captures *cap, const unsigned char *q,
+			     const unsigned char *colon, const unsigned char *end)
+{
+	const struct scan_want *w = cap->want;
+	size_t n = (size_t)(colon - q) - 2;
+	uint64_t name = 0;
+	unsigned left;
+
+	if (n > w->longest || (w->lengths >> n & 1) == 0 || colon[-1] != '"')
+		return -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (end - q > 9) {
+		memcpy(&name, q + 1, 8);
+		name &= n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
+	} else
+#endif
+	{
+		size_t j;
+		for (j = 0; j < n; j++)
+			name |= (uint64_t)q[1 + j] << (8 * j);
+	}
+	for (left = cap->left; left != 0; left &= left - 1) {
+		unsigned i = (unsigned)lowest_bit(left);
+		if (w->name[i] == name && w->len[i] == n)
+			return (int)i;
+	}
+	return -1;
+}
+
 /* fast_walk's grammar (same verdicts, same depth bound) over the tokens
  * next_token hands out: strings were checked by the masks, numbers and
- * literals are checked here at their first byte. */
-static FAST_INLINE int text_valid(const unsigned char *text, size_t len, const int portable)
+ * literals are checked here at their first byte.  With capture set, the
+ * values of the wanted members of the outermost object are noted on the
+ * way: a scalar's raw text runs from its first byte to the next token. */
+static FAST_INLINE int text_valid(const unsigned char *text, size_t len, const int portable,
+				  const int capture, struct captures *cap)
 {
 	struct text_blocks b;
-	const unsigned char *p, *end = text + len, *base = text;
+	const unsigned char *p, *end = text + len, *base = text, *vstart = NULL;
 	uint64_t tokens = 0, objects = 0; /* objects: bit d set: level d + 1 is an object */
 	unsigned depth = 0, block = 0;
-	int c;
+	int c, pending = -1;       /* capture: the wanted member whose value is next */
 
 	b.text = text;
 	b.end = end;
 	b.next = 0;
-	b.in_string = b.escaped = b.scalar = 0;
+	b.in_string = b.escaped = b.scalar = b.space = 0;
 	b.bad = 0;
 	b.count = 0;
 	p = next_token(&b, &tokens, &base, &block, portable);
@@ -1182,6 +1234,10 @@ value:
 	if (c == '{' || c == '[') {
 		if (depth == FAST_MAX_DEPTH)
 			return 0;
+		if (capture && pending >= 0) {
+			cap->container = 1;
+			pending = -1;
+		}
 		p = next_token(&b, &tokens, &base, &block, portable);
 		if (c == '{') {
 			objects |= (uint64_t)1 << depth++;
@@ -1205,8 +1261,17 @@ value:
 after_value:
 	p = next_token(&b, &tokens, &base, &block, portable);
 next_after_value:
-	if (depth == 0)
-		return p == &no_token && !b.bad;
+	if (capture && pending >= 0 && p != &no_token) {
+		cap->value[pending].p = (const char *)vstart;
+		cap->value[pending].len = (size_t)(p - vstart);
+		cap->left &= ~(1u << pending);
+		pending = -1;
+	}
+	if (depth == 0) {
+		if (p != &no_token || b.bad)
+			return 0;
+		return capture && (b.space != 0 || cap->container) ? 2 : 1;
+	}
 	c = *p;
 	if (c == ',') {
 		p = next_token(&b, &tokens, &base, &block, portable);
@@ -1219,20 +1284,66 @@ next_after_value:
 	depth--;
 	goto after_value;
 key:
-	if (*p != '"' || *next_token(&b, &tokens, &base, &block, portable) != ':')
-		return 0;
+	{
+		const unsigned char *q = p;
+		if (*q != '"' || *(p = next_token(&b, &tokens, &base, &block, portable)) != ':')
+			return 0;
+		if (capture && depth == 1 && cap->left != 0)
+			pending = wanted_key(cap, q, p, end);
+	}
 	p = next_token(&b, &tokens, &base, &block, portable);
+	vstart = p;
 	goto value;
 }
 
 int scan_text_valid(const void *text, size_t len)
 {
-	return text_valid(text, len, 0);
+	return text_valid(text, len, 0, 0, NULL);
 }
 
 int scan_text_valid_portable(const void *text, size_t len)
 {
-	return text_valid(text, len, 1);
+	return text_valid(text, len, 1, 0, NULL);
+}
+
+int scan_want_init(struct scan_want *w, const struct scan_member *names, unsigned n)
+{
+	unsigned i;
+	size_t j;
+
+	memset(w, 0, sizeof *w);
+	if (n > SCAN_WANT_MAX)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (names[i].len > 8)
+			return -1;
+		/* byte j in bits 8j..8j+7, as wanted_key packs a key */
+		for (j = 0; j < names[i].len; j++)
+			w->name[i] |= (uint64_t)(unsigned char)names[i].name[j] << (8 * j);
+		w->len[i] = names[i].len;
+		w->lengths |= 1u << names[i].len;
+		if (names[i].len > w->longest)
+			w->longest = names[i].len;
+	}
+	w->n = n;
+	return 0;
+}
+
+int scan_text_valid_members(const void *text, size_t len, const struct scan_want *want,
+			    struct scan_span *value)
+{
+	struct captures cap;
+	unsigned i;
+
+	for (i = 0; i < want->n; i++) {
+		value[i].p = NULL;
+		value[i].len = 0;
+	}
+	cap.want = want;
+	cap.value = value;
+	cap.left = want->n == 0 ? 0 : (1u << want->n) - 1;
+	cap.container = 0;
+	return text_valid(text, len, 0, 1, &cap);
 }
 
 /* One value, iteratively (no recursion on the C stack): a small pushdown

@@ -73,6 +73,36 @@ int scan_value_into(struct scan *s, void *dst, size_t room, size_t *n);
  * a bare number at the very end): scan the text with scan_value then, for
  * the verdict and its message. */
 int scan_text_valid(const void *text, size_t len);
+/* A member of an object by its name: the raw bytes between the quotes
+ * (escapes as they stand), and a value's raw text (len 0: none). */
+struct scan_member {
+	const char *name;
+	size_t len;
+};
+struct scan_span {
+	const char *p;
+	size_t len;
+};
+/* The names scan_text_valid_members looks for, prepared once. */
+#define SCAN_WANT_MAX 16
+struct scan_want {
+	uint64_t name[SCAN_WANT_MAX];  /* the bytes of each name, packed */
+	size_t len[SCAN_WANT_MAX];
+	size_t longest;
+	unsigned lengths;              /* bit k: some name has k bytes */
+	unsigned n;
+};
+/* 0, or -1 for more than SCAN_WANT_MAX names or one longer than 8 bytes. */
+int scan_want_init(struct scan_want *w, const struct scan_member *names, unsigned n);
+/* scan_text_valid, and on the way, of the outermost object's own members
+ * (not those of objects inside it), the first value of each name of want
+ * into value[i] (len 0: absent).  1: the text is valid and each value is
+ * what a walk from the first member, member after member, finds
+ * (event_members).  2: it is valid, but the values may not be that: the
+ * text has whitespace outside strings (where such a walk stops), or a
+ * wanted member's value is an object or array.  0 as scan_text_valid. */
+int scan_text_valid_members(const void *text, size_t len, const struct scan_want *want,
+			    struct scan_span *value);
 /* scan_text_valid's verdict without SIMD, as builds without SSE2 compute
  * it (for tests, which require the same verdicts). */
 int scan_text_valid_portable(const void *text, size_t len);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event.h"
 #include "scan.h"
 #include "../mutate.h"
 
@@ -1104,6 +1105,44 @@ static unsigned agree_valid, agree_invalid;
 
 /* scan_text_valid and its portable twin on an exact copy of text (ASan
  * sees any read past it): both give the reference's verdict. */
+/* The members scan_text_valid_members is asked for in valid_agrees: short
+ * and long names, one with an escape as it stands, the empty one. */
+static const struct scan_member member_names[] = {
+	{ "ph", 2 }, { "ts", 2 }, { "dur", 3 }, { "cat", 3 }, { "name", 4 }, { "id", 2 },
+	{ "", 0 }, { "p\\u0068", 7 }, { "External", 8 },
+};
+#define NMEMBERS (sizeof member_names / sizeof member_names[0])
+static const char *const member_keys[NMEMBERS] = {
+	"ph", "ts", "dur", "cat", "name", "id", "", "p\\u0068", "External",
+};
+static size_t members_exact;   /* texts where the values were vouched for */
+
+/* scan_text_valid_members: the same verdict; when it vouches for the
+ * values (1), they are event_members's, the member walk's, exactly. */
+static void members_agree(const char *copy, size_t len, int valid, const char *what, size_t at)
+{
+	struct scan_want want;
+	struct scan_span got[NMEMBERS];
+	struct member ref[NMEMBERS];
+	size_t k;
+	int rc;
+
+	ck_assert_int_eq(scan_want_init(&want, member_names, NMEMBERS), 0);
+	rc = scan_text_valid_members(copy, len, &want, got);
+	ck_assert_msg((rc != 0) == valid, "%s %zu: members verdict on \"%.*s\" is %d", what, at,
+		      (int)len, copy, rc);
+	if (rc != 1)
+		return;
+	members_exact++;
+	event_members(copy, len, member_keys, (int)NMEMBERS, ref);
+	for (k = 0; k < NMEMBERS; k++)
+		ck_assert_msg(got[k].len == ref[k].len &&
+			      (ref[k].len == 0 || got[k].p == ref[k].p),
+			      "%s %zu: member %s of \"%.*s\": \"%.*s\", the walk \"%.*s\"", what, at,
+			      member_keys[k], (int)len, copy, (int)got[k].len,
+			      got[k].p ? got[k].p : "", (int)ref[k].len, ref[k].p ? ref[k].p : "");
+}
+
 static void valid_agrees(const char *text, size_t len, const char *what, size_t at)
 {
 	char *copy = malloc(len > 0 ? len : 1);
@@ -1116,6 +1155,7 @@ static void valid_agrees(const char *text, size_t len, const char *what, size_t 
 		      what, at, (int)len, text, !want);
 	ck_assert_msg(scan_text_valid_portable(copy, len) == want,
 		      "%s %zu: portable on \"%.*s\" is %d", what, at, (int)len, text, !want);
+	members_agree(copy, len, want, what, at);
 	if (want)
 		agree_valid++;
 	else
@@ -1351,9 +1391,10 @@ START_TEST(test_text_valid_mutations)
 		}
 		valid_agrees(text, len, "mutation", i);
 	}
-	/* both verdicts, many times */
+	/* both verdicts, many times; values vouched for often */
 	ck_assert_uint_gt(agree_valid, 5000);
 	ck_assert_uint_gt(agree_invalid, 20000);
+	ck_assert_uint_gt(members_exact, 3000);
 }
 END_TEST
 
