@@ -777,11 +777,9 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 	return 0;
 }
 
-int window_cut_span(struct window_cut *c, const char *line, size_t len, int64_t *lo,
-		    int64_t *hi, int *counted)
+static int span_of(struct window_cut *c, const char *line, size_t len, enum window_cat cat,
+		   const struct member *m, int64_t *lo, int64_t *hi, int *counted)
 {
-	struct member m[M_N];
-	enum window_cat cat = walk(line, len, m, 1);
 	int timed;
 
 	*counted = 0;
@@ -798,6 +796,29 @@ int window_cut_span(struct window_cut *c, const char *line, size_t len, int64_t 
 		return 0;
 	*counted = 1;
 	return is_guide(cat, m) ? see_counted_guide(c, line, len, *lo, *hi) : 0;
+}
+
+int window_cut_span(struct window_cut *c, const char *line, size_t len, int64_t *lo,
+		    int64_t *hi, int *counted)
+{
+	struct member m[M_N];
+	enum window_cat cat = walk(line, len, m, 1);
+
+	return span_of(c, line, len, cat, m, lo, hi, counted);
+}
+
+int window_cut_span_members(struct window_cut *c, const char *line, size_t len,
+			    const struct member *found, int64_t *lo, int64_t *hi, int *counted)
+{
+	struct member m[M_N];
+
+	memset(m, 0, sizeof m);
+	m[M_PH] = found[WINDOW_SPAN_PH];
+	m[M_TS] = found[WINDOW_SPAN_TS];
+	m[M_DUR] = found[WINDOW_SPAN_DUR];
+	m[M_CAT] = found[WINDOW_SPAN_CAT];
+	return span_of(c, line, len, m[M_PH].len > 0 ? window_category(m[M_PH].p, m[M_PH].len) :
+		       WCAT_OTHER, m, lo, hi, counted);
 }
 
 void window_cut_add_span(struct window_cut *c, int64_t lo, int64_t hi, uint32_t bytes)

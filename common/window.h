@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "event.h"
 #include "intern.h"
 #include "json.h"
 #include "windowgroup.h"
@@ -221,6 +222,13 @@ int window_cut_pass_table(const struct window_cut *c, struct buf *out);
  * 0, WINDOW_REFUSED or -1 as window_cut_see. */
 int window_cut_span(struct window_cut *c, const char *line, size_t len, int64_t *lo,
 		    int64_t *hi, int *counted);
+/* window_cut_span with the members it reads already found: found[] holds
+ * the raw texts of the event's first ph, ts, dur and cat members (len 0
+ * when absent), in the order below, as window_cut_span's walk from the
+ * first member would find them (scan_text_valid_members returning 1). */
+enum { WINDOW_SPAN_PH, WINDOW_SPAN_TS, WINDOW_SPAN_DUR, WINDOW_SPAN_CAT, WINDOW_SPAN_N };
+int window_cut_span_members(struct window_cut *c, const char *line, size_t len,
+			    const struct member *found, int64_t *lo, int64_t *hi, int *counted);
 void window_cut_add_span(struct window_cut *c, int64_t lo, int64_t hi, uint32_t bytes);
 
 /* The records of the first read, kept by the caller in the file fd, read

@@ -28,11 +28,11 @@
 #include "json.h"
 #include "opt.h"
 #include "outfile.h"
+#include "passtable.h"
 #include "stream.h"
 #include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
-#include "windowspan.h"
 
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"
@@ -239,29 +239,34 @@ static void write_table(struct state *st, const struct buf *table)
 		die_errno(EXIT_TROUBLE, "%s", st->table_path);
 }
 
+/* A pass table failure: its message, or the temporary file's error. */
+static void check_table(struct passtable *t, int rc)
+{
+	if (rc == PASSTABLE_NOMEM)
+		die_nomem();
+	if (rc == PASSTABLE_SPILL)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	if (rc != PASSTABLE_OK)
+		die(rc == PASSTABLE_REFUSED ? EXIT_INPUT : EXIT_TROUBLE, "%s", passtable_error(t));
+}
+
 /* The pass table alone: --pass-table without a window, where every line
  * goes through as it comes and the table, known only at the end, goes to
  * its file (empty without guides), and --list-passes, where the table goes
- * to standard output and nothing else does.  Of each event only what the
- * table needs is read (window_cut_span), its interval and bytes kept in a
- * few bytes (windowspan.h): no copy of the stream, no records. */
+ * to standard output and nothing else does (passtable.h: no copy of the
+ * stream, no records). */
 static int table_only(struct state *st)
 {
-	struct window_cut cut;
-	struct window_spec spec = { .list_passes = 1 };
-	struct windowspan spans;
+	struct passtable passes;
 	struct filter f;
 	struct jdoc doc = { 0 };
 	struct buf table = BUF_INIT;
 	const char *line;
 	size_t len;
-	int64_t lo, hi;
-	uint32_t bytes;
-	int kind, counted, rc;
+	int kind;
 
-	if (windowspan_init(&spans, xopen_spill("tr-window")) != 0)
+	if (passtable_init(&passes, xopen_spill("tr-window")) != 0)
 		die_nomem();
-	window_cut_init(&cut);
 	if (filter_open(&f) != 0)
 		die_nomem();
 	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
@@ -273,29 +278,14 @@ static int table_only(struct state *st)
 				die(EXIT_INPUT, "%s", err);
 			free(head.source);
 		}
-		if (kind == LINE_EVENT) {
-			check(&cut, window_cut_span(&cut, line, len, &lo, &hi, &counted));
-			if (counted && windowspan_put(&spans, lo, hi, (uint32_t)(len + 1)) != 0)
-				die_errno(EXIT_TROUBLE, "temporary file");
-		}
+		if (kind == LINE_EVENT)
+			check_table(&passes, passtable_event(&passes, line, len));
 		if (st->through)
 			filter_pass(&f, line, len);
 	}
 	if (kind == LINE_ERROR || (st->through && filter_close(&f) != 0))
 		die_stream(f.write_errno, f.in.err);
-	if (windowspan_finish(&spans) != 0)
-		die_errno(EXIT_TROUBLE, "temporary file");
-	if (cut.ng > 0 || !st->through) {
-		check(&cut, window_cut_choose(&cut, &spec));
-		if (windowspan_rewind(&spans) != 0)
-			die_errno(EXIT_TROUBLE, "temporary file");
-		while ((rc = windowspan_next(&spans, &lo, &hi, &bytes)) > 0)
-			window_cut_add_span(&cut, lo, hi, bytes);
-		if (rc < 0)
-			die_errno(EXIT_TROUBLE, "temporary file");
-		if (window_cut_pass_table(&cut, &table) != 0)
-			die_nomem();
-	}
+	check_table(&passes, passtable_finish(&passes, !st->through, &table));
 	if (st->through) {
 		write_table(st, &table);
 	} else {
@@ -304,8 +294,7 @@ static int table_only(struct state *st)
 		writer_free(&f.out);
 		stream_in_free(&f.in);
 	}
-	windowspan_free(&spans);
-	window_cut_free(&cut);
+	passtable_free(&passes);
 	json_free(&doc);
 	buf_release(&table);
 	return EXIT_OK;
