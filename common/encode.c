@@ -255,9 +255,16 @@ static int begins_as_control(const char *line, size_t len)
  * does every line with the scanner's slow_only set (tests: the reference). */
 static int event_line(struct encoder *e, const char *line, size_t len, uint64_t lineno)
 {
-	int rc, control;
+	int rc, control, valid;
 
-	if (!e->scan.slow_only && scan_text_valid(line, len)) {
+	e->found_ok = 0;
+	if (e->scan.slow_only)
+		valid = 0;
+	else if (e->want != NULL)
+		e->found_ok = (valid = scan_text_valid_members(line, len, e->want, e->found)) == 1;
+	else
+		valid = scan_text_valid(line, len);
+	if (valid) {
 		control = begins_as_control(line, len);
 	} else {
 		if ((rc = check_line(e, line, len, 0, lineno)) != ENCODE_OK)

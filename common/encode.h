@@ -34,6 +34,14 @@ struct encoder {
 	struct buf text;     /* the last line checked, whitespace removed */
 	int array_format;
 	int first_event;
+	/* members an event line's check also reads (NULL: none): after
+	 * ENCODE_OK for an event, found[] holds their first values and
+	 * found_ok is 1 when they are exactly what a walk from the first
+	 * member finds (scan_text_valid_members), else 0 and the caller reads
+	 * them itself */
+	const struct scan_want *want;
+	struct scan_span found[SCAN_WANT_MAX];
+	int found_ok;
 	char err[256];
 };
 

@@ -17,11 +17,13 @@
 #include "io.h"
 #include "opt.h"
 #include "outfile.h"
+#include "passtable.h"
 #include "reportfiles.h"
 #include "stream.h"
 
 static const char usage_text[] =
 	"usage: tr-encode [-o OUTPUT] [--level N] [--report-base PATH] [--compact-report]\n"
+	"                 [--pass-table FILE]\n"
 	"Encode the trace-layers event stream (tr-stream(5)) on standard input into\n"
 	"a Chrome JSON trace, gzip-compressed when OUTPUT ends in .gz.\n"
 	"\n"
@@ -30,6 +32,8 @@ static const char usage_text[] =
 	"  --level N            gzip level 1-9 for a .gz OUTPUT (default 1, the fastest)\n"
 	"  --report-base PATH   report files are PATH.SUFFIX (default: OUTPUT)\n"
 	"  --compact-report     write reports on one line (default: indented by 2)\n"
+	"  --pass-table FILE    also write each pass's time span and bytes to FILE,\n"
+	"                       as tr-window --pass-table would (empty without guides)\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
@@ -122,6 +126,55 @@ static void check_reports(int rc, const struct buf *msg)
 		die(rc, "%s", msg->p);
 }
 
+/* --pass-table: what passtable.h says of the events, into a file placed
+ * with the output (or a /dev/ descriptor, written in place).  The check of
+ * each event line finds the members the table needs on its way. */
+struct table {
+	const char *path;
+	struct outfile file;
+	struct passtable passes;
+	struct buf text;
+};
+
+static void table_open(struct table *t, struct encoder *enc)
+{
+	if (outfile_open_side(&t->file, t->path) != 0) {
+		if (errno == EEXIST)
+			die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it", t->path);
+		die_errno(EXIT_TROUBLE, "%s", t->path);
+	}
+	if (passtable_init(&t->passes, xopen_spill("tr-encode")) != 0)
+		die_nomem();
+	enc->want = &t->passes.want;
+}
+
+static void table_check(struct table *t, int rc)
+{
+	if (rc == PASSTABLE_NOMEM)
+		die_nomem();
+	if (rc == PASSTABLE_SPILL)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	if (rc != PASSTABLE_OK)
+		die(rc == PASSTABLE_REFUSED ? EXIT_INPUT : EXIT_TROUBLE, "%s",
+		    passtable_error(&t->passes));
+}
+
+static void table_event(struct table *t, const struct encoder *enc, const char *line, size_t len)
+{
+	table_check(t, enc->found_ok ? passtable_event_found(&t->passes, line, len, enc->found) :
+			       passtable_event(&t->passes, line, len));
+}
+
+/* The table's bytes into its file; a /dev/ descriptor is done with then,
+ * a file waits to be placed with the output. */
+static void table_write(struct table *t)
+{
+	table_check(t, passtable_finish(&t->passes, 0, &t->text));
+	if (io_write_all(t->file.fd, t->text.p, t->text.len) != 0 ||
+	    (t->file.path == NULL && outfile_commit(&t->file) != 0))
+		die_errno(EXIT_TROUBLE, "%s", t->path);
+}
+
 /* The encoder's output: sink_put dies on a write error itself. */
 static int put_sink(void *ctx, const void *data, size_t n)
 {
@@ -136,11 +189,12 @@ int main(int argc, char **argv)
 		{ "level", required_argument, NULL, 'l' },
 		{ "report-base", required_argument, NULL, 'r' },
 		{ "compact-report", no_argument, NULL, 'c' },
+		{ "pass-table", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *output = "-", *report_base = NULL;
+	const char *output = "-", *report_base = NULL, *table_path = NULL;
 	int64_t level = 1;
 	struct outfile file = { NULL, NULL, -1 };
 	struct sink out;
@@ -149,6 +203,7 @@ int main(int argc, char **argv)
 	struct buf msg = BUF_INIT;
 	unsigned report_indent = 2;
 	struct encoder enc;
+	struct table table;
 	int ch, rc, fd = STDOUT_FILENO;
 	const char *line;
 	size_t len, i;
@@ -165,6 +220,7 @@ int main(int argc, char **argv)
 			break;
 		case 'r': report_base = optarg; break;
 		case 'c': report_indent = 0; break;
+		case 'T': table_path = optarg; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
 		default: exit(opt_fail(&prog, stderr, ch, argv));
@@ -175,6 +231,10 @@ int main(int argc, char **argv)
 	if (report_base == NULL && strcmp(output, "-") != 0)
 		report_base = output;
 	reportfiles_init(&reports, report_base, report_indent);
+	memset(&table, 0, sizeof table);
+	table.path = table_path;
+	table.file.fd = -1;
+	table.text = (struct buf)BUF_INIT;
 
 	memset(&out, 0, sizeof out);
 	out.name = strcmp(output, "-") == 0 ? "standard output" : output;
@@ -193,6 +253,8 @@ int main(int argc, char **argv)
 	if (stream_in_init(&in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0 ||
 	    encode_init(&enc, put_sink, &out) != 0)
 		die_nomem();
+	if (table.path != NULL)
+		table_open(&table, &enc);
 
 	while ((rc = stream_next(&in, &line, &len)) > 0) {
 		int erc = encode_line(&enc, rc, line, len, in.r.lineno);
@@ -201,6 +263,8 @@ int main(int argc, char **argv)
 			    file.path ? "no output written" : "output incomplete");
 		if (erc == ENCODE_NOMEM)
 			die_nomem();
+		if (rc == LINE_EVENT && table.path != NULL)
+			table_event(&table, &enc, line, len);
 		if (erc != ENCODE_CONTROL)
 			continue;
 		/* refuse at once, before the rest of the trace reaches
@@ -220,17 +284,21 @@ int main(int argc, char **argv)
 
 	sink_finish(&out);
 	check_reports(reportfiles_finish(&reports, &msg), &msg);
+	if (table.path != NULL)
+		table_write(&table);
 	/* Everything is written: put the files in place, the trace first, as
 	 * one set: a failure or an interrupt on the way takes back what was
 	 * placed (all or nothing). */
 	{
-		struct outfile **set = xmalloc((reports.n + 1) * sizeof *set);
-		char **names = xmalloc((reports.n + 1) * sizeof *names);
+		struct outfile **set = xmalloc((reports.n + 2) * sizeof *set);
+		char **names = xmalloc((reports.n + 2) * sizeof *names);
 		size_t n = 0, failed;
 		if (file.path != NULL)
 			set[n++] = &file;
 		for (i = 0; i < reports.n; i++)
 			set[n++] = &reports.list[i].file;
+		if (table.file.path != NULL)
+			set[n++] = &table.file;
 		for (i = 0; i < n; i++)
 			if ((names[i] = strdup(set[i]->path)) == NULL)
 				die_nomem();
@@ -249,6 +317,9 @@ int main(int argc, char **argv)
 	reportfiles_free(&reports);
 	buf_release(&msg);
 	encode_free(&enc);
+	if (table.path != NULL)
+		passtable_free(&table.passes);
+	buf_release(&table.text);
 	stream_in_free(&in);
 	sink_free(&out);
 	return EXIT_OK;

@@ -316,8 +316,35 @@ expect 2 "trouble: no temporary directory (--pass-table alone)" \
 	"TMPDIR=/nonexistent/tr-window tr-window --pass-table t.none <src.stream >/dev/null" \
 	"tr-window: temporary file in /nonexistent/tr-window: No such file or directory"
 
-# tr-layer-track prints the table in its summary (from a tr-window stage in
-# its pipeline, not from a second read of the output)
+# tr-encode --pass-table: the same table, its members read by the check of
+# each line; with whitespace between tokens (where a member walk stops, so
+# fewer events count) the walk reads them, as tr-window's does
+tr-encode --pass-table got.etable -o enc.json <src.stream 2>"$T/err"
+same "tr-encode --pass-table: the table" want.passes got.etable
+tr-encode <src.stream >enc.want
+same "tr-encode --pass-table: the trace as without it" enc.want enc.json
+sed 's/,"/, "/' src.stream >spaced.stream
+tr-window --pass-table spaced.want <spaced.stream >/dev/null
+tr-encode --pass-table spaced.got -o spaced.json <spaced.stream 2>"$T/err"
+same "tr-encode --pass-table, whitespace in the lines: tr-window's table" spaced.want spaced.got
+cmp -s spaced.want want.passes && fail "whitespace in the lines: a different table" "the same" ||
+	pass "whitespace in the lines: a different table"
+expect 2 "tr-encode --pass-table: an existing file is refused" \
+	"tr-encode --pass-table old.table -o refused.json <src.stream"
+stderr_is "tr-encode --pass-table: the refusal's words" \
+	"tr-encode: old.table: exists; refusing to overwrite it"
+same "tr-encode --pass-table: the existing file is untouched" old.want old.table
+absent "tr-encode --pass-table refused: no output" refused.json
+tr-encode --pass-table /dev/stderr -o dev.json <src.stream 2>got.edevtable
+same "tr-encode --pass-table /dev/stderr: the table written in place" want.passes got.edevtable
+expect 2 "trouble: no temporary directory (tr-encode --pass-table)" \
+	"TMPDIR=/nonexistent/tr-encode tr-encode --pass-table t.enone -o t.enone.json <src.stream" \
+	"tr-encode: temporary file in /nonexistent/tr-encode: No such file or directory"
+absent "no temporary directory: no table" t.enone
+absent "no temporary directory: no output" t.enone.json
+
+# tr-layer-track prints the table in its summary (from tr-encode
+# --pass-table in its pipeline, not from a second read of the output)
 rm -rf lt && mkdir lt
 expect 0 "tr-layer-track: the pass table" "tr-layer-track --trace g.json --output lt/o.json \
 	--anchor-regex rotary_embedding --num-layers 6 --anchor-offset 0 --passes 3 \

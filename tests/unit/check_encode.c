@@ -69,6 +69,40 @@ START_TEST(test_object)
 }
 END_TEST
 
+/* Members read on the way: found for a minified event line, not vouched
+ * for (found_ok 0) where whitespace stands between the tokens, and
+ * nothing found for a line refused; the output is the same either way. */
+START_TEST(test_found_members)
+{
+	static const struct scan_member names[] = { { "ts", 2 }, { "cat", 3 } };
+	static const char head[] = "{\"@tr\":\"head\",\"format\":\"array\",\"members\":{}}";
+	static const char minified[] = "{\"ph\":\"X\",\"ts\":1.5,\"cat\":\"k\",\"ts\":2}";
+	static const char spaced[] = "{\"ph\":\"X\", \"ts\":1.5}";
+	struct scan_want want;
+	struct buf out = BUF_INIT;
+	struct encoder e;
+
+	ck_assert_int_eq(scan_want_init(&want, names, 2), 0);
+	ck_assert_int_eq(encode_init(&e, put_buf, &out), 0);
+	e.want = &want;
+	ck_assert_int_eq(encode_line(&e, LINE_HEAD, head, strlen(head), 1), ENCODE_OK);
+	ck_assert_int_eq(encode_line(&e, LINE_EVENT, minified, strlen(minified), 2), ENCODE_OK);
+	ck_assert_int_eq(e.found_ok, 1);
+	ck_assert_ptr_eq(e.found[0].p, minified + 15);  /* the first ts */
+	ck_assert_uint_eq(e.found[0].len, 3);
+	ck_assert_ptr_eq(e.found[1].p, minified + 25);
+	ck_assert_uint_eq(e.found[1].len, 3);
+	ck_assert_int_eq(encode_line(&e, LINE_EVENT, spaced, strlen(spaced), 3), ENCODE_OK);
+	ck_assert_int_eq(e.found_ok, 0);
+	ck_assert_int_eq(encode_line(&e, LINE_EVENT, "{\"ts\":1", 7, 4), ENCODE_INPUT);
+	ck_assert_int_eq(e.found_ok, 0);
+	ck_assert_str_eq(out.p, "[\n{\"ph\":\"X\",\"ts\":1.5,\"cat\":\"k\",\"ts\":2},\n"
+			 "{\"ph\":\"X\", \"ts\":1.5}");
+	encode_free(&e);
+	buf_release(&out);
+}
+END_TEST
+
 START_TEST(test_control_text)
 {
 	struct buf out = BUF_INIT;
@@ -329,6 +363,7 @@ static Suite *encode_suite(void)
 	TCase *tc = tcase_create("encode");
 
 	tcase_add_test(tc, test_object);
+	tcase_add_test(tc, test_found_members);
 	tcase_add_test(tc, test_control_text);
 	tcase_add_test(tc, test_empty_and_array);
 	tcase_add_loop_test(tc, test_refusal, 0, (int)COUNT(refusals));
