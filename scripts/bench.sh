@@ -169,8 +169,7 @@ stages() {
 		$TIME -f '%U %S %M' -o "$tag.select" tr-select-anchors "${sel[@]}" |
 		$TIME -f '%U %S %M' -o "$tag.guides" tr-guides "${ev[@]}" |
 		$TIME -f '%U %S %M' -o "$tag.compact" tr-compact --max-gpu-lanes 10 --summary /dev/null |
-		$TIME -f '%U %S %M' -o "$tag.window" tr-window --pass-table /dev/null |
-		$TIME -f '%U %S %M' -o "$tag.encode" tr-encode -o "$out"
+		$TIME -f '%U %S %M' -o "$tag.encode" tr-encode --pass-table /dev/null -o "$out"
 	rm -f "$out" "$out.layers.json"
 }
 stage_cpu() { tail -n 1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
@@ -238,14 +237,14 @@ echo
 echo "stages of tr-layer-track --max-gpu-lanes 10, .gz out: CPU s (user + system), peak RSS MiB"
 printf '%-22s %10s %12s %14s\n' "stage" "CPU" "RSS" "RSS on 100 MB"
 total=0
-for st in decode select guides compact window encode; do
+for st in decode select guides compact encode; do
 	name=tr-$st
-	[ "$st" = window ] && name="tr-window --pass-table"
+	[ "$st" = encode ] && name="tr-encode --pass-table"
 	printf '%-22s %8s s %8s MiB %10s MiB\n' "$name" "$(stage_cpu "big.$st")" \
 		"$(stage_rss "big.$st")" "$(stage_rss "small.$st")"
 	total=$(echo "$total + $(stage_cpu "big.$st")" | bc -l)
 done
-printf '%-22s %8.2f s   (target: every stage <= 64 MiB)\n' "all six" "$total"
+printf '%-22s %8.2f s   (target: every stage <= 64 MiB)\n' "all five" "$total"
 rm -f big.* small.*
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
