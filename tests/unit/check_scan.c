@@ -1317,29 +1317,35 @@ static const char *const member_keys[NMEMBERS] = {
 static size_t members_exact;   /* texts where the values were vouched for */
 
 /* scan_text_valid_members: the same verdict; when it vouches for the
- * values (1), they are event_members's, the member walk's, exactly. */
+ * values (1), they are event_members's, the member walk's, exactly.
+ * Plain tests: every ck_assert that passes costs a write. */
 static void members_agree(const char *copy, size_t len, int valid, const char *what, size_t at)
 {
-	struct scan_want want;
+	static struct scan_want want;
+	static int prepared;
 	struct scan_span got[NMEMBERS];
 	struct member ref[NMEMBERS];
 	size_t k;
 	int rc;
 
-	ck_assert_int_eq(scan_want_init(&want, member_names, NMEMBERS), 0);
+	if (!prepared) {
+		ck_assert_int_eq(scan_want_init(&want, member_names, NMEMBERS), 0);
+		prepared = 1;
+	}
 	rc = scan_text_valid_members(copy, len, &want, got);
-	ck_assert_msg((rc != 0) == valid, "%s %zu: members verdict on \"%.*s\" is %d", what, at,
-		      (int)len, copy, rc);
+	if ((rc != 0) != valid)
+		ck_abort_msg("%s %zu: members verdict on \"%.*s\" is %d", what, at, (int)len, copy,
+			     rc);
 	if (rc != 1)
 		return;
 	members_exact++;
 	event_members(copy, len, member_keys, (int)NMEMBERS, ref);
 	for (k = 0; k < NMEMBERS; k++)
-		ck_assert_msg(got[k].len == ref[k].len &&
-			      (ref[k].len == 0 || got[k].p == ref[k].p),
-			      "%s %zu: member %s of \"%.*s\": \"%.*s\", the walk \"%.*s\"", what, at,
-			      member_keys[k], (int)len, copy, (int)got[k].len,
-			      got[k].p ? got[k].p : "", (int)ref[k].len, ref[k].p ? ref[k].p : "");
+		if (got[k].len != ref[k].len || (ref[k].len > 0 && got[k].p != ref[k].p))
+			ck_abort_msg("%s %zu: member %s of \"%.*s\": \"%.*s\", the walk \"%.*s\"",
+				     what, at, member_keys[k], (int)len, copy, (int)got[k].len,
+				     got[k].p ? got[k].p : "", (int)ref[k].len,
+				     ref[k].p ? ref[k].p : "");
 }
 
 static void valid_agrees(const char *text, size_t len, const char *what, size_t at)
