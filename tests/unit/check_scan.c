@@ -1020,6 +1020,21 @@ static const unsigned char *ref_number(const unsigned char *p, const unsigned ch
 	return p;
 }
 
+/* true, false or null at p: the byte after it, or NULL. */
+static const unsigned char *ref_word(const unsigned char *p, const unsigned char *end)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		size_t n = strlen(words[i]);
+
+		if ((size_t)(end - p) >= n && memcmp(p, words[i], n) == 0)
+			return p + n;
+	}
+	return NULL;
+}
+
 static int ref_text_valid(const void *text, size_t len)
 {
 	const unsigned char *p = text, *end = p + len;
@@ -1061,16 +1076,8 @@ value:
 		depth--;
 		goto after_value;
 	}
-	{
-		static const char *const words[] = { "true", "false", "null" };
-		size_t i, n = 0;
-		for (i = 0; i < 3 && n == 0; i++)
-			if (words[i][0] == c)
-				n = strlen(words[i]);
-		if (n == 0 || (size_t)(end - p) < n || memcmp(p, words[i - 1], n) != 0)
-			return 0;
-		p += n;
-	}
+	if ((p = ref_word(p, end)) == NULL)
+		return 0;
 after_value:
 	if (depth == 0)
 		return ref_space(p, end) == end;
@@ -1162,17 +1169,9 @@ value:
 		depth--;
 		goto after_value;
 	}
-	{
-		static const char *const words[] = { "true", "false", "null" };
-		size_t i, n = 0;
-		for (i = 0; i < 3 && n == 0; i++)
-			if (words[i][0] == c)
-				n = strlen(words[i]);
-		if (n == 0 || (size_t)(end - p) < n || memcmp(p, words[i - 1], n) != 0)
-			return NULL;
-		p += n;
-		o = ref_put(o, from, p);
-	}
+	if ((p = ref_word(p, end)) == NULL)
+		return NULL;
+	o = ref_put(o, from, p);
 after_value:
 	if (depth == 0) {
 		*out = o;
