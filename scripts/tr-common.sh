@@ -253,7 +253,7 @@ tr_run_pipeline() {
 # goes to a file that is unlinked as soon as it is open, so that nothing is
 # left behind even by a killed run.
 tr_verify() {
-	local trace=$1 output=$2 log status checks
+	local trace=$1 output=$2 log status checks line re
 	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
 	exec 3>"$log" 4<"$log"
 	rm -f "$log"
@@ -262,8 +262,13 @@ tr_verify() {
 	status=$?
 	exec 3>&-
 	if [ $status -eq 0 ]; then
-		# the names of the checks that ran, from lines "NAME   ok: ..."
-		checks=$(sed -n 's/^\([a-z][a-z ]*[a-z]\)  *ok: .*/\1/p' <&4 | paste -sd, - | sed 's/,/, /g')
+		# the names of the checks that ran, from lines "NAME   ok: ...",
+		# read by the shell (no sed or paste: each rank of a batch runs this)
+		checks= re='^([a-z][a-z ]*[a-z]) +ok: '
+		while IFS= read -r line || [ -n "$line" ]; do
+			[[ $line =~ $re ]] || continue
+			checks+=${checks:+, }${BASH_REMATCH[1]}
+		done <&4
 		exec 4<&-
 		tr_print "verification: verified (tr-verify: $checks)"
 		return 0
