@@ -106,6 +106,7 @@ void compact_init(struct compact *c)
 				"tr-compact");
 	c->pending_fd = -1;
 	c->first_bad_guide = UINT64_MAX;
+	c->first_change = UINT64_MAX;
 	c->max_lanes = COMPACT_MAX_LANES;
 	c->key = (struct buf)BUF_INIT;
 	c->last_track_key = (struct buf)BUF_INIT;
@@ -159,6 +160,7 @@ static int track_of(struct compact *c, const char *pid, size_t plen, const char 
 		struct compact_track *t = &c->tracks[id];
 		int64_t pid_id = intern_id(&c->pids, pid, plen);
 		memset(t, 0, sizeof *t);
+		t->first_flow = UINT64_MAX;
 		t->pid = buf_memdup(pid, plen);
 		t->tid = buf_memdup(tid, tlen);
 		if (pid_id < 0 || t->pid == NULL || t->tid == NULL)
@@ -514,6 +516,13 @@ static int note_offsets(struct compact *c, const char *line, const struct member
 	return COMPACT_OK;
 }
 
+/* The event being seen gets a record that pass two may act on. */
+static void may_change(struct compact *c)
+{
+	if (c->first_change == UINT64_MAX)
+		c->first_change = c->events;
+}
+
 /* A record for a GPU activity or scope; w: pass one's walk over line, or
  * NULL. */
 static int add_act(struct compact *c, const char *line, size_t len, uint32_t track, int kind,
@@ -585,6 +594,7 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	g->nacts++;
 	if (is_kernel)
 		g->nkernels++;
+	may_change(c);
 	if (extsort_put(&c->acts, a) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	c->nacts++;
@@ -905,6 +915,7 @@ static int device_selects(struct compact *c, const char *line, size_t len, const
 		if (compact_spill_put(&c->pending, c->line.p, c->line.len) != 0)
 			return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 		c->npending++;
+		may_change(c);
 		*deferred = 1;
 		return COMPACT_OK;
 	}
@@ -1008,6 +1019,11 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	}
 	if (f.id == COMPACT_NO_CORR)
 		c->flows_noid++;
+	/* bound between the passes if its track moves; unparsed, refused there */
+	if (c->tracks[track].first_flow == UINT64_MAX)
+		c->tracks[track].first_flow = c->events;
+	if (f.status == COMPACT_FLOW_UNPARSED)
+		may_change(c);
 	if (extsort_put(&c->flows, &f) != 0)
 		return errno == ENOMEM ? COMPACT_NOMEM : COMPACT_SYSTEM;
 	return COMPACT_OK;
@@ -1733,6 +1749,36 @@ static int offsets_at(struct compact *c, const char *line, size_t len, uint64_t 
 			}
 		}
 	}
+	return COMPACT_OK;
+}
+
+uint64_t compact_first_change(const struct compact *c)
+{
+	uint64_t first = c->first_change;
+	size_t i;
+
+	/* flows and thread metadata change with their track: a track moves
+	 * when pass one saw its activity, or, with --device, when the plan
+	 * takes a pending scope (any track may move then) */
+	for (i = 0; i < c->tracks_by_key.n; i++)
+		if ((c->tracks[i].moved || c->npending > 0) && c->tracks[i].first_flow < first)
+			first = c->tracks[i].first_flow;
+	for (i = 0; i < c->nret; i++)
+		if ((c->tracks[c->ret[i].track].moved || c->npending > 0) && c->ret[i].index < first)
+			first = c->ret[i].index;
+	return first;
+}
+
+int compact_place_skip(struct compact *c, uint64_t n)
+{
+	if (n == 0)
+		return COMPACT_OK;
+	if (c->index != 0 ||
+	    (c->have_lane && c->next_lane.index < n) || (c->have_bind && c->next_bind.index < n) ||
+	    (c->next_ret < c->nret && c->ret[c->next_ret].index < n))
+		return refuse(c, "internal error: pass two passed %" PRIu64 " events before the "
+			      "plan was made, but the plan changes one of them", n);
+	c->index = n;
 	return COMPACT_OK;
 }
 

@@ -129,6 +129,7 @@ struct compact_track {
 	int moved;
 	uint64_t nother;     /* events that cannot be placed */
 	uint64_t first_other;
+	uint64_t first_flow; /* its first flow event, or UINT64_MAX */
 	int has_corr;        /* some activity here carries args.correlation */
 	int dev_selected;    /* --device: activity of that device is here */
 	int dev_seen;        /* --device: any GPU activity is here */
@@ -177,6 +178,9 @@ struct compact {
 	char *source_name;         /* the head's source (set by the caller, freed here) */
 
 	uint64_t events;           /* events seen: the source index of the next one */
+	/* the first activity, scope or unparsed flow (UINT64_MAX: none);
+	 * flows on a track: the track's first_flow; thread metadata: ret[] */
+	uint64_t first_change;
 	/* guides: the overlap check sorts them; the other checks need only
 	 * the first offender */
 	struct extsort guides;
@@ -244,6 +248,18 @@ int compact_see_event(struct compact *c, const char *line, size_t len);
  * COMPACT_LANES: a group needs more lanes than max_lanes; c->refusal says
  * where and compact_lanes_message words it. */
 int compact_plan(struct compact *c);
+
+/* After pass one: the index of the first event that pass two may change
+ * (move, bind or retire), UINT64_MAX when none.  The events before it go
+ * out as they are, so they may go out while compact_plan runs. */
+uint64_t compact_first_change(const struct compact *c);
+
+/* Pass two's first n events, all before compact_first_change, went out as
+ * they are without compact_place (while compact_plan ran): the count goes
+ * on from n.  After a successful compact_plan, before any compact_place;
+ * COMPACT_REFUSED (an internal error, in c->msg) if the plan changes one
+ * of them after all. */
+int compact_place_skip(struct compact *c, uint64_t n);
 
 /* The refusal of COMPACT_LANES into c->msg; origin is the smallest exact ts
  * (ns) of any event, for times relative to the trace start. */

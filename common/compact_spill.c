@@ -135,7 +135,7 @@ int compact_spill_rewind(struct compact_spill *s)
 static void release(struct compact_spill *s, uint64_t upto)
 {
 	upto -= upto % RELEASE_STEP;
-	if (upto <= s->released)
+	if (s->hold || upto <= s->released)
 		return;
 #ifdef FALLOC_FL_PUNCH_HOLE
 	(void)fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)s->released,
@@ -242,6 +242,11 @@ int compact_spill_line(struct compact_spill *s, const char **line, size_t *len)
 		if (fill(s) != 0)
 			return -1;
 	}
+}
+
+void compact_spill_hold(struct compact_spill *s, int on)
+{
+	s->hold = on;
 }
 
 void compact_spill_free(struct compact_spill *s)

@@ -51,6 +51,7 @@ struct compact_spill {
 	uint64_t file_offset;     /* bytes of fd read so far */
 	uint64_t released;        /* bytes of fd given back */
 	int eof;
+	int hold;                 /* keep the pages read (see compact_spill_hold) */
 	char err[120];
 };
 
@@ -65,6 +66,9 @@ int compact_spill_rewind(struct compact_spill *s);
 /* The next line without its '\n' (valid until the next call): 1, 0 at the
  * end, -1 on error (errno set; err says what for EIO). */
 int compact_spill_line(struct compact_spill *s, const char **line, size_t *len);
+/* With on set, the pages read stay (a rewind may read them again); set
+ * back to 0, they are given back as reading goes on. */
+void compact_spill_hold(struct compact_spill *s, int on);
 /* 1 when the spill is compressed (for tests and the bench). */
 int compact_spill_is_gzip(const struct compact_spill *s);
 void compact_spill_free(struct compact_spill *s);

@@ -8,11 +8,13 @@
  * flow binding compact_flow.h, the byte edit compact_rewrite.h, the report
  * and summary compact_report.h, the spill compact_spill.h.  Pass one spills
  * the stream and shows every event to the model; lanes are planned between
- * the passes; pass two replays the spill, writing each event as the model
- * says. */
+ * the passes, in a thread, while the events before the first one the plan
+ * may change go out; pass two replays the rest of the spill, writing each
+ * event as the model says. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,17 +136,75 @@ static void see_all(struct state *st, struct filter *f)
 	reader_trim(&f->in.r); /* a long report line must not stay held twice */
 }
 
-/* Pass two: replay the spill (what followed the head, checked by pass
- * one's reader), moving and retiring events; the new metadata and the
- * report go before the tail. */
+/* The plan, made in a thread of its own while pass two's first events go
+ * out: its status, and errno as it left it (errno is per thread). */
+struct plan_job {
+	struct compact *c;
+	int rc, err;
+};
+
+static void *plan_thread(void *arg)
+{
+	struct plan_job *job = arg;
+
+	job->rc = compact_plan(job->c);
+	job->err = errno;
+	return NULL;
+}
+
+/* Between the passes: the plan.  The events before the first one the plan
+ * may change (most of a Kineto trace's CPU events come first) go out
+ * while it is made, so that the stages downstream are not idle meanwhile;
+ * a refusal then comes after them, which the stream's reader sees as a
+ * stream cut short, as it sees one cut after the head.  Returns how many
+ * events went out. */
+static uint64_t plan(struct state *st, struct filter *f)
+{
+	struct plan_job job = { &st->c, COMPACT_OK, 0 };
+	uint64_t first = compact_first_change(&st->c), ahead = 0;
+	pthread_t thread;
+	const char *line;
+	size_t len;
+	int rc = 1;
+
+	if (compact_spill_rewind(&st->spill) != 0)
+		spill_failed(&st->spill);
+	/* a refusal's message reads the spill again from its start */
+	compact_spill_hold(&st->spill, 1);
+	if (first > 0 && first != UINT64_MAX &&
+	    pthread_create(&thread, NULL, plan_thread, &job) == 0) {
+		while (f->write_errno == 0 && ahead < first &&
+		       (rc = compact_spill_line(&st->spill, &line, &len)) == 1) {
+			if (!stream_is_control(line, len))
+				ahead++;
+			filter_pass(f, line, len);
+		}
+		if (rc < 0)
+			job.err = errno;
+		pthread_join(thread, NULL);
+	} else {
+		plan_thread(&job);
+	}
+	errno = job.err;
+	if (job.rc == COMPACT_LANES)
+		job.rc = compact_lanes_message(&st->c, trace_origin(&st->spill));
+	check(&st->c, job.rc);
+	if (rc < 0)
+		spill_failed(&st->spill);
+	check(&st->c, compact_place_skip(&st->c, ahead));
+	compact_spill_hold(&st->spill, 0);
+	return ahead;
+}
+
+/* Pass two: replay the rest of the spill (what followed the head, checked
+ * by pass one's reader), moving and retiring events; the new metadata and
+ * the report go before the tail. */
 static void replay(struct state *st, struct filter *f)
 {
 	const char *line, *out;
 	size_t len, out_len;
 	int rc = 0;
 
-	if (compact_spill_rewind(&st->spill) != 0)
-		spill_failed(&st->spill);
 	/* a failed write ends the replay; filter_close reports it */
 	while (f->write_errno == 0 && (rc = compact_spill_line(&st->spill, &line, &len)) == 1) {
 		if (!stream_is_control(line, len)) {
@@ -234,7 +294,7 @@ int main(int argc, char **argv)
 {
 	struct state st;
 	struct filter f;
-	int rc, spill_fd;
+	int spill_fd;
 
 	diag_init(argv[0]);
 	memset(&st, 0, sizeof st);
@@ -256,10 +316,7 @@ int main(int argc, char **argv)
 	if (filter_open(&f) != 0)
 		die_nomem();
 	see_all(&st, &f);
-	rc = compact_plan(&st.c);
-	if (rc == COMPACT_LANES)
-		rc = compact_lanes_message(&st.c, trace_origin(&st.spill));
-	check(&st.c, rc);
+	plan(&st, &f);
 	replay(&st, &f);
 	if (filter_close(&f) != 0)
 		die_stream(f.write_errno, f.in.err);

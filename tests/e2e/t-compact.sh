@@ -839,6 +839,36 @@ refused "concurrency 6 over --max-gpu-lanes 5" 1 "$T/c6.json" "--max-gpu-lanes 5
 	"tr-compact: $want; cut a time window around the part you need"
 refused "300 streams into 3 lanes" 1 "$T/g300.json" "--max-gpu-lanes 3" \
 	"tr-compact: $(sed -n 1p exceed.out); cut"
+# the events before the first one the plan may change go out while the
+# plan is made: before a refusal, a prefix of the head and those events
+# (whole writer blocks of them; never a later event, never the tail)
+tr-gen --shape dense --target-bytes 20M -o d20.json
+first=$(python3 - d20.json <<'EOF'
+import json, sys
+gpu = {'kernel', 'Kernel', 'gpu_memcpy', 'gpu_memset', 'Memcpy', 'Memset',
+       'gpu_user_annotation'}
+ev = json.load(open(sys.argv[1]))['traceEvents']
+def is_gpu(e):
+    return e.get('ph') == 'X' and bool(gpu & set(str(e.get('cat', '')).split(',')))
+moved = {(e.get('pid'), e.get('tid')) for e in ev if is_gpu(e)}
+print(min(i for i, e in enumerate(ev) if is_gpu(e) or
+          ((e.get('pid'), e.get('tid')) in moved and
+           (e.get('ph') in ('s', 't', 'f') or
+            (e.get('ph') == 'M' and e.get('name') in ('thread_name', 'thread_sort_index'))))))
+EOF
+)
+tr-decode d20.json | tr-compact --max-gpu-lanes 2 >d20.partial 2>d20.err
+RC=$?
+tr-decode d20.json | head -n $((first + 1)) >d20.before
+n=$(wc -c <d20.partial)
+if [ "$RC" = 1 ] && grep -q '^tr-compact: pid 0, device 0: GPU activity needs 3 lanes' d20.err &&
+   [ "$n" -gt 4000000 ] && head -c "$n" d20.before | cmp -s - d20.partial; then
+	pass "refusal after the plan: $n bytes of the $first events before the first one moved went out"
+else
+	fail "refusal after the plan: a prefix of the events before the first one moved" \
+		"exit $RC, first $first, $n bytes out: $(head -c 300 d20.err)"
+fi
+rm -f d20.json d20.partial d20.before d20.err
 
 # ---------------------------------------------------------- tr-compact-track
 

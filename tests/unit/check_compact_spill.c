@@ -124,6 +124,46 @@ START_TEST(test_write_error)
 }
 END_TEST
 
+/* Pages read are given back in steps of 16 MiB, unless held: a spill of
+ * about 45 MiB read past its first steps with hold set reads again whole
+ * after a rewind (tr-compact's refusal reads it again while pass two's
+ * first events have gone out). */
+START_TEST(test_hold)
+{
+	struct compact_spill s;
+	struct buf want = BUF_INIT;
+	const char *line;
+	size_t len, k, nlines = 300000;
+	uint64_t bytes = 0;
+	int fd = temp_fd();
+
+	ck_assert_int_eq(compact_spill_init(&s, fd, COMPACT_SPILL_PLAIN), 0);
+	for (k = 0; k < nlines; k++) {
+		make_line(&want, k);
+		ck_assert_int_eq(compact_spill_put(&s, want.p, want.len), 0);
+		bytes += want.len;
+	}
+	ck_assert_int_eq(compact_spill_finish(&s), 0);
+	ck_assert_uint_gt(bytes, (uint64_t)40 << 20);
+	ck_assert_int_eq(compact_spill_rewind(&s), 0);
+	compact_spill_hold(&s, 1);
+	for (k = 0; k < nlines * 3 / 4; k++)
+		ck_assert_int_eq(compact_spill_line(&s, &line, &len), 1);
+	ck_assert_int_eq(compact_spill_rewind(&s), 0);
+	compact_spill_hold(&s, 0);
+	for (k = 0; k < nlines; k++) {
+		make_line(&want, k);
+		ck_assert_int_eq(compact_spill_line(&s, &line, &len), 1);
+		ck_assert_uint_eq(len, want.len - 1);
+		ck_assert(memcmp(line, want.p, len) == 0);
+	}
+	ck_assert_int_eq(compact_spill_line(&s, &line, &len), 0);
+	compact_spill_free(&s);
+	close(fd);
+	buf_release(&want);
+}
+END_TEST
+
 static Suite *spill_suite(void)
 {
 	Suite *s = suite_create("compact_spill");
@@ -134,6 +174,7 @@ static Suite *spill_suite(void)
 	tcase_add_test(tc, test_long_plain);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_write_error);
+	tcase_add_test(tc, test_hold);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
