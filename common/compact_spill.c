@@ -10,6 +10,9 @@
 #include "compact_spill.h"
 
 #define RAW_BLOCK ((size_t)1 << 20)        /* compressed bytes per read(2) */
+/* uncompressed bytes per read(2) or inflate: pass two reads the spill
+ * while the plan holds its own buffers (a longer line doubles it) */
+#define READ_BLOCK ((size_t)1 << 20)
 #define RELEASE_STEP ((uint64_t)16 << 20)  /* pages given back in steps of this */
 
 /* ISA-L's fastest level compresses JSON at several hundred MB/s, less CPU
@@ -107,7 +110,7 @@ int compact_spill_rewind(struct compact_spill *s)
 	s->raw_start = s->raw_end = 0;
 	s->eof = 0;
 	if (s->buf == NULL) {
-		s->cap = IO_BLOCK;
+		s->cap = READ_BLOCK;
 		s->buf = malloc(s->cap);
 		if (s->buf == NULL) {
 			errno = ENOMEM;

@@ -133,67 +133,69 @@ static void see_all(struct state *st, struct filter *f)
 		die_stream(f->write_errno, f->in.err);
 	if (compact_spill_finish(&st->spill) != 0)
 		spill_failed(&st->spill);
-	reader_trim(&f->in.r); /* a long report line must not stay held twice */
+	/* the input is read: its buffer goes back before the plan and pass two,
+	 * which run side by side */
+	stream_in_free(&f->in);
 }
 
-/* The plan, made in a thread of its own while pass two's first events go
- * out: its status, and errno as it left it (errno is per thread). */
-struct plan_job {
-	struct compact *c;
+/* Pass two's first events, those before the first one the plan may
+ * change, written by a thread of their own while the plan is made: how
+ * many went out, and the spill's status (-1 with err: a read failed). */
+struct ahead_job {
+	struct state *st;
+	struct filter *f;
+	uint64_t first, ahead;
 	int rc, err;
 };
 
-static void *plan_thread(void *arg)
+static void *pass_ahead(void *arg)
 {
-	struct plan_job *job = arg;
+	struct ahead_job *job = arg;
+	const char *line;
+	size_t len;
 
-	job->rc = compact_plan(job->c);
-	job->err = errno;
+	/* a failed write ends it; filter_close reports it */
+	while (job->f->write_errno == 0 && job->ahead < job->first &&
+	       (job->rc = compact_spill_line(&job->st->spill, &line, &len)) == 1) {
+		if (!stream_is_control(line, len))
+			job->ahead++;
+		filter_pass(job->f, line, len);
+	}
+	if (job->rc < 0)
+		job->err = errno;
 	return NULL;
 }
 
 /* Between the passes: the plan.  The events before the first one the plan
  * may change (most of a Kineto trace's CPU events come first) go out
- * while it is made, so that the stages downstream are not idle meanwhile;
- * a refusal then comes after them, which the stream's reader sees as a
- * stream cut short, as it sees one cut after the head.  Returns how many
- * events went out. */
-static uint64_t plan(struct state *st, struct filter *f)
+ * meanwhile, so that the stages downstream are not idle; a refusal then
+ * comes after them, which the stream's reader sees as a stream cut short,
+ * as it sees one cut after the head.  The plan stays in this thread: its
+ * memory is the one pass one gave back. */
+static void plan(struct state *st, struct filter *f)
 {
-	struct plan_job job = { &st->c, COMPACT_OK, 0 };
-	uint64_t first = compact_first_change(&st->c), ahead = 0;
+	struct ahead_job job = { st, f, compact_first_change(&st->c), 0, 0, 0 };
 	pthread_t thread;
-	const char *line;
-	size_t len;
-	int rc = 1;
+	int rc, threaded;
 
 	if (compact_spill_rewind(&st->spill) != 0)
 		spill_failed(&st->spill);
 	/* a refusal's message reads the spill again from its start */
 	compact_spill_hold(&st->spill, 1);
-	if (first > 0 && first != UINT64_MAX &&
-	    pthread_create(&thread, NULL, plan_thread, &job) == 0) {
-		while (f->write_errno == 0 && ahead < first &&
-		       (rc = compact_spill_line(&st->spill, &line, &len)) == 1) {
-			if (!stream_is_control(line, len))
-				ahead++;
-			filter_pass(f, line, len);
-		}
-		if (rc < 0)
-			job.err = errno;
+	threaded = job.first > 0 && job.first != UINT64_MAX &&
+		   pthread_create(&thread, NULL, pass_ahead, &job) == 0;
+	rc = compact_plan(&st->c);
+	if (threaded)
 		pthread_join(thread, NULL);
-	} else {
-		plan_thread(&job);
-	}
-	errno = job.err;
-	if (job.rc == COMPACT_LANES)
-		job.rc = compact_lanes_message(&st->c, trace_origin(&st->spill));
-	check(&st->c, job.rc);
-	if (rc < 0)
+	if (rc == COMPACT_LANES)
+		rc = compact_lanes_message(&st->c, trace_origin(&st->spill));
+	check(&st->c, rc);
+	if (job.rc < 0) {
+		errno = job.err;
 		spill_failed(&st->spill);
-	check(&st->c, compact_place_skip(&st->c, ahead));
+	}
+	check(&st->c, compact_place_skip(&st->c, job.ahead));
 	compact_spill_hold(&st->spill, 0);
-	return ahead;
 }
 
 /* Pass two: replay the rest of the spill (what followed the head, checked
