@@ -8,8 +8,8 @@
  * flow binding compact_flow.h, the byte edit compact_rewrite.h, the report
  * and summary compact_report.h, the spill compact_spill.h.  Pass one spills
  * the stream and shows every event to the model; lanes are planned between
- * the passes, in a thread, while the events before the first one the plan
- * may change go out; pass two replays the rest of the spill, writing each
+ * the passes, while a second thread writes the events before the first one
+ * the plan may change; pass two replays the rest of the spill, writing each
  * event as the model says. */
 #include <errno.h>
 #include <fcntl.h>
