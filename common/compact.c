@@ -1771,11 +1771,16 @@ uint64_t compact_first_change(const struct compact *c)
 
 int compact_place_skip(struct compact *c, uint64_t n)
 {
+	int changed;
+
 	if (n == 0)
 		return COMPACT_OK;
-	if (c->index != 0 ||
-	    (c->have_lane && c->next_lane.index < n) || (c->have_bind && c->next_bind.index < n) ||
-	    (c->next_ret < c->nret && c->ret[c->next_ret].index < n))
+	changed = c->index != 0 || (c->have_lane && c->next_lane.index < n) ||
+		  (c->have_bind && c->next_bind.index < n);
+	/* thread metadata of a track that stays went out as it was */
+	for (; !changed && c->next_ret < c->nret && c->ret[c->next_ret].index < n; c->next_ret++)
+		changed = c->tracks[c->ret[c->next_ret].track].moved;
+	if (changed)
 		return refuse(c, "internal error: pass two passed %" PRIu64 " events before the "
 			      "plan was made, but the plan changes one of them", n);
 	c->index = n;

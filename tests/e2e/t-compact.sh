@@ -827,6 +827,22 @@ tr-gen --ts-format int --concurrency 3 --streams 5 --passes 3 -o gint.json
 compact gint "$T/gint.json"
 oracle gint "$T/gint.json" "$T/gint.c.json"
 
+# the CPU threads' names first, the streams' last: the names before the
+# first event that moves go out while the lanes are planned, as they are;
+# the streams' names still retire
+python3 - gint.json mfirst.json <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d['traceEvents']
+gpu = {(e['pid'], e['tid']) for e in ev if e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset')}
+cpu_names = [e for e in ev if e.get('ph') == 'M' and 'tid' in e and (e['pid'], e['tid']) not in gpu]
+assert cpu_names
+d['traceEvents'] = cpu_names + [e for e in ev if not any(e is c for c in cpu_names)]
+json.dump(d, open(sys.argv[2], 'w'))
+EOF
+compact mfirst "$T/mfirst.json"
+oracle mfirst "$T/mfirst.json" "$T/mfirst.c.json"
+
 # the lane cap: the refusals, with the peak and time range computed here
 python3 exceed.py g300.json 3 c6.json 5 >exceed.out
 want=$(sed -n 2p exceed.out)

@@ -679,6 +679,14 @@ static void place_after(const char *const *in, size_t n, uint64_t skip, const ch
 	compact_free(&c);
 }
 
+static const char *const late_names[] = {
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}",
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}",
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":10,"
+	"\"dur\":5}",
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":7,\"args\":{\"name\":\"s\"}}",
+};
+
 START_TEST(test_first_change)
 {
 	const char *full[COUNT(ahead_in)], *part[COUNT(ahead_in)];
@@ -755,6 +763,26 @@ START_TEST(test_first_change)
 	ck_assert_int_eq(see_all(&c, names, COUNT(names)), 0);
 	ck_assert_uint_eq(c.nret, 2);
 	ck_assert_uint_eq(compact_first_change(&c), 1);
+	compact_free(&c);
+
+	/* a CPU thread's name before the first change goes out as it is; the
+	 * stream's name after it still retires */
+	place_after(late_names, COUNT(late_names), 0, full, flen);
+	place_after(late_names, COUNT(late_names), 2, part, plen);
+	ck_assert_str_eq(full[0], late_names[0]);
+	ck_assert_ptr_null(full[3]);
+	ck_assert_ptr_null(part[3]);
+	ck_assert_str_eq(part[2], full[2]);
+	for (k = 0; k < COUNT(late_names); k++) {
+		free((void *)full[k]);
+		if (k >= 2)
+			free((void *)part[k]);
+	}
+	compact_init(&c);
+	ck_assert_int_eq(see_all(&c, late_names, COUNT(late_names)), 0);
+	ck_assert_uint_eq(compact_first_change(&c), 2);
+	ck_assert_int_eq(compact_plan(&c), 0);
+	ck_assert_int_eq(compact_place_skip(&c, 4), COMPACT_REFUSED);
 	compact_free(&c);
 
 	compact_init(&c);
