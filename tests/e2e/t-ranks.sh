@@ -169,6 +169,23 @@ expect 0 "batch: --list and a quoted glob" \
 expect 2 "batch: --rank-index beyond the list" \
 	"tr-layer-track-ranks --outdir ri $ANCHOR --list ranks.list --rank-index 2" \
 	"--rank-index: invalid value '2' (allowed 0 to 1, one per trace)"
+# the summary reads a report's members from its first MiB: here they lie
+# past it (a phase and an evidence of control characters, each escaped to
+# six bytes), and come from the whole file
+LONG_PHASE=$(python3 -c "print(chr(2) * 120000, end='')")
+LONG_EV=$(python3 -c "print(chr(1) * 120000, end='')")
+export LONG_PHASE LONG_EV
+run "tr-layer-track-ranks --outdir far --rank-index 0 --anchor-regex '$RX' --num-layers 4 \
+	--passes 3 --anchor-offset 0 --phase \"\$LONG_PHASE\" --evidence \"\$LONG_EV\" traces/rank-0.json"
+at=$(grep -b -o '"num_layers": 4' far/rank-0.layers.json.gz.layers.json 2>/dev/null | cut -d: -f1)
+if [ "$RC" = 0 ] && [ "${at:-0}" -gt 1048576 ] &&
+   grep -qxF '  ok       traces/rank-0.json: 4 layers x 3 passes = 12 guides (12 matching anchors); verified' "$T/out"; then
+	pass "batch: a report's members past its first MiB are read from the whole file"
+else
+	fail "batch: a report's members past its first MiB" "exit $RC, num_layers at byte ${at:-none}" \
+		"$(grep 'rank-0' "$T/out" | cut -c1-200)"
+fi
+rm -rf far
 
 # ------------------------------------------------------ Slurm job array
 run "SLURM_ARRAY_TASK_ID=1 TR_RANKS_BIN=$ROOT/scripts bash $ROOT/scripts/tr-ranks.sbatch ranks.list sl $ANCHOR"
