@@ -679,6 +679,40 @@ static void place_after(const char *const *in, size_t n, uint64_t skip, const ch
 	compact_free(&c);
 }
 
+static int same_line(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* in placed whole into full[], and again after skip events went out
+ * unplaced: the events before skip are unchanged, the rest the same both
+ * times.  The caller frees full[]. */
+static void same_after_skip(const char *const *in, size_t n, uint64_t skip, const char **full)
+{
+	const char *part[8];
+	size_t flen[8], plen[8], k;
+
+	ck_assert_uint_le(n, 8);
+	place_after(in, n, 0, full, flen);
+	place_after(in, n, skip, part, plen);
+	for (k = 0; k < n; k++) {
+		if (k < skip) {
+			ck_assert_str_eq(full[k], in[k]);
+			continue;
+		}
+		ck_assert(same_line(part[k], full[k]));
+		free((void *)part[k]);
+	}
+}
+
+static void free_lines(const char **lines, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		free((void *)lines[k]);
+}
+
 static const char *const late_names[] = {
 	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}",
 	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}",
@@ -689,8 +723,7 @@ static const char *const late_names[] = {
 
 START_TEST(test_first_change)
 {
-	const char *full[COUNT(ahead_in)], *part[COUNT(ahead_in)];
-	size_t flen[COUNT(ahead_in)], plen[COUNT(ahead_in)], k;
+	const char *full[COUNT(ahead_in)];
 	struct compact c;
 	static const char *const cpu_only[] = {
 		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}",
@@ -725,20 +758,9 @@ START_TEST(test_first_change)
 	compact_free(&c);
 
 	/* the events from 3 on come out as when all are placed */
-	place_after(ahead_in, COUNT(ahead_in), 0, full, flen);
-	place_after(ahead_in, COUNT(ahead_in), 3, part, plen);
-	for (k = 0; k < 3; k++)
-		ck_assert_str_eq(full[k], ahead_in[k]);
+	same_after_skip(ahead_in, COUNT(ahead_in), 3, full);
 	ck_assert_str_ne(full[3], ahead_in[3]); /* the flow end follows its kernel */
-	for (k = 3; k < COUNT(ahead_in); k++) {
-		ck_assert_uint_eq(plen[k], flen[k]);
-		ck_assert_str_eq(part[k], full[k]);
-	}
-	for (k = 0; k < COUNT(ahead_in); k++) {
-		free((void *)full[k]);
-		if (k >= 3)
-			free((void *)part[k]);
-	}
+	free_lines(full, COUNT(ahead_in));
 
 	/* one past it: the plan changes an event that went out */
 	compact_init(&c);
@@ -767,17 +789,9 @@ START_TEST(test_first_change)
 
 	/* a CPU thread's name before the first change goes out as it is; the
 	 * stream's name after it still retires */
-	place_after(late_names, COUNT(late_names), 0, full, flen);
-	place_after(late_names, COUNT(late_names), 2, part, plen);
-	ck_assert_str_eq(full[0], late_names[0]);
+	same_after_skip(late_names, COUNT(late_names), 2, full);
 	ck_assert_ptr_null(full[3]);
-	ck_assert_ptr_null(part[3]);
-	ck_assert_str_eq(part[2], full[2]);
-	for (k = 0; k < COUNT(late_names); k++) {
-		free((void *)full[k]);
-		if (k >= 2)
-			free((void *)part[k]);
-	}
+	free_lines(full, COUNT(late_names));
 	compact_init(&c);
 	ck_assert_int_eq(see_all(&c, late_names, COUNT(late_names)), 0);
 	ck_assert_uint_eq(compact_first_change(&c), 2);
