@@ -797,6 +797,8 @@ START_TEST(test_first_change)
 	ck_assert_uint_eq(compact_first_change(&c), 2);
 	ck_assert_int_eq(compact_plan(&c), 0);
 	ck_assert_int_eq(compact_place_skip(&c, 4), COMPACT_REFUSED);
+	ck_assert_str_eq(c.msg.p, "internal error: pass two passed 4 events before the plan "
+			 "was made, but the plan changes one of them");
 	compact_free(&c);
 
 	compact_init(&c);
