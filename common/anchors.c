@@ -186,3 +186,99 @@ int anchors_gpu_landmark(const struct anchors_kernel *a, size_t n, size_t offset
 	}
 	return refuse(r, ANCHORS_OK, 0, 0);
 }
+
+/* The longest gap between consecutive anchors a[from .. to], -1 when
+ * there is none (to <= from). */
+static int64_t longest_gap(const struct anchors_kernel *a, size_t from, size_t to)
+{
+	int64_t most = -1;
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (a[i + 1].ts_ns - a[i].ts_ns > most)
+			most = a[i + 1].ts_ns - a[i].ts_ns;
+	return most;
+}
+
+/* A gap at the rhythm: no longer than 5/4 of the shorter rhythm of the
+ * sides that have one.  gap <= m + m / 4 is 4 gap <= 5 m for integers,
+ * without the overflow of 5 m (m < 2^63, so m + m / 4 < 2^64). */
+static int at_rhythm(int64_t gap, const int64_t rhythm[2])
+{
+	int64_t m = rhythm[0] < 0 ? rhythm[1] : rhythm[1] < 0 ? rhythm[0] :
+		    rhythm[0] < rhythm[1] ? rhythm[0] : rhythm[1];
+	uint64_t um = (uint64_t)m;
+
+	if (m < 0)
+		return 0;
+	return gap < 0 || (uint64_t)gap <= um + um / 4;
+}
+
+static int cut(struct anchors_shape *sh, struct anchors_result *r, enum anchors_boundary where,
+	       size_t pass, const struct anchors_kernel *a, size_t left, int64_t l, int64_t rr)
+{
+	sh->where = where;
+	sh->pass = pass;
+	sh->left = left;
+	sh->right = left + 1;
+	sh->gap = a[left + 1].ts_ns - a[left].ts_ns;
+	sh->rhythm[0] = l;
+	sh->rhythm[1] = rr;
+	if (!at_rhythm(sh->gap, sh->rhythm))
+		return 0;
+	refuse(r, ANCHORS_PASS_CUT, left + 1, pass);
+	return 1;
+}
+
+int anchors_pass_shape(const struct anchors_kernel *a, size_t n, size_t offset,
+		       size_t num_layers, size_t passes, struct anchors_shape *sh,
+		       struct anchors_result *r)
+{
+	size_t N = num_layers, end = offset + num_layers * passes, p;
+
+	memset(sh, 0, sizeof *sh);
+	if (N < 2)
+		return refuse(r, ANCHORS_OK, 0, 0);
+	/* the matches before: the up to N - 1 gaps that end at a[offset - 1] */
+	if (offset > 0 &&
+	    cut(sh, r, ANCHORS_BEFORE, 0, a, offset - 1,
+		longest_gap(a, offset - 1 >= N - 1 ? offset - N : 0, offset - 1),
+		longest_gap(a, offset, offset + N - 1)))
+		return ANCHORS_PASS_CUT;
+	for (p = 0; p + 1 < passes; p++) {
+		size_t last = offset + (p + 1) * N - 1;
+		if (cut(sh, r, ANCHORS_BETWEEN, p, a, last, longest_gap(a, last + 1 - N, last),
+			longest_gap(a, last + 1, last + N)))
+			return ANCHORS_PASS_CUT;
+	}
+	/* the matches after: the up to N - 1 gaps that start at a[end] */
+	if (end < n &&
+	    cut(sh, r, ANCHORS_AFTER, passes - 1, a, end - 1, longest_gap(a, end - N, end - 1),
+		longest_gap(a, end, n - end > N - 1 ? end + N - 1 : n - 1)))
+		return ANCHORS_PASS_CUT;
+	memset(sh, 0, sizeof *sh);
+	return refuse(r, ANCHORS_OK, 0, 0);
+}
+
+int anchors_steps(const struct anchors_kernel *a, size_t offset, size_t num_layers,
+		  size_t passes, const struct anchors_time *steps, size_t nsteps,
+		  struct anchors_result *r)
+{
+	size_t p;
+
+	for (p = 0; p < passes && nsteps > 0; p++) {
+		const struct anchors_kernel *first = &a[offset + p * num_layers];
+		const struct anchors_kernel *last = first + num_layers - 1;
+		struct anchors_time lo = { first->ts_ns, first->ts_sub };
+		/* the first step not before the first anchor; one at it agrees */
+		size_t i = lower_bound(steps, nsteps, lo);
+		if (i < nsteps && anchors_time_cmp(&steps[i], &lo) == 0)
+			i++;
+		if (i < nsteps) {
+			struct anchors_time hi = { last->ts_ns, last->ts_sub };
+			if (anchors_time_cmp(&steps[i], &hi) <= 0)
+				return refuse(r, ANCHORS_STEP_INSIDE, i, p);
+		}
+	}
+	return refuse(r, ANCHORS_OK, 0, 0);
+}
