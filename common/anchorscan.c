@@ -1067,7 +1067,7 @@ static void rhythm_text(int *nomem, struct buf *b, int64_t rhythm, const char *w
 	if (count == (size_t)-1)
 		say(nomem, b, "%s %zu: %s us", what, pass, u);
 	else
-		say(nomem, b, "%s (%zu gaps): %s us", what, count, u);
+		say(nomem, b, "%s (%zu gap%s): %s us", what, count, count == 1 ? "" : "s", u);
 }
 
 /* The shape of whole passes (anchors_pass_shape, anchors_steps), refused
