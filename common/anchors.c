@@ -1,4 +1,5 @@
 /* anchors: see anchors.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "anchors.h"
@@ -187,17 +188,28 @@ int anchors_gpu_landmark(const struct anchors_kernel *a, size_t n, size_t offset
 	return refuse(r, ANCHORS_OK, 0, 0);
 }
 
-/* The longest gap between consecutive anchors a[from .. to], -1 when
- * there is none (to <= from). */
-static int64_t longest_gap(const struct anchors_kernel *a, size_t from, size_t to)
+static int cmp_gap(const void *x, const void *y)
 {
-	int64_t most = -1;
-	size_t i;
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
 
-	for (i = from; i < to; i++)
-		if (a[i + 1].ts_ns - a[i].ts_ns > most)
-			most = a[i + 1].ts_ns - a[i].ts_ns;
-	return most;
+	return (a > b) - (a < b);
+}
+
+/* The rhythm of the anchors a[from .. to]: their longest gap once the
+ * longest tenth of the gaps (at least one, with two gaps or more) is set
+ * aside, so that one slow layer does not hide a cut; -1 when there is no
+ * gap (to <= from).  scratch holds to - from gaps. */
+static int64_t rhythm_of(const struct anchors_kernel *a, size_t from, size_t to, int64_t *scratch)
+{
+	size_t m = to > from ? to - from : 0, i, drop;
+
+	if (m == 0)
+		return -1;
+	for (i = 0; i < m; i++)
+		scratch[i] = a[from + i + 1].ts_ns - a[from + i].ts_ns;
+	qsort(scratch, m, sizeof *scratch, cmp_gap);
+	drop = m < 2 ? 0 : m / 10 > 1 ? m / 10 : 1;
+	return scratch[m - 1 - drop];
 }
 
 /* A gap at the rhythm: no longer than 5/4 of the shorter rhythm of the
@@ -231,8 +243,8 @@ static int cut(struct anchors_shape *sh, struct anchors_result *r, enum anchors_
 }
 
 int anchors_pass_shape(const struct anchors_kernel *a, size_t n, size_t offset,
-		       size_t num_layers, size_t passes, struct anchors_shape *sh,
-		       struct anchors_result *r)
+		       size_t num_layers, size_t passes, int64_t *scratch,
+		       struct anchors_shape *sh, struct anchors_result *r)
 {
 	size_t N = num_layers, end = offset + num_layers * passes, p;
 
@@ -242,19 +254,19 @@ int anchors_pass_shape(const struct anchors_kernel *a, size_t n, size_t offset,
 	/* the matches before: the up to N - 1 gaps that end at a[offset - 1] */
 	if (offset > 0 &&
 	    cut(sh, r, ANCHORS_BEFORE, 0, a, offset - 1,
-		longest_gap(a, offset - 1 >= N - 1 ? offset - N : 0, offset - 1),
-		longest_gap(a, offset, offset + N - 1)))
+		rhythm_of(a, offset - 1 >= N - 1 ? offset - N : 0, offset - 1, scratch),
+		rhythm_of(a, offset, offset + N - 1, scratch)))
 		return ANCHORS_PASS_CUT;
 	for (p = 0; p + 1 < passes; p++) {
 		size_t last = offset + (p + 1) * N - 1;
-		if (cut(sh, r, ANCHORS_BETWEEN, p, a, last, longest_gap(a, last + 1 - N, last),
-			longest_gap(a, last + 1, last + N)))
+		if (cut(sh, r, ANCHORS_BETWEEN, p, a, last, rhythm_of(a, last + 1 - N, last, scratch),
+			rhythm_of(a, last + 1, last + N, scratch)))
 			return ANCHORS_PASS_CUT;
 	}
 	/* the matches after: the up to N - 1 gaps that start at a[end] */
 	if (end < n &&
-	    cut(sh, r, ANCHORS_AFTER, passes - 1, a, end - 1, longest_gap(a, end - N, end - 1),
-		longest_gap(a, end, n - end > N - 1 ? end + N - 1 : n - 1)))
+	    cut(sh, r, ANCHORS_AFTER, passes - 1, a, end - 1, rhythm_of(a, end - N, end - 1, scratch),
+		rhythm_of(a, end, n - end > N - 1 ? end + N - 1 : n - 1, scratch)))
 		return ANCHORS_PASS_CUT;
 	memset(sh, 0, sizeof *sh);
 	return refuse(r, ANCHORS_OK, 0, 0);

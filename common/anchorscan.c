@@ -1081,9 +1081,15 @@ static int check_shape(struct anchorscan *s, struct buf *msg)
 	struct anchors_result r;
 	struct anchors_time *steps;
 	char u[NUM_US_BUFSZ];
-	int nomem = 0, rc = ANCHORSCAN_OK;
+	int nomem = 0, rc;
 
-	if (anchors_pass_shape(s->anchors, s->nanchors, at0, N, P, &sh, &r) != ANCHORS_OK) {
+	int64_t *scratch = malloc(N * sizeof *scratch);
+
+	if (scratch == NULL)
+		return ANCHORSCAN_NOMEM;
+	rc = anchors_pass_shape(s->anchors, s->nanchors, at0, N, P, scratch, &sh, &r);
+	free(scratch);
+	if (rc != ANCHORS_OK) {
 		const struct anchors_kernel *l = &s->anchors[sh.left], *x = &s->anchors[sh.right];
 		size_t before = at0 - 1 >= N - 1 ? N - 1 : at0 - 1;
 		size_t after = s->nanchors - end - 1 < N - 1 ? s->nanchors - end - 1 : N - 1;
@@ -1103,7 +1109,7 @@ static int check_shape(struct anchorscan *s, struct buf *msg)
 			say(&nomem, msg, "the selection is not whole passes: from its last anchor (ts %s, "
 			    "event %" PRIu64 ") to the next match (ts %s, event %" PRIu64 ") the gap is "
 			    "%s us, ", t0->ts, l->index, t1->ts, x->index, u);
-		say(&nomem, msg, "no longer than 5/4 of the longest anchor gap beside it (");
+		say(&nomem, msg, "no longer than 5/4 of the anchors' rhythm beside it (");
 		if (sh.where == ANCHORS_BEFORE)
 			rhythm_text(&nomem, msg, sh.rhythm[0], "the matches before", 0, before);
 		else

@@ -570,18 +570,23 @@ tr-gen --layers 4 --passes 3 --draft-passes 2 --draft-layers 2 --seed 7 -o spec.
 TARGET='flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128,'
 track "spec: anchored target attention" spec.json s1.json decode \
 	--anchor-regex "$TARGET" --num-layers 4 --anchor-offset 0 --passes 3
-# The trap: an unanchored pattern also matches the draft attention, and
-# the first 12 matches are 4 draft, 4 target, 4 draft: two draft passes
-# (2 layers each, back to back) pass for one of 4, but the target pass
-# that follows them starts at the drafts' own rhythm.  Refused, with the
-# numbers and the ways out.
-refused "spec: unanchored regex (the trap) is not whole passes" 1 \
-	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1428625732511.125 and 1428625732916.169, events 827 and 854) the gap is 405.044 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 444.482 us; inside pass 1: 552.157 us): a boundary at the passes' own rhythm cuts a pass" \
-	spec.json --anchor-regex 'flash_fwd_kernel' --num-layers 4 --anchor-offset 0 --passes 3
-stderr_has "spec: the trap: the matches used" \
-	"  24 kernels match in pid 0, device 0; --num-layers 4 x --passes 3 from --anchor-offset 0 uses 12 of them"
+# The trap: an unanchored pattern also matches the draft attention, and the
+# selection happily takes the first 12 matches: 4 draft, 4 target, 4 draft.
+# Two draft passes of 2, back to back, have the shape of one pass of 4 (the
+# gap between them is like a slow layer's): the rule of whole passes cannot
+# see it; a landmark can (t-confirm.sh).
+track "spec: unanchored regex (the trap)" spec.json s2.json decode \
+	--anchor-regex 'flash_fwd_kernel' --num-layers 4 --anchor-offset 0 --passes 3
+"$PY" -c '
+import json
+rows = json.load(open("s2.json.layers.json"))["layers"]
+print(" ".join("T" if "traits<128, 128," in r["anchor_name"] else "D" if "traits<64, 64," in r["anchor_name"] else "?" for r in rows))
+print(json.load(open("s2.json.layers.json"))["matching_anchor_count"])
+' >s2.txt
+printf 'D D D D T T T T D D D D\n24\n' >s2.want
+same "spec: the trap picks draft kernels" s2.want s2.txt
 # the draft passes alone, 2 layers each, back to back: whole passes
-track "spec: draft attention, 6 back-to-back passes of 2" spec.json s2.json decode \
+track "spec: draft attention, 6 back-to-back passes of 2" spec.json s2d.json decode \
 	--anchor-regex 'flash_fwd_kernel<Flash_fwd_kernel_traits<64, 64,' --num-layers 2 \
 	--anchor-offset 0 --passes 6
 # Terminal: the target attention after each target rotary (the draft rotary

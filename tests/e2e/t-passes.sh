@@ -59,6 +59,11 @@ sel_ok "gen: once per layer, 2 passes of 4 from offset 4" plain.json \
 	--anchor-regex "$TARGET" --num-layers 4 --anchor-offset 4 --passes 2
 sel_ok "gen: 4 streams, 3 overlapping, 4 passes of 6" conc.json \
 	--anchor-regex "$TARGET" --num-layers 6 --anchor-offset 0 --passes 4
+# one slow layer (its attention 5 times as long) in every pass: the gap
+# after it is set aside, the passes stand
+tr-gen --layers 4 --passes 3 --rank 2 --slow-layer 1 --slowdown 400 -o slow.json
+sel_ok "gen: a slow layer in every pass, 3 passes of 4" slow.json \
+	--anchor-regex "$TARGET" --num-layers 4 --anchor-offset 0 --passes 3
 sel_ok "gen: back-to-back draft passes, 6 passes of 2" spec.json \
 	--anchor-regex "$DRAFT" --num-layers 2 --anchor-offset 0 --passes 6
 # whole passes of a kernel that runs twice or three times per layer have the
@@ -70,28 +75,28 @@ sel_ok "gen: three times per layer, taken whole (12 per pass)" plain.json \
 	--anchor-regex "$THREE" --num-layers 12 --anchor-offset 0 --passes 3
 
 {
-	echo "tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1428625732128.147 and 1428625732336.214, events 405 and 414) the gap is 208.067 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 294.211 us; inside pass 1: 326.551 us): a boundary at the passes' own rhythm cuts a pass"
+	echo "tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1428625732128.147 and 1428625732336.214, events 405 and 414) the gap is 208.067 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 202.731 us; inside pass 1: 315.896 us): a boundary at the passes' own rhythm cuts a pass"
 	echo "  24 kernels match in pid 0, device 0; --num-layers 4 x --passes 6 from --anchor-offset 0 uses 24 of them"
 	ways_out 4
 } >twice.want
 sel_refused "gen: twice per layer, 24 = 4 x 6 by chance: refused" plain.json twice.want \
 	--anchor-regex "$NORM" --num-layers 4 --anchor-offset 0 --passes 6
 {
-	echo "tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1428625732128.147, event 405) to the next match (ts 1428625732336.214, event 414) the gap is 208.067 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 294.211 us; the matches after (3 gaps): 326.551 us): a boundary at the passes' own rhythm cuts a pass"
+	echo "tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1428625732128.147, event 405) to the next match (ts 1428625732336.214, event 414) the gap is 208.067 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 202.731 us; the matches after (3 gaps): 315.896 us): a boundary at the passes' own rhythm cuts a pass"
 	echo "  24 kernels match in pid 0, device 0; --num-layers 4 x --passes 1 from --anchor-offset 0 uses 4 of them"
 	ways_out 4
 } >after.want
 sel_refused "gen: twice per layer, the matches after go on at the rhythm: refused" plain.json \
 	after.want --anchor-regex "$NORM" --num-layers 4 --anchor-offset 0
 {
-	echo "tr-select-anchors: the selection is not whole passes: from the match before it (ts 1428625732128.147, event 405) to its first anchor (ts 1428625732336.214, event 414) the gap is 208.067 us, no longer than 5/4 of the longest anchor gap beside it (the matches before (3 gaps): 294.211 us; inside pass 0: 326.551 us): a boundary at the passes' own rhythm cuts a pass"
+	echo "tr-select-anchors: the selection is not whole passes: from the match before it (ts 1428625732128.147, event 405) to its first anchor (ts 1428625732336.214, event 414) the gap is 208.067 us, no longer than 5/4 of the anchors' rhythm beside it (the matches before (3 gaps): 202.731 us; inside pass 0: 315.896 us): a boundary at the passes' own rhythm cuts a pass"
 	echo "  24 kernels match in pid 0, device 0; --num-layers 4 x --passes 1 from --anchor-offset 4 uses 4 of them"
 	ways_out 4
 } >before.want
 sel_refused "gen: twice per layer, the match before is at the rhythm: refused" plain.json \
 	before.want --anchor-regex "$NORM" --num-layers 4 --anchor-offset 4
 {
-	echo "tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1428625731833.936 and 1428625731876.956, events 395 and 399) the gap is 43.020 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 202.731 us; inside pass 1: 251.191 us): a boundary at the passes' own rhythm cuts a pass"
+	echo "tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1428625731833.936 and 1428625731876.956, events 395 and 399) the gap is 43.020 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 97.201 us; inside pass 1: 208.067 us): a boundary at the passes' own rhythm cuts a pass"
 	echo "  36 kernels match in pid 0, device 0; --num-layers 4 x --passes 9 from --anchor-offset 0 uses 36 of them"
 	ways_out 4
 } >three.want
@@ -167,6 +172,9 @@ fi
 # mixed passes, eager and CUDA/HIP-graph replays.
 cat >accepted.tsv <<'TSV'
 gaunernst_bert-small-uncased__1016001.json.gz	flash_fwd_kernel	4	1	0
+gaunernst_bert-small-uncased__1016001.json.gz	s16816gemm_relu_bf16_64x64	4	1	0
+eager_trace.json.gz	bmm_Bfloat16_MxE2m1MxE4m3_Fp32	36	1	0
+google_owlv2-large-patch14-ensemble__1016001.json.gz	splitKreduce_kernel<32, 16, int, __nv_bfloat16	12	5	0
 sglang_Qwen3-8B_prefilldecode.json.gz	rotary_embedding_kernel	36	1	0
 sglang_Qwen3-8B_prefilldecode.json.gz	store_kvcache	36	1	0
 sglang_Qwen3-8B_prefilldecode.json.gz	FmhaBatchPrefillWithPagedKVCache	36	1	0
@@ -213,25 +221,25 @@ refused_real() {
 	fi
 }
 refused_real "real: sglang Qwen3 norm 36 x 2: refused" sglang_Qwen3-8B_prefilldecode.json.gz \
-	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 4909914300270.946 and 4909914310286.43, events 59921 and 59925) the gap is 10015.484 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 10181.001 us; inside pass 1: 10049.414 us): a boundary at the passes' own rhythm cuts a pass" \
+	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 4909914300270.946 and 4909914310286.43, events 59921 and 59925) the gap is 10015.484 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 9995.294 us; inside pass 1: 9999.700 us): a boundary at the passes' own rhythm cuts a pass" \
 	--anchor-regex add_rmsnorm_quant_kernel --num-layers 36 --anchor-offset 0 --passes 2
 refused_real "real: B200 eager fused_add_rms_norm 36: refused" eager_trace.json.gz \
-	"tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1365627912595.614, event 21213) to the next match (ts 1365627913573.627, event 21235) the gap is 978.013 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 3076.727 us; the matches after (35 gaps): 1182.556 us): a boundary at the passes' own rhythm cuts a pass" \
+	"tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1365627912595.614, event 21213) to the next match (ts 1365627913573.627, event 21235) the gap is 978.013 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 1077.693 us; the matches after (35 gaps): 1052.669 us): a boundary at the passes' own rhythm cuts a pass" \
 	--anchor-regex fused_add_rms_norm_kernel --num-layers 36 --anchor-offset 0
 refused_real "real: ROCm graph Rmsnorm2dFwd 24 x 2: refused" graph_execution.json.gz \
-	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 6520488657380.61 and 6520488662728.82, events 19071 and 19081) the gap is 5348.210 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 5469.097 us; inside pass 1: 5430.090 us): a boundary at the passes' own rhythm cuts a pass" \
+	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 6520488657380.61 and 6520488662728.82, events 19071 and 19081) the gap is 5348.210 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 5449.209 us; inside pass 1: 5419.690 us): a boundary at the passes' own rhythm cuts a pass" \
 	--anchor-regex Rmsnorm2dFwd --num-layers 24 --anchor-offset 0 --passes 2
 refused_real "real: OWLv2 cunn_SoftMaxForward 12 x 10 (half passes): refused" \
 	google_owlv2-large-patch14-ensemble__1016001.json.gz \
-	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1419116287567.525 and 1419116292128.921, events 128450 and 128610) the gap is 4561.396 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 4781.298 us; inside pass 1: 4563.893 us): a boundary at the passes' own rhythm cuts a pass" \
+	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1419116287567.525 and 1419116292128.921, events 128450 and 128610) the gap is 4561.396 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 4702.516 us; inside pass 1: 4563.060 us): a boundary at the passes' own rhythm cuts a pass" \
 	--anchor-regex cunn_SoftMaxForward --num-layers 12 --anchor-offset 0 --passes 10
 refused_real "real: Qwen1.5 rsqrt 24 from 22 (twice per layer): refused" \
 	Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz \
-	"tr-select-anchors: the selection is not whole passes: from the match before it (ts 1428625747476.45, event 11995) to its first anchor (ts 1428625748568.701, event 12159) the gap is 1092.251 us, no longer than 5/4 of the longest anchor gap beside it (the matches before (21 gaps): 1465.145 us; inside pass 0: 911.964 us): a boundary at the passes' own rhythm cuts a pass" \
+	"tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1428625764442.901, event 15067) to the next match (ts 1428625765309.778, event 15231) the gap is 866.877 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 866.715 us; the matches after (23 gaps): 867.100 us): a boundary at the passes' own rhythm cuts a pass" \
 	--anchor-regex rsqrt_kernel --num-layers 24 --anchor-offset 22
 refused_real "real: Switch MoE layer_norm 10 (twice per layer): refused" \
 	trace_100Kpar_4exp_8batch_128seq_1024.json \
-	"tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1717572148739913, event 9572) to the next match (ts 1717572148745828, event 9654) the gap is 5915.000 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 76577.000 us; the matches after (9 gaps): 47440.000 us): a boundary at the passes' own rhythm cuts a pass" \
+	"tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1717572148739913, event 9572) to the next match (ts 1717572148745828, event 9654) the gap is 5915.000 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 69706.000 us; the matches after (9 gaps): 34606.000 us): a boundary at the passes' own rhythm cuts a pass" \
 	--anchor-regex vectorized_layer_norm_kernel --num-layers 10 --anchor-offset 0
 
 # tr-layer-track: the command of a new user, refused before anything is
@@ -243,7 +251,7 @@ if [ -f "$QW3" ]; then
 	tr-layer-track --trace "$QW3" --output q.json --anchor-regex add_rmsnorm_quant_kernel \
 		--num-layers 36 --anchor-offset 0 --phase decode --evidence e >lt.out 2>"$T/err" || RC=$?
 	{
-		echo "tr-select-anchors: the selection is not whole passes: from its last anchor (ts 4909914300270.946, event 59921) to the next match (ts 4909914310286.43, event 59925) the gap is 10015.484 us, no longer than 5/4 of the longest anchor gap beside it (inside pass 0: 10181.001 us; the matches after (35 gaps): 10049.414 us): a boundary at the passes' own rhythm cuts a pass"
+		echo "tr-select-anchors: the selection is not whole passes: from its last anchor (ts 4909914300270.946, event 59921) to the next match (ts 4909914310286.43, event 59925) the gap is 10015.484 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 9995.294 us; the matches after (35 gaps): 9999.700 us): a boundary at the passes' own rhythm cuts a pass"
 		echo "  145 kernels match in pid 9, device 9; --num-layers 36 x --passes 1 from --anchor-offset 0 uses 36 of them"
 		ways_out 36
 	} >q.want

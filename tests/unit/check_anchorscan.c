@@ -203,7 +203,7 @@ START_TEST(test_shape)
 	buf_reset(&want);
 	buf_addstr(&want, "the selection is not whole passes: from its last anchor (ts 20, event 1) "
 		   "to the next match (ts 30, event 2) the gap is 10.000 us, no longer than 5/4 of "
-		   "the longest anchor gap beside it (inside pass 0: 10.000 us; the matches after "
+		   "the anchors' rhythm beside it (inside pass 0: 10.000 us; the matches after "
 		   "(1 gap): 100.000 us): a boundary at the passes' own rhythm cuts a pass\n"
 		   "  6 kernels match in pid 0, device 0; --num-layers 2 x --passes 1 from "
 		   "--anchor-offset 0 uses 2 of them\n");
@@ -214,7 +214,7 @@ START_TEST(test_shape)
 	buf_reset(&want);
 	buf_addstr(&want, "the selection is not whole passes: from the match before it (ts 130, "
 		   "event 3) to its first anchor (ts 140, event 4) the gap is 10.000 us, no longer "
-		   "than 5/4 of the longest anchor gap beside it (the matches before (1 gap): "
+		   "than 5/4 of the anchors' rhythm beside it (the matches before (1 gap): "
 		   "100.000 us; inside pass 0: 10.500 us): a boundary at the passes' own rhythm "
 		   "cuts a pass\n"
 		   "  6 kernels match in pid 0, device 0; --num-layers 2 x --passes 1 from "
