@@ -192,7 +192,7 @@ START_TEST(test_shape)
 	o = opts("^attn$", NULL, 2, 0, 3);
 	buf_addstr(&want, "the selection is not whole passes: between passes 0 and 1 (anchors at "
 		   "ts 20 and 30, events 1 and 2) the gap is 10.000 us, no longer than 5/4 of the "
-		   "longest anchor gap beside it (inside pass 0: 10.000 us; inside pass 1: "
+		   "anchors' rhythm beside it (inside pass 0: 10.000 us; inside pass 1: "
 		   "100.000 us): a boundary at the passes' own rhythm cuts a pass\n"
 		   "  6 kernels match in pid 0, device 0; --num-layers 2 x --passes 3 from "
 		   "--anchor-offset 0 uses 6 of them\n");
