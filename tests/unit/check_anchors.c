@@ -330,13 +330,13 @@ START_TEST(test_shape_ratio)
 	ts[3] = INT64_MAX - 73, ts[4] = INT64_MAX - 65, ts[5] = INT64_MAX - 57;
 	at_times(a, ts, 6);
 	ck_assert_int_eq(anchors_pass_shape(a, 6, 0, 3, 2, scr, &sh, &r), ANCHORS_OK);
-	/* a rhythm of 2^62 (passes of 2: one gap each, none set aside): 5/4 of
-	 * it is past INT64_MAX / 2, counted exactly */
-	ts[0] = 0, ts[1] = (int64_t)1 << 62;
-	ts[2] = ts[1] + ((int64_t)1 << 62) + ((int64_t)1 << 60), ts[3] = ts[2] + ((int64_t)1 << 62);
+	/* a rhythm of 2^61 (passes of 2: one gap each, none set aside): 5 times
+	 * it is past INT64_MAX, 5/4 of it is counted exactly */
+	ts[0] = 0, ts[1] = (int64_t)1 << 61;
+	ts[2] = ts[1] + ((int64_t)1 << 61) + ((int64_t)1 << 59), ts[3] = ts[2] + ((int64_t)1 << 61);
 	at_times(a, ts, 4);
 	ck_assert_int_eq(anchors_pass_shape(a, 4, 0, 2, 2, scr, &sh, &r), ANCHORS_PASS_CUT);
-	ck_assert_int_eq(sh.rhythm[0], (int64_t)1 << 62);
+	ck_assert_int_eq(sh.rhythm[0], (int64_t)1 << 61);
 	ts[2]++, ts[3]++;
 	at_times(a, ts, 4);
 	ck_assert_int_eq(anchors_pass_shape(a, 4, 0, 2, 2, scr, &sh, &r), ANCHORS_OK);
