@@ -1121,10 +1121,14 @@ static int check_shape(struct anchorscan *s, struct buf *msg)
 			rhythm_text(&nomem, msg, sh.rhythm[1], "inside pass",
 				    sh.where == ANCHORS_BETWEEN ? sh.pass + 1 : 0, (size_t)-1);
 		say(&nomem, msg, "): a boundary at the passes' own rhythm cuts a pass\n");
-		say(&nomem, msg, "  %zu kernels match in pid %s, device %s; --num-layers %" PRId64
-		    " x --passes %" PRId64 " from --anchor-offset %" PRId64 " uses %zu of them\n",
-		    s->nanchors, s->pid, s->device, s->opt.num_layers, s->opt.passes,
-		    s->opt.offset, N * P);
+		/* the count against the layers, as tr-survey writes it */
+		say(&nomem, msg, "  %zu kernels match in pid %s, device %s (%zu x %zu", s->nanchors,
+		    s->pid, s->device, s->nanchors / N, N);
+		if (s->nanchors % N)
+			say(&nomem, msg, " + %zu", s->nanchors % N);
+		say(&nomem, msg, "); --num-layers %" PRId64 " x --passes %" PRId64 " from "
+		    "--anchor-offset %" PRId64 " uses %zu of them\n", s->opt.num_layers,
+		    s->opt.passes, s->opt.offset, N * P);
 		shape_ways_out(s, &nomem, msg);
 		return done(nomem, ANCHORSCAN_REFUSED);
 	}

@@ -76,28 +76,28 @@ sel_ok "gen: three times per layer, taken whole (12 per pass)" plain.json \
 
 {
 	echo "tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1428625732128.147 and 1428625732336.214, events 405 and 414) the gap is 208.067 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 202.731 us; inside pass 1: 315.896 us): a boundary at the passes' own rhythm cuts a pass"
-	echo "  24 kernels match in pid 0, device 0; --num-layers 4 x --passes 6 from --anchor-offset 0 uses 24 of them"
+	echo "  24 kernels match in pid 0, device 0 (6 x 4); --num-layers 4 x --passes 6 from --anchor-offset 0 uses 24 of them"
 	ways_out 4
 } >twice.want
 sel_refused "gen: twice per layer, 24 = 4 x 6 by chance: refused" plain.json twice.want \
 	--anchor-regex "$NORM" --num-layers 4 --anchor-offset 0 --passes 6
 {
 	echo "tr-select-anchors: the selection is not whole passes: from its last anchor (ts 1428625732128.147, event 405) to the next match (ts 1428625732336.214, event 414) the gap is 208.067 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 202.731 us; the matches after (3 gaps): 315.896 us): a boundary at the passes' own rhythm cuts a pass"
-	echo "  24 kernels match in pid 0, device 0; --num-layers 4 x --passes 1 from --anchor-offset 0 uses 4 of them"
+	echo "  24 kernels match in pid 0, device 0 (6 x 4); --num-layers 4 x --passes 1 from --anchor-offset 0 uses 4 of them"
 	ways_out 4
 } >after.want
 sel_refused "gen: twice per layer, the matches after go on at the rhythm: refused" plain.json \
 	after.want --anchor-regex "$NORM" --num-layers 4 --anchor-offset 0
 {
 	echo "tr-select-anchors: the selection is not whole passes: from the match before it (ts 1428625732128.147, event 405) to its first anchor (ts 1428625732336.214, event 414) the gap is 208.067 us, no longer than 5/4 of the anchors' rhythm beside it (the matches before (3 gaps): 202.731 us; inside pass 0: 315.896 us): a boundary at the passes' own rhythm cuts a pass"
-	echo "  24 kernels match in pid 0, device 0; --num-layers 4 x --passes 1 from --anchor-offset 4 uses 4 of them"
+	echo "  24 kernels match in pid 0, device 0 (6 x 4); --num-layers 4 x --passes 1 from --anchor-offset 4 uses 4 of them"
 	ways_out 4
 } >before.want
 sel_refused "gen: twice per layer, the match before is at the rhythm: refused" plain.json \
 	before.want --anchor-regex "$NORM" --num-layers 4 --anchor-offset 4
 {
 	echo "tr-select-anchors: the selection is not whole passes: between passes 0 and 1 (anchors at ts 1428625731833.936 and 1428625731876.956, events 395 and 399) the gap is 43.020 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 97.201 us; inside pass 1: 208.067 us): a boundary at the passes' own rhythm cuts a pass"
-	echo "  36 kernels match in pid 0, device 0; --num-layers 4 x --passes 9 from --anchor-offset 0 uses 36 of them"
+	echo "  36 kernels match in pid 0, device 0 (9 x 4); --num-layers 4 x --passes 9 from --anchor-offset 0 uses 36 of them"
 	ways_out 4
 } >three.want
 sel_refused "gen: three times per layer, 36 = 4 x 9 by chance: refused" plain.json three.want \
@@ -252,7 +252,7 @@ if [ -f "$QW3" ]; then
 		--num-layers 36 --anchor-offset 0 --phase decode --evidence e >lt.out 2>"$T/err" || RC=$?
 	{
 		echo "tr-select-anchors: the selection is not whole passes: from its last anchor (ts 4909914300270.946, event 59921) to the next match (ts 4909914310286.43, event 59925) the gap is 10015.484 us, no longer than 5/4 of the anchors' rhythm beside it (inside pass 0: 9995.294 us; the matches after (35 gaps): 9999.700 us): a boundary at the passes' own rhythm cuts a pass"
-		echo "  145 kernels match in pid 9, device 9; --num-layers 36 x --passes 1 from --anchor-offset 0 uses 36 of them"
+		echo "  145 kernels match in pid 9, device 9 (4 x 36 + 1); --num-layers 36 x --passes 1 from --anchor-offset 0 uses 36 of them"
 		ways_out 36
 	} >q.want
 	if [ "$RC" = 1 ] && [ ! -e q.json ] && [ ! -e q.json.layers.json ] &&

@@ -194,7 +194,7 @@ START_TEST(test_shape)
 		   "ts 20 and 30, events 1 and 2) the gap is 10.000 us, no longer than 5/4 of the "
 		   "anchors' rhythm beside it (inside pass 0: 10.000 us; inside pass 1: "
 		   "100.000 us): a boundary at the passes' own rhythm cuts a pass\n"
-		   "  6 kernels match in pid 0, device 0; --num-layers 2 x --passes 3 from "
+		   "  6 kernels match in pid 0, device 0 (3 x 2); --num-layers 2 x --passes 3 from "
 		   "--anchor-offset 0 uses 6 of them\n");
 	buf_addstr(&want, ways);
 	refused(&o, passes, 10, ANCHORSCAN_REFUSED, want.p);
@@ -205,7 +205,7 @@ START_TEST(test_shape)
 		   "to the next match (ts 30, event 2) the gap is 10.000 us, no longer than 5/4 of "
 		   "the anchors' rhythm beside it (inside pass 0: 10.000 us; the matches after "
 		   "(1 gap): 100.000 us): a boundary at the passes' own rhythm cuts a pass\n"
-		   "  6 kernels match in pid 0, device 0; --num-layers 2 x --passes 1 from "
+		   "  6 kernels match in pid 0, device 0 (3 x 2); --num-layers 2 x --passes 1 from "
 		   "--anchor-offset 0 uses 2 of them\n");
 	buf_addstr(&want, ways);
 	refused(&o, passes, 10, ANCHORSCAN_REFUSED, want.p);
@@ -217,7 +217,7 @@ START_TEST(test_shape)
 		   "than 5/4 of the anchors' rhythm beside it (the matches before (1 gap): "
 		   "100.000 us; inside pass 0: 10.500 us): a boundary at the passes' own rhythm "
 		   "cuts a pass\n"
-		   "  6 kernels match in pid 0, device 0; --num-layers 2 x --passes 1 from "
+		   "  6 kernels match in pid 0, device 0 (3 x 2); --num-layers 2 x --passes 1 from "
 		   "--anchor-offset 4 uses 2 of them\n");
 	buf_addstr(&want, ways);
 	refused(&o, passes, 10, ANCHORSCAN_REFUSED, want.p);
