@@ -1082,7 +1082,7 @@ static int check_shape(struct anchorscan *s, struct buf *msg)
 	struct anchors_time *steps;
 	char u[NUM_US_BUFSZ];
 	int nomem = 0, rc;
-
+	/* room for the gaps of one pass (N <= the matches: the selection holds) */
 	int64_t *scratch = malloc(N * sizeof *scratch);
 
 	if (scratch == NULL)
