@@ -1,4 +1,5 @@
 /* anchors: see anchors.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "anchors.h"
@@ -182,6 +183,113 @@ int anchors_gpu_landmark(const struct anchors_kernel *a, size_t n, size_t offset
 			refuse(r, ANCHORS_LANDMARK_COUNT, i, count);
 			r->term = term;
 			return ANCHORS_LANDMARK_COUNT;
+		}
+	}
+	return refuse(r, ANCHORS_OK, 0, 0);
+}
+
+static int cmp_gap(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The rhythm of the anchors a[from .. to]: their longest gap once the
+ * longest tenth of the gaps (at least one, with two gaps or more) is set
+ * aside, so that one slow layer does not hide a cut; -1 when there is no
+ * gap (to <= from).  scratch holds to - from gaps. */
+static int64_t rhythm_of(const struct anchors_kernel *a, size_t from, size_t to, int64_t *scratch)
+{
+	size_t m = to > from ? to - from : 0, i, drop;
+
+	if (m == 0)
+		return -1;
+	for (i = 0; i < m; i++)
+		scratch[i] = a[from + i + 1].ts_ns - a[from + i].ts_ns;
+	qsort(scratch, m, sizeof *scratch, cmp_gap);
+	drop = m < 2 ? 0 : m / 10 > 1 ? m / 10 : 1;
+	return scratch[m - 1 - drop];
+}
+
+/* A gap at the rhythm: no longer than 5/4 of the shorter rhythm of the
+ * sides that have one.  gap <= m + m / 4 is 4 gap <= 5 m for integers,
+ * without the overflow of 5 m (m < 2^63, so m + m / 4 < 2^64). */
+static int at_rhythm(int64_t gap, const int64_t rhythm[2])
+{
+	int64_t m = rhythm[0] < 0 ? rhythm[1] : rhythm[1] < 0 ? rhythm[0] :
+		    rhythm[0] < rhythm[1] ? rhythm[0] : rhythm[1];
+	uint64_t um = (uint64_t)m;
+
+	if (m < 0)
+		return 0;
+	return gap < 0 || (uint64_t)gap <= um + um / 4;
+}
+
+static int cut(struct anchors_shape *sh, struct anchors_result *r, enum anchors_boundary where,
+	       size_t pass, const struct anchors_kernel *a, size_t left, int64_t l, int64_t rr)
+{
+	sh->where = where;
+	sh->pass = pass;
+	sh->left = left;
+	sh->right = left + 1;
+	sh->gap = a[left + 1].ts_ns - a[left].ts_ns;
+	sh->rhythm[0] = l;
+	sh->rhythm[1] = rr;
+	if (!at_rhythm(sh->gap, sh->rhythm))
+		return 0;
+	refuse(r, ANCHORS_PASS_CUT, left + 1, pass);
+	return 1;
+}
+
+int anchors_pass_shape(const struct anchors_kernel *a, size_t n, size_t offset,
+		       size_t num_layers, size_t passes, int64_t *scratch,
+		       struct anchors_shape *sh, struct anchors_result *r)
+{
+	size_t N = num_layers, end = offset + num_layers * passes, p;
+
+	memset(sh, 0, sizeof *sh);
+	if (N < 2)
+		return refuse(r, ANCHORS_OK, 0, 0);
+	/* the matches before: the up to N - 1 gaps that end at a[offset - 1] */
+	if (offset > 0 &&
+	    cut(sh, r, ANCHORS_BEFORE, 0, a, offset - 1,
+		rhythm_of(a, offset - 1 >= N - 1 ? offset - N : 0, offset - 1, scratch),
+		rhythm_of(a, offset, offset + N - 1, scratch)))
+		return ANCHORS_PASS_CUT;
+	for (p = 0; p + 1 < passes; p++) {
+		size_t last = offset + (p + 1) * N - 1;
+		if (cut(sh, r, ANCHORS_BETWEEN, p, a, last, rhythm_of(a, last + 1 - N, last, scratch),
+			rhythm_of(a, last + 1, last + N, scratch)))
+			return ANCHORS_PASS_CUT;
+	}
+	/* the matches after: the up to N - 1 gaps that start at a[end] */
+	if (end < n &&
+	    cut(sh, r, ANCHORS_AFTER, passes - 1, a, end - 1, rhythm_of(a, end - N, end - 1, scratch),
+		rhythm_of(a, end, n - end > N - 1 ? end + N - 1 : n - 1, scratch)))
+		return ANCHORS_PASS_CUT;
+	memset(sh, 0, sizeof *sh);
+	return refuse(r, ANCHORS_OK, 0, 0);
+}
+
+int anchors_steps(const struct anchors_kernel *a, size_t offset, size_t num_layers,
+		  size_t passes, const struct anchors_time *steps, size_t nsteps,
+		  struct anchors_result *r)
+{
+	size_t p;
+
+	for (p = 0; p < passes && nsteps > 0; p++) {
+		const struct anchors_kernel *first = &a[offset + p * num_layers];
+		const struct anchors_kernel *last = first + num_layers - 1;
+		struct anchors_time lo = { first->ts_ns, first->ts_sub };
+		/* the first step not before the first anchor; one at it agrees */
+		size_t i = lower_bound(steps, nsteps, lo);
+		if (i < nsteps && anchors_time_cmp(&steps[i], &lo) == 0)
+			i++;
+		if (i < nsteps) {
+			struct anchors_time hi = { last->ts_ns, last->ts_sub };
+			if (anchors_time_cmp(&steps[i], &hi) <= 0)
+				return refuse(r, ANCHORS_STEP_INSIDE, i, p);
 		}
 	}
 	return refuse(r, ANCHORS_OK, 0, 0);

@@ -48,6 +48,8 @@ enum anchors_status {
 	ANCHORS_TERMINAL_NEGATIVE_DUR,
 	ANCHORS_TERMINAL_PAST_NEXT, /* the terminal at ends after the next anchor starts */
 	ANCHORS_LANDMARK_COUNT,     /* count landmarks (not 1) in the span of selected anchor at */
+	ANCHORS_PASS_CUT,           /* a boundary at the passes' own rhythm (struct anchors_shape) */
+	ANCHORS_STEP_INSIDE,        /* a step starts inside selected pass count, at steps[at] */
 };
 
 struct anchors_result {
@@ -95,5 +97,46 @@ int anchors_gpu_landmark(const struct anchors_kernel *a, size_t n, size_t offset
 			 size_t num_layers, const struct anchors_kernel *ends, size_t nends,
 			 const struct anchors_time *marks, size_t nmarks,
 			 struct anchors_result *r);
+
+/* The shape of whole passes.  A boundary of the selection a[offset ..
+ * offset + num_layers x passes) is the gap between the last anchor of one
+ * pass and the first of the next, and, where matches lie outside the
+ * selection, between the match before it and its first anchor and between
+ * its last anchor and the match after it.  The rhythm of a pass is its
+ * longest gap between consecutive anchors once the longest tenth of its
+ * gaps (at least one, with two gaps or more) is set aside: one slow layer
+ * does not count.  Outside the selection, the rhythm of the up to
+ * num_layers - 1 gaps between the matches next to the boundary (none when
+ * a single match lies there).  A boundary must be longer than 5/4 of the
+ * shorter rhythm on its two sides (of the one side that has one): one no
+ * longer is a gap like those inside passes, and the selection cuts a pass.
+ * With num_layers 1 a pass has no rhythm and nothing is checked.  Exact
+ * integer ns (ts floors); scratch has room for num_layers gaps.  Refused:
+ * ANCHORS_PASS_CUT with the first such boundary in time order in sh. */
+enum anchors_boundary {
+	ANCHORS_BETWEEN,  /* between selected passes pass and pass + 1 */
+	ANCHORS_BEFORE,   /* the match before the selection, and its first anchor */
+	ANCHORS_AFTER,    /* its last anchor, and the match after it */
+};
+
+struct anchors_shape {
+	enum anchors_boundary where;
+	size_t pass;            /* ANCHORS_BETWEEN: the pass the boundary closes */
+	size_t left, right;     /* indexes into a of the kernels on either side */
+	int64_t gap;            /* a[right] - a[left] */
+	int64_t rhythm[2];      /* the rhythm, left and right; -1: none */
+};
+
+int anchors_pass_shape(const struct anchors_kernel *a, size_t n, size_t offset,
+		       size_t num_layers, size_t passes, int64_t *scratch,
+		       struct anchors_shape *sh, struct anchors_result *r);
+
+/* Where the trace marks steps (their sorted start times steps[0..nsteps)):
+ * none starts inside a selected pass, after its first anchor and no later
+ * than its last.  Refused: ANCHORS_STEP_INSIDE, r->count the pass, r->at
+ * the step. */
+int anchors_steps(const struct anchors_kernel *a, size_t offset, size_t num_layers,
+		  size_t passes, const struct anchors_time *steps, size_t nsteps,
+		  struct anchors_result *r);
 
 #endif

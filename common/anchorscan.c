@@ -434,6 +434,36 @@ static int see_cpu_event(struct anchorscan *s, const char *line, size_t len, con
 	return nomem ? ANCHORSCAN_NOMEM : ANCHORSCAN_OK;
 }
 
+/* A GPU-side ProfilerStep#N: its start, on its pid.  CPU-side steps are
+ * not kept: the CPU runs ahead of the GPU, so their starts fall inside
+ * the GPU's passes of an earlier step. */
+static int see_step(struct anchorscan *s, struct member ts, struct member pid)
+{
+	struct anchors_time *t;
+	int64_t ns, id = -1;
+	int sub;
+
+	if (ts.len == 0 || tsnum_us_to_ns(ts.p, ts.len, &ns, &sub) != NUM_OK)
+		return ANCHORSCAN_OK;
+	if (pid.len > 0 && (id = intern_id(&s->texts, pid.p, pid.len)) < 0)
+		return ANCHORSCAN_NOMEM;
+	if (s->steps.n == s->steps.cap) {
+		size_t cap = s->steps.cap;
+		if (buf_array_room((void **)&s->steps.t, s->steps.n, &cap, 16, sizeof *s->steps.t) != 0)
+			return ANCHORSCAN_NOMEM;
+		cap = s->steps.cap;
+		if (buf_array_room((void **)&s->steps.pid, s->steps.n, &cap, 16,
+				   sizeof *s->steps.pid) != 0)
+			return ANCHORSCAN_NOMEM;
+		s->steps.cap = cap;
+	}
+	t = &s->steps.t[s->steps.n];
+	t->ns = ns;
+	t->sub = sub;
+	s->steps.pid[s->steps.n++] = (uint32_t)(id + 1);
+	return ANCHORSCAN_OK;
+}
+
 /* Remember the first kernel whose dur is a negative number. */
 static int see_kernel_dur(struct anchorscan *s, struct member ts, struct member dur,
 			  struct member name)
@@ -520,6 +550,10 @@ int anchorscan_event(struct anchorscan *s, const char *line, size_t len, struct 
 				rc = see_kernel_dur(s, m[TS], m[DUR], m[NAME]);
 				if (rc == ANCHORSCAN_OK && m[NAME].len >= 2 && m[NAME].p[0] == '"')
 					rc = check_kernel(s, line, len, m[NAME], msg);
+			} else if (is_x && m[NAME].len > 14 &&
+				   memcmp(m[NAME].p, "\"ProfilerStep#", 14) == 0 &&
+				   has_category(cats, ncats, single, "gpu_user_annotation", 19)) {
+				rc = see_step(s, m[TS], m[PID]);
 			} else if (is_x && s->opt.confirm_cpu) {
 				rc = see_cpu_event(s, line, len, cats, ncats, m[NAME], msg);
 			}
@@ -1009,6 +1043,140 @@ static int select_anchors(struct anchorscan *s, struct buf *msg)
 	}
 }
 
+/* The ways out of a selection that is not whole passes. */
+static void shape_ways_out(const struct anchorscan *s, int *nomem, struct buf *msg)
+{
+	say(nomem, msg, "%s: the anchor may run more than once per layer, or the passes may not "
+	    "have %" PRId64 " layers: see the count per pass with tr-survey --num-layers %" PRId64
+	    ", then choose --num-layers, --passes and --anchor-offset that select whole passes, "
+	    "or add --confirm-regex with a kernel that runs once per layer", s->progname,
+	    s->opt.num_layers, s->opt.num_layers);
+}
+
+/* "the longest gap inside pass 3: 1.234 us" and the like. */
+static void rhythm_text(int *nomem, struct buf *b, int64_t rhythm, const char *what, size_t pass,
+			size_t count)
+{
+	char u[NUM_US_BUFSZ];
+
+	if (rhythm < 0) {
+		say(nomem, b, "%s: no gap", what);
+		return;
+	}
+	tsnum_format_us3(rhythm, u);
+	if (count == (size_t)-1)
+		say(nomem, b, "%s %zu: %s us", what, pass, u);
+	else
+		say(nomem, b, "%s (%zu gap%s): %s us", what, count, count == 1 ? "" : "s", u);
+}
+
+/* The shape of whole passes (anchors_pass_shape, anchors_steps), refused
+ * with the numbers. */
+static int check_shape(struct anchorscan *s, struct buf *msg)
+{
+	size_t N = (size_t)s->opt.num_layers, P = (size_t)s->opt.passes, at0 = (size_t)s->opt.offset;
+	size_t end = at0 + N * P, i, k, nsteps = 0;
+	const struct anchorscan_texts *t0 = &s->scratch[0], *t1 = &s->scratch[1];
+	struct anchors_shape sh;
+	struct anchors_result r;
+	struct anchors_time *steps;
+	char u[NUM_US_BUFSZ];
+	int nomem = 0, rc;
+	/* room for the gaps of one pass (N <= the matches: the selection holds) */
+	int64_t *scratch = malloc(N * sizeof *scratch);
+
+	if (scratch == NULL)
+		return ANCHORSCAN_NOMEM;
+	rc = anchors_pass_shape(s->anchors, s->nanchors, at0, N, P, scratch, &sh, &r);
+	free(scratch);
+	if (rc != ANCHORS_OK) {
+		const struct anchors_kernel *l = &s->anchors[sh.left], *x = &s->anchors[sh.right];
+		size_t before = at0 - 1 >= N - 1 ? N - 1 : at0 - 1;
+		size_t after = s->nanchors - end - 1 < N - 1 ? s->nanchors - end - 1 : N - 1;
+		if (texts_at(s, ANCHORSCAN_ANCHOR, l, 0, msg, &rc) != 0 ||
+		    texts_at(s, ANCHORSCAN_ANCHOR, x, 1, msg, &rc) != 0)
+			return rc;
+		tsnum_format_us3(sh.gap, u);
+		if (sh.where == ANCHORS_BETWEEN)
+			say(&nomem, msg, "the selection is not whole passes: between passes %zu and %zu "
+			    "(anchors at ts %s and %s, events %" PRIu64 " and %" PRIu64 ") the gap is "
+			    "%s us, ", sh.pass, sh.pass + 1, t0->ts, t1->ts, l->index, x->index, u);
+		else if (sh.where == ANCHORS_BEFORE)
+			say(&nomem, msg, "the selection is not whole passes: from the match before it "
+			    "(ts %s, event %" PRIu64 ") to its first anchor (ts %s, event %" PRIu64
+			    ") the gap is %s us, ", t0->ts, l->index, t1->ts, x->index, u);
+		else
+			say(&nomem, msg, "the selection is not whole passes: from its last anchor (ts %s, "
+			    "event %" PRIu64 ") to the next match (ts %s, event %" PRIu64 ") the gap is "
+			    "%s us, ", t0->ts, l->index, t1->ts, x->index, u);
+		say(&nomem, msg, "no longer than 5/4 of the anchors' rhythm beside it (");
+		if (sh.where == ANCHORS_BEFORE)
+			rhythm_text(&nomem, msg, sh.rhythm[0], "the matches before", 0, before);
+		else
+			rhythm_text(&nomem, msg, sh.rhythm[0], "inside pass", sh.pass, (size_t)-1);
+		say(&nomem, msg, "; ");
+		if (sh.where == ANCHORS_AFTER)
+			rhythm_text(&nomem, msg, sh.rhythm[1], "the matches after", 0, after);
+		else
+			rhythm_text(&nomem, msg, sh.rhythm[1], "inside pass",
+				    sh.where == ANCHORS_BETWEEN ? sh.pass + 1 : 0, (size_t)-1);
+		say(&nomem, msg, "): a boundary at the passes' own rhythm cuts a pass\n");
+		/* the count against the layers, as tr-survey writes it */
+		say(&nomem, msg, "  %zu kernels match in pid %s, device %s (%zu x %zu", s->nanchors,
+		    s->pid, s->device, s->nanchors / N, N);
+		if (s->nanchors % N)
+			say(&nomem, msg, " + %zu", s->nanchors % N);
+		say(&nomem, msg, "); --num-layers %" PRId64 " x --passes %" PRId64 " from "
+		    "--anchor-offset %" PRId64 " uses %zu of them\n", s->opt.num_layers,
+		    s->opt.passes, s->opt.offset, N * P);
+		shape_ways_out(s, &nomem, msg);
+		return done(nomem, ANCHORSCAN_REFUSED);
+	}
+	if (s->steps.n == 0)
+		return ANCHORSCAN_OK;
+	if ((steps = malloc(s->steps.n * sizeof *steps)) == NULL)
+		return ANCHORSCAN_NOMEM;
+	for (i = 0; i < s->steps.n; i++) {
+		const char *pid = text_of(s, s->steps.pid[i]);
+		if (pid != NULL && strcmp(pid, s->pid) == 0)
+			steps[nsteps++] = s->steps.t[i];
+	}
+	qsort(steps, nsteps, sizeof *steps, cmp_time);
+	if (anchors_steps(s->anchors, at0, N, P, steps, nsteps, &r) != ANCHORS_OK) {
+		const struct anchors_kernel *first = &s->anchors[at0 + r.count * N];
+		size_t j = 0, count;
+		if (texts_at(s, ANCHORSCAN_ANCHOR, first, 0, msg, &rc) != 0 ||
+		    texts_at(s, ANCHORSCAN_ANCHOR, first + N - 1, 1, msg, &rc) != 0)
+			goto out;
+		tsnum_format_us3(steps[r.at].ns, u);
+		say(&nomem, msg, "the selection is not whole passes: pass %zu (anchors at ts %s to %s) "
+		    "straddles a step: a ProfilerStep (GPU annotation) starts at ts %s inside it\n",
+		    r.count, t0->ts, t1->ts, u);
+		/* matches per step: those before the first step, then per step */
+		say(&nomem, msg, "  %zu kernels match in pid %s, device %s; per step (%zu steps):",
+		    s->nanchors, s->pid, s->device, nsteps);
+		for (k = 0; k <= nsteps && k < 17; k++) {
+			count = 0;
+			while (j < s->nanchors &&
+			       (k == nsteps || s->anchors[j].ts_ns < steps[k].ns ||
+				(s->anchors[j].ts_ns == steps[k].ns && s->anchors[j].ts_sub < steps[k].sub))) {
+				count++;
+				j++;
+			}
+			if (k == 0)
+				say(&nomem, msg, " %zu before the first,", count);
+			else
+				say(&nomem, msg, "%s %zu", k > 1 ? "," : "", count);
+		}
+		say(&nomem, msg, "%s\n", nsteps > 16 ? ", ..." : "");
+		shape_ways_out(s, &nomem, msg);
+		rc = done(nomem, ANCHORSCAN_REFUSED);
+	}
+out:
+	free(steps);
+	return rc;
+}
+
 int anchorscan_finish(struct anchorscan *s, struct buf *msg)
 {
 	int rc, nomem = 0;
@@ -1031,6 +1199,8 @@ int anchorscan_finish(struct anchorscan *s, struct buf *msg)
 		rc = check_gpu_landmark(s, msg);
 	if (rc == ANCHORSCAN_OK && s->end_re != NULL)
 		rc = check_terminals(s, msg);
+	if (rc == ANCHORSCAN_OK)
+		rc = check_shape(s, msg);
 	/* after the selected kernels' own checks, which say more */
 	if (rc == ANCHORSCAN_OK && s->bad_dur.seen) {
 		say(&nomem, msg, "event %" PRIu64 " (ts %s): kernel %s has a negative dur (%s); "
@@ -1151,6 +1321,8 @@ void anchorscan_free(struct anchorscan *s)
 	regex_free(s->confirm_re);
 	free(s->launches.v);
 	free(s->scopes.v);
+	free(s->steps.t);
+	free(s->steps.pid);
 	free(s->bad_dur.ts);
 	free(s->bad_dur.dur);
 	free(s->bad_dur.name);

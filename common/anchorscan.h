@@ -109,6 +109,11 @@ struct anchorscan {
 	struct anchorscan_group *groups;
 	size_t ngroups, groups_cap;
 	struct anchorscan_marks launches, scopes;
+	struct {                           /* GPU-side ProfilerStep#N starts */
+		struct anchors_time *t;
+		uint32_t *pid;             /* 1 + an id in texts; 0: absent */
+		size_t n, cap;
+	} steps;
 	struct {                           /* the first kernel with a negative dur */
 		int seen;
 		uint64_t index;
@@ -149,8 +154,11 @@ int anchorscan_init(struct anchorscan *s, const struct anchorscan_options *opt,
  * ANCHORSCAN_TROUBLE when a regex hit its resource limit. */
 int anchorscan_event(struct anchorscan *s, const char *line, size_t len, struct buf *msg);
 
-/* At the tail: choose the group, select, check the landmark and the
- * terminals, then any negative kernel dur, each refusal with its evidence. */
+/* At the tail: choose the group, select, check the landmark, the
+ * terminals and the shape of whole passes (anchors_pass_shape, then
+ * anchors_steps against the ProfilerStep#N spans of cat
+ * gpu_user_annotation on the anchors' pid), then any negative kernel dur,
+ * each refusal with its evidence. */
 int anchorscan_finish(struct anchorscan *s, struct buf *msg);
 
 /* The records, after anchorscan_finish: the anchors record, then the

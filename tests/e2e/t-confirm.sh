@@ -148,8 +148,11 @@ landmark "the draft trap: refused once the target rotary confirms" refused spec.
 landmark "the target attention: confirmed by the target rotary" ok spec.json \
 	--anchor-regex 'Flash_fwd_kernel_traits<128' --num-layers 4 --passes 2 --anchor-offset 0 \
 	--confirm-regex "$ROT"
-expect 0 "the norm trap: a norm twice per layer has the right count and is accepted alone" \
-	"tr-decode spec.json | tr-select-anchors --anchor-regex 'rms_norm_kernel<c10::BFloat16>' --num-layers 4 --passes 2 --anchor-offset 0 >/dev/null"
+# a norm twice per layer, 4 x 2 of its 16 matches: half passes, refused
+# from their timing alone
+expect 1 "the norm trap: a norm twice per layer, taken as once, is not whole passes" \
+	"tr-decode spec.json | tr-select-anchors --anchor-regex 'rms_norm_kernel<c10::BFloat16>' --num-layers 4 --passes 2 --anchor-offset 0 >/dev/null" \
+	"tr-select-anchors: the selection is not whole passes: between passes 0 and 1 "
 landmark "the norm trap: refused once the rotary confirms" refused spec.json \
 	--anchor-regex 'rms_norm_kernel<c10::BFloat16>' --num-layers 4 --passes 2 --anchor-offset 0 \
 	--confirm-regex "$ROT" --first-layer 3
@@ -464,8 +467,9 @@ if [ -r "$SG" ] && [ -r "$EG" ]; then
 		--anchor-regex rotary_embedding_kernel --num-layers 36 --anchor-offset 0 \
 		--confirm-regex '^nn\.Module: Qwen3DecoderLayer_\d+$' --confirm-cpu
 	NORM='add_rmsnorm_quant_kernelIDF16bDF16bLi256'
-	expect 0 "real (sglang Qwen3-8B): the twice-per-layer norm is accepted alone" \
-		"tr-decode '$SG' | tr-select-anchors --anchor-regex $NORM --num-layers 36 --anchor-offset 0 >/dev/null"
+	expect 1 "real (sglang Qwen3-8B): the twice-per-layer norm is not whole passes" \
+		"tr-decode '$SG' | tr-select-anchors --anchor-regex $NORM --num-layers 36 --anchor-offset 0 >/dev/null" \
+		"tr-select-anchors: the selection is not whole passes: from its last anchor "
 	landmark "real (sglang Qwen3-8B): the twice-per-layer norm refused by the module scopes" refused "$SG" \
 		--anchor-regex "$NORM" --num-layers 36 --anchor-offset 0 \
 		--confirm-regex '^nn\.Module: Qwen3DecoderLayer_\d+$' --confirm-cpu

@@ -49,6 +49,7 @@ expect 2 "tr-window with a missing TMPDIR: a clear error" \
 	"tr-window: temporary file in $T/none: No such file or directory"
 # tr-select-anchors keeps its matches' ts and dur texts in memory up to
 # 1 MiB: a small trace needs no temporary file, 40000 matches (1.1 MiB) do
+# (1000 passes of 40, 10 us apart, 1 ms more between passes: whole passes)
 expect 0 "tr-select-anchors with a missing TMPDIR: a small trace needs none" \
 	"TMPDIR='$T/none' tr-select-anchors --anchor-regex flash --num-layers 4 \
 	 --anchor-offset 0 <'$T/t.stream' >/dev/null"
@@ -56,7 +57,8 @@ python3 - "$T/many.json" <<'PY'
 import sys
 ev = []
 for i in range(40000):
-    ts = "%d.%s" % (1428625731000 + 10 * i, "125"[: i % 4]) if i % 4 else str(1428625731000 + 10 * i)
+    us = 1428625731000 + 10 * i + 1000 * (i // 40)
+    ts = "%d.%s" % (us, "125"[: i % 4]) if i % 4 else str(us)
     ev.append('{"ph":"X","cat":"kernel","name":"flash","pid":1,"tid":%d,"ts":%s,'
               '"dur":%d.5,"args":{"device":0}}' % (7 + i % 3, ts, 1 + i % 5))
 open(sys.argv[1], "w").write('{"traceEvents":[' + ",".join(ev) + "]}")
@@ -76,7 +78,8 @@ want = re.compile(r'"anchor":\{"source_index":(\d+),"pid":1,"tid":(\d+),"device"
 recs = [l for l in open(sys.argv[1]) if l.startswith('{"@tr":"anchor",')]
 assert len(recs) == 40000, len(recs)
 for i, line in enumerate(recs):
-    ts = "%d.%s" % (1428625731000 + 10 * i, "125"[: i % 4]) if i % 4 else str(1428625731000 + 10 * i)
+    us = 1428625731000 + 10 * i + 1000 * (i // 40)
+    ts = "%d.%s" % (us, "125"[: i % 4]) if i % 4 else str(us)
     m = want.search(line)
     assert m and m.groups() == (str(i), str(7 + i % 3), ts, "%d.5" % (1 + i % 5)), line
 PY

@@ -538,8 +538,8 @@ made "spec terminals" guides spec.json sp1.json --anchor-regex "$ROT" --end-anch
 	--num-layers 4 --anchor-offset 0 --passes 3 --first-layer 2 &&
 	verified "placement: rotary anchors, attention terminals, 3 passes, --first-layer 2" pg spec.json sp1.json
 made "spec terminals, compacted" both spec.json sp2.json.gz --anchor-regex "$ROT" \
-	--end-anchor-regex "$TARGET" --num-layers 4 --anchor-offset 1 --passes 2 &&
-	verified "placement: terminals from offset 1, compacted (gzipped output)" rg spec.json sp2.json.gz
+	--end-anchor-regex "$TARGET" --num-layers 4 --anchor-offset 4 --passes 2 &&
+	verified "placement: terminals from offset 4, compacted (gzipped output)" rg spec.json sp2.json.gz
 made "plain terminals" guides plain.json pl1.json --anchor-regex "$TARGET" --end-anchor-regex silu_kernel \
 	--num-layers 3 --anchor-offset 0 --passes 3 &&
 	verified "placement: silu terminals, integer timestamps, 3 passes" pg plain.json pl1.json

@@ -1,6 +1,7 @@
 /* Unit tests for common/anchors.c: every refusal of a selection, of a
- * terminal and of a GPU landmark, with the evidence each names, and the
- * exact time order (digits beyond the nanosecond). */
+ * terminal and of a GPU landmark, and of a selection that is not whole
+ * passes, with the evidence each names, and the exact time order (digits
+ * beyond the nanosecond). */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -246,6 +247,191 @@ START_TEST(test_choose_group)
 }
 END_TEST
 
+/* anchors at the given ns (dur 1), source index = position */
+static void at_times(struct anchors_kernel *a, const int64_t *ts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		a[i] = K(i, ts[i], 1);
+}
+
+START_TEST(test_shape_whole_passes)
+{
+	/* passes of 3, 10 ns apart inside, 100 ns between */
+	static const int64_t ts[] = { 0, 10, 20, 120, 130, 140, 240, 250, 260 };
+	struct anchors_kernel a[9];
+	int64_t scr[16];
+	struct anchors_shape sh;
+	struct anchors_result r;
+
+	at_times(a, ts, 9);
+	ck_assert_int_eq(anchors_pass_shape(a, 9, 0, 3, 3, scr, &sh, &r), ANCHORS_OK);
+	/* one pass, whole passes before and after it */
+	ck_assert_int_eq(anchors_pass_shape(a, 9, 3, 3, 1, scr, &sh, &r), ANCHORS_OK);
+	ck_assert_int_eq(anchors_pass_shape(a, 9, 6, 3, 1, scr, &sh, &r), ANCHORS_OK);
+	/* a single pass with nothing beside it: nothing to compare */
+	ck_assert_int_eq(anchors_pass_shape(a, 3, 0, 3, 1, scr, &sh, &r), ANCHORS_OK);
+	/* one layer per pass: no rhythm inside a pass, nothing checked */
+	ck_assert_int_eq(anchors_pass_shape(a, 9, 0, 1, 9, scr, &sh, &r), ANCHORS_OK);
+}
+END_TEST
+
+START_TEST(test_shape_between)
+{
+	/* twice per layer: passes of 6 read as passes of 3 */
+	static const int64_t ts[] = { 0, 10, 20, 30, 40, 50, 150, 160, 170, 180, 190, 200 };
+	struct anchors_kernel a[12];
+	int64_t scr[16];
+	struct anchors_shape sh;
+	struct anchors_result r;
+
+	at_times(a, ts, 12);
+	ck_assert_int_eq(anchors_pass_shape(a, 12, 0, 3, 4, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(r.status, ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.where, ANCHORS_BETWEEN);
+	ck_assert_uint_eq(sh.pass, 0);
+	ck_assert_uint_eq(sh.left, 2);
+	ck_assert_uint_eq(sh.right, 3);
+	ck_assert_int_eq(sh.gap, 10);
+	ck_assert_int_eq(sh.rhythm[0], 10);
+	ck_assert_int_eq(sh.rhythm[1], 10);
+	ck_assert_uint_eq(r.at, 3);
+	ck_assert_uint_eq(r.count, 0);
+	/* the right count per pass */
+	ck_assert_int_eq(anchors_pass_shape(a, 12, 0, 6, 2, scr, &sh, &r), ANCHORS_OK);
+}
+END_TEST
+
+START_TEST(test_shape_ratio)
+{
+	/* the boundary against 5/4 of the shorter rhythm: passes of 3 with
+	 * gaps 8 and 8 (left) and 4 and 4 (right): 5 is refused, 6 not */
+	int64_t ts[] = { 0, 8, 16, 21, 25, 29 };
+	struct anchors_kernel a[6];
+	int64_t scr[16];
+	struct anchors_shape sh;
+	struct anchors_result r;
+
+	at_times(a, ts, 6);
+	ck_assert_int_eq(anchors_pass_shape(a, 6, 0, 3, 2, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.gap, 5);
+	ck_assert_int_eq(sh.rhythm[0], 8);
+	ck_assert_int_eq(sh.rhythm[1], 4);
+	ts[3] = 22, ts[4] = 26, ts[5] = 30;
+	at_times(a, ts, 6);
+	ck_assert_int_eq(anchors_pass_shape(a, 6, 0, 3, 2, scr, &sh, &r), ANCHORS_OK);
+	/* near INT64_MAX: 5/4 of the rhythm without overflow */
+	ts[0] = INT64_MAX - 100, ts[1] = INT64_MAX - 92, ts[2] = INT64_MAX - 84;
+	ts[3] = INT64_MAX - 74, ts[4] = INT64_MAX - 66, ts[5] = INT64_MAX - 58;
+	at_times(a, ts, 6);
+	ck_assert_int_eq(anchors_pass_shape(a, 6, 0, 3, 2, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.gap, 10);
+	ts[3] = INT64_MAX - 73, ts[4] = INT64_MAX - 65, ts[5] = INT64_MAX - 57;
+	at_times(a, ts, 6);
+	ck_assert_int_eq(anchors_pass_shape(a, 6, 0, 3, 2, scr, &sh, &r), ANCHORS_OK);
+	/* a rhythm of 2^61 (passes of 2: one gap each, none set aside): 5 times
+	 * it is past INT64_MAX, 5/4 of it is counted exactly */
+	ts[0] = 0, ts[1] = (int64_t)1 << 61;
+	ts[2] = ts[1] + ((int64_t)1 << 61) + ((int64_t)1 << 59), ts[3] = ts[2] + ((int64_t)1 << 61);
+	at_times(a, ts, 4);
+	ck_assert_int_eq(anchors_pass_shape(a, 4, 0, 2, 2, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.rhythm[0], (int64_t)1 << 61);
+	ts[2]++, ts[3]++;
+	at_times(a, ts, 4);
+	ck_assert_int_eq(anchors_pass_shape(a, 4, 0, 2, 2, scr, &sh, &r), ANCHORS_OK);
+}
+END_TEST
+
+START_TEST(test_shape_slow_layer)
+{
+	/* passes of 4 with one slow layer (a gap of 50 among gaps of 10) and
+	 * 65 between passes: the slow gap is set aside, the boundary stands */
+	static const int64_t ts[] = { 0, 10, 60, 70, 135, 145, 195, 205 };
+	/* twelve gaps, two slow ones: only the longest is set aside */
+	static const int64_t t2[] = { 0, 10, 60, 70, 80, 130, 140, 150, 160, 170, 180, 190, 200,
+				      255 };
+	struct anchors_kernel a[14];
+	int64_t scr[16];
+	struct anchors_shape sh;
+	struct anchors_result r;
+
+	at_times(a, ts, 8);
+	ck_assert_int_eq(anchors_pass_shape(a, 8, 0, 4, 2, scr, &sh, &r), ANCHORS_OK);
+	at_times(a, t2, 14);
+	ck_assert_int_eq(anchors_pass_shape(a, 14, 0, 13, 1, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.where, ANCHORS_AFTER);
+	ck_assert_int_eq(sh.gap, 55);
+	ck_assert_int_eq(sh.rhythm[0], 50);
+	ck_assert_int_eq(sh.rhythm[1], -1);
+}
+END_TEST
+
+START_TEST(test_shape_before_after)
+{
+	/* a pass of 4 at a 10 ns rhythm, then 4 more matches at it */
+	static const int64_t ts[] = { 0, 10, 20, 30, 40, 50, 60, 70 };
+	struct anchors_kernel a[8];
+	int64_t scr[16];
+	struct anchors_shape sh;
+	struct anchors_result r;
+
+	at_times(a, ts, 8);
+	ck_assert_int_eq(anchors_pass_shape(a, 8, 0, 4, 1, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.where, ANCHORS_AFTER);
+	ck_assert_uint_eq(sh.left, 3);
+	ck_assert_uint_eq(sh.right, 4);
+	ck_assert_int_eq(sh.rhythm[0], 10);
+	ck_assert_int_eq(sh.rhythm[1], 10);
+	/* from offset 4: the match before it */
+	ck_assert_int_eq(anchors_pass_shape(a, 8, 4, 4, 1, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.where, ANCHORS_BEFORE);
+	ck_assert_uint_eq(sh.left, 3);
+	ck_assert_uint_eq(sh.right, 4);
+	/* a single match after: its side has no rhythm, the pass's is used */
+	ck_assert_int_eq(anchors_pass_shape(a, 5, 0, 4, 1, scr, &sh, &r), ANCHORS_PASS_CUT);
+	ck_assert_int_eq(sh.where, ANCHORS_AFTER);
+	ck_assert_int_eq(sh.rhythm[1], -1);
+	/* the shorter rhythm counts: a slow pass, then faster matches whose
+	 * first lies far enough */
+	{
+		static const int64_t t2[] = { 0, 100, 200, 300, 310, 312, 314 };
+		struct anchors_kernel b[7];
+		at_times(b, t2, 7);
+		ck_assert_int_eq(anchors_pass_shape(b, 7, 0, 4, 1, scr, &sh, &r), ANCHORS_OK);
+		/* ... but not when they follow at the pass's own rhythm */
+		b[4] = K(4, 400, 1), b[5] = K(5, 500, 1), b[6] = K(6, 600, 1);
+		ck_assert_int_eq(anchors_pass_shape(b, 7, 0, 4, 1, scr, &sh, &r), ANCHORS_PASS_CUT);
+	}
+}
+END_TEST
+
+START_TEST(test_steps)
+{
+	static const int64_t ts[] = { 100, 200, 300, 1100, 1200, 1300 };
+	struct anchors_kernel a[6];
+	struct anchors_time steps[3] = { TM(50, 0), TM(950, 0), TM(2000, 0) };
+	struct anchors_result r;
+
+	at_times(a, ts, 6);
+	ck_assert_int_eq(anchors_steps(a, 0, 3, 2, steps, 3, &r), ANCHORS_OK);
+	ck_assert_int_eq(anchors_steps(a, 0, 3, 2, steps, 0, &r), ANCHORS_OK);
+	/* a step at a pass's first anchor agrees; one at its last does not */
+	steps[1] = TM(1100, 0);
+	ck_assert_int_eq(anchors_steps(a, 0, 3, 2, steps, 3, &r), ANCHORS_OK);
+	steps[1] = TM(1300, 0);
+	ck_assert_int_eq(anchors_steps(a, 0, 3, 2, steps, 3, &r), ANCHORS_STEP_INSIDE);
+	ck_assert_uint_eq(r.at, 1);
+	ck_assert_uint_eq(r.count, 1);
+	/* beyond the nanosecond: just after the first anchor is inside */
+	steps[1] = TM(100, 1);
+	ck_assert_int_eq(anchors_steps(a, 0, 3, 2, steps, 3, &r), ANCHORS_STEP_INSIDE);
+	ck_assert_uint_eq(r.count, 0);
+	/* the second pass alone, from offset 3 */
+	ck_assert_int_eq(anchors_steps(a, 3, 3, 1, steps, 3, &r), ANCHORS_OK);
+}
+END_TEST
+
 static Suite *anchors_suite(void)
 {
 	Suite *s = suite_create("anchors");
@@ -263,6 +449,12 @@ static Suite *anchors_suite(void)
 	tcase_add_test(tc, test_gpu_landmark);
 	tcase_add_test(tc, test_gpu_landmark_two);
 	tcase_add_test(tc, test_gpu_landmark_last_layer);
+	tcase_add_test(tc, test_shape_whole_passes);
+	tcase_add_test(tc, test_shape_between);
+	tcase_add_test(tc, test_shape_ratio);
+	tcase_add_test(tc, test_shape_slow_layer);
+	tcase_add_test(tc, test_shape_before_after);
+	tcase_add_test(tc, test_steps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
  * anchor records out (origin, used tids, terminals), and each refusal with
  * its exact text and status: a bad pattern, an existing guide track, a
  * kernel matching two patterns, no match, several pids, a truncated
- * selection, a terminal count, a negative kernel dur; the same records and
+ * selection, a terminal count, a selection that is not whole passes, a
+ * negative kernel dur; the same records and
  * evidence when the texts went to the text store's temporary file, and
  * the trouble when it cannot be made. */
 #include <check.h>
@@ -49,7 +50,7 @@ static int run(struct anchorscan *s, const struct anchorscan_options *o,
 static const char *const two_layers[] = {
 	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"tid\":3,\"ts\":5}",
 	K("10", "1", "attn"), K("12", "0.5", "end"), K("20", "1", "attn"),
-	K("22.25", "1", "end"), K("30", "1", "attn"),
+	K("22.25", "1", "end"), K("60", "1", "attn"),
 	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":9,\"tid\":9,\"ts\":2.5,\"dur\":1}",
 };
 
@@ -111,7 +112,7 @@ START_TEST(test_refusals)
 	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED,
 		"truncated selection: 3 kernels match in pid 0, device 0; from --anchor-offset 2 "
 		"there are 1, but --num-layers 2 x --passes 1 needs 2\n"
-		"  sorted matches at ts: [0] 10 [1] 20 [2] 30\n"
+		"  sorted matches at ts: [0] 10 [1] 20 [2] 60\n"
 		"tr-select-anchors: lower --anchor-offset, --passes or --num-layers, or profile a "
 		"longer window");
 	o.offset = 0;
@@ -132,7 +133,7 @@ START_TEST(test_refusals)
 	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED, "event 2: kernel 'end' matches both "
 		"--anchor-regex and --end-anchor-regex; make the patterns exclusive");
 	o = opts("^attn$", "end", 3, 0, 1);
-	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED, "anchor 2 (event 5, ts 30): 0 kernels "
+	refused(&o, two_layers, 7, ANCHORSCAN_REFUSED, "anchor 2 (event 5, ts 60): 0 kernels "
 		"match --end-anchor-regex between it and the end of the trace; exactly one is "
 		"needed");
 	o = opts("(", NULL, 1, 0, 1);
@@ -150,7 +151,93 @@ START_TEST(test_refusals)
 }
 END_TEST
 
-/* n layers of an anchor and its terminal, ts texts of several shapes. */
+#define STEP(ts, cat, pid) \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"ProfilerStep#1\",\"pid\":" pid \
+	",\"tid\":7,\"ts\":" ts ",\"dur\":5}"
+
+/* Not whole passes: the boundaries against the rhythm inside passes, and
+ * GPU ProfilerStep starts inside a pass, each with its numbers and the
+ * ways out. */
+START_TEST(test_shape)
+{
+	/* two passes of 3, 10 us apart inside, 100 us between */
+	static const char *const passes[] = {
+		K("10", "1", "attn"), K("20", "1", "attn"), K("30", "1", "attn"),
+		K("130", "1", "attn"), K("140", "1", "attn"), K("150.5", "1", "attn"),
+		STEP("5", "gpu_user_annotation", "0"), STEP("25", "user_annotation", "0"),
+		STEP("25", "gpu_user_annotation", "1"), STEP("80", "gpu_user_annotation", "0"),
+	};
+	static const char *const step_inside[] = {
+		K("10", "1", "attn"), K("20", "1", "attn"), K("30", "1", "attn"),
+		K("130", "1", "attn"), K("140", "1", "attn"), K("150.5", "1", "attn"),
+		STEP("5", "gpu_user_annotation", "0"), STEP("140", "gpu_user_annotation", "0"),
+	};
+	static const char *const ways =
+		"tr-select-anchors: the anchor may run more than once per layer, or the passes may "
+		"not have 2 layers: see the count per pass with tr-survey --num-layers 2, then "
+		"choose --num-layers, --passes and --anchor-offset that select whole passes, or add "
+		"--confirm-regex with a kernel that runs once per layer";
+	struct anchorscan_options o = opts("^attn$", NULL, 3, 0, 2);
+	struct anchorscan s;
+	struct buf msg = BUF_INIT, want = BUF_INIT;
+
+	/* whole passes; the CPU step and the other pid's step inside pass 0 are
+	 * not evidence */
+	ck_assert_int_eq(run(&s, &o, passes, 10, &msg), ANCHORSCAN_OK);
+	anchorscan_free(&s);
+	o = opts("^attn$", NULL, 3, 3, 1);
+	ck_assert_int_eq(run(&s, &o, passes, 10, &msg), ANCHORSCAN_OK);
+	anchorscan_free(&s);
+	/* passes of 2: the boundary is a gap inside a pass of 3 */
+	o = opts("^attn$", NULL, 2, 0, 3);
+	buf_addstr(&want, "the selection is not whole passes: between passes 0 and 1 (anchors at "
+		   "ts 20 and 30, events 1 and 2) the gap is 10.000 us, no longer than 5/4 of the "
+		   "anchors' rhythm beside it (inside pass 0: 10.000 us; inside pass 1: "
+		   "100.000 us): a boundary at the passes' own rhythm cuts a pass\n"
+		   "  6 kernels match in pid 0, device 0 (3 x 2); --num-layers 2 x --passes 3 from "
+		   "--anchor-offset 0 uses 6 of them\n");
+	buf_addstr(&want, ways);
+	refused(&o, passes, 10, ANCHORSCAN_REFUSED, want.p);
+	/* one pass of 2: the match after it goes on at its rhythm */
+	o = opts("^attn$", NULL, 2, 0, 1);
+	buf_reset(&want);
+	buf_addstr(&want, "the selection is not whole passes: from its last anchor (ts 20, event 1) "
+		   "to the next match (ts 30, event 2) the gap is 10.000 us, no longer than 5/4 of "
+		   "the anchors' rhythm beside it (inside pass 0: 10.000 us; the matches after "
+		   "(1 gap): 100.000 us): a boundary at the passes' own rhythm cuts a pass\n"
+		   "  6 kernels match in pid 0, device 0 (3 x 2); --num-layers 2 x --passes 1 from "
+		   "--anchor-offset 0 uses 2 of them\n");
+	buf_addstr(&want, ways);
+	refused(&o, passes, 10, ANCHORSCAN_REFUSED, want.p);
+	/* from offset 4: the match before it */
+	o = opts("^attn$", NULL, 2, 4, 1);
+	buf_reset(&want);
+	buf_addstr(&want, "the selection is not whole passes: from the match before it (ts 130, "
+		   "event 3) to its first anchor (ts 140, event 4) the gap is 10.000 us, no longer "
+		   "than 5/4 of the anchors' rhythm beside it (the matches before (1 gap): "
+		   "100.000 us; inside pass 0: 10.500 us): a boundary at the passes' own rhythm "
+		   "cuts a pass\n"
+		   "  6 kernels match in pid 0, device 0 (3 x 2); --num-layers 2 x --passes 1 from "
+		   "--anchor-offset 4 uses 2 of them\n");
+	buf_addstr(&want, ways);
+	refused(&o, passes, 10, ANCHORSCAN_REFUSED, want.p);
+	/* a GPU step starts inside pass 1 */
+	o = opts("^attn$", NULL, 3, 0, 2);
+	refused(&o, step_inside, 8, ANCHORSCAN_REFUSED,
+		"the selection is not whole passes: pass 1 (anchors at ts 130 to 150.5) straddles "
+		"a step: a ProfilerStep (GPU annotation) starts at ts 140.000 inside it\n"
+		"  6 kernels match in pid 0, device 0; per step (2 steps): 0 before the first, 4, 2\n"
+		"tr-select-anchors: the anchor may run more than once per layer, or the passes may "
+		"not have 3 layers: see the count per pass with tr-survey --num-layers 3, then "
+		"choose --num-layers, --passes and --anchor-offset that select whole passes, or add "
+		"--confirm-regex with a kernel that runs once per layer");
+	buf_release(&msg);
+	buf_release(&want);
+}
+END_TEST
+
+/* n layers of an anchor and its terminal, ts texts of several shapes;
+ * every 10 layers a pass ends (1 ms more between passes). */
 static char **many_layers(size_t n)
 {
 	char **v = malloc(2 * n * sizeof *v);
@@ -164,12 +251,12 @@ static char **many_layers(size_t n)
 		ck_assert_ptr_nonnull(v[2 * i + 1]);
 		sprintf(v[2 * i], "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"attn\",\"pid\":0,"
 			"\"tid\":%zu,\"ts\":%zu.%0*zu,\"dur\":1,\"args\":{\"device\":0}}",
-			7 + i % 2, 100 * i + 10, (int)(i % 4), i % 4 ? i % 10 : 0);
+			7 + i % 2, 100 * i + 10 + 1000 * (i / 10), (int)(i % 4), i % 4 ? i % 10 : 0);
 		if (i % 4 == 0)  /* "%0*zu" with width 0 still writes a digit */
 			sprintf(strchr(v[2 * i], '.'), ",\"dur\":1,\"args\":{\"device\":0}}");
 		sprintf(v[2 * i + 1], "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"end\",\"pid\":0,"
 			"\"tid\":7,\"ts\":%zu.5,\"dur\":2.50,\"args\":{\"device\":0}}",
-			100 * i + 50);
+			100 * i + 50 + 1000 * (i / 10));
 	}
 	return v;
 }
@@ -212,9 +299,9 @@ START_TEST(test_spilled_texts)
 	last = strrchr(file.p, '\n') + 1;
 	ck_assert_str_eq(last, "{\"@tr\":\"anchor\",\"i\":399,\"pass\":39,\"layer\":9,"
 			 "\"anchor_index\":399,\"anchor\":{\"source_index\":798,\"pid\":0,\"tid\":8,"
-			 "\"device\":0,\"ts\":39910.009,\"dur\":1,\"ts_ns\":39910009,\"dur_ns\":1000,"
+			 "\"device\":0,\"ts\":78910.009,\"dur\":1,\"ts_ns\":78910009,\"dur_ns\":1000,"
 			 "\"name\":\"attn\"},\"terminal\":{\"source_index\":799,\"pid\":0,\"tid\":7,"
-			 "\"device\":0,\"ts\":39950.5,\"dur\":2.50,\"ts_ns\":39950500,"
+			 "\"device\":0,\"ts\":78950.5,\"dur\":2.50,\"ts_ns\":78950500,"
 			 "\"dur_ns\":2500,\"name\":\"end\"}}");
 
 	/* the refusals that quote texts, from the file */
@@ -292,6 +379,7 @@ int main(void)
 
 	tcase_add_test(tc, test_records);
 	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_shape);
 	tcase_add_test(tc, test_spilled_texts);
 	tcase_add_test(tc, test_spill_trouble);
 	suite_add_tcase(s, tc);
