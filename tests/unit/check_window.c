@@ -693,7 +693,12 @@ START_TEST(test_cut_many_passes)
 		ck_assert_int_eq(buf_printf(&want, "pass %" PRId64 ": %s-%s ms from the trace start, "
 					    "%" PRIu64 " bytes of events\n", order[i], a, b, bytes), 0);
 	}
-	ck_assert_str_eq(table.p, want.p);
+	/* the first difference, not two tables of 80 KB in the message */
+	for (i = 0; i < want.len && table.p[i] == want.p[i]; i++)
+		;
+	ck_assert_msg(i == want.len && table.len == want.len,
+		      "the tables differ from byte %zu: got '%.80s', want '%.80s'", i,
+		      table.p + (i < table.len ? i : table.len), want.p + i);
 
 	/* --passes 300-900: every guide of passes 300, 303, ... 900 */
 	for (i = 0; i < P; i++)
