@@ -1,5 +1,6 @@
 /* guides: see guides.h. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "guides.h"
@@ -74,18 +75,28 @@ const char guides_notice[] =
 
 int guides_choose_tid(const int64_t *used, size_t n, int64_t pid, int64_t *tid)
 {
+	/* n used tids and the pid take at most n + 1 of 1 .. n + 2: the
+	 * answer lies there, found with a mark per candidate in one look at
+	 * the used tids (a pid may have hundreds of thousands) */
+	int64_t lim = (uint64_t)n >= (uint64_t)GUIDES_MAX_TID - 2 ? GUIDES_MAX_TID : (int64_t)n + 2;
+	unsigned char *taken = calloc((size_t)lim + 1, 1);
 	int64_t candidate;
 	size_t k;
 
-	for (candidate = 1; candidate <= GUIDES_MAX_TID; candidate++) {
-		int taken = candidate == pid;
-		for (k = 0; k < n && !taken; k++)
-			taken = used[k] == candidate;
-		if (!taken) {
+	if (taken == NULL)
+		return -2;
+	for (k = 0; k < n; k++)
+		if (used[k] >= 1 && used[k] <= lim)
+			taken[used[k]] = 1;
+	if (pid >= 1 && pid <= lim)
+		taken[pid] = 1;
+	for (candidate = 1; candidate <= lim; candidate++)
+		if (!taken[candidate]) {
+			free(taken);
 			*tid = candidate;
 			return 0;
 		}
-	}
+	free(taken);
 	return -1;
 }
 

@@ -66,8 +66,9 @@ int guides_build(const struct guides_anchor *a, size_t n, size_t num_layers,
 #define GUIDES_MAX_TID ((int64_t)INT32_MAX)
 
 /* The smallest positive tid that is neither pid nor one of used[0..n)
- * (UIs older than Perfetto v53 ignore thread_sort_index, and sort by tid).
- * 0, or -1 when none is free below 2^31. */
+ * (UIs older than Perfetto v53 ignore thread_sort_index, and sort by tid),
+ * in time and memory linear in n.  0, -1 when none is free below 2^31,
+ * -2 when memory runs out. */
 int guides_choose_tid(const int64_t *used, size_t n, int64_t pid, int64_t *tid);
 
 /* The milliseconds text of ns with six decimals ("-0.000001", "1234.500000"),

@@ -298,6 +298,19 @@ void window_tally_add(struct window_tally *t, int64_t lo, int64_t hi, uint64_t b
 	t->before[count_below_near(t->los, t->n, hi, 1, &t->hint_before)] += bytes;
 }
 
+void window_tally_sum(struct window_tally *t)
+{
+	size_t k;
+
+	if (t->summed || t->n == 0)
+		return;
+	for (k = t->n; k-- > 0;)
+		t->after[k] += t->after[k + 1];
+	for (k = 1; k <= t->n; k++)
+		t->before[k] += t->before[k - 1];
+	t->summed = 1;
+}
+
 uint64_t window_tally_bytes(const struct window_tally *t, size_t i)
 {
 	size_t k, j, e;
@@ -309,12 +322,14 @@ uint64_t window_tally_bytes(const struct window_tally *t, size_t i)
 	 * position of the end among the sorted ends (every end equal to it
 	 * counted as below) */
 	e = count_below(t->his, t->n, t->span_hi[i], 1);
-	for (k = e; k <= t->n; k++)
-		lo_after += t->after[k];
 	/* events with hi < span start: every span start at or below hi is
 	 * counted in their bucket; hi < start means bucket <= position of the
 	 * first start equal to it */
 	j = count_below(t->los, t->n, t->span_lo[i], 0);
+	if (t->summed)
+		return t->total - t->after[e] - t->before[j];
+	for (k = e; k <= t->n; k++)
+		lo_after += t->after[k];
 	for (k = 0; k <= j; k++)
 		hi_before += t->before[k];
 	return t->total - lo_after - hi_before;
@@ -970,10 +985,13 @@ static int64_t half_to_ns(int64_t half, int up)
 }
 
 /* The passes the guides cover, in the guides' order, with their extents,
- * and the tally of their bytes. */
+ * and the tally of their bytes.  A pass is found by its number's bytes in
+ * a hash table, as a stream may have any number of passes. */
 static int find_passes(struct window_cut *c)
 {
+	struct intern ids = { 0 };
 	size_t i, k;
+	int rc = -1;
 
 	c->passes = malloc((c->ng + 1) * sizeof *c->passes);
 	c->pass_lo = malloc((c->ng + 1) * sizeof *c->pass_lo);
@@ -983,12 +1001,15 @@ static int find_passes(struct window_cut *c)
 	for (i = 0; i < c->ng; i++) {
 		/* the guides come pass by pass: mostly the pass of the last */
 		k = c->npasses;
-		if (k > 0 && c->passes[k - 1].pass == c->g[i].pass)
+		if (k > 0 && c->passes[k - 1].pass == c->g[i].pass) {
 			k--;
-		else
-			for (k = 0; k < c->npasses; k++)
-				if (c->passes[k].pass == c->g[i].pass)
-					break;
+		} else {
+			int64_t id = intern_id(&ids, (const char *)&c->g[i].pass,
+					       sizeof c->g[i].pass);
+			if (id < 0)
+				goto out;
+			k = (size_t)id;
+		}
 		if (k == c->npasses)
 			c->passes[c->npasses++] = c->g[i];
 		if (c->g[i].lo < c->passes[k].lo)
@@ -1000,7 +1021,10 @@ static int find_passes(struct window_cut *c)
 		c->pass_lo[k] = c->passes[k].lo;
 		c->pass_hi[k] = c->passes[k].hi;
 	}
-	return window_tally_init(&c->tally, c->pass_lo, c->pass_hi, c->npasses);
+	rc = window_tally_init(&c->tally, c->pass_lo, c->pass_hi, c->npasses);
+out:
+	intern_free(&ids);
+	return rc;
 }
 
 static int window_by_time(struct window_cut *c, const struct window_spec *s)
@@ -1028,7 +1052,8 @@ static int window_by_time(struct window_cut *c, const struct window_spec *s)
 
 static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 {
-	int64_t lo = INT64_MAX, hi = INT64_MIN, pass, a, b, l2, h2, p;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, pass, a, b;
+	size_t i;
 	int rc;
 
 	if (s->passes) {
@@ -1037,13 +1062,13 @@ static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 				      s->passes);
 		if ((rc = need_pass(c, a)) != 0 || (rc = need_pass(c, b)) != 0)
 			return rc;
-		for (p = a; p <= b; p++) {
-			if (!pass_exists(c, p))
+		/* the extent of every guide of a pass in [a, b]: one look at the
+		 * guides, however many passes the range holds */
+		for (i = 0; i < c->ng; i++) {
+			if (c->g[i].pass < a || c->g[i].pass > b)
 				continue;
-			if ((rc = guide_extent(c, p, NO_LAYER, NO_LAYER, &l2, &h2)) != 0)
-				return rc;
-			lo = l2 < lo ? l2 : lo;
-			hi = h2 > hi ? h2 : hi;
+			lo = c->g[i].lo < lo ? c->g[i].lo : lo;
+			hi = c->g[i].hi > hi ? c->g[i].hi : hi;
 		}
 	} else {
 		if (s->pass) {
@@ -1255,11 +1280,12 @@ int window_cut_keeps(struct window_cut *c, const struct window_rec *r)
 	}
 }
 
-int window_cut_pass_table(const struct window_cut *c, struct buf *out)
+int window_cut_pass_table(struct window_cut *c, struct buf *out)
 {
 	size_t k;
 	char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
 
+	window_tally_sum(&c->tally);
 	for (k = 0; k < c->npasses; k++) {
 		const struct window_guide *p = &c->passes[k];
 		tsnum_format_ms6(p->lo / 2 - c->origin_ns, a);

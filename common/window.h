@@ -70,7 +70,10 @@ const char *window_category_name(enum window_cat c);
  * The spans are known first, the events come after, in any order: an
  * event [lo, hi] overlaps span [a, b] unless lo > b or hi < a (disjoint
  * cases, as lo <= hi and a <= b), so each span's bytes are the total less
- * two sums that sorted span ends and a bucket per end give exactly. */
+ * two sums that sorted span ends and a bucket per end give exactly.
+ * window_tally_sum, once every event is in, turns the buckets into
+ * running sums, so that each span's bytes take two binary searches, not a
+ * walk over every bucket (a table of n spans: n log n, not n^2). */
 struct window_tally {
 	int64_t *los, *his;        /* span starts, span ends, each sorted */
 	uint64_t *after, *before;  /* bytes of events by bucket (n + 1 each) */
@@ -78,14 +81,20 @@ struct window_tally {
 	size_t n;
 	uint64_t total;
 	size_t hint_after, hint_before;    /* the buckets of the last event */
+	int summed;                /* after[k]: bytes of buckets k..n, before[k]:
+				    * of buckets 0..k (window_tally_sum) */
 };
 
 /* n spans [lo[i], hi[i]] (half ns, lo <= hi; the arrays stay the
  * caller's and must outlive the tally); 0 or -1 when memory runs out. */
 int window_tally_init(struct window_tally *t, const int64_t *lo, const int64_t *hi, size_t n);
-/* An event [lo, hi] of bytes bytes. */
+/* An event [lo, hi] of bytes bytes; none after window_tally_sum. */
 void window_tally_add(struct window_tally *t, int64_t lo, int64_t hi, uint64_t bytes);
-/* The bytes of the events added so far that overlap span i. */
+/* After the last event: the running sums that make window_tally_bytes
+ * O(log n).  Calling it again does nothing. */
+void window_tally_sum(struct window_tally *t);
+/* The bytes of the events added so far that overlap span i (the same
+ * answer before window_tally_sum, only in O(n)). */
 uint64_t window_tally_bytes(const struct window_tally *t, size_t i);
 void window_tally_free(struct window_tally *t);
 
@@ -206,8 +215,9 @@ int window_cut_keeps(struct window_cut *c, const struct window_rec *r);
 int window_cut_report(const struct window_cut *c, const char *spec_text, const char *source_name,
 		      const char *sha, size_t sha_len, struct buf *out);
 /* The pass table: a line per pass, "pass K: A-B ms from the trace start,
- * N bytes of events"; 0 or -1. */
-int window_cut_pass_table(const struct window_cut *c, struct buf *out);
+ * N bytes of events", once every event is measured (no
+ * window_cut_measure or window_cut_add_span after it); 0 or -1. */
+int window_cut_pass_table(struct window_cut *c, struct buf *out);
 
 /* ---- the pass table alone (tr-window --pass-table without a window) ---
  * The table needs of each event only its interval (the pass bytes), its ts

@@ -218,8 +218,14 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	t.pid = pid;
 	t.phase = st->phase;
 	t.evidence = st->evidence;
-	if (guides_choose_tid(sm.used_tids, sm.nused, sm.pid_value, &t.tid) != 0)
+	switch (guides_choose_tid(sm.used_tids, sm.nused, sm.pid_value, &t.tid)) {
+	case 0:
+		break;
+	case -1:
 		die(EXIT_INPUT, "no free tid below 2^31 in pid %s", pid);
+	default:
+		die_nomem();
+	}
 
 	if (guides_spill_finish(&st->kept) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");

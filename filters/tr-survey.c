@@ -247,6 +247,7 @@ static void tally_passes(struct state *st, int fd)
 	}
 	if (got < 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
+	window_tally_sum(&st->tally);
 }
 
 int main(int argc, char **argv)

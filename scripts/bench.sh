@@ -6,15 +6,21 @@
 # Figures only: nothing here passes or fails a build.
 # Then the scaling cases: time per doubling of the number of (pid, device)
 # groups for tr-compact and tr-survey, on tr-gen's --scale-pids and
-# --scale-devices shapes (linear: each row twice the one before).
+# --scale-devices shapes; of the number of passes for the pass table
+# (tr-window --list-passes, tr-encode --pass-table) and tr-survey --json; of the
+# number of threads in the anchors' pid for tr-select-anchors and
+# tr-guides (tests/e2e/scale_shapes.py's shapes) (linear: each row twice
+# the one before).
 # Usage: bench.sh BIN-DIR    (BENCH_DIR for the scratch files, default
 # /tmp/tr-bench; BENCH_MB for the size in MiB, default 900, BENCH_MB=10000
 # for 10 GB (about 1 GB of disk: only the gzipped trace is kept);
 # BENCH_PEERS=0 skips python;
 # BENCH_PART=scaling runs only the scaling cases, BENCH_PART=ranks only the
-# batch over ranks, BENCH_PART=throughput only the rest; BENCH_SCALE="10000
-# 20000 40000 80000" the sizes; BENCH_RANKS=8 and BENCH_RANK_MB=200 the
-# batch's traces)
+# batch over ranks, BENCH_PART=throughput only the rest; BENCH_SCALING=
+# "groups passes tids" which scaling tables (default all three);
+# BENCH_SCALE="10000 20000 40000 80000" the sizes of groups and passes,
+# BENCH_SCALE_TIDS="40000 80000 160000 320000" those of threads;
+# BENCH_RANKS=8 and BENCH_RANK_MB=200 the batch's traces)
 set -eu -o pipefail
 BIN=$(cd "${1:-build/bin}" && pwd)
 PATH=$BIN:$(cd "$(dirname "$0")" && pwd):$PATH
@@ -23,6 +29,9 @@ mb=${BENCH_MB:-900}
 peers=${BENCH_PEERS:-1}
 part=${BENCH_PART:-all}
 scale_sizes=${BENCH_SCALE:-10000 20000 40000 80000}
+scale_tids=${BENCH_SCALE_TIDS:-40000 80000 160000 320000}
+scale_tables=${BENCH_SCALING:-groups passes tids}
+shapes=$(cd "$(dirname "$0")/.." && pwd)/tests/e2e/scale_shapes.py
 TIME=/usr/bin/time
 mkdir -p "$dir"
 cd "$dir"
@@ -38,7 +47,77 @@ secs() { echo "$2 - $1" | bc -l; }
 # seconds (user + system), which a loaded machine disturbs less than wall
 # time.
 cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+# cpu_of FILE CMD...: run CMD, its CPU seconds into FILE's time
+cpu_of() { local f=$1; shift; $TIME -f '%U %S' -o "$f" "$@"; }
 scaling() {
+	local t
+	for t in $scale_tables; do
+		case $t in
+		groups) scaling_groups ;;
+		passes) scaling_passes ;;
+		tids) scaling_tids ;;
+		*) echo "bench.sh: BENCH_SCALING: unknown table '$t' (groups, passes, tids)" >&2; exit 2 ;;
+		esac
+	done
+}
+# N passes of 2 layers, annotated (tr-select-anchors, tr-guides): the pass
+# table, as tr-window --list-passes and tr-encode --pass-table (so every
+# tr-layer-track run) write it, and tr-survey's bytes of each pass.
+scaling_passes() {
+	local n prev_w prev_e prev_s w e s
+	local ev=(--phase bench --evidence 'scale_shapes.py: 2 layers')
+	echo
+	echo "scaling: N passes of 2 layers (tests/e2e/scale_shapes.py passes N, then"
+	echo "         tr-select-anchors and tr-guides), CPU s; x: time over the row before"
+	printf '%-8s %9s %16s %5s %22s %5s %12s %5s\n' "N" "stream" "tr-window" "x" \
+		"tr-encode" "x" "tr-survey" "x"
+	printf '%-8s %9s %16s %5s %22s %5s %12s %5s\n' "" "" "--list-passes" "" \
+		"--pass-table" "" "--json" ""
+	prev_w= prev_e= prev_s=
+	for n in $scale_sizes; do
+		python3 "$shapes" passes "$n" scale.json
+		tr-decode scale.json | tr-select-anchors --anchor-regex anchor_k --num-layers 2 \
+			--anchor-offset 0 --passes "$n" | tr-guides "${ev[@]}" >scale.stream
+		cpu_of scale.cpu tr-window --list-passes <scale.stream >/dev/null
+		w=$(cpu scale.cpu)
+		rm -f scale.out.json scale.out.json.layers.json
+		cpu_of scale.cpu tr-encode --pass-table /dev/null -o scale.out.json <scale.stream
+		e=$(cpu scale.cpu)
+		cpu_of scale.cpu tr-survey --json --num-layers 2 <scale.stream >/dev/null
+		s=$(cpu scale.cpu)
+		printf '%-8s %6s MB %14.2f s %5s %20.2f s %5s %10.2f s %5s\n' "$n" \
+			"$(( $(stat -c %s scale.stream) / 1000000 ))" \
+			"$w" "${prev_w:+$(ratio "$w" "$prev_w")}" \
+			"$e" "${prev_e:+$(ratio "$e" "$prev_e")}" \
+			"$s" "${prev_s:+$(ratio "$s" "$prev_s")}"
+		prev_w=$w prev_e=$e prev_s=$s
+	done
+	rm -f scale.json scale.stream scale.cpu scale.out.json scale.out.json.layers.json
+}
+# N threads in the anchors' pid, one event each: tr-select-anchors lists
+# them, tr-guides takes the first free tid for its track.
+scaling_tids() {
+	local n prev_a prev_g a g
+	echo
+	echo "scaling: N tids in the anchors' pid (tests/e2e/scale_shapes.py tids N), CPU s;"
+	echo "         x: time over the row before"
+	printf '%-8s %19s %5s %12s %5s\n' "N" "tr-select-anchors" "x" "tr-guides" "x"
+	prev_a= prev_g=
+	for n in $scale_tids; do
+		python3 "$shapes" tids "$n" scale.json
+		tr-decode scale.json >scale.stream
+		cpu_of scale.cpu tr-select-anchors --anchor-regex anchor_k --num-layers 2 \
+			--anchor-offset 0 --passes 2 <scale.stream >scale.sel
+		a=$(cpu scale.cpu)
+		cpu_of scale.cpu tr-guides --phase bench --evidence tids <scale.sel >/dev/null
+		g=$(cpu scale.cpu)
+		printf '%-8s %17.2f s %5s %10.2f s %5s\n' "$n" \
+			"$a" "${prev_a:+$(ratio "$a" "$prev_a")}" "$g" "${prev_g:+$(ratio "$g" "$prev_g")}"
+		prev_a=$a prev_g=$g
+	done
+	rm -f scale.json scale.stream scale.sel scale.cpu
+}
+scaling_groups() {
 	local shape n prev_c prev_s c s
 	echo
 	echo "scaling: N (pid, device) groups of one 1 us kernel each (tr-gen --scale-*), CPU s;"

@@ -189,6 +189,85 @@ START_TEST(test_choose_tid)
 }
 END_TEST
 
+/* Many used tids, shuffled, repeated, and some out of any candidate's
+ * reach (0, negative, beyond 2^31): the smallest free positive tid against
+ * a look at every candidate in turn. */
+struct many_tid_case {
+	size_t n;        /* tids 1 .. n used, but for gap (0: none) */
+	int64_t gap, pid, want;
+};
+
+static const struct many_tid_case many_tid_cases[] = {
+	{ 50000, 0, 50001, 50002 },    /* all taken up to n + 1 */
+	{ 50000, 0, 0, 50001 },
+	{ 50000, 0, -7, 50001 },
+	{ 50000, 1, 2, 1 },
+	{ 50000, 49999, 3, 49999 },
+	{ 50000, 17, 17, 50001 },      /* the gap is the pid */
+	{ 50000, 50000, 50001, 50000 },
+	{ 1, 0, 1, 2 },
+	{ 1, 1, 1, 2 },
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The other way: the used tids and the pid sorted, then the first
+ * positive integer the sorted run skips. */
+static int64_t tid_sorted(const int64_t *used, size_t n, int64_t pid)
+{
+	int64_t *v = malloc((n + 1) * sizeof *v), c = 1;
+	size_t k;
+
+	ck_assert_ptr_nonnull(v);
+	memcpy(v, used, n * sizeof *v);
+	v[n] = pid;
+	qsort(v, n + 1, sizeof *v, cmp_i64);
+	for (k = 0; k <= n && v[k] <= c; k++)
+		if (v[k] == c)
+			c++;
+	free(v);
+	return c;
+}
+
+START_TEST(test_choose_tid_many)
+{
+	const struct many_tid_case *tc = &many_tid_cases[_i];
+	size_t n = tc->n + 6, m = 0, k;
+	int64_t *used = malloc(n * sizeof *used), tid = 0;
+	uint64_t x = 5;
+
+	ck_assert_ptr_nonnull(used);
+	for (k = 1; k <= tc->n; k++)
+		if ((int64_t)k != tc->gap)
+			used[m++] = (int64_t)k;
+	used[m++] = 0;
+	used[m++] = -3;
+	used[m++] = INT64_MIN;
+	used[m++] = (int64_t)INT32_MAX + 2;
+	used[m++] = INT64_MAX;
+	if (m > 5)
+		used[m++] = used[0];      /* a repeat */
+	for (k = m; k > 1; k--) {         /* shuffled */
+		size_t j;
+		int64_t t;
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		j = (size_t)(x >> 33) % k;
+		t = used[k - 1];
+		used[k - 1] = used[j];
+		used[j] = t;
+	}
+	ck_assert_int_eq(guides_choose_tid(used, m, tc->pid, &tid), 0);
+	ck_assert_int_eq(tid, tc->want);
+	ck_assert_int_eq(tid, tid_sorted(used, m, tc->pid));
+	free(used);
+}
+END_TEST
+
 START_TEST(test_written)
 {
 	struct guides_track t = { "0", 5, NULL, "decode", "e\"v" };
@@ -310,6 +389,7 @@ static Suite *guides_suite(void)
 
 	tcase_add_test(tc, test_kind_names);
 	tcase_add_test(tc, test_choose_tid);
+	tcase_add_loop_test(tc, test_choose_tid_many, 0, (int)COUNT(many_tid_cases));
 	tcase_add_test(tc, test_written);
 	tcase_add_loop_test(tc, test_ms6, 0, (int)COUNT(ms6_cases));
 	tcase_add_test(tc, test_ms6_exact);

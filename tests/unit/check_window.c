@@ -1,10 +1,13 @@
 /* Unit tests for common/window.c: exact durations, ranges, event intervals
  * in half nanoseconds and the keep rules of tr-window(1). */
 #include <check.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsnum.h"
 #include "window.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -565,6 +568,168 @@ START_TEST(test_span_as_see)
 }
 END_TEST
 
+/* The running sums give every span the same bytes as the walk over the
+ * buckets and as the plain rule, on many spans that touch, nest and
+ * repeat; a second window_tally_sum changes nothing. */
+START_TEST(test_tally_sum)
+{
+	enum { SPANS = 700, EVENTS = 4000 };
+	static int64_t lo[SPANS], hi[SPANS], elo[EVENTS], ehi[EVENTS];
+	static uint64_t eb[EVENTS], want[SPANS];
+	struct window_tally t;
+	size_t i, k;
+	uint64_t x = 99;
+
+	for (k = 0; k < SPANS; k++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		lo[k] = (int64_t)(x >> 33) % 5000;
+		hi[k] = lo[k] + ((x >> 20) % 5 == 0 ? 0 : (int64_t)((x >> 40) % 60));
+		if (k % 50 == 49) {     /* a repeated span */
+			lo[k] = lo[k - 1];
+			hi[k] = hi[k - 1];
+		}
+	}
+	for (i = 0; i < EVENTS; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		elo[i] = (int64_t)(x >> 33) % 5200 - 100;
+		ehi[i] = elo[i] + (int64_t)((x >> 20) % 7 == 0 ? (x >> 40) % 900 : (x >> 40) % 4);
+		eb[i] = (x >> 48) + 1;
+	}
+	for (k = 0; k < SPANS; k++)
+		for (i = 0; i < EVENTS; i++)
+			if (window_overlaps(elo[i], ehi[i], lo[k], hi[k]))
+				want[k] += eb[i];
+	ck_assert_int_eq(window_tally_init(&t, lo, hi, SPANS), 0);
+	for (i = 0; i < EVENTS; i++)
+		window_tally_add(&t, elo[i], ehi[i], eb[i]);
+	for (k = 0; k < SPANS; k++)
+		ck_assert_uint_eq(window_tally_bytes(&t, k), want[k]);
+	window_tally_sum(&t);
+	ck_assert_int_eq(t.summed, 1);
+	for (k = 0; k < SPANS; k++)
+		ck_assert_uint_eq(window_tally_bytes(&t, k), want[k]);
+	ck_assert_uint_eq(window_tally_bytes(&t, SPANS), 0);
+	window_tally_sum(&t);
+	for (k = 0; k < SPANS; k++)
+		ck_assert_uint_eq(window_tally_bytes(&t, k), want[k]);
+	window_tally_free(&t);
+	/* no spans: nothing to sum */
+	ck_assert_int_eq(window_tally_init(&t, lo, hi, 0), 0);
+	window_tally_add(&t, 0, 1, 5);
+	window_tally_sum(&t);
+	ck_assert_uint_eq(window_tally_bytes(&t, 0), 0);
+	window_tally_free(&t);
+}
+END_TEST
+
+/* Many passes, numbered sparsely and met out of order (each pass's L0 in
+ * one order, its L1 in the reverse one, passes repeated by their second
+ * guide far from the first): the passes in the order of their first
+ * guide, with the extent of both guides; the pass table against the plain
+ * rule; --passes A-B spans every guide of a pass in the range. */
+START_TEST(test_cut_many_passes)
+{
+	enum { P = 1500 };
+	static const struct window_spec list = { .list_passes = 1 };
+	static int64_t order[P], glo[P], ghi[P];
+	static char line[P][160];
+	struct window_cut c, w;
+	struct window_spec spec = { 0 };
+	struct buf table = BUF_INIT, want = BUF_INIT;
+	char a[NUM_US_BUFSZ], b[NUM_US_BUFSZ];
+	int64_t lo, hi, elo[P], ehi[P], wlo = INT64_MAX, whi = INT64_MIN;
+	uint64_t bytes;
+	size_t i, k;
+	int counted;
+
+	/* pass number 3q, q = 0 .. P-1, in a scrambled order: 7 is prime to P */
+	for (i = 0; i < P; i++)
+		order[i] = 3 * (int64_t)((i * 7 + 11) % P);
+	window_cut_init(&c);
+	window_cut_init(&w);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < P; i++) {
+			int64_t pass = order[k == 0 ? i : P - 1 - i], base = 1000 + pass / 3 * 100;
+			char g[200];
+			int n = snprintf(g, sizeof g, "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":"
+					 "\"L%zu\",\"pid\":1,\"tid\":9,\"ts\":%" PRId64 ",\"dur\":%d,"
+					 "\"args\":{\"pass_index\":%" PRId64 ",\"layer_id\":%zu}}", k,
+					 base + (int64_t)k * 40, k == 0 ? 40 : 20, pass, k);
+			ck_assert_int_eq(window_cut_span(&c, g, (size_t)n, &lo, &hi, &counted), 0);
+			ck_assert_int_eq(counted, 1);
+			ck_assert_int_eq(window_cut_see(&w, g, (size_t)n, &(struct window_rec){ 0 }), 0);
+		}
+	/* an event per pass, from its L0's middle into the next pass */
+	for (i = 0; i < P; i++) {
+		int n = snprintf(line[i], sizeof line[i], "{\"ph\":\"X\",\"cat\":\"k\",\"name\":\"e\","
+				 "\"pid\":1,\"tid\":2,\"ts\":%zu.5,\"dur\":80}", 1000 + i * 100 + 20);
+		ck_assert_int_eq(window_cut_span(&c, line[i], (size_t)n, &elo[i], &ehi[i], &counted),
+				 0);
+		ck_assert_int_eq(counted, 1);
+	}
+	ck_assert_uint_eq(c.ng, 2 * P);
+	ck_assert_int_eq(window_cut_choose(&c, &list), WINDOW_OK);
+	ck_assert_uint_eq(c.npasses, P);
+	for (i = 0; i < P; i++) {
+		int64_t base = 1000 + order[i] / 3 * 100;
+		ck_assert_int_eq(c.passes[i].pass, order[i]);
+		ck_assert_int_eq(c.passes[i].lo, base * 2000);
+		ck_assert_int_eq(c.passes[i].hi, (base + 60) * 2000);
+		glo[i] = base * 2000;
+		ghi[i] = (base + 60) * 2000;
+	}
+	/* the events' spans only (the guides' are not added): each event
+	 * overlaps its own pass and, from 100.5 us on, the next one */
+	for (i = 0; i < P; i++)
+		window_cut_add_span(&c, elo[i], ehi[i], (uint32_t)strlen(line[i]) + 1);
+	ck_assert_int_eq(window_cut_pass_table(&c, &table), 0);
+	for (i = 0; i < P; i++) {
+		bytes = 0;
+		for (k = 0; k < P; k++)
+			if (window_overlaps(elo[k], ehi[k], glo[i], ghi[i]))
+				bytes += strlen(line[k]) + 1;
+		tsnum_format_ms6(glo[i] / 2 - c.origin_ns, a);
+		tsnum_format_ms6((ghi[i] + 1) / 2 - c.origin_ns, b);
+		ck_assert_int_eq(buf_printf(&want, "pass %" PRId64 ": %s-%s ms from the trace start, "
+					    "%" PRIu64 " bytes of events\n", order[i], a, b, bytes), 0);
+	}
+	/* the first difference, not two tables of 80 KB in the message */
+	for (i = 0; i < want.len && table.p[i] == want.p[i]; i++)
+		;
+	ck_assert_msg(i == want.len && table.len == want.len,
+		      "the tables differ from byte %zu: got '%.80s', want '%.80s'", i,
+		      table.p + (i < table.len ? i : table.len), want.p + i);
+
+	/* --passes 300-900: every guide of passes 300, 303, ... 900 */
+	for (i = 0; i < P; i++)
+		if (order[i] >= 300 && order[i] <= 900) {
+			wlo = glo[i] < wlo ? glo[i] : wlo;
+			whi = ghi[i] > whi ? ghi[i] : whi;
+		}
+	spec.passes = "300-900";
+	ck_assert_int_eq(window_cut_choose(&w, &spec), WINDOW_OK);
+	ck_assert_int_eq(w.w0_ns, wlo / 2);
+	ck_assert_int_eq(w.w1_ns, whi / 2);
+	ck_assert_int_eq(w.w0_ns, (1000 + 100 * 100) * 1000);
+	ck_assert_int_eq(w.w1_ns, (1000 + 300 * 100 + 60) * 1000);
+	window_cut_free(&w);
+	/* a range whose end is no pass: refused with the passes there are */
+	window_cut_init(&w);
+	{
+		static const char g[] = "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"ts\":1,\"dur\":1,"
+					"\"args\":{\"pass_index\":3,\"layer_id\":0}}";
+		ck_assert_int_eq(window_cut_see(&w, g, strlen(g), &(struct window_rec){ 0 }), 0);
+	}
+	spec.passes = "3-4";
+	ck_assert_int_eq(window_cut_choose(&w, &spec), WINDOW_REFUSED);
+	ck_assert_str_eq(w.err.p, "pass 4 does not exist (the guides cover passes 3-3)");
+	window_cut_free(&w);
+	buf_release(&table);
+	buf_release(&want);
+	window_cut_free(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("window");
@@ -585,6 +750,8 @@ int main(void)
 	tcase_add_test(tc, test_spec_kind_and_text);
 	tcase_add_test(tc, test_tally_hints);
 	tcase_add_test(tc, test_span_as_see);
+	tcase_add_test(tc, test_tally_sum);
+	tcase_add_test(tc, test_cut_many_passes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
