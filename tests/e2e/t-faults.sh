@@ -292,6 +292,7 @@ run_ended() {
 killed_alone() {
 	name=$1
 	if interrupt "$name" KILL "$2" "$3"; then
+		cp "$T/err" "$T/err.at-kill"
 		: >"$GATE.go"
 		run_ended "$name: every stage ended" || return
 		pass "$name: every stage ended"
@@ -300,7 +301,7 @@ killed_alone() {
 		else
 			fail "$name: nothing placed, nothing left" "$(ls -a "$O")"
 		fi
-		if [ ! -s "$T/err" ]; then
+		if cmp -s "$T/err" "$T/err.at-kill"; then
 			pass "$name: nothing said after the kill"
 		else
 			fail "$name: nothing said after the kill" "stderr: $(head -c 400 "$T/err")"
@@ -323,6 +324,22 @@ killed_alone "tr-layer-track-ranks, SIGKILL of a rank in its pipeline" \
 	"[ -e '$GATE.held' ] && $TEMP_OPEN" \
 	"$S/tr-layer-track-ranks --run-rank '$O' '$T/t.json' --anchor-regex flash --num-layers 4 \
 		--anchor-offset 0 --phase p --evidence e"
+# the batch itself, while parallel or xargs runs on: the rank running stops
+# and writes nothing (no log, no status), the next one runs nothing
+cp "$T/t.json" "$T/t2.json"
+for engine in parallel xargs; do
+	if [ $engine = parallel ] && ! command -v parallel >/dev/null 2>&1; then
+		skip "tr-layer-track-ranks, SIGKILL of the batch (parallel)" "GNU parallel is not installed"
+		continue
+	fi
+	fresh
+	killed_alone "tr-layer-track-ranks ($engine), SIGKILL of the batch in a rank's pipeline" \
+		"[ -e '$GATE.held' ] && $TEMP_OPEN" \
+		"$S/tr-layer-track-ranks --outdir '$O' --jobs 1 $([ $engine = xargs ] && echo --xargs) \
+			--anchor-regex flash --num-layers 4 --anchor-offset 0 --phase p --evidence e \
+			'$T/t.json' '$T/t2.json'"
+done
+rm -f "$T/t2.json"
 # once placed, the output stays (it was there before the kill); a run
 # killed in verification leaves it, as SIGINT there does, and stops
 # tr-verify
