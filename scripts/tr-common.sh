@@ -234,8 +234,10 @@ tr_interrupted() {
 # nothing once it has.  A command run by another (each rank of
 # tr-layer-track-ranks) also holds the lifelines named in TR_LIFELINE, the
 # read ends its caller passed down: its jobs stop when either ends.
-# tr_open_lifeline sets tr_lifelines (the read ends), tr_lifeline_w (the
-# write end) and tr_lifeline_args (tr-encode's options).
+# tr_open_lifeline sets tr_lifelines (the read ends: the caller's) and
+# tr_lifeline_w (the write end); a job adds a read end of its own to
+# tr_lifelines (tr_lifeline_job), and sets tr_lifeline_args, tr-encode's
+# options.  The command itself holds one descriptor more than without it.
 tr_lifelines=() tr_lifeline_w= tr_lifeline_args=() tr_watchers=()
 tr_open_lifeline() {
 	local fd r outer=()
@@ -249,10 +251,32 @@ tr_open_lifeline() {
 	# the read end of a pipe, from a process substitution that writes
 	# nothing; once it has ended (the pipe at its end: no writer anywhere
 	# else), its write end, opened through /dev/fd
-	{ exec {r}< <(:) && ! read -r -u "$r" _ && exec {tr_lifeline_w}>"/dev/fd/$r"; } 2>/dev/null ||
-		tr_die "cannot open a pipe: $(ulimit -n) descriptors at most (ulimit -n)"
+	{ exec {r}< <(:) && ! read -r -u "$r" _ && exec {tr_lifeline_w}>"/dev/fd/$r" {r}<&-; } \
+		2>/dev/null || tr_die "cannot open a pipe (ulimit -n: $(ulimit -n) descriptors)"
+}
+
+# tr_lifeline_job: in a job's shell, before anything else: a read end of
+# the command's lifeline (opened through /dev/fd from the write end), then
+# the write end closed, so that the command alone holds it.
+tr_lifeline_job() {
+	local fd r
+	[ -n "$tr_lifeline_w" ] || return 0
+	{ exec {r}<"/dev/fd/$tr_lifeline_w"; } 2>/dev/null ||
+		tr_die "cannot open a pipe (ulimit -n: $(ulimit -n) descriptors)"
+	exec {tr_lifeline_w}>&-
 	tr_lifelines+=("$r")
 	for fd in "${tr_lifelines[@]}"; do tr_lifeline_args+=(--lifeline "$fd"); done
+}
+
+# tr_lifeline_down: tr_lifeline_down set to the TR_LIFELINE of a command
+# that this one runs: its callers' lifelines and a read end of its own
+# (opened now, kept open).
+tr_lifeline_down=
+tr_lifeline_down() {
+	local r
+	{ exec {r}<"/dev/fd/$tr_lifeline_w"; } 2>/dev/null ||
+		tr_die "cannot open a pipe (ulimit -n: $(ulimit -n) descriptors)"
+	tr_lifeline_down="${tr_lifelines[*]} $r"
 }
 
 # tr_watch_lifelines: in a job's shell, one watcher per lifeline; when one
@@ -301,7 +325,7 @@ tr_run_pipeline() {
 	# (tr-encode may be taking back a half-placed output).
 	(
 		trap 'tr_end_watch; exit 130' INT TERM HUP
-		[ -z "$tr_lifeline_w" ] || exec {tr_lifeline_w}>&-
+		tr_lifeline_job
 		tr_watch_lifelines
 		"$1"
 		status=$?
