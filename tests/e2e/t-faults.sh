@@ -285,18 +285,18 @@ run_ended() {
 		sleep 0.05
 	done
 }
-# killed_alone NAME COND CMD: start CMD, wait until COND, SIGKILL the
+# killed_alone NAME COND CMD [N]: start CMD, wait until COND, SIGKILL the
 # command's own process, let the run go ($GATE.go), wait for its end; then
-# nothing is in $O (no output, report, log or temporary file) and nothing
-# was said after the kill.
+# nothing is in $O (no output, report, log or temporary file), or only the
+# N files placed before the kill, and nothing was said after the kill.
 killed_alone() {
-	name=$1
+	name=$1 placed=${4:-0}
 	if interrupt "$name" KILL "$2" "$3"; then
 		cp "$T/err" "$T/err.at-kill"
 		: >"$GATE.go"
 		run_ended "$name: every stage ended" || return
 		pass "$name: every stage ended"
-		if [ -z "$(ls -A "$O")" ]; then
+		if [ "$(ls -A "$O" | wc -l)" -eq "$placed" ]; then
 			pass "$name: nothing placed, nothing left"
 		else
 			fail "$name: nothing placed, nothing left" "$(ls -a "$O")"
@@ -340,6 +340,19 @@ for engine in parallel xargs; do
 			'$T/t.json' '$T/t2.json'"
 done
 rm -f "$T/t2.json"
+# the window (--window): the full output and its report, placed and
+# verified before, stay; the window is not placed
+shims tr-encode "case \"\$*\" in *.window.json*) $HOLD_ENCODE_GO ;; *) exec '$BIN/tr-encode' \"\$@\" ;; esac"
+fresh
+killed_alone "tr-layer-track --window, SIGKILL of the command in the window's pipeline" \
+	"[ -e '$GATE.held' ] && $TEMP_OPEN" "$S/$LT --output '$O/lt.json' --window '--passes 1'" 2 &&
+	absent "tr-layer-track --window, SIGKILL of the command in the window's pipeline: no window" \
+		"$O/lt.window.json" "$O/lt.window.json.window.json"
+# a lifeline named in TR_LIFELINE that is not one
+expect 2 "tr-layer-track, TR_LIFELINE not an open pipe: refused" \
+	"TR_LIFELINE=9 $LT --output '$O/never.json'" \
+	"tr-layer-track: TR_LIFELINE: '9' is not an open pipe (it names descriptors inherited from the command that runs this one)" &&
+	absent "tr-layer-track, TR_LIFELINE not an open pipe: nothing written" "$O/never.json"
 # once placed, the output stays (it was there before the kill); a run
 # killed in verification leaves it, as SIGINT there does, and stops
 # tr-verify
