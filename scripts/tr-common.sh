@@ -170,17 +170,17 @@ tr_print() {
 # failure.  A stage ended by another signal is named on stderr (the
 # pipeline functions send bash's own job messages nowhere).
 tr_worst_status() {
-	local s worst=0
+	local s worst=0 quiet=
 	# the command is gone (its lifeline hung up, below): its stages were
 	# stopped for that, and there is no one to tell
-	! tr_lifeline_lost || return 2
+	! tr_lifeline_lost || quiet=1
 	for s; do
 		case $s in
 		0|141) ;;
 		1) [ $worst -ne 0 ] || worst=1 ;;
 		*)
 			worst=2
-			[ "$s" -le 128 ] ||
+			[ "$s" -le 128 ] || [ -n "$quiet" ] ||
 				echo "$prog: a stage of the pipeline was ended by SIG$(kill -l "$s")" >&2 ;;
 		esac
 	done
