@@ -303,6 +303,12 @@ static int interrupt_pending(void)
 
 int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed)
 {
+	return outfile_commit_all_while(files, n, failed, NULL, NULL);
+}
+
+int outfile_commit_all_while(struct outfile *const *files, size_t n, size_t *failed,
+			     int (*wanted)(void *), void *ctx)
+{
 	sigset_t interrupts, old;
 	char **placed = calloc(n ? n : 1, sizeof *placed);
 	size_t i, nplaced = 0;
@@ -324,7 +330,11 @@ int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed)
 		}
 	interrupt_signals(&interrupts);
 	sigprocmask(SIG_BLOCK, &interrupts, &old);
-	for (i = 0; i < n; i++) {
+	if (wanted != NULL && !wanted(ctx)) {
+		*failed = n;
+		saved = ECANCELED;
+	}
+	for (i = 0; saved == 0 && i < n; i++) {
 		if (outfile_commit(files[i]) != 0) {
 			*failed = i;
 			saved = errno;
@@ -335,6 +345,12 @@ int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed)
 	if (saved == 0 && interrupt_pending()) {
 		*failed = n;
 		saved = EINTR;
+	}
+	/* asked again once the set is whole: if it is kept, it was wanted
+	 * after the last output appeared, not only before the first */
+	if (saved == 0 && wanted != NULL && !wanted(ctx)) {
+		*failed = n;
+		saved = ECANCELED;
 	}
 	if (saved != 0)
 		while (nplaced > 0)

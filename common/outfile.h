@@ -41,6 +41,13 @@ int outfile_commit(struct outfile *o);
  * signal); every temporary file is gone either way.  A signal that arrived is
  * delivered when the mask is restored, after the roll-back. */
 int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed);
+/* outfile_commit_all, placing the set only while wanted(ctx) says 1: it is
+ * asked before the first output is placed and again once the last is (the
+ * signals still blocked); a 0 either time places nothing, or takes back
+ * what was placed, and gives -1 with errno ECANCELED and *failed n.  A set
+ * that stays was thus wanted after it was whole. */
+int outfile_commit_all_while(struct outfile *const *files, size_t n, size_t *failed,
+			     int (*wanted)(void *), void *ctx);
 /* Remove the temporary file (safe to call twice, or after commit). */
 void outfile_abort(struct outfile *o);
 /* Remove every temporary file still registered (for die() hooks). */

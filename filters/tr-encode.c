@@ -2,6 +2,7 @@
  * the report records of earlier stages into their report files.  Nothing is
  * written in place until the tail record arrived.  See tr-encode(1). */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "gz.h"
 #include "gzasync.h"
 #include "io.h"
+#include "lifeline.h"
 #include "opt.h"
 #include "outfile.h"
 #include "passtable.h"
@@ -23,7 +25,7 @@
 
 static const char usage_text[] =
 	"usage: tr-encode [-o OUTPUT] [--level N] [--report-base PATH] [--compact-report]\n"
-	"                 [--pass-table FILE]\n"
+	"                 [--pass-table FILE] [--lifeline FD]...\n"
 	"Encode the trace-layers event stream (tr-stream(5)) on standard input into\n"
 	"a Chrome JSON trace, gzip-compressed when OUTPUT ends in .gz.\n"
 	"\n"
@@ -34,6 +36,8 @@ static const char usage_text[] =
 	"  --compact-report     write reports on one line (default: indented by 2)\n"
 	"  --pass-table FILE    also write each pass's time span and bytes to FILE,\n"
 	"                       as tr-window --pass-table would (empty without guides)\n"
+	"  --lifeline FD        place nothing once the pipe read on descriptor FD hangs\n"
+	"                       up (the command that holds its write end has ended)\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
@@ -175,6 +179,30 @@ static void table_write(struct table *t)
 		die_errno(EXIT_TROUBLE, "%s", t->path);
 }
 
+/* --lifeline: the read ends of pipes whose writers are the commands that
+ * run this pipeline (lifeline.h).  Checked at the start and around the
+ * placing of the files, never per event. */
+#define MAX_LIFELINES 16
+struct lifelines {
+	int fd[MAX_LIFELINES];
+	size_t n;
+};
+
+static int lifelines_held(void *ctx)
+{
+	const struct lifelines *l = ctx;
+	return !lifeline_lost(l->fd, l->n);
+}
+
+static void die_lifeline(const char *output, const char *what)
+{
+	if (strcmp(output, "-") == 0)
+		die(EXIT_TROUBLE, "the command that runs this pipeline has ended "
+		    "(its --lifeline hung up); %s", what);
+	die(EXIT_TROUBLE, "%s: the command that runs this pipeline has ended "
+	    "(its --lifeline hung up); nothing was written", output);
+}
+
 /* The encoder's output: sink_put dies on a write error itself. */
 static int put_sink(void *ctx, const void *data, size_t n)
 {
@@ -190,12 +218,14 @@ int main(int argc, char **argv)
 		{ "report-base", required_argument, NULL, 'r' },
 		{ "compact-report", no_argument, NULL, 'c' },
 		{ "pass-table", required_argument, NULL, 'T' },
+		{ "lifeline", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *output = "-", *report_base = NULL, *table_path = NULL;
-	int64_t level = 1;
+	int64_t level = 1, lfd;
+	struct lifelines lines = { { 0 }, 0 };
 	struct outfile file = { NULL, NULL, -1 };
 	struct sink out;
 	struct stream_in in;
@@ -221,6 +251,18 @@ int main(int argc, char **argv)
 		case 'r': report_base = optarg; break;
 		case 'c': report_indent = 0; break;
 		case 'T': table_path = optarg; break;
+		case 'L':
+			if (opt_i64(&prog, stderr, "--lifeline", optarg, 3, INT_MAX, &lfd) != 0)
+				exit(EXIT_TROUBLE);
+			if (lines.n == MAX_LIFELINES)
+				exit(opt_bad_value(&prog, stderr, "--lifeline", optarg,
+						   "at most 16 lifelines"));
+			if (lifeline_check((int)lfd) != 0)
+				exit(opt_bad_value(&prog, stderr, "--lifeline", optarg,
+						   errno == EBADF ? "not an open descriptor" :
+						   "not the read end of a pipe"));
+			lines.fd[lines.n++] = (int)lfd;
+			break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
 		default: exit(opt_fail(&prog, stderr, ch, argv));
@@ -230,6 +272,9 @@ int main(int argc, char **argv)
 		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (report_base == NULL && strcmp(output, "-") != 0)
 		report_base = output;
+	/* already gone: not even a temporary file */
+	if (lifeline_lost(lines.fd, lines.n))
+		die_lifeline(output, "nothing was written");
 	reportfiles_init(&reports, report_base, report_indent);
 	memset(&table, 0, sizeof table);
 	table.path = table_path;
@@ -302,7 +347,13 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			if ((names[i] = strdup(set[i]->path)) == NULL)
 				die_nomem();
-		if (outfile_commit_all(set, n, &failed) != 0) {
+		/* placed only while the command that runs the pipeline is there
+		 * to verify the files and say what became of them: a set it left
+		 * behind (killed, even by SIGKILL) is not placed, or taken back */
+		if (outfile_commit_all_while(set, n, &failed, n > 0 && lines.n > 0 ? lifelines_held : NULL,
+					     &lines) != 0) {
+			if (failed == n && errno == ECANCELED)
+				die_lifeline(output, "the reports were not written");
 			if (failed == n)
 				die(EXIT_TROUBLE, "interrupted while placing the output; nothing was written");
 			die_errno(EXIT_TROUBLE, "%s", names[failed]);

@@ -170,14 +170,17 @@ tr_print() {
 # failure.  A stage ended by another signal is named on stderr (the
 # pipeline functions send bash's own job messages nowhere).
 tr_worst_status() {
-	local s worst=0
+	local s worst=0 quiet=
+	# the command is gone (its lifeline hung up, below): its stages were
+	# stopped for that, and there is no one to tell
+	! tr_lifeline_lost || quiet=1
 	for s; do
 		case $s in
 		0|141) ;;
 		1) [ $worst -ne 0 ] || worst=1 ;;
 		*)
 			worst=2
-			[ "$s" -le 128 ] ||
+			[ "$s" -le 128 ] || [ -n "$quiet" ] ||
 				echo "$prog: a stage of the pipeline was ended by SIG$(kill -l "$s")" >&2 ;;
 		esac
 	done
@@ -221,6 +224,87 @@ tr_interrupted() {
 	kill -"$1" $$
 }
 
+# A command that is killed by SIGKILL runs no trap: its jobs live on, and
+# without a guard the pipeline would place the output seconds later,
+# unverified, with no one left to say so.  The guard is a lifeline: a pipe
+# whose write end only the command's own shell holds (every job closes it
+# first thing), so that the kernel closes it when the command ends, however
+# it ends.  Each job watches the read end and stops its stages as an
+# interrupt would when it hangs up, and tr-encode (--lifeline) places
+# nothing once it has.  A command run by another (each rank of
+# tr-layer-track-ranks) also holds the lifelines named in TR_LIFELINE, the
+# read ends its caller passed down: its jobs stop when either ends.
+# tr_open_lifeline sets tr_lifelines (the read ends: the caller's) and
+# tr_lifeline_w (the write end); a job adds a read end of its own to
+# tr_lifelines (tr_lifeline_job), and sets tr_lifeline_args, tr-encode's
+# options.  The command itself holds one descriptor more than without it.
+tr_lifelines=() tr_lifeline_w= tr_lifeline_args=() tr_watchers=()
+tr_open_lifeline() {
+	local fd r outer=()
+	read -r -a outer <<<"${TR_LIFELINE-}"
+	for fd in "${outer[@]}"; do
+		[[ $fd =~ ^[0-9]+$ ]] && [ -p "/dev/fd/$fd" ] ||
+			tr_die "TR_LIFELINE: '$fd' is not an open pipe (it names descriptors" \
+				"inherited from the command that runs this one)"
+		tr_lifelines+=("$fd")
+	done
+	# the read end of a pipe, from a process substitution that writes
+	# nothing; once it has ended (the pipe at its end: no writer anywhere
+	# else), its write end, opened through /dev/fd
+	{ exec {r}< <(:) && ! read -r -u "$r" _ && exec {tr_lifeline_w}>"/dev/fd/$r" {r}<&-; } \
+		2>/dev/null || tr_die "cannot open a pipe (ulimit -n: $(ulimit -n) descriptors)"
+}
+
+# tr_lifeline_job: in a job's shell, before anything else: a read end of
+# the command's lifeline (opened through /dev/fd from the write end), then
+# the write end closed, so that the command alone holds it.
+tr_lifeline_job() {
+	local fd r
+	[ -n "$tr_lifeline_w" ] || return 0
+	{ exec {r}<"/dev/fd/$tr_lifeline_w"; } 2>/dev/null ||
+		tr_die "cannot open a pipe (ulimit -n: $(ulimit -n) descriptors)"
+	exec {tr_lifeline_w}>&-
+	tr_lifelines+=("$r")
+	for fd in "${tr_lifelines[@]}"; do tr_lifeline_args+=(--lifeline "$fd"); done
+}
+
+# tr_lifeline_down: tr_lifeline_down set to the TR_LIFELINE of a command
+# that this one runs: its callers' lifelines and a read end of its own
+# (opened now, kept open).
+tr_lifeline_down=
+tr_lifeline_down() {
+	local r
+	{ exec {r}<"/dev/fd/$tr_lifeline_w"; } 2>/dev/null ||
+		tr_die "cannot open a pipe (ulimit -n: $(ulimit -n) descriptors)"
+	tr_lifeline_down="${tr_lifelines[*]} $r"
+}
+
+# tr_watch_lifelines: in a job's shell, one watcher per lifeline; when one
+# hangs up, the job's process group gets SIGINT, as from tr_interrupted.
+# The watchers hold none of the command's outputs (a reader of them would
+# wait for their end).
+tr_watch_lifelines() {
+	local fd job=$BASHPID
+	for fd in "${tr_lifelines[@]}"; do
+		{ read -r -u "$fd" _; kill -INT -- -"$job"; } </dev/null >/dev/null 2>&1 &
+		tr_watchers+=("$!")
+	done
+}
+
+# tr_lifeline_lost: true once a lifeline has hung up (no one writes to it:
+# readable means at its end).
+tr_lifeline_lost() {
+	local fd
+	for fd in "${tr_lifelines[@]}"; do
+		! read -r -t 0 -u "$fd" || return 0
+	done
+	return 1
+}
+
+tr_end_watch() {
+	[ ${#tr_watchers[@]} -eq 0 ] || kill "${tr_watchers[@]}" 2>/dev/null
+}
+
 # tr_quote WORD: WORD as the shell would read it back (for printed commands).
 tr_quote() {
 	case $1 in
@@ -231,15 +315,23 @@ tr_quote() {
 
 # tr_run_pipeline FUNCTION: runs the function (a pipeline ending with
 # tr_worst_status) in its own process group, so that an interrupt stops every
-# stage (tr-encode then removes its temporary files).  Returns the
-# function's status.
+# stage (tr-encode then removes its temporary files), and so does the end
+# of the command (its lifeline, above).  Returns the function's status.
 tr_run_pipeline() {
 	local status group
 	set -m
 	# The job's shell outlives its stages: it runs the trap only once the
 	# pipeline has ended, so that waiting for the job waits for every stage
 	# (tr-encode may be taking back a half-placed output).
-	( trap 'exit 130' INT TERM HUP; "$1" ) &
+	(
+		trap 'tr_end_watch; exit 130' INT TERM HUP
+		tr_lifeline_job
+		tr_watch_lifelines
+		"$1"
+		status=$?
+		tr_end_watch
+		exit $status
+	) &
 	group=$!
 	set +m
 	wait "$group"
@@ -257,8 +349,7 @@ tr_verify() {
 	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
 	exec 3>"$log" 4<"$log"
 	rm -f "$log"
-	tr-verify "${verify_args[@]}" --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&- &
-	wait $!
+	tr_run_pipeline tr_verify_job
 	status=$?
 	exec 3>&-
 	if [ $status -eq 0 ]; then
@@ -280,6 +371,14 @@ tr_verify() {
 	exit 1
 }
 
+# tr_verify's job: tr-verify, its report into the log (3); the job shell's
+# own stderr, where bash would report the program ended by a signal, goes
+# nowhere (the verdict says it).
+tr_verify_job() {
+	exec 2>/dev/null
+	tr-verify "${verify_args[@]}" --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&-
+}
+
 # tr_window_name OUTPUT: the default name of the window beside OUTPUT
 # (x.json.gz -> x.window.json.gz, x.json -> x.window.json).
 tr_window_name() {
@@ -296,16 +395,13 @@ tr_window_name() {
 # the window against OUTPUT unless --no-verify.
 # A refused window leaves the full output in place and exits 1.
 tr_window() {
-	local output=$1 spec=$2 wout=$3 words status statuses
+	local output=$1 spec=$2 wout=$3 words status
 	set -f
 	# shellcheck disable=SC2206 # the spec is split into words on purpose
 	words=($spec)
 	set +f
 	tr_open_scratch
-	tr-decode -- "$output" | tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" |
-		tr-encode -o "$wout"
-	statuses=("${PIPESTATUS[@]}")
-	tr_worst_status "${statuses[@]}"
+	tr_run_pipeline tr_window_job
 	status=$?
 	if [ $status -ne 0 ]; then
 		echo "$prog: the window '$spec' was not written (exit status $status);" \
@@ -317,6 +413,16 @@ tr_window() {
 window: $wout ($(wc -c <"$wout") bytes, $spec)
 window report: $wout.window.json"
 	[ -n "$no_verify" ] || tr_verify "$output" "$wout"
+}
+
+# tr_window's job: the window's pipeline (the stages write to the command's
+# stderr, 3; the job shell's own goes nowhere, as in the commands' pipeline).
+tr_window_job() {
+	exec 3>&2 2>/dev/null
+	tr-decode -- "$output" 2>&3 |
+		tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&3 |
+		tr-encode "${tr_lifeline_args[@]}" -o "$wout" 2>&3
+	tr_worst_status "${PIPESTATUS[@]}" 2>&3
 }
 
 # Descriptors 0, 1 and 2 must be open, as every tr-* program checks at start

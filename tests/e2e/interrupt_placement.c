@@ -6,7 +6,9 @@
  * (the one-line command, which then stops its pipeline), or else to itself.
  * It then waits until one of SIGINT/SIGTERM/SIGHUP is pending in this
  * process, so the signal provably arrives inside the placement; where the
- * program does not block those signals it dies of the signal there instead. */
+ * program does not block those signals it dies of the signal there instead.
+ * With TR_TEST_CLOSE_FD=N it closes descriptor N there instead (the only
+ * write end of a --lifeline: the command gone just as the trace is placed). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -40,8 +42,14 @@ static void before_placement(void)
 	sigset_t arrived;
 	long waited;
 
+	const char *close_fd = getenv("TR_TEST_CLOSE_FD");
+
 	if (++placements != 2)
 		return;
+	if (close_fd != NULL) {
+		close(atoi(close_fd));
+		return;
+	}
 	kill(signal_target(), SIGTERM);
 	/* a bound, so that a broken test fails instead of hanging */
 	for (waited = 0; waited < 120000; waited++) {

@@ -56,6 +56,51 @@ expect 2 "--level 0" "tr-encode --level 0 -o bad.json.gz <fx.stream" \
 expect 2 "--level 10" "tr-encode --level 10 -o bad.json.gz <fx.stream" "--level: invalid value '10'"
 absent "--level refused: no output" bad.json.gz
 
+# --lifeline FD: the read end of a pipe whose write end the command that
+# runs tr-encode holds.  Held: written as without it (the same bytes); hung
+# up before the start (every writer closed), or before the tail record
+# arrives (the writer closes its end, then sends the tail): nothing written.
+# lifeline.bash CMD: CMD run by bash with descriptor 5 the read end of a
+# pipe and 6 its only write end (a process substitution that writes
+# nothing, read to its end, then a write end opened through /dev/fd).
+cat >lifeline.bash <<'EOF'
+exec 5< <(:) && ! read -r -u 5 _ && exec 6>/dev/fd/5 || exit 99
+eval "$1"
+EOF
+expect 0 "--lifeline held: written" \
+	"bash lifeline.bash 'tr-encode --lifeline 5 -o life.json <fx.stream 6>&-'" &&
+	same "--lifeline held: the same bytes" out.json life.json
+refused "--lifeline hung up before the start" 2 \
+	"bash lifeline.bash 'exec 6>&-; tr-encode --lifeline 5 -o gone.json <fx.stream'" \
+	"tr-encode: gone.json: the command that runs this pipeline has ended (its --lifeline hung up); nothing was written" \
+	gone.json
+# The last writer (the stage before tr-encode, once the shell let go of its
+# copy) closes it after all but the tail record: tr-encode has started by
+# then (4 MB of events, more than a pipe holds, went through it), and the
+# tail comes after.  The trace is written, the check before placing it
+# fails.
+tr-gen --target-bytes 4M | tr-decode |
+	report '{"@tr":"report","suffix":".x.json","body":{}}' >life-rep.stream
+refused "--lifeline hung up while the stream comes" 2 \
+	"bash lifeline.bash '{ head -n -1 life-rep.stream; exec 6>&-; tail -n 1 life-rep.stream; } |
+		tr-encode --lifeline 5 --lifeline 5 -o late.json 6>&- & exec 6>&-; wait \$!'" \
+	"tr-encode: late.json: the command that runs this pipeline has ended (its --lifeline hung up); nothing was written" \
+	late.json late.json.x.json
+refused "--lifeline to standard output, hung up: the reports not written" 2 \
+	"bash lifeline.bash '{ head -n -1 life-rep.stream; exec 6>&-; tail -n 1 life-rep.stream; } |
+		tr-encode --lifeline 5 --report-base life-out >/dev/null 6>&- & exec 6>&-; wait \$!'" \
+	"tr-encode: the command that runs this pipeline has ended (its --lifeline hung up); the reports were not written" \
+	life-out.x.json
+expect 2 "--lifeline not open" "tr-encode --lifeline 9 -o bad.json <fx.stream" \
+	"tr-encode: --lifeline: invalid value '9' (not an open descriptor)"
+expect 2 "--lifeline a file" "tr-encode --lifeline 9 -o bad.json <fx.stream 9<fx.json" \
+	"tr-encode: --lifeline: invalid value '9' (not the read end of a pipe)"
+expect 2 "--lifeline a write end" "bash lifeline.bash 'tr-encode --lifeline 6 -o bad.json <fx.stream'" \
+	"tr-encode: --lifeline: invalid value '6' (not the read end of a pipe)"
+expect 2 "--lifeline 2" "tr-encode --lifeline 2 -o bad.json <fx.stream" \
+	"tr-encode: --lifeline: invalid value '2' (allowed 3 to 2147483647)"
+absent "--lifeline refused: no output" bad.json
+
 # ---------------------------------------------------------- output safety
 
 echo old >exists.json

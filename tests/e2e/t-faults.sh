@@ -121,7 +121,9 @@ shims() {
 	rm -rf "$S"
 	mkdir -p "$S"
 	for f in "$BIN"/tr-*; do ln -s "$f" "$S/"; done
-	for f in tr-layer-track tr-compact-track tr-common.sh; do ln -s "$ROOT/scripts/$f" "$S/"; done
+	for f in tr-layer-track tr-compact-track tr-layer-track-ranks tr-common.sh; do
+		ln -s "$ROOT/scripts/$f" "$S/"
+	done
 	rm "$S/$1"
 	printf '#!/bin/sh\n%s\n' "$2" >"$S/$1"
 	chmod +x "$S/$1"
@@ -261,6 +263,154 @@ else
 	fail "tr-layer-track, SIGKILL: nothing left beside the output" "$(ls -a "$O")"
 fi
 
+# SIGKILL of the command alone (kill -9 of it, timeout -s KILL, the OOM
+# killer): it runs no trap, and its pipeline, in a process group of its
+# own, is not killed with it.  The stages hold the command's lifeline
+# instead: they stop, and tr-encode places nothing.  The run is held with
+# tr-encode's temporary file open and part of the stream through; the
+# command is killed, then the run is let go (a pipeline that lived on would
+# now finish and place the output), and the test waits until every process
+# of the run has ended, so that a late file would be seen.
+HOLD_ENCODE_GO="{ i=0; while [ \$i -lt 10 ] && IFS= read -r l; do printf '%s\\n' \"\$l\"; i=\$((i + 1)); done; : >'$GATE.held'; until [ -e '$GATE.go' ]; do sleep 0.05; done; exec cat; } | '$BIN/tr-encode' \"\$@\""
+# run_ended NAME: wait until no process of the run is left (a guard
+# against a hang, not a timing assumption); 1, with a failure, if some stay
+run_ended() {
+	polls=0
+	while ps -eo args | grep -v grep | grep -qF "$T/"; do
+		polls=$((polls + 1))
+		if [ $polls -gt 2400 ]; then
+			left=$(ps -eo pid,args | grep -F "$T/" | grep -v grep)
+			fail "$1" "the run's processes did not end:" "$left"
+			# so that they do not hold up the cases after this one
+			kill -KILL $(printf '%s\n' "$left" | awk '{ print $1 }') 2>/dev/null
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+# killed_alone NAME COND CMD [N]: start CMD, wait until COND, SIGKILL the
+# command's own process, let the run go ($GATE.go), wait for its end; then
+# nothing is in $O (no output, report, log or temporary file), or only the
+# N files placed before the kill, and nothing was said after the kill.
+killed_alone() {
+	name=$1 placed=${4:-0}
+	if interrupt "$name" KILL "$2" "$3"; then
+		cp "$T/err" "$T/err.at-kill"
+		: >"$GATE.go"
+		run_ended "$name: every stage ended" || return
+		pass "$name: every stage ended"
+		if [ "$(ls -A "$O" | wc -l)" -eq "$placed" ]; then
+			pass "$name: nothing placed, nothing left"
+		else
+			fail "$name: nothing placed, nothing left" "$(ls -a "$O")"
+		fi
+		if cmp -s "$T/err" "$T/err.at-kill"; then
+			pass "$name: nothing said after the kill"
+		else
+			fail "$name: nothing said after the kill" "stderr: $(head -c 400 "$T/err")"
+		fi
+	fi
+}
+shims tr-encode "$HOLD_ENCODE_GO"
+for lanes in "" "--max-gpu-lanes 4"; do
+	fresh
+	killed_alone "tr-layer-track${lanes:+ $lanes}, SIGKILL of the command in the pipeline" \
+		"[ -e '$GATE.held' ] && $TEMP_OPEN" "$S/$LT $lanes --output '$O/lt.json'"
+done
+fresh
+killed_alone "tr-compact-track, SIGKILL of the command in the pipeline" \
+	"[ -e '$GATE.held' ] && $TEMP_OPEN" "$S/tr-compact-track --trace '$T/t.json' --output '$O/ct.json'"
+# a rank of tr-layer-track-ranks (what GNU parallel or xargs runs for each
+# trace): its tr-layer-track holds the rank's lifeline too
+fresh
+killed_alone "tr-layer-track-ranks, SIGKILL of a rank in its pipeline" \
+	"[ -e '$GATE.held' ] && $TEMP_OPEN" \
+	"$S/tr-layer-track-ranks --run-rank '$O' '$T/t.json' --anchor-regex flash --num-layers 4 \
+		--anchor-offset 0 --phase p --evidence e"
+# the batch itself, while parallel or xargs runs on: the rank running stops
+# and writes nothing (no log, no status), the next one runs nothing
+cp "$T/t.json" "$T/t2.json"
+for engine in parallel xargs; do
+	if [ $engine = parallel ] && ! command -v parallel >/dev/null 2>&1; then
+		skip "tr-layer-track-ranks, SIGKILL of the batch (parallel)" "GNU parallel is not installed"
+		continue
+	fi
+	fresh
+	killed_alone "tr-layer-track-ranks ($engine), SIGKILL of the batch in a rank's pipeline" \
+		"[ -e '$GATE.held' ] && $TEMP_OPEN" \
+		"$S/tr-layer-track-ranks --outdir '$O' --jobs 1 $([ $engine = xargs ] && echo --xargs) \
+			--anchor-regex flash --num-layers 4 --anchor-offset 0 --phase p --evidence e \
+			'$T/t.json' '$T/t2.json'"
+done
+rm -f "$T/t2.json"
+# the window (--window): the full output and its report, placed and
+# verified before, stay; the window is not placed
+shims tr-encode "case \"\$*\" in *.window.json*) $HOLD_ENCODE_GO ;; *) exec '$BIN/tr-encode' \"\$@\" ;; esac"
+fresh
+killed_alone "tr-layer-track --window, SIGKILL of the command in the window's pipeline" \
+	"[ -e '$GATE.held' ] && $TEMP_OPEN" "$S/$LT --output '$O/lt.json' --window '--passes 1'" 2 &&
+	absent "tr-layer-track --window, SIGKILL of the command in the window's pipeline: no window" \
+		"$O/lt.window.json" "$O/lt.window.json.window.json"
+# a lifeline named in TR_LIFELINE that is not one
+expect 2 "tr-layer-track, TR_LIFELINE not an open pipe: refused" \
+	"TR_LIFELINE=9 $LT --output '$O/never.json'" \
+	"tr-layer-track: TR_LIFELINE: '9' is not an open pipe (it names descriptors inherited from the command that runs this one)" &&
+	absent "tr-layer-track, TR_LIFELINE not an open pipe: nothing written" "$O/never.json"
+# once placed, the output stays (it was there before the kill); a run
+# killed in verification leaves it, as SIGINT there does, and stops
+# tr-verify
+shims tr-verify "$HOLD_VERIFY"
+fresh
+if interrupt "tr-layer-track, SIGKILL of the command in verification" KILL "[ -e '$GATE.verifying' ]" \
+	"$S/$LT --output '$O/lt.json'" &&
+   run_ended "tr-layer-track, SIGKILL of the command in verification: tr-verify stopped"; then
+	pass "tr-layer-track, SIGKILL of the command in verification: tr-verify stopped"
+	if [ -f "$O/lt.json" ] && [ -f "$O/lt.json.layers.json" ] && [ "$(ls -A "$O" | wc -l)" -eq 2 ]; then
+		pass "tr-layer-track, SIGKILL of the command in verification: the output and report stay"
+	else
+		fail "tr-layer-track, SIGKILL of the command in verification: the output and report stay" \
+			"$(ls -a "$O")"
+	fi
+fi
+
+# The same without a stand-in, as `timeout -s KILL` leaves it, on a trace
+# that takes seconds: tr-encode is stopped (SIGSTOP) while it writes, the
+# command killed, tr-encode let go.
+tr-gen --target-bytes 48M -o "$T/big.json"
+fresh
+sh -c "echo \$\$ >'$T/cmd.pid'; exec env --default-signal $ROOT/scripts/tr-layer-track \
+	--trace '$T/big.json' --anchor-regex flash --num-layers 4 --anchor-offset 0 --phase p \
+	--evidence e --max-gpu-lanes 4 --output '$O/big.json'" >"$T/out" 2>"$T/err" &
+pid=$!
+polls=0 enc=
+until [ -n "$enc" ] && sh -c "$TEMP_OPEN" || [ $polls -gt 2400 ]; do
+	sleep 0.05
+	polls=$((polls + 1))
+	enc=$(ps -eo pid,args | awk -v o="-o $O/big.json" '$2 ~ /(^|\/)tr-encode$/ && index($0, o) { print $1 }')
+done
+[ -z "$enc" ] || kill -STOP $enc 2>/dev/null
+if [ -n "$enc" ] && sh -c "$TEMP_OPEN" && [ ! -e "$O/big.json" ]; then
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	kill -CONT $enc 2>/dev/null
+	if run_ended "tr-layer-track, SIGKILL of the command while tr-encode writes: every stage ended"; then
+		pass "tr-layer-track, SIGKILL of the command while tr-encode writes: every stage ended"
+		if [ -z "$(ls -A "$O")" ] && [ ! -s "$T/err" ]; then
+			pass "tr-layer-track, SIGKILL of the command while tr-encode writes: nothing placed or said"
+		else
+			fail "tr-layer-track, SIGKILL of the command while tr-encode writes: nothing placed or said" \
+				"$(ls -a "$O")" "stderr: $(head -c 400 "$T/err")"
+		fi
+	fi
+else
+	[ -z "$enc" ] || kill -CONT $enc 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	fail "tr-layer-track, SIGKILL of the command while tr-encode writes" \
+		"tr-encode was not writing when stopped" "$(ls -a "$O")" "stderr: $(head -c 400 "$T/err")"
+fi
+rm -f "$T/big.json"
+
 # 2. Between placing the trace and placing its report: tr-encode takes the
 # trace back (the report is not there yet); nothing may remain.  First
 # tr-encode alone, signalled there by itself, then the command, signalled
@@ -274,6 +424,23 @@ died_of "tr-encode, SIGTERM between placing the trace and its report: dies of it
 absent "tr-encode, SIGTERM between placing the trace and its report: neither remains" \
 	"$O/e.json" "$O/e.json.layers.json" &&
 	no_temp "tr-encode, SIGTERM between placing the trace and its report: no temporary file" "$O"
+# The command gone just then (its lifeline hung up: the preload closes its
+# only write end, held by tr-encode alone here): the trace is taken back.
+fresh
+TR_TEST_CLOSE_FD=6 LD_PRELOAD=$PRELOAD bash -c 'exec 5< <(:) && ! read -r -u 5 _ && exec 6>/dev/fd/5 &&
+	exec tr-encode --lifeline 5 -o "$1"' - "$O/e.json" <"$T/guides.stream" 2>"$T/err"
+status=$?
+if [ $status -eq 2 ]; then
+	pass "tr-encode, lifeline lost between placing the trace and its report: exit 2"
+else
+	fail "tr-encode, lifeline lost between placing the trace and its report: exit 2" \
+		"exit status $status" "stderr: $(head -c 400 "$T/err")"
+fi
+absent "tr-encode, lifeline lost between placing the trace and its report: neither remains" \
+	"$O/e.json" "$O/e.json.layers.json" &&
+	no_temp "tr-encode, lifeline lost between placing the trace and its report: no temporary file" "$O"
+stderr_is "tr-encode, lifeline lost between placing the trace and its report: says so" \
+	"tr-encode: $O/e.json: the command that runs this pipeline has ended (its --lifeline hung up); nothing was written"
 shims tr-encode "$INTERRUPT_PLACEMENT"
 if interrupt "tr-layer-track, SIGTERM while placing the output" - true \
 	"$S/$LT --output '$O/lt.json'"; then

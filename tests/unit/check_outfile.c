@@ -516,6 +516,92 @@ START_TEST(test_commit_all_takes_back)
 }
 END_TEST
 
+/* outfile_commit_all_while: the condition is asked before the first output
+ * is placed and once the last is; the answers come from a script of them,
+ * and each call notes whether the set was in place then. */
+struct wanted_script {
+	int answers[2];
+	int calls;
+	int placed_when_asked[2];
+	const char *paths[2];
+};
+
+static int wanted_by_script(void *ctx)
+{
+	struct wanted_script *w = ctx;
+	struct stat st;
+	int i = w->calls++;
+
+	ck_assert_int_lt(i, 2);
+	w->placed_when_asked[i] = stat(w->paths[0], &st) == 0 && stat(w->paths[1], &st) == 0;
+	return w->answers[i];
+}
+
+static void commit_while(struct wanted_script *w, int want_rc)
+{
+	struct outfile a, b;
+	struct outfile *set[] = { &a, &b };
+	static char second[160];
+	size_t failed = 99;
+	int rc;
+
+	snprintf(second, sizeof second, "%s.report.json", dest);
+	w->paths[0] = dest;
+	w->paths[1] = second;
+	ck_assert_int_eq(outfile_open(&a, dest), 0);
+	ck_assert_int_eq(outfile_open(&b, second), 0);
+	ck_assert_int_eq(io_write_all(a.fd, "a", 1), 0);
+	ck_assert_int_eq(io_write_all(b.fd, "b", 1), 0);
+	errno = 0;
+	rc = outfile_commit_all_while(set, 2, &failed, wanted_by_script, w);
+	ck_assert_int_eq(rc, want_rc);
+	if (rc != 0) {
+		ck_assert_int_eq(errno, ECANCELED);
+		ck_assert_uint_eq(failed, 2);
+	}
+}
+
+/* Wanted throughout: placed, asked before (nothing there) and after
+ * (both there). */
+START_TEST(test_commit_while_wanted)
+{
+	struct wanted_script w = { { 1, 1 }, 0, { -1, -1 }, { NULL, NULL } };
+	int tmps;
+
+	commit_while(&w, 0);
+	ck_assert_int_eq(w.calls, 2);
+	ck_assert_int_eq(w.placed_when_asked[0], 0);
+	ck_assert_int_eq(w.placed_when_asked[1], 1);
+	ck_assert_int_eq(count_entries(&tmps), 2);
+	ck_assert_int_eq(tmps, 0);
+}
+END_TEST
+
+/* Not wanted from the start: nothing is placed, not asked again. */
+START_TEST(test_commit_while_unwanted)
+{
+	struct wanted_script w = { { 0, 1 }, 0, { -1, -1 }, { NULL, NULL } };
+	int tmps;
+
+	commit_while(&w, -1);
+	ck_assert_int_eq(w.calls, 1);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+}
+END_TEST
+
+/* No longer wanted once the set is whole: both are taken back. */
+START_TEST(test_commit_while_taken_back)
+{
+	struct wanted_script w = { { 1, 0 }, 0, { -1, -1 }, { NULL, NULL } };
+	int tmps;
+
+	commit_while(&w, -1);
+	ck_assert_int_eq(w.calls, 2);
+	ck_assert_int_eq(w.placed_when_asked[1], 1);
+	ck_assert_int_eq(count_entries(&tmps), 0);
+}
+END_TEST
+
 /* SIGTERM pending while the set is placed: both are taken back, the call
  * says EINTR, and the signal then kills the process as if uncaught.  The
  * child blocks the signal before the call so that it is provably pending
@@ -724,6 +810,9 @@ static Suite *outfile_suite(void)
 	tcase_add_test(commit, test_commit_all);
 	tcase_add_test(commit, test_commit_all_takes_back);
 	tcase_add_test(commit, test_commit_all_interrupted);
+	tcase_add_test(commit, test_commit_while_wanted);
+	tcase_add_test(commit, test_commit_while_unwanted);
+	tcase_add_test(commit, test_commit_while_taken_back);
 	suite_add_tcase(s, commit);
 
 	tcase_add_checked_fixture(refuse, setup, teardown);
