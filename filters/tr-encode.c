@@ -136,7 +136,7 @@ struct table {
 	struct buf text;
 };
 
-static void table_open(struct table *t, struct encoder *enc)
+static void table_open(struct table *t)
 {
 	if (outfile_open_side(&t->file, t->path) != 0) {
 		if (errno == EEXIST)
@@ -145,7 +145,6 @@ static void table_open(struct table *t, struct encoder *enc)
 	}
 	if (passtable_init(&t->passes, xopen_spill("tr-encode")) != 0)
 		die_nomem();
-	enc->want = &t->passes.want;
 }
 
 static void table_check(struct table *t, int rc)
@@ -240,6 +239,10 @@ int main(int argc, char **argv)
 	out.name = strcmp(output, "-") == 0 ? "standard output" : output;
 	diag_on_exit(outfile_abort_all);
 	outfile_catch_signals();
+	/* the table first: a /dev/fd/N it names is one the caller gave, not
+	 * the output's own temporary file */
+	if (table.path != NULL)
+		table_open(&table);
 	if (strcmp(output, "-") != 0) {
 		if (outfile_open(&file, output) != 0) {
 			if (errno == EEXIST)
@@ -254,7 +257,7 @@ int main(int argc, char **argv)
 	    encode_init(&enc, put_sink, &out) != 0)
 		die_nomem();
 	if (table.path != NULL)
-		table_open(&table, &enc);
+		enc.want = &table.passes.want;
 
 	while ((rc = stream_next(&in, &line, &len)) > 0) {
 		int erc = encode_line(&enc, rc, line, len, in.r.lineno);

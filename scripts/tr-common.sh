@@ -142,9 +142,11 @@ tr_check_paths() {
 }
 
 # tr_open_scratch: a scratch file for a stage's summary, open on the
-# descriptor tr_scratch_fd (read it with <&"$tr_scratch_fd"; a stage writes
-# it as /dev/fd/$tr_scratch_fd) and already removed, so that a run killed
-# even by SIGKILL leaves nothing in $TMPDIR.
+# descriptor tr_scratch_fd and already removed, so that a run killed even by
+# SIGKILL leaves nothing in $TMPDIR.  A stage writes it as
+# /dev/fd/$tr_scratch_fd, through that descriptor (at its offset, which the
+# writing moves to the end); read it from the start with
+# <"/dev/fd/$tr_scratch_fd", which opens the file anew.
 tr_open_scratch() {
 	local path
 	path=$(mktemp "${TMPDIR:-/tmp}/$prog.XXXXXX") || tr_die "cannot create a temporary file"
@@ -313,7 +315,7 @@ tr_window() {
 		exit 1
 	fi
 	# each pass's span and bytes (from tr-window), to choose the next window
-	tr_print "$(sed 's/^/passes: /' <&"$tr_scratch_fd")
+	tr_print "$(sed 's/^/passes: /' <"/dev/fd/$tr_scratch_fd")
 window: $wout ($(wc -c <"$wout") bytes, $spec)
 window report: $wout.window.json"
 	[ -n "$no_verify" ] || tr_verify "$output" "$wout"
