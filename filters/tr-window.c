@@ -323,6 +323,9 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	st.spec = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
+	/* every option value checked before the stream is read */
+	window_cut_init(&cut);
+	check(&cut, window_spec_check(&cut, &st.w));
 	if (st.table_path != NULL)
 		open_table(&st);
 	if (st.through || st.w.list_passes)
@@ -336,7 +339,6 @@ int main(int argc, char **argv)
 	recs->fd = xopen_spill("tr-window");
 	if ((src.fd != 0 && writer_init(&spill, src.fd) != 0) || writer_init(&recw, recs->fd) != 0)
 		die_nomem();
-	window_cut_init(&cut);
 
 	/* the first look: spill each line and its record */
 	if (filter_open(&f) != 0)

@@ -139,6 +139,50 @@ tr_check_paths() {
 			tr_die "$f: exists; refusing to overwrite it"
 		fi
 	done
+	tr_check_dir "$output"
+}
+
+# tr_check_dir PATH: the directory that PATH would be written in exists.
+tr_check_dir() {
+	local dir
+	case $1 in
+	*/*) dir=${1%/*} dir=${dir:-/} ;;
+	*) dir=. ;;
+	esac
+	[ -d "$dir" ] || tr_die "$1: the directory $dir does not exist"
+}
+
+# tr_check_window SPEC WINDOW TRACE FILE...: the --window options, checked
+# before anything is read.  tr-window itself judges SPEC, on an empty
+# stream: it checks its options first and refuses the stream (exit 1) only
+# once they are accepted.  The window and its report are new files in a
+# directory that exists, and neither is the trace or a FILE of the run.
+tr_check_window() {
+	local spec=$1 wout=$2 trace=$3 words err status w f
+	shift 3
+	[ "$wout" != - ] || tr_die "--window-output -: the window must be a file, not standard" \
+		"output (its report is written beside it); give a file name"
+	set -f
+	# shellcheck disable=SC2206 # the spec is split into words on purpose
+	words=($spec)
+	set +f
+	[ ${#words[@]} -gt 0 ] || tr_die "--window '$spec': no window given (e.g. --window '--passes 3-4')"
+	err=$(tr-window "${words[@]}" --pass-table /dev/null </dev/null 2>&1 >/dev/null)
+	status=$?
+	case $status in
+	1) ;;
+	0) tr_die "--window '$spec': not a window (e.g. --window '--passes 3-4')" ;;
+	*) tr_die "--window '$spec': ${err%%$'\n'*}" ;;
+	esac
+	for w in "$wout" "$wout.window.json"; do
+		for f in "$trace" "$@"; do
+			if [ "$(realpath -m -- "$w")" = "$(realpath -m -- "$f")" ]; then
+				tr_die "--window-output $wout: the window would be written as $f;" \
+					"choose another name"
+			fi
+		done
+	done
+	tr_check_dir "$wout"
 }
 
 # tr_open_scratch: a scratch file for a stage's summary, open on the
@@ -296,7 +340,8 @@ tr_window_name() {
 # words, e.g. '--passes 3-4') out of the finished OUTPUT into WINDOW (and
 # WINDOW.window.json), print each pass's time span and bytes, then verify
 # the window against OUTPUT unless --no-verify.
-# A refused window leaves the full output in place and exits 1.
+# A refused window leaves the full output in place and exits 1 (2 for
+# system trouble: a full disk); tr-encode leaves nothing of the window.
 tr_window() {
 	local output=$1 spec=$2 wout=$3 words status statuses
 	set -f
@@ -312,7 +357,7 @@ tr_window() {
 	if [ $status -ne 0 ]; then
 		echo "$prog: the window '$spec' was not written (exit status $status);" \
 			"the full output $output is complete" >&2
-		exit 1
+		exit $status
 	fi
 	# each pass's span and bytes (from tr-window), to choose the next window
 	tr_print "$(sed 's/^/passes: /' <"/dev/fd/$tr_scratch_fd")
