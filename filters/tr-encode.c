@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 		/* other kinds are for stages that were not in the pipeline */
 	}
 	if (rc == LINE_ERROR)
-		die(EXIT_INPUT, "stdin: %s; %s", in.err,
+		die(in.read_errno ? EXIT_TROUBLE : EXIT_INPUT, "stdin: %s; %s", in.err,
 		    file.path ? "no output written" : "output incomplete");
 
 	sink_finish(&out);

@@ -194,7 +194,10 @@ tr_check_window() {
 tr_open_scratch() {
 	local path
 	path=$(mktemp "${TMPDIR:-/tmp}/$prog.XXXXXX") || tr_die "cannot create a temporary file"
-	exec {tr_scratch_fd}<>"$path"
+	if ! { exec {tr_scratch_fd}<>"$path"; } 2>/dev/null; then
+		rm -f -- "$path"
+		tr_die "cannot open a temporary file in ${TMPDIR:-/tmp}"
+	fi
 	rm -f -- "$path"
 }
 
@@ -202,11 +205,31 @@ tr_open_scratch() {
 # (| head -n 1) must not end the command before it verified the output:
 # SIGPIPE is ignored for the printing, and once stdout is found closed the
 # rest of the output (the verdict too) goes nowhere.  The exit status and
-# stderr still say how the run ended.
+# stderr still say how the run ended.  Any other write error (a full disk,
+# /dev/full) is one line on stderr at once, and the command, which still
+# verifies what it wrote, ends with exit status 2 (tr_exit), as every
+# program of the suite does.
+tr_print_error=
 tr_print() {
+	local err
 	trap '' PIPE
-	printf '%s\n' "$1" 2>/dev/null || exec >/dev/null
+	if ! { err=$(printf '%s\n' "$1" 2>&1 >&3 3>&-); } 3>&1; then
+		case $err in
+		*"Broken pipe"*) ;;
+		*)
+			[ -n "$tr_print_error" ] || echo "$prog: standard output: ${err##*write error: }" >&2
+			tr_print_error=1 ;;
+		esac
+		exec >/dev/null
+	fi
 	trap - PIPE
+}
+
+# tr_exit STATUS: exit with STATUS, or 2 when the summary could not be
+# written (tr_print).
+tr_exit() {
+	[ -z "$tr_print_error" ] || exit 2
+	exit "$1"
 }
 
 # tr_worst_status STATUS...: the worst of a pipeline's statuses (call it with
@@ -301,7 +324,10 @@ tr_run_pipeline() {
 tr_verify() {
 	local trace=$1 output=$2 log status checks line re
 	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
-	exec 3>"$log" 4<"$log"
+	if ! { exec 3>"$log" 4<"$log"; } 2>/dev/null; then
+		rm -f "$log"
+		tr_die "cannot open a temporary file in ${TMPDIR:-/tmp}"
+	fi
 	rm -f "$log"
 	tr-verify "${verify_args[@]}" --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&- &
 	wait $!
@@ -323,7 +349,7 @@ tr_verify() {
 	exec 4<&-
 	echo "$prog: verification FAILED (tr-verify exit status $status): do not use this" \
 		"output; it is left for inspection at $output and its report(s)" >&2
-	exit 1
+	tr_exit 1
 }
 
 # tr_window_name OUTPUT: the default name of the window beside OUTPUT
@@ -357,7 +383,7 @@ tr_window() {
 	if [ $status -ne 0 ]; then
 		echo "$prog: the window '$spec' was not written (exit status $status);" \
 			"the full output $output is complete" >&2
-		exit $status
+		tr_exit $status
 	fi
 	# each pass's span and bytes (from tr-window), to choose the next window
 	tr_print "$(sed 's/^/passes: /' <"/dev/fd/$tr_scratch_fd")
@@ -371,13 +397,23 @@ window report: $wout.window.json"
 # Checked when this file is sourced; $prog is set by then.  bash itself
 # reads the script through the lowest free descriptor: one that is the
 # script was closed at start.
+# The limit on open descriptors is checked too: the command holds a few
+# (bash takes those of {var} redirections from 10 up) and each stage some,
+# and a run that found the limit half-way would end in shell noise.
+tr_min_open_files=32
 tr_check_descriptors() {
-	local fd names=("standard input" "standard output" "standard error")
+	local fd names=("standard input" "standard output" "standard error") limit
 	for fd in 0 1 2; do
 		if ! [ -e "/dev/fd/$fd" ] || [ "/dev/fd/$fd" -ef "$0" ]; then
 			echo "$prog: ${names[fd]} (descriptor $fd) is closed; refusing to run" >&2
 			exit 2
 		fi
 	done
+	limit=$(ulimit -n)
+	if [ "$limit" != unlimited ] && [ "$limit" -lt $tr_min_open_files ]; then
+		echo "$prog: the limit on open files is $limit (ulimit -n); the command needs" \
+			"at least $tr_min_open_files" >&2
+		exit 2
+	fi
 }
 tr_check_descriptors
