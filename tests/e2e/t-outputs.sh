@@ -250,10 +250,21 @@ python3 -c 'import json, sys; [json.load(open(p)) for p in sys.argv[1:]]' \
 	"$OUTNAME.json.layers.json" "$OUTNAME.window.json.window.json" 2>"$T/oracle" &&
 	pass "tr-layer-track: that name: the reports are JSON" ||
 	fail "tr-layer-track: that name: the reports are JSON" "$(cat "$T/oracle")"
-expect 0 "tr-compact-track: the same name" "$CT --output \"\$OUTNAME.c.json\""
-grep -q '^verification: verified' "$T/out" &&
-	pass "tr-compact-track: that name: verified" ||
-	fail "tr-compact-track: that name: verified" "$(cat "$T/out" "$T/err")"
+# the trace under such a name too, its path recorded in the report
+cp t.json "$OUTNAME.src.json"
+expect 0 "tr-compact-track: the same name, for the trace and the output" \
+	"tr-compact-track --trace \"\$OUTNAME.src.json\" --record-path --window '--from 0' \
+	 --output \"\$OUTNAME.c.json\""
+if [ "$(grep -c '^verification: verified' "$T/out")" = 2 ]; then
+	pass "tr-compact-track: that name: the output and its window verified"
+else
+	fail "tr-compact-track: that name: the output and its window verified" "$(cat "$T/out" "$T/err")"
+fi
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(r["source_file"] != sys.argv[2])' \
+	"$OUTNAME.c.json.compact.json" "$OUTNAME.src.json" 2>"$T/oracle" &&
+	pass "tr-compact-track: that name: the report records the trace's path, escaped" ||
+	fail "tr-compact-track: that name: the report records the trace's path, escaped" \
+		"$(cat "$T/oracle")"
 rm -rf o/*
 
 # ------------------------------------------- the commands' summary, unwritable
