@@ -102,7 +102,7 @@ fi
 expect 0 "tr-compact --summary NEW: a new file" "tr-compact --summary sum.txt <t.stream >c.stream"
 grep -q '^moved: ' sum.txt || fail "tr-compact --summary NEW: a summary" "$(cat sum.txt)"
 mkfifo fifo
-cat fifo >fifo.txt &
+timeout 30 cat fifo >fifo.txt &  # a program that never opens it: 30 s, not a hang
 reader=$!
 expect 0 "tr-compact --summary FIFO: written in place" \
 	"tr-compact --summary fifo <t.stream >c.stream"
@@ -110,7 +110,7 @@ wait "$reader"
 same "tr-compact --summary FIFO: the summary" sum.txt fifo.txt
 [ -p fifo ] && pass "tr-compact --summary FIFO: still a FIFO" ||
 	fail "tr-compact --summary FIFO: still a FIFO" "$(ls -l fifo)"
-cat fifo >fifo.txt &
+timeout 30 cat fifo >fifo.txt &  # a program that never opens it: 30 s, not a hang
 reader=$!
 expect 0 "tr-window --pass-table FIFO: written in place" \
 	"tr-window --passes 0 --pass-table fifo <g.stream >w.stream"
