@@ -135,13 +135,13 @@ void die_write(const char *what)
 	die_errno(EXIT_TROUBLE, "%s", what);
 }
 
-void die_stream(int write_errno, const char *input_error)
+void die_stream(int write_errno, const char *input_error, int read_errno)
 {
 	if (write_errno != 0) {
 		errno = write_errno;
 		die_write("standard output");
 	}
-	die(EXIT_INPUT, "stdin: %s", input_error);
+	die(read_errno != 0 ? EXIT_TROUBLE : EXIT_INPUT, "stdin: %s", input_error);
 }
 
 int xopen_spill(const char *stage)

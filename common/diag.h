@@ -41,8 +41,9 @@ _Noreturn void die_errno(int status, const char *fmt, ...)
 _Noreturn void die_write(const char *what) __attribute__((noreturn));
 /* A stream stage's failure (filter.h): a failed write on standard output
  * when write_errno is not 0 (as die_write), else the input's,
- * "prog: stdin: INPUT_ERROR" and EXIT_INPUT. */
-_Noreturn void die_stream(int write_errno, const char *input_error)
+ * "prog: stdin: INPUT_ERROR": EXIT_TROUBLE when reading failed (read_errno
+ * not 0: EISDIR, EIO, memory), else EXIT_INPUT (the stream is at fault). */
+_Noreturn void die_stream(int write_errno, const char *input_error, int read_errno)
 	__attribute__((noreturn));
 /* Out of memory is always EXIT_TROUBLE. */
 _Noreturn void die_nomem(void) __attribute__((noreturn));

@@ -227,14 +227,71 @@ static int rename_noreplace(const char *from, const char *to)
 	return rc;
 }
 
+/* The descriptor that a path names as one the program was given: /dev/stdout,
+ * /dev/stderr, /dev/fd/N or /proc/self/fd/N; -1 for any other path.
+ * Opening such a name again would start a new file description at offset 0
+ * (or truncate a file the shell opened for appending); the descriptor
+ * itself writes where the caller meant. */
+static int named_descriptor(const char *path)
+{
+	static const char *const prefixes[] = { "/dev/fd/", "/proc/self/fd/" };
+	size_t i;
+
+	if (strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		size_t n = strlen(prefixes[i]);
+		const char *p = path + n;
+		long fd = 0;
+		if (strncmp(path, prefixes[i], n) != 0 || *p == '\0')
+			continue;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if ((fd = fd * 10 + (*p - '0')) > 1 << 20)
+				return -1;
+		return *p == '\0' ? (int)fd : -1;
+	}
+	return -1;
+}
+
 int outfile_open_side(struct outfile *o, const char *path)
 {
-	if (strncmp(path, "/dev/", 5) != 0)
-		return outfile_open(o, path);
+	struct stat st;
+	int fd = named_descriptor(path), flags;
+
 	o->path = NULL;
 	o->tmp = NULL;
-	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	return o->fd < 0 ? -1 : 0;
+	o->fd = -1;
+	if (fd >= 0) {
+		if ((flags = fcntl(fd, F_GETFL)) < 0)
+			return -1;  /* EBADF: not open */
+		if ((flags & O_ACCMODE) == O_RDONLY) {
+			errno = EBADF;
+			return -1;
+		}
+		o->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		return o->fd < 0 ? -1 : 0;
+	}
+	/* What the path is decides, not how it is spelled: opened without
+	 * O_CREAT or O_TRUNC, an existing file is not changed by the look. */
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return outfile_open(o, path);
+		if ((errno == EACCES || errno == EPERM || errno == EROFS || errno == ETXTBSY) &&
+		    lstat(path, &st) == 0)
+			errno = EEXIST;  /* an existing file we may not write */
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		close(fd);
+		errno = EEXIST;
+		return -1;
+	}
+	o->fd = fd;
+	return 0;
 }
 
 int outfile_commit(struct outfile *o)

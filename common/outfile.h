@@ -20,11 +20,16 @@ struct outfile {
 
 /* 0, or -1 with errno set: EEXIST when path exists (a symlink included). */
 int outfile_open(struct outfile *o, const char *path);
-/* A side output the user names (a summary, a table): a path under /dev/
- * (/dev/stdout, /dev/fd/N, /dev/null) is opened for writing as it is, path
- * then NULL, so that a script can hand over a descriptor; any other path as
- * outfile_open (a new file, placed whole by outfile_commit, which only
- * closes a device).  0, or -1 with errno set. */
+/* A side output the user names (a summary, a table).  Written in place
+ * (path then NULL; outfile_commit only closes it) when the path names a
+ * descriptor the program was given (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N: a duplicate of it, so that a script can hand one over)
+ * or when what it names is a FIFO or a character device (/dev/null, a
+ * terminal); decided by opening it without O_CREAT or O_TRUNC, then
+ * fstat(2).  Any other path follows outfile_open: a new file, placed whole
+ * by outfile_commit; an existing one (/dev/shm/x, a regular file behind a
+ * /dev/ name) is refused with EEXIST and left as it was.  0, or -1 with
+ * errno set (EBADF: a named descriptor that is not open for writing). */
 int outfile_open_side(struct outfile *o, const char *path);
 /* Close, give the file its final mode (0666 less the umask) and link it into
  * place; on a file system without hard links, rename it into place with

@@ -59,7 +59,8 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 				    "(an earlier stage failed or the stream was cut)");
 		return LINE_END;
 	case READ_ERROR:
-		snprintf(in->err, sizeof in->err, "read error: %s", strerror(errno));
+		in->read_errno = errno ? errno : EIO;
+		snprintf(in->err, sizeof in->err, "read error: %s", strerror(in->read_errno));
 		return LINE_ERROR;
 	case READ_TOO_LONG:
 		/* the reader has not counted the line it refused */
@@ -69,6 +70,7 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 	case READ_PARTIAL:
 		return fail(in, "truncated stream: input ended inside a line");
 	default:
+		in->read_errno = ENOMEM;
 		return fail(in, "out of memory");
 	}
 	if (in->seen_tail)

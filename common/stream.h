@@ -38,6 +38,8 @@ struct stream_in {
 	int seen_head;
 	int seen_tail;
 	uint64_t events;   /* event lines read */
+	int read_errno;    /* with LINE_ERROR: the errno of a failed read (or
+			    * ENOMEM), 0 when the stream itself is at fault */
 	char err[200];
 };
 

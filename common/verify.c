@@ -232,7 +232,11 @@ static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const cha
 		return;
 	}
 	text = json_text(d, sha, &n);
-	buf_printf(&v->sha_claims, "%s\t%.*s\n", path, (int)n, text);
+	/* NUL-separated: a file name may hold any other byte, a tab or a
+	 * newline included */
+	if (buf_add(&v->sha_claims, path, strlen(path) + 1) != 0 ||
+	    buf_add(&v->sha_claims, text, n) != 0 || buf_add(&v->sha_claims, "", 1) != 0)
+		verifycheck_nomem(v->vc);
 }
 
 /* A layers report: the guide track, the selection (verifysel), and the
@@ -886,7 +890,7 @@ static int check_identity(struct verify *v, const char *tail, size_t len)
 	int sha;
 	size_t n;
 	const char *actual;
-	char *line, *save = NULL;
+	const char *claim, *end;
 	unsigned claims = 0;
 	int64_t bytes;
 
@@ -901,15 +905,15 @@ static int check_identity(struct verify *v, const char *tail, size_t len)
 		return -1;
 	}
 	actual = json_text(&d, sha, &n);
-	for (line = strtok_r(v->sha_claims.p, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *tab = strchr(line, '\t');
+	/* claim_sha's pairs: the report's path, its claim, each NUL-ended */
+	end = v->sha_claims.p + v->sha_claims.len;
+	for (claim = v->sha_claims.p; claim < end; claim += strlen(claim) + 1) {
+		const char *path = claim, *text = (claim += strlen(claim) + 1);
 		claims++;
-		if (tab == NULL || strlen(tab + 1) != n || memcmp(tab + 1, actual, n) != 0)
-			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%.*s: source_sha256 %s, but %s has %.*s (%" PRId64
+		if (strlen(text) != n || memcmp(text, actual, n) != 0)
+			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: source_sha256 %s, but %s has %.*s (%" PRId64
 				" bytes): the source changed or is another file",
-				tab ? (int)(tab - line) : 0, line, tab ? tab + 1 : "?", v->src_path,
-				(int)n, actual, bytes);
+				path, text, v->src_path, (int)n, actual, bytes);
 	}
 	verifycheck_figures(v->vc, VERIFYCHECK_IDENTITY, "sha256 %.*s, %" PRId64 " bytes; %u "
 			    "report%s", (int)n, actual, bytes, claims, claims == 1 ? "" : "s");

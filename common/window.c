@@ -1110,6 +1110,38 @@ static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 	return 0;
 }
 
+int window_spec_check(struct window_cut *c, const struct window_spec *s)
+{
+	static const char ms[] = "(milliseconds: digits with at most six decimals, or a unit "
+				 "ns, us, ms, s)";
+	int64_t from = 0, to = 0, a, b;
+
+	if (s->from && window_parse_dur(s->from, 1000000, &from) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--from: invalid value '%s' %s", s->from, ms);
+	if (s->to && window_parse_dur(s->to, 1000000, &to) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--to: invalid value '%s' %s", s->to, ms);
+	if (s->passes && window_parse_range(s->passes, &a, &b) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--passes: invalid value '%s' (A-B or A)",
+			      s->passes);
+	if (s->pass && parse_index(s->pass, &a) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--pass: invalid value '%s'",
+			      s->pass[0] == 'L' ? s->pass + 1 : s->pass);
+	if (s->layers && window_parse_range(s->layers, &a, &b) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--layers: invalid value '%s' (A-B or A)",
+			      s->layers);
+	if (s->around && parse_index(s->around, &a) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--around: invalid value '%s'",
+			      s->around[0] == 'L' ? s->around + 1 : s->around);
+	if (s->pad && window_parse_dur(s->pad, 1000000, &a) != 0)
+		return refuse(c, WINDOW_BAD_OPTION, "--pad: invalid value '%s' (e.g. 2ms, 500us, 0.5)",
+			      s->pad);
+	/* options that contradict each other, whatever the stream */
+	if (s->to && to < from)
+		return refuse(c, WINDOW_BAD_OPTION, "empty window: --from %s is after --to %s",
+			      s->from ? s->from : "0", s->to);
+	return 0;
+}
+
 /* The window itself, from the spec. */
 static int choose(struct window_cut *c, const struct window_spec *s)
 {

@@ -148,7 +148,7 @@ int window_spec_kind(const struct window_spec *w);
  * appended to out; 0 or -1 (memory). */
 int window_spec_text(const struct window_spec *w, struct buf *out);
 
-/* Results of window_cut_*: 0, or the exit status of a refusal (1: the
+/* Results of window_cut_* and window_spec_check: 0, or the exit status of a refusal (1: the
  * window is refused, 2: a malformed option value, or the temporary file of
  * the groups failed), with the message in cut.err; -1: memory ran out. */
 enum { WINDOW_OK = 0, WINDOW_REFUSED = 1, WINDOW_BAD_OPTION = 2, WINDOW_SYSTEM = 2 };
@@ -200,6 +200,10 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 /* After the first read: the passes and the window of spec (with
  * list_passes: every event).  0, WINDOW_REFUSED, WINDOW_BAD_OPTION, -1. */
 int window_cut_choose(struct window_cut *c, const struct window_spec *spec);
+/* The option values alone, before any stream is read: each one's syntax
+ * and --from after --to (WINDOW_BAD_OPTION, a usage error), with the
+ * messages window_cut_choose would give. */
+int window_spec_check(struct window_cut *c, const struct window_spec *spec);
 /* Each record of the first read, in order; 0, WINDOW_SYSTEM or -1. */
 int window_cut_measure(struct window_cut *c, const struct window_rec *r);
 /* After the last record: the metadata kept, then the refusals of an empty

@@ -130,7 +130,7 @@ static void see_all(struct state *st, struct filter *f)
 			spill_failed(&st->spill);
 	}
 	if (kind == LINE_ERROR)
-		die_stream(f->write_errno, f->in.err);
+		die_stream(f->write_errno, f->in.err, f->in.read_errno);
 	if (compact_spill_finish(&st->spill) != 0)
 		spill_failed(&st->spill);
 	/* the input is read: its buffer goes back before the plan and pass two,
@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	plan(&st, &f);
 	replay(&st, &f);
 	if (filter_close(&f) != 0)
-		die_stream(f.write_errno, f.in.err);
+		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	compact_spill_free(&st.spill);
 	close(spill_fd);
 	if (st.summary_path != NULL)

@@ -140,7 +140,7 @@ struct table {
 	struct buf text;
 };
 
-static void table_open(struct table *t, struct encoder *enc)
+static void table_open(struct table *t)
 {
 	if (outfile_open_side(&t->file, t->path) != 0) {
 		if (errno == EEXIST)
@@ -149,7 +149,6 @@ static void table_open(struct table *t, struct encoder *enc)
 	}
 	if (passtable_init(&t->passes, xopen_spill("tr-encode")) != 0)
 		die_nomem();
-	enc->want = &t->passes.want;
 }
 
 static void table_check(struct table *t, int rc)
@@ -285,6 +284,10 @@ int main(int argc, char **argv)
 	out.name = strcmp(output, "-") == 0 ? "standard output" : output;
 	diag_on_exit(outfile_abort_all);
 	outfile_catch_signals();
+	/* the table first: a /dev/fd/N it names is one the caller gave, not
+	 * the output's own temporary file */
+	if (table.path != NULL)
+		table_open(&table);
 	if (strcmp(output, "-") != 0) {
 		if (outfile_open(&file, output) != 0) {
 			if (errno == EEXIST)
@@ -299,7 +302,7 @@ int main(int argc, char **argv)
 	    encode_init(&enc, put_sink, &out) != 0)
 		die_nomem();
 	if (table.path != NULL)
-		table_open(&table, &enc);
+		enc.want = &table.passes.want;
 
 	while ((rc = stream_next(&in, &line, &len)) > 0) {
 		int erc = encode_line(&enc, rc, line, len, in.r.lineno);
@@ -324,7 +327,7 @@ int main(int argc, char **argv)
 		/* other kinds are for stages that were not in the pipeline */
 	}
 	if (rc == LINE_ERROR)
-		die(EXIT_INPUT, "stdin: %s; %s", in.err,
+		die(in.read_errno ? EXIT_TROUBLE : EXIT_INPUT, "stdin: %s; %s", in.err,
 		    file.path ? "no output written" : "output incomplete");
 
 	sink_finish(&out);

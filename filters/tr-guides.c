@@ -362,7 +362,7 @@ int main(int argc, char **argv)
 		filter_pass(&f, line, len);
 	}
 	if (kind == LINE_ERROR || filter_close(&f) != 0)
-		die_stream(f.write_errno, f.in.err);
+		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	guides_spill_free(&st.kept);
 	intern_free(&st.names);
 	intern_free(&st.tids);

@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 			    "standard output");
 		outfile_catch_signals();
 		diag_on_exit(outfile_abort_all);
-		if (outfile_open(&svg, o.svg) != 0)
+		if (outfile_open_side(&svg, o.svg) != 0)
 			die_errno(EXIT_TROUBLE, "%s", o.svg);
 	}
 	n = (size_t)(argc - optind);

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 		filter_pass(&f, line, len);
 	}
 	if (kind == LINE_ERROR || filter_close(&f) != 0)
-		die_stream(f.write_errno, f.in.err);
+		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	anchorscan_free(&scan);
 	buf_release(&msg);
 	return EXIT_OK;

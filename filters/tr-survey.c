@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 		die_nomem();
 	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
 		if (kind == LINE_ERROR)
-			die(EXIT_INPUT, "stdin: %s", in.err);
+			die(in.read_errno ? EXIT_TROUBLE : EXIT_INPUT, "stdin: %s", in.err);
 		if (kind == LINE_EVENT)
 			see_event(&st, line, len);
 	}

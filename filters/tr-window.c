@@ -169,8 +169,13 @@ static void copy_run(struct filter *f, struct source src, uint64_t from, uint64_
 	while (from < to) {
 		size_t want = to - from < cap ? (size_t)(to - from) : cap;
 		ssize_t got = pread(src.fd, buf, want, (off_t)(src.base + from));
+		/* standard input read back in place: a file that shrank
+		 * since the first pass was changed under us */
+		if (got == 0 && src.fd == 0)
+			die(EXIT_TROUBLE, "stdin: the input changed between the two passes (it is "
+			    "shorter now); cut the window from a file that does not change");
 		if (got <= 0)
-			die_errno(EXIT_TROUBLE, "temporary file");
+			die_errno(EXIT_TROUBLE, "%s", src.fd == 0 ? "stdin" : "temporary file");
 		if (writer_put(&f->out, buf, (size_t)got) != 0)
 			die_write("standard output");
 		from += (uint64_t)got;
@@ -284,7 +289,7 @@ static int table_only(struct state *st)
 			filter_pass(&f, line, len);
 	}
 	if (kind == LINE_ERROR || (st->through && filter_close(&f) != 0))
-		die_stream(f.write_errno, f.in.err);
+		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	check_table(&passes, passtable_finish(&passes, !st->through, &table));
 	if (st->through) {
 		write_table(st, &table);
@@ -323,6 +328,9 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	st.spec = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
+	/* every option value checked before the stream is read */
+	window_cut_init(&cut);
+	check(&cut, window_spec_check(&cut, &st.w));
 	if (st.table_path != NULL)
 		open_table(&st);
 	if (st.through || st.w.list_passes)
@@ -336,7 +344,6 @@ int main(int argc, char **argv)
 	recs->fd = xopen_spill("tr-window");
 	if ((src.fd != 0 && writer_init(&spill, src.fd) != 0) || writer_init(&recw, recs->fd) != 0)
 		die_nomem();
-	window_cut_init(&cut);
 
 	/* the first look: spill each line and its record */
 	if (filter_open(&f) != 0)
@@ -370,7 +377,7 @@ int main(int argc, char **argv)
 			die_errno(EXIT_TROUBLE, "temporary file");
 	}
 	if (kind == LINE_ERROR)
-		die_stream(f.write_errno, f.in.err);
+		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	if ((src.fd != 0 && writer_flush(&spill) != 0) || writer_flush(&recw) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
 	if (src.fd != 0)
@@ -390,7 +397,7 @@ int main(int argc, char **argv)
 		write_table(&st, &table);
 	write_window(&st, &cut, &f, src, recs, source_name, &sha);
 	if (filter_close(&f) != 0)
-		die_stream(f.write_errno, f.in.err);
+		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	if (src.fd != 0)
 		close(src.fd);
 	close(recs->fd);

@@ -139,16 +139,65 @@ tr_check_paths() {
 			tr_die "$f: exists; refusing to overwrite it"
 		fi
 	done
+	tr_check_dir "$output"
+}
+
+# tr_check_dir PATH: the directory that PATH would be written in exists.
+tr_check_dir() {
+	local dir
+	case $1 in
+	*/*) dir=${1%/*} dir=${dir:-/} ;;
+	*) dir=. ;;
+	esac
+	[ -d "$dir" ] || tr_die "$1: the directory $dir does not exist"
+}
+
+# tr_check_window SPEC WINDOW TRACE FILE...: the --window options, checked
+# before anything is read.  tr-window itself judges SPEC, on an empty
+# stream: it checks its options first and refuses the stream (exit 1) only
+# once they are accepted.  The window and its report are new files in a
+# directory that exists, and neither is the trace or a FILE of the run.
+tr_check_window() {
+	local spec=$1 wout=$2 trace=$3 words err status w f
+	shift 3
+	[ "$wout" != - ] || tr_die "--window-output -: the window must be a file, not standard" \
+		"output (its report is written beside it); give a file name"
+	set -f
+	# shellcheck disable=SC2206 # the spec is split into words on purpose
+	words=($spec)
+	set +f
+	[ ${#words[@]} -gt 0 ] || tr_die "--window '$spec': no window given (e.g. --window '--passes 3-4')"
+	err=$(tr-window "${words[@]}" --pass-table /dev/null </dev/null 2>&1 >/dev/null)
+	status=$?
+	case $status in
+	1) ;;
+	0) tr_die "--window '$spec': not a window (e.g. --window '--passes 3-4')" ;;
+	*) tr_die "--window '$spec': ${err%%$'\n'*}" ;;
+	esac
+	for w in "$wout" "$wout.window.json"; do
+		for f in "$trace" "$@"; do
+			if [ "$(realpath -m -- "$w")" = "$(realpath -m -- "$f")" ]; then
+				tr_die "--window-output $wout: the window would be written as $f;" \
+					"choose another name"
+			fi
+		done
+	done
+	tr_check_dir "$wout"
 }
 
 # tr_open_scratch: a scratch file for a stage's summary, open on the
-# descriptor tr_scratch_fd (read it with <&"$tr_scratch_fd"; a stage writes
-# it as /dev/fd/$tr_scratch_fd) and already removed, so that a run killed
-# even by SIGKILL leaves nothing in $TMPDIR.
+# descriptor tr_scratch_fd and already removed, so that a run killed even by
+# SIGKILL leaves nothing in $TMPDIR.  A stage writes it as
+# /dev/fd/$tr_scratch_fd, through that descriptor (at its offset, which the
+# writing moves to the end); read it from the start with
+# <"/dev/fd/$tr_scratch_fd", which opens the file anew.
 tr_open_scratch() {
 	local path
 	path=$(mktemp "${TMPDIR:-/tmp}/$prog.XXXXXX") || tr_die "cannot create a temporary file"
-	exec {tr_scratch_fd}<>"$path"
+	if ! { exec {tr_scratch_fd}<>"$path"; } 2>/dev/null; then
+		rm -f -- "$path"
+		tr_die "cannot open a temporary file in ${TMPDIR:-/tmp}"
+	fi
 	rm -f -- "$path"
 }
 
@@ -156,11 +205,31 @@ tr_open_scratch() {
 # (| head -n 1) must not end the command before it verified the output:
 # SIGPIPE is ignored for the printing, and once stdout is found closed the
 # rest of the output (the verdict too) goes nowhere.  The exit status and
-# stderr still say how the run ended.
+# stderr still say how the run ended.  Any other write error (a full disk,
+# /dev/full) is one line on stderr at once, and the command, which still
+# verifies what it wrote, ends with exit status 2 (tr_exit), as every
+# program of the suite does.
+tr_print_error=
 tr_print() {
+	local err
 	trap '' PIPE
-	printf '%s\n' "$1" 2>/dev/null || exec >/dev/null
+	if ! { err=$(printf '%s\n' "$1" 2>&1 >&3 3>&-); } 3>&1; then
+		case $err in
+		*"Broken pipe"*) ;;
+		*)
+			[ -n "$tr_print_error" ] || echo "$prog: standard output: ${err##*write error: }" >&2
+			tr_print_error=1 ;;
+		esac
+		exec >/dev/null
+	fi
 	trap - PIPE
+}
+
+# tr_exit STATUS: exit with STATUS, or 2 when the summary could not be
+# written (tr_print).
+tr_exit() {
+	[ -z "$tr_print_error" ] || exit 2
+	exit "$1"
 }
 
 # tr_worst_status STATUS...: the worst of a pipeline's statuses (call it with
@@ -347,7 +416,10 @@ tr_run_pipeline() {
 tr_verify() {
 	local trace=$1 output=$2 log status checks line re
 	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
-	exec 3>"$log" 4<"$log"
+	if ! { exec 3>"$log" 4<"$log"; } 2>/dev/null; then
+		rm -f "$log"
+		tr_die "cannot open a temporary file in ${TMPDIR:-/tmp}"
+	fi
 	rm -f "$log"
 	tr_run_pipeline tr_verify_job
 	status=$?
@@ -368,7 +440,7 @@ tr_verify() {
 	exec 4<&-
 	echo "$prog: verification FAILED (tr-verify exit status $status): do not use this" \
 		"output; it is left for inspection at $output and its report(s)" >&2
-	exit 1
+	tr_exit 1
 }
 
 # tr_verify's job: tr-verify, its report into the log (3); the job shell's
@@ -393,7 +465,8 @@ tr_window_name() {
 # words, e.g. '--passes 3-4') out of the finished OUTPUT into WINDOW (and
 # WINDOW.window.json), print each pass's time span and bytes, then verify
 # the window against OUTPUT unless --no-verify.
-# A refused window leaves the full output in place and exits 1.
+# A refused window leaves the full output in place and exits 1 (2 for
+# system trouble: a full disk); tr-encode leaves nothing of the window.
 tr_window() {
 	local output=$1 spec=$2 wout=$3 words status
 	set -f
@@ -406,10 +479,10 @@ tr_window() {
 	if [ $status -ne 0 ]; then
 		echo "$prog: the window '$spec' was not written (exit status $status);" \
 			"the full output $output is complete" >&2
-		exit 1
+		tr_exit $status
 	fi
 	# each pass's span and bytes (from tr-window), to choose the next window
-	tr_print "$(sed 's/^/passes: /' <&"$tr_scratch_fd")
+	tr_print "$(sed 's/^/passes: /' <"/dev/fd/$tr_scratch_fd")
 window: $wout ($(wc -c <"$wout") bytes, $spec)
 window report: $wout.window.json"
 	[ -n "$no_verify" ] || tr_verify "$output" "$wout"
@@ -430,13 +503,23 @@ tr_window_job() {
 # Checked when this file is sourced; $prog is set by then.  bash itself
 # reads the script through the lowest free descriptor: one that is the
 # script was closed at start.
+# The limit on open descriptors is checked too: the command holds a few
+# (bash takes those of {var} redirections from 10 up) and each stage some,
+# and a run that found the limit half-way would end in shell noise.
+tr_min_open_files=32
 tr_check_descriptors() {
-	local fd names=("standard input" "standard output" "standard error")
+	local fd names=("standard input" "standard output" "standard error") limit
 	for fd in 0 1 2; do
 		if ! [ -e "/dev/fd/$fd" ] || [ "/dev/fd/$fd" -ef "$0" ]; then
 			echo "$prog: ${names[fd]} (descriptor $fd) is closed; refusing to run" >&2
 			exit 2
 		fi
 	done
+	limit=$(ulimit -n)
+	if [ "$limit" != unlimited ] && [ "$limit" -lt $tr_min_open_files ]; then
+		echo "$prog: the limit on open files is $limit (ulimit -n); the command needs" \
+			"at least $tr_min_open_files" >&2
+		exit 2
+	fi
 }
 tr_check_descriptors

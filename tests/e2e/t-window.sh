@@ -171,7 +171,7 @@ refuse 1 "refused: a layer that does not exist" o.json \
 	"tr-window: layer L6 does not exist in pass 1 (its guides are L0-L5)" --pass 1 --layers 4-6
 refuse 2 "refused: --layers without --pass on three passes" o.json \
 	"tr-window: --layers needs --pass K: the guides cover passes 0-2" --layers 1-2
-refuse 1 "refused: --from after --to" o.json \
+refuse 2 "usage: --from after --to" o.json \
 	"tr-window: empty window: --from 5 is after --to 4" --from 5 --to 4
 refuse 1 "refused: a window after the trace" o.json \
 	"tr-window: empty window: no event overlaps [1428626731456.000, 1428626732456.000] us (--from 1000 --to 1001)" \

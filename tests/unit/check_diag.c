@@ -353,25 +353,33 @@ END_TEST
 static void stream_input(void)
 {
 	diag_init("tr-x");
-	die_stream(0, "byte 12 (event 3): event is not a JSON object");
+	die_stream(0, "byte 12 (event 3): event is not a JSON object", 0);
+}
+
+/* A read that failed is system trouble, not a refused stream. */
+static void stream_read_error(void)
+{
+	diag_init("tr-x");
+	die_stream(0, "read error: Is a directory", EISDIR);
 }
 
 static void stream_epipe(void)
 {
 	diag_init("tr-x");
 	signal(SIGPIPE, SIG_IGN);
-	die_stream(EPIPE, "not shown");
+	die_stream(EPIPE, "not shown", 0);
 }
 
 static void stream_eio(void)
 {
 	diag_init("tr-x");
-	die_stream(EIO, "not shown");
+	die_stream(EIO, "not shown", EISDIR);
 }
 
 START_TEST(test_die_stream)
 {
 	expect_exit(stream_input, 1, "tr-x: stdin: byte 12 (event 3): event is not a JSON object\n");
+	expect_exit(stream_read_error, 2, "tr-x: stdin: read error: Is a directory\n");
 	expect_signal(stream_epipe, SIGPIPE, "");
 	expect_exit(stream_eio, 2, with_errno("", "standard output", EIO, ""));
 }

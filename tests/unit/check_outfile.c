@@ -271,6 +271,93 @@ START_TEST(test_open_side)
 }
 END_TEST
 
+/* A side path is judged by what it names, not by its spelling: an existing
+ * regular file is refused and left as it was, under any name (a /dev/fd/N
+ * of a file opened read-only included); a FIFO and a character device are
+ * written in place; a named descriptor is duplicated, so that it writes at
+ * its own offset (a file opened for appending keeps what it had). */
+START_TEST(test_open_side_by_kind)
+{
+	struct outfile o;
+	char path[256], fifo[160], got[16];
+	int fd, rd;
+	struct stat st;
+
+	/* an existing file behind a name that begins with /dev/ */
+	write_file(dest, "keep");
+	snprintf(path, sizeof path, "/dev/..%s", dest);
+	errno = 0;
+	ck_assert_int_eq(outfile_open_side(&o, path), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	expect_contents(dest, "keep");
+	/* the same file unwritable: refused as existing, not as a permission */
+	ck_assert_int_eq(chmod(dest, 0444), 0);
+	if (geteuid() != 0) {
+		errno = 0;
+		ck_assert_int_eq(outfile_open_side(&o, dest), -1);
+		ck_assert_int_eq(errno, EEXIST);
+	}
+	ck_assert_int_eq(chmod(dest, 0644), 0);
+	expect_contents(dest, "keep");
+	/* a directory */
+	errno = 0;
+	ck_assert_int_eq(outfile_open_side(&o, dir), -1);
+	ck_assert_int_eq(errno, EISDIR);
+
+	/* a named descriptor open for appending: written at its end */
+	fd = open(dest, O_WRONLY | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	snprintf(path, sizeof path, "/dev/fd/%d", fd);
+	ck_assert_int_eq(outfile_open_side(&o, path), 0);
+	ck_assert_ptr_null(o.path);
+	ck_assert_int_ne(o.fd, fd);
+	ck_assert_int_eq(io_write_all(o.fd, "+new", 4), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	close(fd);
+	expect_contents(dest, "keep+new");
+	/* ... and one open only for reading: refused, the file unchanged */
+	fd = open(dest, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	errno = 0;
+	ck_assert_int_eq(outfile_open_side(&o, path), -1);
+	ck_assert_int_eq(errno, EBADF);
+	close(fd);
+	/* one that is not open */
+	errno = 0;
+	ck_assert_int_eq(outfile_open_side(&o, "/dev/fd/999"), -1);
+	ck_assert_int_eq(errno, EBADF);
+	expect_contents(dest, "keep+new");
+
+	/* a FIFO, with a reader */
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(rd, 0);
+	ck_assert_int_eq(outfile_open_side(&o, fifo), 0);
+	ck_assert_ptr_null(o.path);
+	ck_assert_int_eq(io_write_all(o.fd, "fifo", 4), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	ck_assert_int_eq(read(rd, got, sizeof got), 4);
+	ck_assert_mem_eq(got, "fifo", 4);
+	close(rd);
+	ck_assert_int_eq(unlink(fifo), 0);
+	/* a character device */
+	ck_assert_int_eq(outfile_open_side(&o, "/dev/null"), 0);
+	ck_assert_ptr_null(o.path);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	/* a new name: a new file, placed by commit */
+	snprintf(path, sizeof path, "%s/new", dir);
+	ck_assert_int_eq(outfile_open_side(&o, path), 0);
+	ck_assert_str_eq(o.path, path);
+	ck_assert_int_eq(lstat(path, &st), -1);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_int_eq(unlink(path), 0);
+	expect_no_tmp();
+}
+END_TEST
+
 START_TEST(test_open_dangling_symlink)
 {
 	struct outfile o;
@@ -818,6 +905,7 @@ static Suite *outfile_suite(void)
 	tcase_add_checked_fixture(refuse, setup, teardown);
 	tcase_add_test(refuse, test_open_existing_file);
 	tcase_add_test(refuse, test_open_side);
+	tcase_add_test(refuse, test_open_side_by_kind);
 	tcase_add_test(refuse, test_open_dangling_symlink);
 	tcase_add_test(refuse, test_open_symlink_to_file);
 	tcase_add_test(refuse, test_open_directory);

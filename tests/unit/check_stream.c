@@ -2,6 +2,7 @@
  * stream_next state machine (head first, tail last, nothing after the tail,
  * no empty lines, truncation), read over pipes and a temporary file. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,6 +171,7 @@ START_TEST(test_next)
 				      how, k, got, want, in.err);
 			if (want == LINE_ERROR) {
 				ck_assert_str_eq(in.err, c->err);
+				ck_assert_int_eq(in.read_errno, 0);  /* the stream is at fault */
 				break;
 			}
 			if (want == LINE_END) {
@@ -264,6 +266,17 @@ START_TEST(test_next_read_error)
 	ck_assert_int_eq(stream_in_init(&in, fd, 100), 0);
 	ck_assert_int_eq(stream_next(&in, &line, &len), LINE_ERROR);
 	ck_assert_str_eq(in.err, "read error: Bad file descriptor");
+	ck_assert_int_eq(in.read_errno, EBADF);
+	stream_in_free(&in);
+	close(fd);
+
+	/* a directory on standard input (tr-guides < /) */
+	fd = open("/", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(stream_in_init(&in, fd, 100), 0);
+	ck_assert_int_eq(stream_next(&in, &line, &len), LINE_ERROR);
+	ck_assert_str_eq(in.err, "read error: Is a directory");
+	ck_assert_int_eq(in.read_errno, EISDIR);
 	stream_in_free(&in);
 	close(fd);
 }

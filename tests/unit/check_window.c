@@ -730,6 +730,47 @@ START_TEST(test_cut_many_passes)
 }
 END_TEST
 
+/* Every option value judged before a stream is read, with the messages
+ * window_cut_choose gives. */
+static const struct spec_check_case {
+	struct window_spec spec;
+	int rc;
+	const char *err;
+} spec_check_cases[] = {
+	{ { .passes = "3-4" }, WINDOW_OK, "" },
+	{ { .from = "0.5", .to = "1.5" }, WINDOW_OK, "" },
+	{ { .from = "2", .to = "2" }, WINDOW_OK, "" },
+	{ { .around = "L17", .pass = "3", .pad = "2ms" }, WINDOW_OK, "" },
+	{ { .passes = "x" }, WINDOW_BAD_OPTION, "--passes: invalid value 'x' (A-B or A)" },
+	{ { .passes = "4-3" }, WINDOW_BAD_OPTION, "--passes: invalid value '4-3' (A-B or A)" },
+	{ { .pass = "L-1" }, WINDOW_BAD_OPTION, "--pass: invalid value '-1'" },
+	{ { .pass = "1", .layers = "2-" }, WINDOW_BAD_OPTION,
+	  "--layers: invalid value '2-' (A-B or A)" },
+	{ { .around = "L1x" }, WINDOW_BAD_OPTION, "--around: invalid value '1x'" },
+	{ { .around = "1", .pad = "2 ms" }, WINDOW_BAD_OPTION,
+	  "--pad: invalid value '2 ms' (e.g. 2ms, 500us, 0.5)" },
+	{ { .from = "1ns5" }, WINDOW_BAD_OPTION, "--from: invalid value '1ns5' (milliseconds: "
+	  "digits with at most six decimals, or a unit ns, us, ms, s)" },
+	{ { .to = "" }, WINDOW_BAD_OPTION, "--to: invalid value '' (milliseconds: "
+	  "digits with at most six decimals, or a unit ns, us, ms, s)" },
+	{ { .from = "5", .to = "4" }, WINDOW_BAD_OPTION, "empty window: --from 5 is after --to 4" },
+	{ { .from = "1s", .to = "999ms" }, WINDOW_BAD_OPTION,
+	  "empty window: --from 1s is after --to 999ms" },
+};
+
+START_TEST(test_spec_check)
+{
+	const struct spec_check_case *k = &spec_check_cases[_i];
+	struct window_cut c;
+
+	window_cut_init(&c);
+	ck_assert_int_eq(window_spec_check(&c, &k->spec), k->rc);
+	if (k->rc != WINDOW_OK)
+		ck_assert_str_eq(c.err.p, k->err);
+	window_cut_free(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("window");
@@ -748,6 +789,7 @@ int main(void)
 	tcase_add_test(tc, test_cut_passes);
 	tcase_add_test(tc, test_cut_refusals);
 	tcase_add_test(tc, test_spec_kind_and_text);
+	tcase_add_loop_test(tc, test_spec_check, 0, (int)COUNT(spec_check_cases));
 	tcase_add_test(tc, test_tally_hints);
 	tcase_add_test(tc, test_span_as_see);
 	tcase_add_test(tc, test_tally_sum);
