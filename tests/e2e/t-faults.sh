@@ -296,6 +296,17 @@ killed_alone() {
 	name=$1 placed=${4:-0}
 	if interrupt "$name" KILL "$2" "$3"; then
 		cp "$T/err" "$T/err.at-kill"
+		# the watchers stop the held tr-encode; release the run only
+		# then, or its own lifeline check at placement could win the
+		# race on a loaded machine and say (truly) that nothing was
+		# written, after the kill (a guard, not a timing assumption: a
+		# pipeline that lived on is still caught below)
+		polls=0
+		while ps -eo args | grep -v grep | grep -F "$T/" | grep -qF "$BIN/tr-encode" &&
+			[ $polls -lt 1200 ]; do
+			polls=$((polls + 1))
+			sleep 0.05
+		done
 		: >"$GATE.go"
 		run_ended "$name: every stage ended" || return
 		pass "$name: every stage ended"
