@@ -294,74 +294,126 @@ static int dec_of(const char *s, size_t len, struct dec *d)
 	return 0;
 }
 
-int verifyadd_value_eq(const struct jdoc *a, int ia, const struct jdoc *b, int ib,
-		       struct buf *x, struct buf *y)
+/* The first difference, for a message: PATH: output RAW, expected RAW
+ * (raw texts cut at 100 bytes). */
+static void why_not(struct buf *why, const struct buf *path, const struct jdoc *a, int ia,
+		    const struct jdoc *b, int ib)
+{
+	size_t an = 8, bn = 8;
+	const char *at = ia < 0 ? "(absent)" : json_raw(a, ia, &an);
+	const char *bt = ib < 0 ? "(absent)" : json_raw(b, ib, &bn);
+
+	if (why == NULL || why->len > 0)
+		return;
+	buf_printf(why, "%s: output %.*s, expected %.*s", path->len ? path->p : "(the event)",
+		   (int)(an > 100 ? 100 : an), at, (int)(bn > 100 ? 100 : bn), bt);
+}
+
+static int value_eq(const struct jdoc *a, int ia, const struct jdoc *b, int ib, struct buf *x,
+		    struct buf *y, struct buf *path, struct buf *why)
 {
 	enum jtype t = json_type(a, ia);
-	size_t an, bn;
+	size_t an, bn, keep = path->len;
 	const char *at, *bt;
 	int k, n, ka, r;
 
-	if (t != json_type(b, ib) || json_size(a, ia) != json_size(b, ib))
-		return 0;
 	at = json_raw(a, ia, &an);
 	bt = json_raw(b, ib, &bn);
 	if (an == bn && memcmp(at, bt, an) == 0)
 		return 1;
+	if (t != json_type(b, ib) || (t == JT_ARRAY && json_size(a, ia) != json_size(b, ib))) {
+		why_not(why, path, a, ia, b, ib);
+		return 0;
+	}
 	switch (t) {
 	case JT_STRING:
 		buf_reset(x);
 		buf_reset(y);
-		if (json_token_unescape(a, ia, x) != 0 || json_token_unescape(b, ib, y) != 0)
-			return 0;
-		return x->len == y->len && memcmp(x->p, y->p, x->len) == 0;
+		if (json_token_unescape(a, ia, x) == 0 && json_token_unescape(b, ib, y) == 0 &&
+		    x->len == y->len && memcmp(x->p, y->p, x->len) == 0)
+			return 1;
+		break;
 	case JT_PRIMITIVE: {
 		struct dec da, db;
-		if (dec_of(at, an, &da) != 0 || dec_of(bt, bn, &db) != 0)
-			return 0;
-		return da.neg == db.neg && da.n == db.n && da.exp == db.exp &&
-		       memcmp(da.dig, db.dig, da.n) == 0;
+		if (dec_of(at, an, &da) == 0 && dec_of(bt, bn, &db) == 0 && da.neg == db.neg &&
+		    da.n == db.n && da.exp == db.exp && memcmp(da.dig, db.dig, da.n) == 0)
+			return 1;
+		break;
 	}
 	case JT_ARRAY:
 		n = json_size(a, ia);
-		for (k = 0, ia++, ib++; k < n; k++, ia = json_next(a, ia), ib = json_next(b, ib))
-			if ((r = verifyadd_value_eq(a, ia, b, ib, x, y)) != 1)
+		for (k = 0, ia++, ib++; k < n; k++, ia = json_next(a, ia), ib = json_next(b, ib)) {
+			buf_printf(path, "[%d]", k);
+			if ((r = value_eq(a, ia, b, ib, x, y, path, why)) != 1)
 				return r;
+			buf_setlen(path, keep);
+		}
 		return 1;
 	case JT_OBJECT:
-		n = json_size(a, ia);
-		for (k = 0, ka = ia + 1; k < n; k++, ka = json_next(a, ka + 1)) {
-			int kb;
-			buf_reset(x);
-			if (json_token_unescape(a, ka, x) != 0)
-				return 0;
-			if ((kb = json_find(b, ib, x->p)) < 0)
-				return 0;
-			if ((r = verifyadd_value_eq(a, ka + 1, b, kb, x, y)) != 1)
-				return r;
+		/* every member of each is in the other with an equal value */
+		for (r = 0; r < 2; r++) {
+			const struct jdoc *p = r ? b : a, *q = r ? a : b;
+			int ip = r ? ib : ia, iq = r ? ia : ib, kq, e;
+			n = json_size(p, ip);
+			for (k = 0, ka = ip + 1; k < n; k++, ka = json_next(p, ka + 1)) {
+				buf_reset(x);
+				if (json_token_unescape(p, ka, x) != 0)
+					return 0;
+				if (path->len > 0)
+					buf_addch(path, '.');
+				buf_add(path, x->p, x->len);
+				if ((kq = json_find(q, iq, x->p)) < 0) {
+					if (r)
+						why_not(why, path, a, -1, b, ka + 1);
+					else
+						why_not(why, path, a, ka + 1, b, -1);
+					return 0;
+				}
+				e = r ? 1 : value_eq(a, ka + 1, b, kq, x, y, path, why);
+				if (e != 1)
+					return e;
+				buf_setlen(path, keep);
+			}
 		}
 		return 1;
 	default:
-		return 0;
+		break;
 	}
+	why_not(why, path, a, ia, b, ib);
+	return 0;
 }
 
-/* Where the output text o first differs from the text w wanted. */
-static void say_diff(struct buf *b, const char *o, size_t on, const char *w, size_t wn)
+int verifyadd_value_eq(const struct jdoc *a, int ia, const struct jdoc *b, int ib,
+		       struct buf *x, struct buf *y, struct buf *why)
+{
+	struct buf path = BUF_INIT;
+	int r;
+
+	if (why != NULL)
+		buf_reset(why);
+	r = value_eq(a, ia, b, ib, x, y, &path, why);
+	buf_release(&path);
+	return r;
+}
+
+/* Where the output text o first differs from the text w wanted; o is at
+ * byte base of its line. */
+static void say_diff(struct buf *b, size_t base, const char *o, size_t on, const char *w,
+		     size_t wn)
 {
 	size_t i = 0, from;
 
 	while (i < on && i < wn && o[i] == w[i])
 		i++;
 	from = i > 30 ? i - 30 : 0;
-	buf_printf(b, "byte %zu: output ...%.*s... expected ...%.*s...", i,
+	buf_printf(b, "byte %zu: output ...%.*s... expected ...%.*s...", base + i,
 		   (int)(on - from > 70 ? 70 : on - from), o + from,
 		   (int)(wn - from > 70 ? 70 : wn - from), w + from);
 }
 
 /* Compare an added event with what is wanted: byte for byte, or (not
- * ours) as JSON values.  1 when equal; otherwise the difference is in
- * va->y (cleared first) and 0. */
+ * ours) as JSON values.  1 when equal; otherwise 0 with the difference in
+ * va->want. */
 static int same(struct verifyadd *va, const char *line, size_t len, const char *w, size_t wn,
 		int by_bytes)
 {
@@ -371,12 +423,14 @@ static int same(struct verifyadd *va, const char *line, size_t len, const char *
 		return 1;
 	if (!by_bytes && json_parse(&va->a, line, len, NULL) == 0 &&
 	    json_parse(&va->b, w, wn, NULL) == 0) {
-		eq = verifyadd_value_eq(&va->a, 0, &va->b, 0, &va->x, &va->y);
+		eq = verifyadd_value_eq(&va->a, 0, &va->b, 0, &va->x, &va->y, &va->want);
 		if (eq == 1)
 			return 1;
+		if (va->want.len > 0)
+			return 0;
 	}
 	buf_reset(&va->want);
-	say_diff(&va->want, line, len, w, wn);
+	say_diff(&va->want, 0, line, len, w, wn);
 	return 0;
 }
 
@@ -510,10 +564,10 @@ int verifyadd_guide(struct verifyadd *va, const char *line, size_t len, uint64_t
 	     memcmp(line + len - va->tail.len, va->tail.p, va->tail.len) != 0)) {
 		buf_reset(&va->want);
 		if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1) != 0)
-			say_diff(&va->want, line, len, head, sizeof head - 1);
+			say_diff(&va->want, 0, line, len, head, sizeof head - 1);
 		else
-			say_diff(&va->want, line + len - va->tail.len, va->tail.len, va->tail.p,
-				 va->tail.len);
+			say_diff(&va->want, len - va->tail.len, line + len - va->tail.len,
+				 va->tail.len, va->tail.p, va->tail.len);
 		verifycheck_fail(va->vc, va->check, "output event %" PRIu64 ": guide %" PRIu64
 				 " is not as tr-guides writes it: %s", o, k, va->want.p);
 	}

@@ -85,8 +85,10 @@ void verifyadd_free(struct verifyadd *va);
 
 /* 1 when the JSON values a[ia] and b[ib] are equal: objects with the same
  * members in any order, numbers by decimal value ("3.024" = "3.024000" =
- * "3024e-3"), strings unescaped; 0 when not, -1 when memory runs out. */
+ * "3024e-3"), strings unescaped; 0 when not, with the first difference in
+ * why when it is not NULL ("args.evidence: output RAW, expected RAW").  x
+ * and y are room to unescape in. */
 int verifyadd_value_eq(const struct jdoc *a, int ia, const struct jdoc *b, int ib,
-		       struct buf *x, struct buf *y);
+		       struct buf *x, struct buf *y, struct buf *why);
 
 #endif
