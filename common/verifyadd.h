@@ -49,6 +49,7 @@ struct verifyadd {
 	size_t nmeta, meta_cap;
 	struct buf meta_text, keys;
 	int have_compact;
+	int unrebuilt;                /* another tool's groups without their names' parts */
 	int64_t new_metadata_count;   /* the compaction report's claim */
 	uint64_t nlane_meta;          /* rebuilt */
 	/* the output */
@@ -87,8 +88,9 @@ void verifyadd_free(struct verifyadd *va);
  * members in any order, numbers by decimal value ("3.024" = "3.024000" =
  * "3024e-3"), strings unescaped; 0 when not, with the first difference in
  * why when it is not NULL ("args.evidence: output RAW, expected RAW").  x
- * and y are room to unescape in. */
+ * and y are room to unescape in; skip, when not NULL, a member of the
+ * objects a[ia] and b[ib] not compared. */
 int verifyadd_value_eq(const struct jdoc *a, int ia, const struct jdoc *b, int ib,
-		       struct buf *x, struct buf *y, struct buf *why);
+		       struct buf *x, struct buf *y, struct buf *why, const char *skip);
 
 #endif

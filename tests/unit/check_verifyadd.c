@@ -249,6 +249,29 @@ START_TEST(test_values_and_template)
 }
 END_TEST
 
+/* Another tool's metadata: its ts is its own; its groups without what the
+ * names are made of: their lanes' metadata taken as it is, the guide
+ * track's still rebuilt. */
+START_TEST(test_another_tool)
+{
+	struct run r;
+	const char *groups = "{\"groups\":[{\"display_pid\":0,\"lane_tids\":[5]}]}";
+
+	start(&r, LAYERS(""), groups);
+	meta(&r, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":0,\"tid\":1,\"args\":"
+	     "{\"name\":\"Layer guide (prefill) \\u2014 anchor intervals\"}}", 0);
+	meta(&r, GSORT, 1);
+	meta(&r, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":5,\"args\":"
+	     "{\"name\":\"lane five\"}}", 2);
+	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
+	meta(&r, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":0,\"tid\":1,\"args\":"
+	     "{\"name\":\"Layer guide\"}}", 3);
+	ck_assert_str_eq(shown(&r), "output event 3: the guide track's thread_name (pid 0, tid 1) "
+			 "once more (the tools add it once)");
+	done(&r);
+}
+END_TEST
+
 /* A report that cannot rebuild the track: said in the check. */
 START_TEST(test_no_phase)
 {
@@ -271,7 +294,7 @@ static int eq(const char *a, const char *b)
 	buf_printf(&q, "[%s]", b);
 	ck_assert_int_eq(json_parse(&x, p.p, p.len, NULL), 0);
 	ck_assert_int_eq(json_parse(&y, q.p, q.len, NULL), 0);
-	r = verifyadd_value_eq(&x, 1, &y, 1, &p, &q, NULL);
+	r = verifyadd_value_eq(&x, 1, &y, 1, &p, &q, NULL, NULL);
 	json_free(&x);
 	json_free(&y);
 	buf_release(&p);
@@ -311,6 +334,7 @@ static Suite *verifyadd_suite(void)
 	tcase_add_test(tc, test_twice_and_unknown);
 	tcase_add_test(tc, test_guide_meta_ts);
 	tcase_add_test(tc, test_values_and_template);
+	tcase_add_test(tc, test_another_tool);
 	tcase_add_test(tc, test_no_phase);
 	tcase_add_test(tc, test_value_eq);
 	suite_add_tcase(s, tc);
