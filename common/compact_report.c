@@ -19,53 +19,69 @@ static int put_json_text(struct buf *b, const char *s)
 	return json_escape(b, s, strlen(s));
 }
 
-int compact_report_metadata(struct compact *c, struct buf *out)
+int compact_report_group_metadata(const struct compact_group_meta *g, struct buf *out,
+				  uint64_t *count)
 {
 	struct buf name = BUF_INIT;
-	size_t gi;
 	unsigned k;
-	char space[24];
 	int fail = 0;
 
-	for (gi = 0; gi < c->groups_by_key.n; gi++) {
-		const struct compact_group *g = &c->groups[gi];
-		const char *pid = compact_display_pid(g, space);
-		if (g->kind == COMPACT_SCOPE) {
-			buf_reset(&name);
-			fail |= buf_printf(&name, "GPU scopes (original PID %s", g->pid);
-			if (g->by_device)
-				fail |= buf_printf(&name, ", device %s", g->device);
-			fail |= buf_addch(&name, ')');
-			fail |= buf_printf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%s,"
-					   "\"tid\":0,\"args\":{\"name\":", pid);
-			fail |= put_json_text(out, name.p);
-			fail |= buf_addstr(out, "}}\n");
-			c->new_metadata++;
-		}
-		for (k = 0; k < g->nlanes; k++) {
-			buf_reset(&name);
-			if (g->kind == COMPACT_SCOPE && g->by_device)
-				fail |= buf_printf(&name, "GPU scope lane %u (synthetic; original PID %s, "
-						   "device %s)", k + 1, g->pid, g->device);
-			else if (g->kind == COMPACT_SCOPE)
-				fail |= buf_printf(&name, "GPU scope lane %u (synthetic; original PID %s)",
-						   k + 1, g->pid);
-			else
-				fail |= buf_printf(&name, "GPU lane %u (synthetic; device %s)", k + 1,
-						   g->device);
-			fail |= buf_printf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%s,"
-					   "\"tid\":%" PRId64 ",\"args\":{\"name\":", pid, g->lane_tid[k]);
-			fail |= put_json_text(out, name.p);
-			fail |= buf_addstr(out, "}}\n");
-			/* after the layer guide (-1000), in lane order */
-			fail |= buf_printf(out, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%s,"
-					   "\"tid\":%" PRId64 ",\"args\":{\"sort_index\":%d}}\n", pid,
-					   g->lane_tid[k], -1000 + (int)k + 1);
-			c->new_metadata += 2;
-		}
+	if (g->scope) {
+		fail |= buf_printf(&name, "GPU scopes (original PID %s", g->pid);
+		if (g->by_device)
+			fail |= buf_printf(&name, ", device %s", g->device);
+		fail |= buf_addch(&name, ')');
+		fail |= buf_printf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%s,"
+				   "\"tid\":0,\"args\":{\"name\":", g->display_pid);
+		fail |= put_json_text(out, name.p);
+		fail |= buf_addstr(out, "}}\n");
+		(*count)++;
+	}
+	for (k = 0; k < g->nlanes; k++) {
+		buf_reset(&name);
+		if (g->scope && g->by_device)
+			fail |= buf_printf(&name, "GPU scope lane %u (synthetic; original PID %s, "
+					   "device %s)", k + 1, g->pid, g->device);
+		else if (g->scope)
+			fail |= buf_printf(&name, "GPU scope lane %u (synthetic; original PID %s)",
+					   k + 1, g->pid);
+		else
+			fail |= buf_printf(&name, "GPU lane %u (synthetic; device %s)", k + 1,
+					   g->device);
+		fail |= buf_printf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%s,"
+				   "\"tid\":%" PRId64 ",\"args\":{\"name\":", g->display_pid,
+				   g->lane_tid[k]);
+		fail |= put_json_text(out, name.p);
+		fail |= buf_addstr(out, "}}\n");
+		/* after the layer guide (-1000), in lane order */
+		fail |= buf_printf(out, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%s,"
+				   "\"tid\":%" PRId64 ",\"args\":{\"sort_index\":%d}}\n",
+				   g->display_pid, g->lane_tid[k], -1000 + (int)k + 1);
+		*count += 2;
 	}
 	buf_release(&name);
 	return fail ? COMPACT_NOMEM : COMPACT_OK;
+}
+
+int compact_report_metadata(struct compact *c, struct buf *out)
+{
+	size_t gi;
+	char space[24];
+
+	for (gi = 0; gi < c->groups_by_key.n; gi++) {
+		const struct compact_group *g = &c->groups[gi];
+		struct compact_group_meta m;
+		m.scope = g->kind == COMPACT_SCOPE;
+		m.pid = g->pid;
+		m.display_pid = compact_display_pid(g, space);
+		m.device = g->device;
+		m.by_device = g->by_device;
+		m.nlanes = g->nlanes;
+		m.lane_tid = g->lane_tid;
+		if (compact_report_group_metadata(&m, out, &c->new_metadata) != COMPACT_OK)
+			return COMPACT_NOMEM;
+	}
+	return COMPACT_OK;
 }
 
 struct group_stream {

@@ -9,6 +9,7 @@
 #define TR_COMPACT_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "compact.h"
@@ -19,6 +20,20 @@ extern const char compact_notice[];
 /* The metadata events of the lanes and scope processes, each line ended by
  * '\n', appended to out; counts them in c->new_metadata. */
 int compact_report_metadata(struct compact *c, struct buf *out);
+
+/* What the metadata of one group is made of (texts raw JSON, display_pid
+ * the pid its lanes are on): the same events for tr-verify(1) to rebuild
+ * from a report. */
+struct compact_group_meta {
+	int scope, by_device;
+	const char *pid, *display_pid, *device;
+	unsigned nlanes;
+	const int64_t *lane_tid;
+};
+/* The metadata events of one group, as compact_report_metadata writes
+ * them, appended to out; *count grows by their number. */
+int compact_report_group_metadata(const struct compact_group_meta *g, struct buf *out,
+				  uint64_t *count);
 
 /* The report record (one line, no '\n'), into out (overwritten): a
  * .compact.json report, or the "compaction" member of the .layers.json one

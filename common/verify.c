@@ -13,6 +13,7 @@
 #include "tsnum.h"
 #include "trstream.h"
 #include "verify.h"
+#include "verifybind.h"
 #include "window.h"
 
 /* The top-level members the checks read of an event, found in one walk
@@ -192,7 +193,8 @@ static int load_compaction(struct verify *v, const struct jdoc *d, int obj, cons
 					   "retired_track_metadata", path);
 	v->have_compact = 1;
 	if (int_of(v, d, obj, "max_lanes", path, &v->max_lanes) != 0 ||
-	    load_groups(v, d, groups, path) != 0)
+	    load_groups(v, d, groups, path) != 0 ||
+	    verifyadd_load_compaction(&v->add, d, obj, path) != 0)
 		return -1;
 	free(v->lanes);
 	if ((v->lanes = calloc(v->lane_keys.n + 1, sizeof *v->lanes)) == NULL)
@@ -262,7 +264,7 @@ static int load_layers(struct verify *v, const struct jdoc *d, const char *path,
 	v->guide_tid_len = (size_t)snprintf(v->guide_tid_text, sizeof v->guide_tid_text,
 					    "%" PRId64, v->guide_tid);
 	if (verifysel_load(&v->sel, d, path, v->num_layers, v->passes, v->first_layer, fd,
-			   rows_at, nrows) != 0)
+			   rows_at, nrows) != 0 || verifyadd_load_layers(&v->add, d, path) != 0)
 		return -1;
 	comp = json_find(d, 0, "compaction");
 	if (json_type(d, comp) == JT_OBJECT)
@@ -669,6 +671,17 @@ static int cmp_flow_index(const void *a, const void *b)
 
 #define VERIFY_SORT_RUN ((size_t)4 << 20)  /* bytes of records sorted in memory */
 
+static int cmp_bound(const void *a, const void *b)
+{
+	const struct verify_bound *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
 /* Put a slice or a flow into its sort (set up at the first). */
 static void put_sorted(struct verify *v, struct extsort *sort, const void *rec)
 {
@@ -676,7 +689,11 @@ static void put_sorted(struct verify *v, struct extsort *sort, const void *rec)
 		if (extsort_init(&v->slices, sizeof(struct verify_slice), VERIFY_SORT_RUN,
 				      cmp_slice, "tr-verify") != 0 ||
 		    extsort_init(&v->flows, sizeof(struct verify_flow), VERIFY_SORT_RUN,
-				      cmp_flow, "tr-verify") != 0) {
+				      cmp_flow, "tr-verify") != 0 ||
+		    extsort_init(&v->src_slices, sizeof(struct verify_slice), VERIFY_SORT_RUN,
+				      cmp_slice, "tr-verify") != 0 ||
+		    extsort_init(&v->bound, sizeof(struct verify_bound), VERIFY_SORT_RUN,
+				      cmp_bound, "tr-verify") != 0) {
 			verifycheck_nomem(v->vc);
 			return;
 		}
@@ -686,10 +703,45 @@ static void put_sorted(struct verify *v, struct extsort *sort, const void *rec)
 		verifycheck_trouble_errno(v->vc, errno, "temporary file");
 }
 
-/* Render bookkeeping for one output event; 1 when it sits on a guide or
- * lane track (or is metadata the tools add there).  Memory running out is
- * vc's error, for the caller to see. */
-static int render_event(struct verify *v, const struct member *m, uint64_t oindex)
+/* The id of a moved event's (pid, tid) in the source, sm its members there;
+ * the last one is kept, as a stream's events mostly come together. */
+#define NO_SRC (VERIFY_WAITS - 1)
+static uint32_t src_track(struct verify *v, const struct member *sm)
+{
+	int64_t id;
+
+	if (sm[EV_PID].len == v->last_src_pn && sm[EV_TID].len == v->last_src_tn &&
+	    v->last_src_pid != NULL && memcmp(sm[EV_PID].p, v->last_src_pid, v->last_src_pn) == 0 &&
+	    memcmp(sm[EV_TID].p, v->last_src_tid, v->last_src_tn) == 0)
+		return v->last_src;
+	buf_reset(&v->tmp);
+	buf_add(&v->tmp, sm[EV_PID].p, sm[EV_PID].len);
+	buf_addch(&v->tmp, '\001');
+	buf_add(&v->tmp, sm[EV_TID].p, sm[EV_TID].len);
+	id = intern_id(&v->src_tracks, v->tmp.p, v->tmp.len);
+	if (id < 0 || id >= (int64_t)NO_SRC) {
+		if (id < 0)
+			verifycheck_nomem(v->vc);
+		return NO_SRC;
+	}
+	/* the key's copy stays where it is: compared from there next time */
+	{
+		const char *k = v->src_tracks.keys[id];
+		v->last_src_pid = k;
+		v->last_src_pn = sm[EV_PID].len;
+		v->last_src_tid = k + sm[EV_PID].len + 1;
+		v->last_src_tn = sm[EV_TID].len;
+	}
+	v->last_src = (uint32_t)id;
+	return v->last_src;
+}
+
+/* Render bookkeeping for one output event (line), sm the members of its
+ * source event when tr-compact moved it (else NULL); 1 when it sits on a
+ * guide or lane track (or is metadata the tools add there).  Memory
+ * running out is vc's error, for the caller to see. */
+static int render_event(struct verify *v, const struct member *m, uint64_t oindex,
+			const struct member *sm, const char *line, size_t len)
 {
 	int is_guide;
 	int64_t lane = lane_of(v, m, &is_guide);
@@ -716,6 +768,11 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 			return 1;
 		}
 		put_sorted(v, &v->slices, &s);
+		if (sm != NULL && !is_guide) {
+			/* where it was, for the flows' binding there */
+			s.track = src_track(v, sm);
+			put_sorted(v, &v->src_slices, &s);
+		}
 		if (is_guide) {
 			v->nguides++;
 			if (m[EV_NAME].len > 0) {
@@ -734,6 +791,10 @@ static int render_event(struct verify *v, const struct member *m, uint64_t oinde
 		memset(&f, 0, sizeof f);
 		f.track = (uint32_t)lane + 1;
 		f.index = oindex;
+		f.src = sm != NULL ? src_track(v, sm) : NO_SRC;
+		/* an f without "bp":"e" binds to the next slice, not the open one */
+		if (ph[1] == 'f' && event_find_bytes(line, len, "\"bp\":\"e\"", 8) == NULL)
+			f.src |= VERIFY_WAITS;
 		if (tn == 0 ||
 		    ts_ns(v, ts[0] == '"' ? ts + 1 : ts, ts[0] == '"' ? tn - 2 : tn, &f.ts) != NUM_OK)
 			f.ts = INT64_MIN;
@@ -770,19 +831,34 @@ static int next_sorted(struct verify *v, struct extsort *sort, const void **rec)
 	return rc > 0;
 }
 
+/* A flow of the view bound (or not) to a slice: kept for the binding in
+ * the source. */
+static int put_bound(void *ctx, void *rec, uint64_t slice)
+{
+	struct verify *v = ctx;
+	struct verify_bound *b = rec;
+
+	b->slice = slice;
+	put_sorted(v, &v->bound, b);
+	return v->vc->error ? -1 : 0;
+}
+
 /* Depth 0 for every slice of a track: the next slice (in Perfetto's order)
  * starts at or after the end of the previous one, and a zero-length slice
  * never shares its ts with another.  And every flow on a lane lies inside
  * the last slice starting at or before it, so that Perfetto attaches it to
  * its kernel.  One walk over the slices and the flows, both sorted by
- * track and time (slices first at equal times); the failing flows are then
- * told in output order. */
+ * track and time, in the order Perfetto imports them; the failing flows
+ * are then told in output order.  The slice each moved flow binds to
+ * (verifybind.h) goes to the sort of check_binding. */
 static void check_render(struct verify *v)
 {
 	struct verify_slice prev = { UINT32_MAX, 0, 0, 0, 0 };
 	const struct verify_slice *sl = NULL;
 	const struct verify_flow *fl = NULL;
 	struct extsort bad;
+	struct verifybind bind;
+	uint32_t bind_track = UINT32_MAX;
 	const void *rec;
 	int have_sl, have_fl, have_bad = 0;
 	size_t i, nlanes_used = 0;
@@ -790,6 +866,7 @@ static void check_render(struct verify *v)
 	const char *what;
 
 	verifycheck_ran(v->vc, VERIFYCHECK_RENDER);
+	verifybind_init(&bind, 0, sizeof(struct verify_bound), put_bound, v);
 	for (i = 0; i < v->lane_keys.n; i++)
 		nlanes_used += v->lanes[i].n > 0;
 	if (v->sorts_on) {
@@ -804,9 +881,17 @@ static void check_render(struct verify *v)
 		sl = rec;
 		have_fl = next_sorted(v, &v->flows, &rec);
 		fl = rec;
-		while (have_sl || have_fl) {
+		while ((have_sl || have_fl) && !v->vc->error) {
+			uint32_t t = have_sl && (!have_fl || sl->track <= fl->track) ? sl->track
+										 : fl->track;
+			if (t != bind_track) {
+				verifybind_track_end(&bind);
+				bind_track = t;
+			}
 			if (have_sl && (!have_fl || sl->track < fl->track ||
-					(sl->track == fl->track && sl->start <= fl->ts))) {
+					(sl->track == fl->track &&
+					 verifybind_slice_first(sl->start, sl->end, sl->index, fl->ts,
+								fl->index)))) {
 				const struct verify_slice *a = &prev, *b = sl;
 				if (a->track == b->track &&
 				    (b->start < a->end || (b->start == a->end && a->start == a->end &&
@@ -818,6 +903,8 @@ static void check_render(struct verify *v)
 						"second would not be at depth 0", a->index, b->index, what,
 						track, a->start, a->end, b->start, b->end);
 				}
+				if (verifybind_slice(&bind, sl->start, sl->end, sl->index) != 0)
+					verifycheck_nomem(v->vc);
 				prev = *sl;
 				have_sl = next_sorted(v, &v->slices, &rec);
 				sl = rec;
@@ -825,11 +912,26 @@ static void check_render(struct verify *v)
 				if (!(prev.track == fl->track && prev.start <= fl->ts &&
 				      fl->ts <= prev.end) && extsort_put(&bad, fl) != 0)
 					verifycheck_trouble_errno(v->vc, errno, "temporary file");
+				if ((fl->src & ~VERIFY_WAITS) != NO_SRC) {
+					struct verify_bound b;
+					int waits = (fl->src & VERIFY_WAITS) != 0, r;
+					memset(&b, 0, sizeof b);
+					b.src = fl->src & ~VERIFY_WAITS;
+					b.waits = (uint32_t)waits;
+					b.ts = fl->ts;
+					b.index = fl->index;
+					if ((r = verifybind_flow(&bind, waits, &b, &b.slice)) < 0)
+						verifycheck_nomem(v->vc);
+					else if (r == 1)
+						put_bound(v, &b, b.slice);
+				}
 				have_fl = next_sorted(v, &v->flows, &rec);
 				fl = rec;
 			}
 		}
+		verifybind_track_end(&bind);
 	}
+	verifybind_free(&bind);
 	if (have_bad) {
 		if (extsort_finish(&bad) == 0)
 			while (next_sorted(v, &bad, &rec)) {
@@ -843,6 +945,152 @@ static void check_render(struct verify *v)
 	verifycheck_figures(v->vc, VERIFYCHECK_RENDER, "%zu guides, %zu lanes (at most %" PRId64
 		   " per device), %zu flows on their kernels; depth 0 everywhere",
 		   v->nguides, nlanes_used, v->have_compact ? v->max_lanes : 0, v->nflows);
+}
+
+/* The source event index of output event o (a source event, not one the
+ * tools added): the retired events before it are not in the output. */
+static uint64_t source_index_of(const struct verify *v, uint64_t o)
+{
+	uint64_t i = o;
+	size_t k;
+
+	for (k = 0; k < v->nretired; k++) {
+		if (k > 0 && v->retired[k].index == v->retired[k - 1].index)
+			continue;
+		if (v->retired[k].index > i)
+			break;
+		i++;
+	}
+	return i;
+}
+
+/* A flow whose binding differs, for the report in output order. */
+struct verify_mismatch {
+	uint64_t index, view, source;
+};
+
+static int cmp_mismatch(const void *a, const void *b)
+{
+	const struct verify_mismatch *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+struct binding_walk {
+	struct verify *v;
+	struct extsort bad;
+};
+
+/* The slice a moved flow binds to in the source against the one it binds
+ * to in the view. */
+static int compare_bound(void *ctx, void *rec, uint64_t slice)
+{
+	struct binding_walk *w = ctx;
+	const struct verify_bound *b = rec;
+	struct verify_mismatch m;
+
+	if (b->slice == slice)
+		return 0;
+	m.index = b->index;
+	m.view = b->slice;
+	m.source = slice;
+	if (extsort_put(&w->bad, &m) != 0) {
+		verifycheck_trouble_errno(w->v->vc, errno, "temporary file");
+		return -1;
+	}
+	return 0;
+}
+
+static void say_slice(struct buf *b, const struct verify *v, uint64_t o)
+{
+	if (o == VERIFYBIND_NONE)
+		buf_addstr(b, "no slice");
+	else
+		buf_printf(b, "output event %" PRIu64 " (source event %" PRIu64 ")", o,
+			   source_index_of(v, o));
+}
+
+/* Every moved flow binds, in the output, to the slice it binds to in the
+ * source: the moved slices on their source tracks and the flows with
+ * their binding in the output (check_render's), both sorted by source
+ * track and time, walked as Perfetto imports the source's tracks, except
+ * that a slice sticking out of another nests in it (verifybind.h): where
+ * a stream's kernels overlap, Perfetto's import of the source binds the
+ * flow of the later one to the earlier, the view to its own.  A flow
+ * bound to another kernel would draw its arrow there. */
+static void check_binding(struct verify *v)
+{
+	const struct verify_slice *sl = NULL;
+	const struct verify_bound *fb = NULL;
+	struct binding_walk w;
+	struct verifybind bind;
+	uint32_t bind_track = UINT32_MAX;
+	const void *rec;
+	int have_sl, have_fb;
+	uint64_t n = 0;
+
+	if (!v->sorts_on || v->vc->error)
+		return;
+	w.v = v;
+	if (extsort_finish(&v->src_slices) != 0 || extsort_finish(&v->bound) != 0 ||
+	    extsort_init(&w.bad, sizeof(struct verify_mismatch), VERIFY_SORT_RUN, cmp_mismatch,
+			 "tr-verify") != 0) {
+		verifycheck_trouble_errno(v->vc, errno, "temporary file");
+		return;
+	}
+	verifybind_init(&bind, 1, sizeof(struct verify_bound), compare_bound, &w);
+	have_sl = next_sorted(v, &v->src_slices, &rec);
+	sl = rec;
+	have_fb = next_sorted(v, &v->bound, &rec);
+	fb = rec;
+	while ((have_sl || have_fb) && !v->vc->error) {
+		uint32_t t = have_sl && (!have_fb || sl->track <= fb->src) ? sl->track : fb->src;
+		if (t != bind_track) {
+			verifybind_track_end(&bind);
+			bind_track = t;
+		}
+		if (have_sl && (!have_fb || sl->track < fb->src ||
+				(sl->track == fb->src &&
+				 verifybind_slice_first(sl->start, sl->end, sl->index, fb->ts,
+							fb->index)))) {
+			if (verifybind_slice(&bind, sl->start, sl->end, sl->index) != 0 &&
+			    !v->vc->error)
+				verifycheck_nomem(v->vc);
+			have_sl = next_sorted(v, &v->src_slices, &rec);
+			sl = rec;
+		} else {
+			uint64_t slice;
+			int r = verifybind_flow(&bind, (int)fb->waits, fb, &slice);
+			if (r < 0)
+				verifycheck_nomem(v->vc);
+			else if (r == 1)
+				compare_bound(&w, (void *)(uintptr_t)fb, slice);
+			n++;
+			have_fb = next_sorted(v, &v->bound, &rec);
+			fb = rec;
+		}
+	}
+	verifybind_track_end(&bind);
+	verifybind_free(&bind);
+	if (extsort_finish(&w.bad) == 0) {
+		while (next_sorted(v, &w.bad, &rec)) {
+			const struct verify_mismatch *m = rec;
+			buf_reset(&v->diff);
+			say_slice(&v->diff, v, m->view);
+			buf_addstr(&v->diff, " in the output, but to ");
+			say_slice(&v->diff, v, m->source);
+			verifycheck_fail(v->vc, VERIFYCHECK_RENDER, "output event %" PRIu64 ": moved "
+					 "flow (source event %" PRIu64 ") binds to %s in the source: "
+					 "Perfetto would draw its arrow to another slice", m->index,
+					 source_index_of(v, m->index), v->diff.p);
+		}
+	} else {
+		verifycheck_trouble_errno(v->vc, errno, "temporary file");
+	}
+	extsort_free(&w.bad);
+	if (v->have_compact)
+		verifycheck_figures(v->vc, VERIFYCHECK_RENDER, "; %" PRIu64 " moved flows bind "
+				    "to the slices they bind to in the source", n);
 }
 
 static void check_counts(struct verify *v)
@@ -1145,7 +1393,7 @@ static void compare_event(struct verify *v, const char *sl, size_t slen, const s
 	} else {
 		ev_read(ol, olen, om);
 	}
-	render_event(v, om, o);
+	render_event(v, om, o, moved ? sm : NULL, ol, olen);
 	if (!same)
 		count_cat(v, om[EV_CAT], -1);
 	else if (scat >= 0)
@@ -1198,6 +1446,34 @@ static void restore_event(struct verify *v, const char *sl, size_t slen, const c
 				 "metadata in the report differs: %s", i, v->diff.p);
 	}
 	v->restored++;
+}
+
+/* A guide after the source events, the next in output order: as tr-guides
+ * writes the one the placement check expects there. */
+static int added_guide(struct verify *v, const char *line, size_t len, uint64_t o)
+{
+	const struct verifysel *sel = &v->sel;
+	size_t k = sel->nguides;
+	struct guides_row g;
+	const struct verifysel_expect *e;
+
+	if (sel->re == NULL || sel->broken || k >= sel->nexp || !sel->have_origin)
+		return verifyadd_guide(&v->add, line, len, o, k, NULL, 0);
+	e = &sel->exp[k];
+	memset(&g, 0, sizeof g);
+	g.pass = (size_t)e->pass;
+	g.layer = (size_t)e->layer_id;
+	g.anchor_index = (size_t)e->anchor_index;
+	g.start_ns = e->start_ns;
+	g.end_ns = e->end_ns;
+	g.start_us = e->start_us;
+	g.end_us = e->end_us;
+	g.start_text = e->start_text;
+	g.end_text = e->end_text;
+	g.kind = e->kind;
+	g.anchor_name = e->name;
+	g.anchor_tid = e->tid;
+	return verifyadd_guide(&v->add, line, len, o, k, &g, sel->origin_ns);
 }
 
 int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out)
@@ -1262,14 +1538,26 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 	}
 	if (v->have_layers && verifysel_finish_source(&v->sel) != 0)
 		return -1;
-	/* what follows the source events must be what the tools add */
+	/* what follows the source events must be what the tools add, as the
+	 * reports imply it (verifyadd.h); the guide track's metadata has the
+	 * first guide's ts */
+	verifyadd_begin(&v->add, c, v->sel.re != NULL && !v->sel.broken && v->sel.nexp > 0,
+			v->sel.nexp > 0 ? v->sel.exp[0].start_us : 0);
 	for (; okind != LINE_TAIL; o++) {
 		ev_read(ol, olen, om);
-		if ((render_event(v, om, o) || is_scope_metadata(v, om)) && tool_added(v, om)) {
+		if ((render_event(v, om, o, NULL, ol, olen) || is_scope_metadata(v, om)) &&
+		    tool_added(v, om)) {
 			v->added++;
-			if (v->have_layers && is_guide_slice(v, om) &&
-			    verifysel_guide(&v->sel, ol, olen, o) != 0)
+			if (om[EV_PH].p[1] == 'M') {
+				if (verifyadd_meta_event(&v->add, ol, olen, o, om[EV_NAME].p,
+							 om[EV_NAME].len, om[EV_PID].p, om[EV_PID].len,
+							 om[EV_TID].p, om[EV_TID].len) != 0)
+					return -1;
+			} else if (v->have_layers && is_guide_slice(v, om) &&
+				   (added_guide(v, ol, olen, o) != 0 ||
+				    verifysel_guide(&v->sel, ol, olen, o) != 0)) {
 				return -1;
+			}
 		} else {
 			verifycheck_fail(vc, c, "output event %" PRIu64 ": not in the source and not "
 					 "added by the tools (an event moved, duplicated or inserted?)", o);
@@ -1278,6 +1566,7 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 		if (vc->error || (okind = verify_next_line(vc, out, v->out_path, &ol, &olen)) < 0)
 			return -1;
 	}
+	verifyadd_finish(&v->add);
 	if (rnext < v->nretired)
 		verifycheck_fail(vc, VERIFYCHECK_REVERSAL, "the report retires source event %" PRIu64
 				 ", beyond the source's %" PRIu64 " events", v->retired[rnext].index, i);
@@ -1296,6 +1585,7 @@ int verify_events(struct verify *v, struct stream_in *src, struct stream_in *out
 int verify_finish(struct verify *v)
 {
 	check_render(v);
+	check_binding(v);
 	check_counts(v);
 	if (v->have_layers)
 		verifysel_finish(&v->sel);
@@ -1319,6 +1609,7 @@ void verify_init(struct verify *v, struct verifycheck *vc, const char *src_path,
 	v->doc = (struct jdoc)JDOC_INIT;
 	v->wdoc = (struct jdoc)JDOC_INIT;
 	verifysel_init(&v->sel, vc, src_path);
+	verifyadd_init(&v->add, vc);
 }
 
 /* Everything freed, so that valgrind's leak report means something. */
@@ -1330,7 +1621,11 @@ void verify_free(struct verify *v)
 	if (v->sorts_on) {
 		extsort_free(&v->slices);
 		extsort_free(&v->flows);
+		extsort_free(&v->src_slices);
+		extsort_free(&v->bound);
 	}
+	intern_free(&v->src_tracks);
+	verifyadd_free(&v->add);
 	for (i = 0; i < v->nretired; i++)
 		free(v->retired[i].text);
 	free(v->retired);
@@ -1473,7 +1768,7 @@ int verify_window_events(struct verify *v, struct stream_in *src, struct stream_
 	while ((sk = verify_next_line(vc, src, v->src_path, &sl, &sn)) == LINE_EVENT) {
 		if (ok && on == sn && memcmp(ol, sl, sn) == 0) {
 			ev_read(ol, on, om);
-			render_event(v, om, oi);
+			render_event(v, om, oi, NULL, ol, on);
 			oi++;
 			while (k < v->ndropped && v->dropped[k] < si)
 				k++;
@@ -1495,7 +1790,7 @@ int verify_window_events(struct verify *v, struct stream_in *src, struct stream_
 		uint64_t extra = 0;
 		do {
 			ev_read(ol, on, om);
-			render_event(v, om, oi + extra);
+			render_event(v, om, oi + extra, NULL, ol, on);
 			if (extra++ == 0)
 				verifycheck_fail(vc, VERIFYCHECK_WINDOW, "output event %" PRIu64 " is no "
 						 "source event (or is out of the source's order): %.*s",

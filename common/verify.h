@@ -21,6 +21,7 @@
 #include "intern.h"
 #include "json.h"
 #include "stream.h"
+#include "verifyadd.h"
 #include "verifycheck.h"
 #include "verifysel.h"
 
@@ -43,11 +44,22 @@ struct verify_slice {
 	uint64_t index;      /* output event index */
 };
 
-/* A flow event on a synthetic lane (track as above). */
+/* A flow event on a synthetic lane (track as above); src: the id of its
+ * (pid, tid) in the source, VERIFY_WAITS set for an f without bp. */
 struct verify_flow {
-	uint32_t track, pad;
+	uint32_t track, src;
 	int64_t ts;
 	uint64_t index;
+};
+#define VERIFY_WAITS ((uint32_t)1 << 31)
+
+/* A moved flow with the output event of the slice it binds to in the
+ * output (VERIFYBIND_NONE: none), sorted by its source track for the
+ * binding in the source. */
+struct verify_bound {
+	uint32_t src, waits;
+	int64_t ts;
+	uint64_t index, slice;
 };
 
 struct verify_lane {
@@ -75,8 +87,16 @@ struct verify {
 	 * (extsort.h), so that memory does not grow with them */
 	size_t nguides, nflows;
 	struct buf guide_names;       /* names, '\n'-separated */
-	int sorts_on;                 /* the two sorts below are set up */
+	int sorts_on;                 /* the four sorts below are set up */
 	struct extsort slices, flows;
+	/* the moved slices on their source tracks (index: the output's),
+	 * and the moved flows with their binding in the output */
+	struct extsort src_slices, bound;
+	struct intern src_tracks;     /* "pid\001tid" of the moved events' sources */
+	const char *last_src_pid, *last_src_tid;
+	size_t last_src_pn, last_src_tn;
+	uint32_t last_src;
+	struct verifyadd add;         /* the events the tools add */
 	struct intern cats;
 	int64_t *cat_count;           /* source adds, output subtracts */
 	size_t cat_cap;

@@ -611,6 +611,263 @@ else
 	fail "placement: --json" "exit status $RC" "$(cat "$T/oracle")"
 fi
 
+# ------------------------------------------------- what the tools add
+
+# edit.py OP SRC OUT: edit OUT, a plain output of tr-layer-track (one event
+# a line, as tr-encode writes it), in place, at the bytes the tools write
+# or next to them; print the check that must fail and, on the next line,
+# its first failure exactly.  The expected texts are made here from the
+# reports and the decoded source (tr-decode), independently of tr-verify:
+# its rule for a difference is the first differing byte with 30 bytes
+# before it and 70 from there.
+cat >edit.py <<'EOF'
+import json, re, subprocess, sys
+from decimal import Decimal
+
+op, src, out = sys.argv[1:4]
+data = open(out, 'rb').read()
+lines = data.split(b'\n')
+first = [k for k, l in enumerate(lines) if l.startswith(b'"traceEvents":[')][0] + 1
+def ev(k): return lines[k][:-1] if lines[k].endswith(b',') else lines[k]
+def put(k, t): lines[k] = t + (b',' if lines[k].endswith(b',') else b'')
+def o_of(k): return k - first
+rep = json.load(open(out + '.layers.json'))
+comp = rep.get('compaction') or {}
+retired = sorted({r['source_event_index'] for r in comp.get('retired_track_metadata', [])})
+def src_of(o):
+    i = o
+    for r in retired:
+        if r <= i:
+            i += 1
+    return i
+def diff(a, b, names=('output', 'expected')):
+    i = 0
+    while i < len(a) and i < len(b) and a[i] == b[i]:
+        i += 1
+    f = max(i - 30, 0)
+    return 'byte %d: %s ...%s... %s ...%s...' % (
+        i, names[0], a[f:f + 70].decode('utf-8', 'replace'), names[1],
+        b[f:f + 70].decode('utf-8', 'replace'))
+def find(pat, start=first):
+    for k in range(start, len(lines)):
+        if re.search(pat, lines[k]):
+            return k
+    raise SystemExit('edit: no event matches %r' % pat)
+def source_events():
+    p = subprocess.run(['tr-decode', src], stdout=subprocess.PIPE, check=True).stdout
+    return [l for l in p.split(b'\n') if l and not l.startswith(b'{"@tr"')]
+pid, tid = str(rep['pid']), str(rep['guide_tid'])
+gtrack = b'"pid":%s,"tid":%s,' % (pid.encode(), tid.encode())
+check = 'exact reversal' if comp else 'preservation'
+NOTE = b'"_compact_gpu_track":'
+
+if op == 'guide-name-deleted':
+    k = find(b'^\\{"name":"thread_name","ph":"M","ts":[0-9]+,' + re.escape(gtrack))
+    del lines[k]
+    msg = "output: the guide track's thread_name (pid %s, tid %s) is missing (tr-guides adds it)" % (pid, tid)
+elif op in ('guide-name-renamed', 'lane-renamed'):
+    if op == 'guide-name-renamed':
+        k = find(b'^\\{"name":"thread_name","ph":"M","ts":[0-9]+,' + re.escape(gtrack))
+        new = ev(k).replace(b' anchor intervals"', b' anchor interval"')
+        what, who = "the guide track's", 'tr-guides'
+    else:
+        k = find(b'^\\{"name":"thread_name","ph":"M","pid":[0-9]+,"tid":[0-9]+,"args":\\{"name":"GPU lane 1 \\(synthetic; ')
+        new = ev(k).replace(b'(synthetic; ', b'(CUDA stream; ')
+        what, who = "a synthetic lane's", 'tr-compact'
+    old = ev(k)
+    m = re.search(rb'"pid":(-?\d+),"tid":(-?\d+)', old)
+    put(k, new)
+    msg = 'output event %d: %s thread_name (pid %s, tid %s) is not as %s writes it: %s' % (
+        o_of(k), what, m.group(1).decode(), m.group(2).decode(), who, diff(new, old))
+elif op == 'lane-name-deleted':
+    k = find(b'^\\{"name":"thread_name","ph":"M","pid":[0-9]+,"tid":[0-9]+,"args":\\{"name":"GPU lane 1 \\(synthetic; ')
+    m = re.search(rb'"pid":(-?\d+),"tid":(-?\d+)', lines[k])
+    del lines[k]
+    msg = "output: a synthetic lane's thread_name (pid %s, tid %s) is missing (tr-compact adds it)" % (
+        m.group(1).decode(), m.group(2).decode())
+elif op in ('phase', 'evidence', 'notice'):
+    # the third guide's member changed by one letter
+    guides = [k for k in range(first, len(lines)) if lines[k].startswith(b'{"ph":"X","cat":"layer_guide",')]
+    k = guides[2]
+    old = ev(k)
+    m = re.search(rb'"' + op.encode() + rb'":"(.)', old)
+    c = m.group(1)
+    new = old[:m.start(1)] + (b'X' if c != b'X' else b'Y') + old[m.end(1):]
+    put(k, new)
+    msg = 'output event %d: guide 2 is not as tr-guides writes it: %s' % (o_of(k), diff(new, old))
+elif op in ('digit-before-note', 'letter-before-args'):
+    # the byte right before the note: the last of the value before it (a
+    # digit), or of the last member of an event that had no args (a letter)
+    S = source_events()
+    if op == 'digit-before-note':
+        k = find(rb'[0-9],' + NOTE)
+        at = lines[k].index(NOTE) - 2
+    else:
+        k = find(rb'[a-z]","args":\{' + NOTE)
+        at = lines[k].index(b',"args":{' + NOTE) - 2
+    l = lines[k]
+    c = l[at:at + 1]
+    nc = (b'%d' % ((int(c) + 1) % 10)) if c.isdigit() else (b'x' if c != b'x' else b'y')
+    lines[k] = l[:at] + nc + l[at + 1:]
+    i = int(re.search(rb'"source_event_index":(\d+)', l).group(1))
+    s = S[i]
+    # the same byte of the source event: its args or itself end there
+    sat = len(s) - 3
+    u = s[:sat] + nc + s[sat + 1:]
+    msg = 'source event %d (output event %d), after undoing its placement: %s' % (
+        i, o_of(k), diff(s, u, ('source', 'output')))
+elif op == 'name-after-tid':
+    # the first letter of the member after the tid the tool wrote
+    S = source_events()
+    k = find(NOTE)
+    l = lines[k]
+    at = re.search(rb'"tid":-?\d+,"', l).end()
+    nc = b'x' if l[at:at + 1] != b'x' else b'y'
+    lines[k] = l[:at] + nc + l[at + 1:]
+    i = int(re.search(rb'"source_event_index":(\d+)', l).group(1))
+    s = S[i]
+    sat = re.search(rb'"tid":-?\d+,"', s).end()
+    msg = 'source event %d (output event %d), after undoing its placement: %s' % (
+        i, o_of(k), diff(s, s[:sat] + nc + s[sat + 1:], ('source', 'output')))
+elif op in ('name-before-pid', 'args-name'):
+    # the last letter of the member name before the pid the tool wrote, or
+    # of the args the note makes for an event that had none
+    if op == 'name-before-pid':
+        k = find(NOTE)
+        at = lines[k].index(b'"pid":') + 3
+    else:
+        k = find(rb'","args":\{' + NOTE)
+        at = lines[k].index(b'","args":{' + NOTE) + 6
+    lines[k] = lines[k][:at] + b'x' + lines[k][at + 1:]
+    msg = 'output event %d: malformed _compact_gpu_track note' % o_of(k)
+elif op == 'index-digit':
+    # the note's source_event_index, one more
+    k = find(NOTE)
+    m = re.search(rb'"source_event_index":(\d+)', lines[k])
+    i = int(m.group(1))
+    lines[k] = lines[k][:m.start(1)] + b'%d' % (i + 1) + lines[k][m.end(1):]
+    msg = 'output event %d: records source index %d but stands at source position %d' % (o_of(k), i + 1, i)
+elif op == 'tid-digit':
+    # the first digit of the lane tid the tool wrote, one more: the
+    # reversal is exact, the event on no lane
+    check = 'render'
+    k = find(NOTE)
+    m = re.search(rb'"tid":(\d)', lines[k])
+    lines[k] = lines[k][:m.start(1)] + b'%d' % ((int(m.group(1)) + 1) % 10) + lines[k][m.end(1):]
+    msg = 'output event %d: moved (it has _compact_gpu_track) but not on a synthetic lane of the report' % o_of(k)
+elif op == 'rebind':
+    # a moved f onto another lane of its device, inside a slice there: a
+    # flow bound to another kernel, the reversal exact
+    check = 'render'
+    groups = [g for g in comp['groups'] if g['kind'] == 'activity' and len(g['lane_tids']) > 1]
+    slices = {}
+    evs = {}
+    for k in range(first, len(lines)):
+        l = ev(k)
+        if not l.startswith(b'{'):
+            continue
+        e = json.loads(l, parse_float=Decimal)
+        evs[k] = e
+        if e.get('ph') == 'X' and 'dur' in e:
+            slices.setdefault((str(e['pid']), str(e['tid'])), []).append(
+                (Decimal(e['ts']), Decimal(e['ts']) + Decimal(e['dur']), k))
+    def containing(key, t):
+        # the last slice starting at or before t, if t is well inside it
+        c = [s for s in slices.get(key, []) if s[0] <= t]
+        if c and c[-1][0] + Decimal('0.002') < t < c[-1][1] - Decimal('0.002'):
+            return c[-1]
+        return None
+    done = False
+    for k, e in evs.items():
+        if e.get('ph') != 'f' or '_compact_gpu_track' not in e.get('args', {}):
+            continue
+        t = Decimal(e['ts'])
+        for g in groups:
+            if str(e['pid']) != str(g['display_pid']) or e['tid'] not in g['lane_tids']:
+                continue
+            own = [s for s in slices.get((str(e['pid']), str(e['tid'])), []) if s[0] <= t][-1]
+            for lt in g['lane_tids']:
+                other = containing((str(e['pid']), str(lt)), t)
+                if lt != e['tid'] and other and own[0] == t:
+                    l = ev(k)
+                    put(k, l.replace(b'"tid":%d,' % e['tid'], b'"tid":%d,' % lt, 1))
+                    vs = evs[other[2]]['args']['_compact_gpu_track']['source_event_index']
+                    ks = evs[own[2]]['args']['_compact_gpu_track']['source_event_index']
+                    msg = ('output event %d: moved flow (source event %d) binds to output event %d '
+                           '(source event %d) in the output, but to output event %d (source event %d) '
+                           'in the source: Perfetto would draw its arrow to another slice') % (
+                        o_of(k), e['args']['_compact_gpu_track']['source_event_index'],
+                        o_of(other[2]), vs, o_of(own[2]), ks)
+                    done = True
+                    break
+            break
+        if done:
+            break
+    if not done:
+        raise SystemExit('edit: no flow to bind elsewhere')
+else:
+    raise SystemExit('edit: unknown op %s' % op)
+open(out, 'wb').write(b'\n'.join(lines))
+print(check)
+print(msg)
+EOF
+
+# firstfail NAME SRC OUT: exit 1, "NOT VERIFIED", and the first failure of
+# the check that edit.py named ($T/want: the check, then the failure) is
+# exactly the one it gave.
+firstfail() {
+	name=$1
+	vrun "$2" "$3"
+	check=$(head -n 1 "$T/want")
+	sed 1d "$T/want" | sed 's/^/  /' >"$T/wantline"
+	awk -v c="$check" '
+		index($0, c) == 1 && $0 ~ / FAILED: / { on = 1; next }
+		on && /^  / { print; exit }' "$T/vout" >"$T/gotline"
+	if [ "$RC" = 1 ] && tail -n 1 "$T/vout" | grep -q '^NOT VERIFIED' &&
+	   cmp -s "$T/wantline" "$T/gotline"; then
+		pass "$name"
+	else
+		fail "$name" "exit status $RC; wanted '$check' FAILED, first: $(cat "$T/wantline")" \
+			"$(head -c 1500 "$T/vout")" "stderr: $(head -c 400 "$T/verr")"
+	fi
+}
+
+# added SRC OUT LABEL: every edit of what the tools add, and of the bytes
+# next to them, on a copy of OUT each; OUT itself verifies.
+added() {
+	src=$1 base=$2 label=$3
+	verified "$label: tr-layer-track output, verified" rg "$src" "$base"
+	for op in guide-name-deleted guide-name-renamed lane-name-deleted lane-renamed phase \
+		  evidence notice digit-before-note letter-before-args name-after-tid \
+		  name-before-pid args-name index-digit tid-digit; do
+		cpout "$base" "ed.$op.json"
+		if "$PY" edit.py "$op" "$src" "ed.$op.json" >"$T/want" 2>"$T/err"; then
+			firstfail "$label: $op -> NOT VERIFIED, the first difference named" "$src" "ed.$op.json"
+		else
+			fail "$label: $op: edited" "$(cat "$T/err")"
+		fi
+		rm -f "ed.$op.json"*
+	done
+}
+
+# g1: many streams on four lanes (--max-gpu-lanes), so that a flow can be
+# moved onto a lane where another kernel runs.
+tr-layer-track --trace g1.json --output tl1.json --anchor-regex "$TA" --num-layers 4 \
+	--anchor-offset 0 --passes 2 --phase prefill --evidence "$EV" --max-gpu-lanes 4 \
+	>"$T/out" 2>"$T/err" || fail "g1: tr-layer-track --max-gpu-lanes 4: written" "$(cat "$T/err")"
+added g1.json tl1.json "g1 --max-gpu-lanes 4"
+cpout tl1.json rb1.json && "$PY" edit.py rebind g1.json rb1.json >"$T/want" &&
+	firstfail "g1: a moved flow bound to another kernel (reversal exact) -> render" g1.json rb1.json
+# The guide track's metadata deleted from a guides-only output: preservation.
+tr-layer-track --trace g3.json --output tl3.json --anchor-regex "$TA" --num-layers 4 \
+	--anchor-offset 0 --passes 2 --phase prefill --evidence "$EV" \
+	>"$T/out" 2>"$T/err" || fail "g3: tr-layer-track without lanes: written" "$(cat "$T/err")"
+for op in guide-name-deleted guide-name-renamed evidence; do
+	cpout tl3.json ed3.json && "$PY" edit.py "$op" g3.json ed3.json >"$T/want" &&
+		firstfail "g3 guides only: $op -> preservation names it" g3.json ed3.json
+	rm -f ed3.json*
+done
+
 # ------------------------------------------------------------------ reports
 
 # A report must be a regular file: refused before a byte is read.
@@ -855,6 +1112,20 @@ if [ -f "$BERT" ] && [ -f "$B.both.json" ] && [ -f "$B.guides.json.gz" ]; then
 	cpout "$B.both.json" r5.json && k=$("$PY" mut.py retired r5.json) &&
 		notverified "BERT mutation: retired metadata removed from the report -> exact reversal" \
 			"$BERT" r5.json 'exact reversal' "^  source event $k \(output event [0-9]+\): "
+fi
+
+# What the tools add, edited, on a real trace: BERT through tr-layer-track
+# with its lanes.
+if [ -f "$BERT" ]; then
+	if tr-layer-track --trace "$BERT" --output tlb.json --anchor-regex flash_fwd_kernel \
+		--num-layers 4 --anchor-offset 0 --passes 1 --phase prefill --evidence "$EV" \
+		--max-gpu-lanes 10 >"$T/out" 2>"$T/err"; then
+		added "$BERT" tlb.json "BERT --max-gpu-lanes 10"
+	else
+		fail "BERT: tr-layer-track --max-gpu-lanes 10: written" "$(cat "$T/err")"
+	fi
+else
+	skip "BERT: what the tools add, edited" "$BERT is absent"
 fi
 
 # --max-member-bytes: a trace whose top-level members exceed the bound is

@@ -60,8 +60,31 @@ struct run {
 	int rc;
 };
 
+#define REPORT "{" SHA ",\"max_lanes\":2,\"new_metadata_count\":4,\"groups\":[{\"pid\":0," \
+	"\"display_pid\":0,\"device\":0,\"kind\":\"activity\",\"lane_tids\":[100,101]}]," \
+	"\"retired_track_metadata\":[]}\n"
+/* The metadata tr-compact adds for REPORT's lanes: run() puts it before
+ * the output's tail. */
+#define LANE_META "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":100,\"args\":" \
+	"{\"name\":\"GPU lane 1 (synthetic; device 0)\"}}\n{\"name\":\"thread_sort_index\",\"ph\":" \
+	"\"M\",\"pid\":0,\"tid\":100,\"args\":{\"sort_index\":-999}}\n{\"name\":\"thread_name\"," \
+	"\"ph\":\"M\",\"pid\":0,\"tid\":101,\"args\":{\"name\":\"GPU lane 2 (synthetic; device 0)\"}}" \
+	"\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":101,\"args\":" \
+	"{\"sort_index\":-998}}\n"
+static const char report_lanes[] = REPORT;
+
 static void run(struct run *r, const char *src, const char *out, const char *report)
 {
+	struct buf with = BUF_INIT;
+	const char *tail = strstr(out, "{\"@tr\":\"tail\"");
+
+	/* the lanes' metadata, as tr-compact adds it */
+	if (report == report_lanes && tail != NULL) {
+		buf_add(&with, out, (size_t)(tail - out));
+		buf_addstr(&with, LANE_META);
+		buf_addstr(&with, tail);
+		out = with.p;
+	}
 	verifycheck_init(&r->vc);
 	verify_init(&r->v, &r->vc, "src.json", "out.json");
 	if (report != NULL) {
@@ -70,6 +93,7 @@ static void run(struct run *r, const char *src, const char *out, const char *rep
 	}
 	stream_of(&r->src, "src.stream", src);
 	stream_of(&r->out, "out.stream", out);
+	buf_release(&with);
 	r->rc = verify_events(&r->v, &r->src, &r->out);
 	if (r->rc == 0)
 		r->rc = verify_finish(&r->v);
@@ -159,8 +183,6 @@ START_TEST(test_no_tail)
 }
 END_TEST
 
-#define REPORT "{" SHA ",\"max_lanes\":2,\"groups\":[{\"display_pid\":0,\"kind\":\"kernel\"," \
-	"\"lane_tids\":[100,101]}],\"retired_track_metadata\":[]}\n"
 #define NOTE(tid, i, had) ",\"args\":{\"_compact_gpu_track\":{\"pid\":0,\"tid\":" #tid \
 	",\"source_event_index\":" #i ",\"had_args\":" had "}}}"
 #define M0 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,\"ts\":1.000," \
@@ -172,15 +194,57 @@ START_TEST(test_placements_undone)
 {
 	struct run r;
 
-	run(&r, HEAD E0 "\n" E1 "\n" TAIL, HEAD M0 "\n" M1 "\n" TAIL, REPORT);
+	run(&r, HEAD E0 "\n" E1 "\n" TAIL, HEAD M0 "\n" M1 "\n" TAIL, report_lanes);
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
 	ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "2 events compared, 2 placements "
-			 "undone, 0 metadata restored, 0 events added by the tools");
+			 "undone, 0 metadata restored, 4 events added by the tools");
 	ck_assert_str_eq(figures(&r, VERIFYCHECK_IDENTITY), "sha256 ab12, 93 bytes; 1 report");
 	ck_assert_str_eq(figures(&r, VERIFYCHECK_RENDER), "0 guides, 2 lanes (at most 2 per "
-			 "device), 0 flows on their kernels; depth 0 everywhere");
+			 "device), 0 flows on their kernels; depth 0 everywhere; 0 moved flows bind to "
+			 "the slices they bind to in the source");
 	done(&r);
+}
+END_TEST
+
+/* A flow moved onto the lane of a concurrent kernel: inside a slice there,
+ * exactly reversible, but bound to another kernel than in the source. */
+START_TEST(test_flow_bound_elsewhere)
+{
+	struct run r;
+	const char *src = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":2}\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,"
+		"\"tid\":8,\"ts\":1.500,\"dur\":2}\n{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,"
+		"\"tid\":7,\"ts\":2.000,\"bp\":\"e\"}\n" TAIL;
+	const char *a = "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":100,"
+		"\"ts\":1.000,\"dur\":2" NOTE(7, 0, "false") "\n{\"ph\":\"X\",\"cat\":\"kernel\","
+		"\"name\":\"b\",\"pid\":0,\"tid\":101,\"ts\":1.500,\"dur\":2" NOTE(8, 1, "false") "\n";
+	struct buf right = BUF_INIT, wrong = BUF_INIT;
+
+	buf_addstr(&right, HEAD);
+	buf_addstr(&right, a);
+	buf_addstr(&wrong, right.p);
+	buf_addstr(&right, "{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":100,"
+		   "\"ts\":2.000,\"bp\":\"e\"" NOTE(7, 2, "false") "\n" TAIL);
+	buf_addstr(&wrong, "{\"ph\":\"f\",\"cat\":\"ac2g\",\"id\":1,\"pid\":0,\"tid\":101,"
+		   "\"ts\":2.000,\"bp\":\"e\"" NOTE(7, 2, "false") "\n" TAIL);
+	run(&r, src, right.p, report_lanes);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
+	ck_assert_str_eq(figures(&r, VERIFYCHECK_RENDER), "0 guides, 2 lanes (at most 2 per "
+			 "device), 1 flows on their kernels; depth 0 everywhere; 1 moved flows bind to "
+			 "the slices they bind to in the source");
+	done(&r);
+	run(&r, src, wrong.p, report_lanes);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_uint_eq(verifycheck_failures(&r.vc), 1);
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output event 2: moved flow (source event "
+			 "2) binds to output event 1 (source event 1) in the output, but to output "
+			 "event 0 (source event 0) in the source: Perfetto would draw its arrow to "
+			 "another slice");
+	done(&r);
+	buf_release(&right);
+	buf_release(&wrong);
 }
 END_TEST
 
@@ -194,10 +258,10 @@ START_TEST(test_placement_with_escape)
 	const char *out = HEAD "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\\u0041\",\"pid\":0,"
 		"\"tid\":100,\"ts\":1.000,\"dur\":2" NOTE(7, 0, "false") "\n" TAIL;
 
-	run(&r, src, out, REPORT);
+	run(&r, src, out, report_lanes);
 	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
 	ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "1 events compared, 1 placements "
-			 "undone, 0 metadata restored, 0 events added by the tools");
+			 "undone, 0 metadata restored, 4 events added by the tools");
 	done(&r);
 }
 END_TEST
@@ -232,13 +296,13 @@ START_TEST(test_note_found_by_its_place)
 	struct run r;
 
 	for (i = 0; i < sizeof outs / sizeof outs[0]; i++) {
-		run(&r, srcs[i], outs[i], REPORT);
+		run(&r, srcs[i], outs[i], report_lanes);
 		ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
 		ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "1 events compared, 1 placements "
-				 "undone, 0 metadata restored, 0 events added by the tools");
+				 "undone, 0 metadata restored, 4 events added by the tools");
 		done(&r);
 	}
-	run(&r, HEAD E0 "\n" TAIL, deeper, REPORT);
+	run(&r, HEAD E0 "\n" TAIL, deeper, report_lanes);
 	ck_assert_str_eq(shown(&r, VERIFYCHECK_REVERSAL), "output event 0: malformed "
 			 "_compact_gpu_track note");
 	done(&r);
@@ -261,7 +325,7 @@ START_TEST(test_malformed_note)
 
 	for (i = 0; i < sizeof outs / sizeof outs[0]; i++) {
 		struct run r;
-		run(&r, HEAD E0 "\n" TAIL, outs[i], REPORT);
+		run(&r, HEAD E0 "\n" TAIL, outs[i], report_lanes);
 		ck_assert_str_eq(shown(&r, VERIFYCHECK_REVERSAL), "output event 0: malformed "
 				 "_compact_gpu_track note");
 		done(&r);
@@ -319,12 +383,12 @@ START_TEST(test_placed_forward)
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct run r;
-		run(&r, cases[i].src, cases[i].out, REPORT);
+		run(&r, cases[i].src, cases[i].out, report_lanes);
 		ck_assert_int_eq(r.rc, 0);
 		ck_assert_str_eq(shown(&r, VERIFYCHECK_REVERSAL), cases[i].reversal);
 		ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), cases[i].render);
 		ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "1 events compared, 1 placements "
-				 "undone, 0 metadata restored, 0 events added by the tools");
+				 "undone, 0 metadata restored, 4 events added by the tools");
 		done(&r);
 	}
 }
@@ -344,12 +408,12 @@ START_TEST(test_flow_ts_after_slice)
 		"\"pid\":0,\"tid\":100,\"ts\":1.000" NOTE(7, 1, "false") "\n{\"ph\":\"f\",\"cat\":"
 		"\"ac2g\",\"id\":1,\"pid\":0,\"tid\":100,\"ts\":3.000" NOTE(7, 2, "false") "\n" TAIL;
 
-	run(&r, src, out, REPORT);
+	run(&r, src, out, report_lanes);
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output event 2: flow at 3000 ns is "
 			 "inside no slice of its lane, so Perfetto would not attach it to its kernel");
 	ck_assert_str_eq(figures(&r, VERIFYCHECK_REVERSAL), "3 events compared, 3 placements "
-			 "undone, 0 metadata restored, 0 events added by the tools");
+			 "undone, 0 metadata restored, 4 events added by the tools");
 	done(&r);
 }
 END_TEST
@@ -362,7 +426,7 @@ START_TEST(test_overlap_on_a_lane)
 	const char *out = HEAD M0 "\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,"
 		"\"tid\":100,\"ts\":2.000,\"dur\":2" NOTE(8, 1, "false") "\n" TAIL;
 
-	run(&r, HEAD E0 "\n" E1 "\n" TAIL, out, REPORT);
+	run(&r, HEAD E0 "\n" E1 "\n" TAIL, out, report_lanes);
 	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_RENDER].failures, 1);
 	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output events 0 and 1 overlap on lane "
 			 "(pid, tid 0,100) as Perfetto imports them ([1000, 3000) and [2000, 4000) "
@@ -388,10 +452,10 @@ START_TEST(test_lane_out_of_order)
 {
 	struct run r;
 
-	run(&r, SRC3("5", "1", "3"), OUT3("5", "1", "3"), REPORT);
+	run(&r, SRC3("5", "1", "3"), OUT3("5", "1", "3"), report_lanes);
 	ck_assert_uint_eq(verifycheck_failures(&r.vc), 0);
 	done(&r);
-	run(&r, SRC3("5", "1", "4.5"), OUT3("5", "1", "4.5"), REPORT);
+	run(&r, SRC3("5", "1", "4.5"), OUT3("5", "1", "4.5"), report_lanes);
 	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_RENDER].failures, 1);
 	ck_assert_str_eq(shown(&r, VERIFYCHECK_RENDER), "output events 2 and 0 overlap on lane "
 			 "(pid, tid 0,100) as Perfetto imports them ([4500, 5500) and [5000, 6000) "
@@ -446,7 +510,7 @@ START_TEST(test_many_slices_spilled)
 	char want[512];
 
 	spilled_streams(&src, &out);
-	run(&r, src.p, out.p, REPORT);
+	run(&r, src.p, out.p, report_lanes);
 	ck_assert_uint_gt(extsort_runs(&r.v.slices), 0);
 	ck_assert_uint_eq(r.vc.item[VERIFYCHECK_RENDER].failures, 2);
 	snprintf(want, sizeof want, "output events %d and %d overlap on lane (pid, tid 0,100) as "
@@ -470,7 +534,7 @@ START_TEST(test_sort_without_tmpdir)
 
 	spilled_streams(&src, &out);
 	setenv("TMPDIR", "/nonexistent/check_verify", 1);
-	run(&r, src.p, out.p, REPORT);
+	run(&r, src.p, out.p, report_lanes);
 	unsetenv("TMPDIR");
 	ck_assert_int_eq(r.rc, -1);
 	ck_assert_int_eq(r.vc.error, VERIFYCHECK_TROUBLE);
@@ -664,6 +728,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_dropped_and_added);
 	tcase_add_test(tc, test_no_tail);
 	tcase_add_test(tc, test_placements_undone);
+	tcase_add_test(tc, test_flow_bound_elsewhere);
 	tcase_add_test(tc, test_placement_with_escape);
 	tcase_add_test(tc, test_malformed_note);
 	tcase_add_test(tc, test_note_found_by_its_place);
