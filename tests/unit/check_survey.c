@@ -283,7 +283,7 @@ START_TEST(test_rank_rescore)
 	ck_assert_ptr_eq(rk.order[3], &z);
 	ck_assert_str_eq(y.confirmed_by, "x");
 	ck_assert_ptr_null(x.confirmed_by);
-	ck_assert_int_eq(z.twice_between, 1);
+	ck_assert_int_eq(z.times_between, 2);
 	ck_assert(z.score == 0);
 	ck_assert_uint_eq(rk.ncand, 3);
 	/* the pass spans of the listed candidates, in half ns, in rank order */
