@@ -2,7 +2,9 @@
  * small hand-built surveys (a group with an ambiguous anchor and its clean
  * partner, one with more passes than the text lists, one without
  * candidates), every warning, the reasons a candidate is weaker evidence,
- * where the filtered-out kernels are, and the shell quoting of odd names. */
+ * where the filtered-out kernels are, the shell quoting of odd names, the
+ * counts per step without --num-layers, the family warning of a training
+ * trace, three times per layer and a group without a starting command. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -502,6 +504,146 @@ START_TEST(test_shell_quote)
 }
 END_TEST
 
+/* Without --num-layers: the names by their count per ProfilerStep, or in
+ * the whole trace without steps. */
+START_TEST(test_counts)
+{
+	static const int64_t a[] = { 10, 20, 30, 1010, 1020, 1030 };
+	static const int64_t b[] = { 15, 25, 35, 1015, 1025, 1035 };
+	static const int64_t c[] = { 40, 1040, 1050 };
+	static const int64_t d[] = { 50, 1050 };
+	static const int64_t e[] = { 5 };
+	static const struct survey_step steps[] = { { 8, 1000 }, { 1000, 2000 } };
+	static const char tail[] = "a once-per-layer kernel occurs the number of layers times per "
+		"pass: give that number as --num-layers N for anchor candidates, their passes and a "
+		"starting command\n";
+	struct fixture f;
+	struct buf out = BUF_INIT, want = BUF_INIT;
+
+	memset(&f, 0, sizeof f);
+	add(&f, "e", 1, e, COUNT(e), 0, 0);
+	add(&f, "d", 1, d, COUNT(d), 0, 0);
+	add(&f, "c", 1, c, COUNT(c), 0, 0);
+	add(&f, "b", 1, b, COUNT(b), 0, 0);
+	add(&f, "a", 1, a, COUNT(a), 0, 0);
+	f.r.top_k = 10;
+	f.r.steps = steps;
+	f.r.nsteps = COUNT(steps);
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	buf_printf(&want, "== pid 7, device 0: 5 kernel names\n"
+		   "counts per ProfilerStep (2 steps; the names with the same count in every "
+		   "step, most shared count first, 1 last):\n"
+		   "  3 per step: 2 names: a, b\n"
+		   "  1 per step: 1 name: d\n%s", tail);
+	ck_assert_str_eq(out.p, want.p);
+	buf_reset(&out);
+	buf_reset(&want);
+	f.r.top_k = 1;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	buf_printf(&want, "== pid 7, device 0: 5 kernel names\n"
+		   "counts per ProfilerStep (2 steps; the names with the same count in every "
+		   "step, most shared count first, 1 last):\n"
+		   "  3 per step: 2 names: a, b\n"
+		   "  1 more count: --top 2 lists it\n%s", tail);
+	ck_assert_str_eq(out.p, want.p);
+	buf_reset(&out);
+	f.r.json = 1;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 0, &out), 0);
+	ck_assert_str_eq(out.p, ",{\"pid\":7,\"device\":0,\"per\":\"step\",\"counts\":["
+			 "{\"count\":3,\"names\":[\"a\",\"b\"]}],\"more_counts\":1}");
+	/* no steps: the whole trace is one pass; 1 comes last */
+	buf_reset(&out);
+	f.r.top_k = 10;
+	f.r.nsteps = 0;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	ck_assert_str_eq(out.p, "{\"pid\":7,\"device\":0,\"per\":\"trace\",\"counts\":["
+			 "{\"count\":6,\"names\":[\"a\",\"b\"]},{\"count\":2,\"names\":[\"d\"]},"
+			 "{\"count\":3,\"names\":[\"c\"]},{\"count\":1,\"names\":[\"e\"]}],"
+			 "\"more_counts\":0}");
+	buf_reset(&out);
+	buf_reset(&want);
+	f.r.json = 0;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	buf_printf(&want, "== pid 7, device 0: 5 kernel names\n"
+		   "counts in the whole trace (no ProfilerStep markers: the trace is one pass; "
+		   "most shared count first, 1 last):\n"
+		   "  6 in the trace: 2 names: a, b\n"
+		   "  2 in the trace: 1 name: d\n"
+		   "  3 in the trace: 1 name: c\n"
+		   "  1 in the trace: 1 name: e\n%s", tail);
+	ck_assert_str_eq(out.p, want.p);
+	buf_release(&out);
+	buf_release(&want);
+	for (size_t i = 0; i < f.n; i++)
+		survey_name_free(&f.names[i]);
+}
+END_TEST
+
+/* A family in runs of two lengths: draft and target passes are guessed
+ * only for an inference trace; a name three times between the anchors is
+ * named so; without whole passes, no command and the reason. */
+START_TEST(test_training_and_three)
+{
+	static const int64_t top[] = { 1000, 1100, 1200, 2000, 2100, 2200 };
+	/* three between the top's consecutive occurrences, unevenly: its own
+	 * passes of 3 are ambiguous, so it ranks below the top */
+	static const int64_t three[] = { 1010, 1040, 1090, 1110, 1140, 1190, 2010, 2040, 2090,
+					 2110, 2140, 2190 };
+	static const int64_t f3[] = { 10000, 10010, 10020, 20000, 20010, 20020 };
+	static const int64_t f4[] = { 30000, 30010, 30020, 30030, 40000, 40010, 40020, 40030 };
+	/* once between the top's occurrences: it confirms the top */
+	static const int64_t partner[] = { 1050, 1150, 2050, 2150 };
+	/* steps that cut a pass of each candidate, or leave a count that is no
+	 * multiple of 3 */
+	static const struct survey_step cut[] = { { 0, 1150 }, { 1150, 10015 }, { 10015, 50000 } };
+	static const char fam[] = "one family, runs of 3 and 4: anchor the regex on the template "
+		"arguments: f<...>\n";
+	static const char fam_inf[] = "one family, runs of 3 and 4 (draft and target passes?): "
+		"anchor the regex on the template arguments: f<...>\n";
+	static const char thr[] = "three times per layer (3 between consecutive occurrences of "
+		"candidate 1; 12 = 3 x 3 + 3): three\n";
+	struct fixture f;
+	struct buf out = BUF_INIT;
+
+	memset(&f, 0, sizeof f);
+	add(&f, "top", 3, top, COUNT(top), 0, 3);
+	add(&f, "three", 5, three, COUNT(three), 0, 3);
+	add(&f, "f<int>", 6, f3, COUNT(f3), 0, 3);
+	add(&f, "f<float>", 8, f4, COUNT(f4), 0, 3);
+	add(&f, "p", 1, partner, COUNT(partner), 0, 3);
+	rank(&f, 3, 10, NULL, 0);
+	ck_assert_ptr_eq(f.rk.top, &f.names[0]);
+	ck_assert_int_eq(f.names[1].times_between, 3);
+	ck_assert_ptr_eq(f.rk.start, &f.names[0]);
+	ck_assert_int_eq(survey_report_group(&f.r, "3\0010", &f.rk, 1, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out.p, fam_inf));
+	ck_assert_ptr_nonnull(strstr(out.p, thr));
+	ck_assert_ptr_nonnull(strstr(out.p, "starting point, candidate 1 (verify"));
+	buf_reset(&out);
+	f.r.training = 1;
+	ck_assert_int_eq(survey_report_group(&f.r, "3\0010", &f.rk, 1, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out.p, fam));
+	ck_assert_ptr_null(strstr(out.p, "draft"));
+	/* no candidate with whole passes: no command */
+	buf_reset(&out);
+	f.r.steps = cut;
+	f.r.nsteps = COUNT(cut);
+	survey_rank_start(&f.rk, 3, cut, COUNT(cut));
+	ck_assert_ptr_null(f.rk.start);
+	ck_assert_int_eq(survey_report_group(&f.r, "3\0010", &f.rk, 1, &out), 0);
+	ck_assert_ptr_null(strstr(out.p, "starting point"));
+	ck_assert_ptr_null(strstr(out.p, "tr-layer-track"));
+	/* the last line of the group */
+	ck_assert_ptr_nonnull(strstr(out.p, "no starting command"));
+	ck_assert_str_eq(strstr(out.p, "no starting command"),
+			 "no starting command: no listed candidate has whole passes of 3 (split at "
+			 "gaps larger than those inside them, a multiple of 3 in every ProfilerStep); "
+			 "the trace may not run 3 layers per pass\n");
+	buf_release(&out);
+	done(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("survey_report");
@@ -518,6 +660,8 @@ int main(void)
 	tcase_add_test(tc, test_elsewhere);
 	tcase_add_test(tc, test_head);
 	tcase_add_test(tc, test_shell_quote);
+	tcase_add_test(tc, test_counts);
+	tcase_add_test(tc, test_training_and_three);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
