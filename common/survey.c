@@ -620,30 +620,24 @@ int survey_exact_regex(struct buf *b, const char *name, size_t n)
 }
 
 int survey_passes_whole(const struct survey_name *s, size_t N, const struct survey_step *steps,
-			size_t nsteps, size_t *bad_steps)
+			size_t nsteps)
 {
-	size_t on, in, i = 0, j;
+	size_t on = 0, in, i = 0, j, first = s->sp.offset, last = s->sp.offset + s->sp.passes * N;
 
-	*bad_steps = 0;
 	if (s->sp.passes == 0)
 		return 0;
-	survey_steps_vs_passes(steps, nsteps, s, N, &on, &in);
-	if (nsteps >= 2) {
-		/* an occurrence belongs to the last step started at or before it */
-		while (i < s->n && s->occ[i].ts < steps[0].start)
-			i++;
-		for (j = 0; j < nsteps; j++) {
-			size_t c = 0;
-			while (i < s->n && (j + 1 == nsteps || s->occ[i].ts < steps[j + 1].start)) {
-				c++;
-				i++;
-			}
-			if (c % N != 0)
-				(*bad_steps)++;
-		}
-	}
-	if (in > 0 || *bad_steps > 0)
+	survey_steps_vs_passes(steps, nsteps, s, N, &j, &in);
+	if (in > 0)
 		return 0;
+	/* what confirms an ambiguous split: a step start at one of its pass
+	 * boundaries with occurrences on both sides (one before them all
+	 * confirms nothing) */
+	for (j = 0; nsteps >= 2 && j < nsteps; j++) {
+		while (i < s->n && s->occ[i].ts < steps[j].start)
+			i++;
+		if (i > 0 && i < s->n && i >= first && i <= last && (i - first) % N == 0)
+			on++;
+	}
 	switch (s->sp.kind) {
 	case SURVEY_SPLIT_CLEAN:
 	case SURVEY_SPLIT_SINGLE:
@@ -658,12 +652,12 @@ int survey_passes_whole(const struct survey_name *s, size_t N, const struct surv
 void survey_rank_start(struct survey_ranking *rk, size_t N, const struct survey_step *steps,
 		       size_t nsteps)
 {
-	size_t i, bad;
+	size_t i;
 
 	rk->start = NULL;
 	rk->start_rank = 0;
 	for (i = 0; i < rk->listed; i++)
-		if (survey_passes_whole(rk->order[i], N, steps, nsteps, &bad)) {
+		if (survey_passes_whole(rk->order[i], N, steps, nsteps)) {
 			rk->start = rk->order[i];
 			rk->start_rank = i + 1;
 			return;

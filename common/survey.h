@@ -132,12 +132,12 @@ int survey_analyse(struct survey_name *s, size_t N);
 int survey_interleave(const struct survey_name *a, const struct survey_name *b, size_t N);
 
 /* Whether s's passes of N are whole: split at gaps larger than those inside
- * them (or, ambiguous, confirmed by a one-to-one partner or by ProfilerStep
- * starts all at pass boundaries), with no ProfilerStep start inside a pass
- * and a multiple of N in every step.  *bad_steps: the steps whose count is
- * not a multiple of N. */
+ * them (or, ambiguous, confirmed by a one-to-one partner or by a ProfilerStep
+ * start between two of its passes), with no ProfilerStep start inside a whole
+ * pass (so that every step holds a multiple of N of its whole passes'
+ * occurrences; partial passes at the ends of the trace may share a step). */
 int survey_passes_whole(const struct survey_name *s, size_t N, const struct survey_step *steps,
-			size_t nsteps, size_t *bad_steps);
+			size_t nsteps);
 
 /* Occurrences of s in each ProfilerStep (those before the first step are
  * left out): the count when it is the same, and above 0, in every step; 0

@@ -153,10 +153,6 @@ int survey_report_reasons(const struct survey_report *r, const struct survey_nam
 	if (k > 0)
 		rc |= buf_printf(out, "%zu ProfilerStep start%s inside its passes\n", k,
 				 k == 1 ? " falls" : "s fall");
-	(void)survey_passes_whole(s, N, r->steps, r->nsteps, &k);
-	if (k > 0)
-		rc |= buf_printf(out, "in %zu of %zu ProfilerSteps its count is not a multiple of "
-				 "%zu\n", k, r->nsteps, N);
 	if (s->n % N != 0)
 		rc |= buf_printf(out, "partial passes (%zu is not a multiple of %zu)\n", s->n, N);
 	if (s->nstreams > 1)
@@ -431,7 +427,7 @@ static int candidate_json(const struct survey_report *r, const struct survey_ran
 			  size_t rank, struct buf *why, struct buf *out)
 {
 	const struct survey_name *s = rk->order[rank];
-	size_t N = r->N, bad;
+	size_t N = r->N;
 	int rc = buf_addstr(out, rank ? ",{\"name\":" : "{\"name\":");
 
 	rc |= put_text(out, s->name);
@@ -444,7 +440,7 @@ static int candidate_json(const struct survey_report *r, const struct survey_ran
 	rc |= put_ms_or_null(out, s->sp.max_inside);
 	rc |= buf_printf(out, ",\"streams\":%u,\"spacing_cv\":%.3f,\"score\":%.3f,\"confirms\":%u,"
 			 "\"whole_passes\":%s,\"confirmed_by\":", s->nstreams, s->cv, s->score, s->confirms,
-			 survey_passes_whole(s, N, r->steps, r->nsteps, &bad) ? "true" : "false");
+			 survey_passes_whole(s, N, r->steps, r->nsteps) ? "true" : "false");
 	if (s->confirmed_by)
 		rc |= put_text(out, s->confirmed_by);
 	else
@@ -469,9 +465,8 @@ static int candidate_json(const struct survey_report *r, const struct survey_ran
 static int no_command(const struct survey_report *r, struct buf *b)
 {
 	return buf_printf(b, "no starting command: no listed candidate has whole passes of %zu "
-			  "(split at gaps larger than those inside them, a multiple of %zu in "
-			  "every ProfilerStep); the trace may not run %zu layers per pass", r->N,
-			  r->N, r->N);
+			  "(split at gaps larger than those inside them, no ProfilerStep starting "
+			  "inside one); the trace may not run %zu layers per pass", r->N, r->N);
 }
 
 static int group_json(const struct survey_report *r, const char *key,

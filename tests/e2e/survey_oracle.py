@@ -326,19 +326,26 @@ def steps_vs_passes(s, N, steps):
 
 
 def whole(s, N, steps):
-    """(whether s's passes are whole, the steps whose count is not a
-    multiple of N)."""
+    """Whether s's passes are whole: a clean or single split (an ambiguous
+    one confirmed by a clean partner or by a ProfilerStep start between two
+    of its passes) and no ProfilerStep start inside a whole pass."""
     if not s.sp['passes']:
-        return False, 0
-    on, inside = steps_vs_passes(s, N, steps)
-    bad = 0
-    if len(steps) >= 2:
-        bad = sum(1 for c in per_step(s, steps)['counts'] if c % N)
-    if inside or bad:
-        return False, bad
+        return False
+    inside = steps_vs_passes(s, N, steps)[1]
+    if inside:
+        return False
     if s.sp['kind'] in ('clean', 'single'):
-        return True, bad
-    return bool(s.partner) or on > 0, bad
+        return True
+    # a step start at a pass boundary with occurrences on both sides
+    ts = [t for t, _ in s.occ]
+    first, last = s.sp['offset'], s.sp['offset'] + s.sp['passes'] * N
+    on = 0
+    if len(steps) >= 2:
+        for start, _ in steps:
+            i = bisect.bisect_left(ts, start)
+            if 0 < i < len(ts) and first <= i <= last and (i - first) % N == 0:
+                on += 1
+    return bool(s.partner) or on > 0
 
 
 def reasons(s, top, ncand, N, steps):
@@ -360,9 +367,6 @@ def reasons(s, top, ncand, N, steps):
     k = steps_vs_passes(s, N, steps)[1]
     if k:
         r.append('%d ProfilerStep start%s inside its passes' % (k, ' falls' if k == 1 else 's fall'))
-    bad = whole(s, N, steps)[1]
-    if bad:
-        r.append('in %d of %d ProfilerSteps its count is not a multiple of %d' % (bad, len(steps), N))
     if s.n % N:
         r.append('partial passes (%d is not a multiple of %d)' % (s.n, N))
     if s.nstreams > 1:
@@ -465,7 +469,7 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext, training
                                 '' if training else ' (draft and target passes?)', s.family))
                 break
     # the starting command: the first listed candidate with whole passes
-    start = next(((i + 1, s) for i, s in enumerate(listed) if whole(s, N, steps)[0]), None)
+    start = next(((i + 1, s) for i, s in enumerate(listed) if whole(s, N, steps)), None)
     command, note = None, None
     if start is not None:
         st = start[1]
@@ -475,8 +479,8 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext, training
                                        st.sp['passes'], pid_raw))
     elif top is not None:
         note = ('no starting command: no listed candidate has whole passes of %d (split at gaps '
-                'larger than those inside them, a multiple of %d in every ProfilerStep); the '
-                'trace may not run %d layers per pass' % (N, N, N))
+                'larger than those inside them, no ProfilerStep starting inside one); the '
+                'trace may not run %d layers per pass' % (N, N))
     out = []
     for s in listed:
         sp = s.sp
@@ -488,7 +492,7 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext, training
             'min_gap_between_ms': None if sp['min_between'] < 0 else ms6(sp['min_between']),
             'max_gap_inside_ms': None if sp['max_inside'] < 0 else ms6(sp['max_inside']),
             'streams': s.nstreams, 'spacing_cv': '%.3f' % s.cv, 'score': '%.3f' % s.score,
-            'confirms': s.confirms, 'whole_passes': whole(s, N, steps)[0],
+            'confirms': s.confirms, 'whole_passes': whole(s, N, steps),
             'confirmed_by': s.confirmed_by,
             'pass_spans_ms': spans(s, N, origin),
             'pass_bytes': pass_bytes(s, N, ext),

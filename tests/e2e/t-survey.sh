@@ -355,6 +355,10 @@ assert silu and silu[0]['anchor_offset'] == 11 and silu[0]['passes'] == 1, silu
 assert flash and flash[0]['anchor_offset'] == 10, flash
 assert top['anchor_offset'] in (10, 11) and top['count'] in (34, 35), top
 assert 'is not a multiple of 24 (35 = 1 x 24 + 11: a partial first pass of 11)' in warnings, warnings
+# the partial first pass shares the first ProfilerStep with the whole one:
+# the pass is whole all the same, and the command is offered
+assert r['profiler_steps'] == 2 and top['whole_passes'] and g['command_candidate'] == 1, g['command_candidate']
+assert '--anchor-offset %d --passes 1' % top['anchor_offset'] in g['command'], g['command']
 "
 survey "SwitchTransformers: the kernels occurring exactly 10 times are listed, with why" "$TRACES/trace_100Kpar_4exp_8batch_128seq_1024.json" 10 "
 topk = [c for c in cands if 'gatherTopK' in c['name']]
@@ -374,6 +378,10 @@ survey "A100 training: one family in runs of two lengths, but no draft and targe
 assert any(w.startswith('one family, runs of') for w in g['warnings']), warnings
 assert 'draft and target' not in warnings, warnings
 "
+survey "ResNet-50 (a CNN), --num-layers 8: no candidate has whole passes, no command" "$TRACES/worker0.pt.trace.json.gz" 8 "
+assert cands and g['command'] is None and g['command_note'].startswith('no starting command: no listed candidate has whole passes of 8 '), g['command_note']
+assert top['split'] == 'ambiguous' and not top['whole_passes'], top['split']
+"
 # a recommendation model (PROFILE.md: not a transformer): no layers of 8 or
 # 16, so no starting command, and the report says so
 for n in 8 16; do
@@ -382,7 +390,7 @@ assert cands and g['command'] is None and g['command_candidate'] is None, g['com
 assert not any(c['whole_passes'] for c in cands), [c['name'] for c in cands if c['whole_passes']]
 "
 	run "tr-decode '$TRACES/control.json.gz' | tr-survey --num-layers $n"
-	if [ "$(tail -1 "$T/out")" = "no starting command: no listed candidate has whole passes of $n (split at gaps larger than those inside them, a multiple of $n in every ProfilerStep); the trace may not run $n layers per pass" ] &&
+	if [ "$(tail -1 "$T/out")" = "no starting command: no listed candidate has whole passes of $n (split at gaps larger than those inside them, no ProfilerStep starting inside one); the trace may not run $n layers per pass" ] &&
 		! grep -q '^starting point' "$T/out"; then
 		pass "text: DLRM, --num-layers $n: says there is no starting command"
 	else

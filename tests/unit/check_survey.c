@@ -421,37 +421,44 @@ START_TEST(test_passes_whole)
 	static const struct survey_step cut[] = { { 0, 1150 }, { 1150, 9000 } };
 	static const struct survey_step at3[] = { { 0, 290 }, { 290, 590 }, { 590, 900 } };
 	static const struct survey_step late[] = { { 1050, 3000 }, { 3000, 9000 } };
-	struct survey_name x, y;
-	size_t bad;
+	/* a partial first pass of 2 in the first step with a whole one (the
+	 * profile starts mid-forward): 5 and 3 per step, whole all the same */
+	static const int64_t h[] = { 500, 600, 1000, 1100, 1200, 5000, 5100, 5200 };
+	static const struct survey_step head[] = { { 400, 3000 }, { 3000, 9000 } };
+	struct survey_name x, y, z;
 
 	make(&x, a, COUNT(a));
 	ck_assert_int_eq(survey_analyse(&x, 3), 0);
 	ck_assert_int_eq(x.sp.kind, SURVEY_SPLIT_CLEAN);
-	ck_assert_int_eq(survey_passes_whole(&x, 3, NULL, 0, &bad), 1);
-	ck_assert_uint_eq(bad, 0);
-	ck_assert_int_eq(survey_passes_whole(&x, 3, agree, 2, &bad), 1);
+	ck_assert_int_eq(survey_passes_whole(&x, 3, NULL, 0), 1);
+	ck_assert_int_eq(survey_passes_whole(&x, 3, agree, 2), 1);
 	ck_assert_uint_eq(survey_per_step(&x, agree, 2), 3);
 	/* a step that starts inside the first pass: 2 and 4 per step */
-	ck_assert_int_eq(survey_passes_whole(&x, 3, cut, 2, &bad), 0);
-	ck_assert_uint_eq(bad, 2);
+	ck_assert_int_eq(survey_passes_whole(&x, 3, cut, 2), 0);
 	ck_assert_uint_eq(survey_per_step(&x, cut, 2), 0);
 	/* one step only: nothing to compare */
 	ck_assert_uint_eq(survey_per_step(&x, agree, 1), 0);
-	/* occurrences before the first step are left out (2 and 3) */
-	ck_assert_int_eq(survey_passes_whole(&x, 3, late, 2, &bad), 0);
-	ck_assert_uint_eq(bad, 1);
+	/* a step that starts after the first occurrence of a pass */
+	ck_assert_int_eq(survey_passes_whole(&x, 3, late, 2), 0);
 	ck_assert_uint_eq(survey_per_step(&x, late, 2), 0);
 	/* evenly spaced: ambiguous, whole only with the steps at its boundaries */
 	make(&y, w, COUNT(w));
 	ck_assert_int_eq(survey_analyse(&y, 3), 0);
 	ck_assert_int_eq(y.sp.kind, SURVEY_SPLIT_AMBIGUOUS);
-	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0, &bad), 0);
-	ck_assert_int_eq(survey_passes_whole(&y, 3, at3, 3, &bad), 1);
+	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0), 0);
+	ck_assert_int_eq(survey_passes_whole(&y, 3, at3, 3), 1);
 	ck_assert_uint_eq(survey_per_step(&y, at3, 3), 3);
 	y.clean_partner = 2;
-	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0, &bad), 1);
+	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0), 1);
+	make(&z, h, COUNT(h));
+	ck_assert_int_eq(survey_analyse(&z, 3), 0);
+	ck_assert_int_eq(z.sp.kind, SURVEY_SPLIT_CLEAN);
+	ck_assert_uint_eq(z.sp.offset, 2);
+	ck_assert_int_eq(survey_passes_whole(&z, 3, head, 2), 1);
+	ck_assert_uint_eq(survey_per_step(&z, head, 2), 0);
 	free(x.occ);
 	free(y.occ);
+	free(z.occ);
 }
 END_TEST
 
