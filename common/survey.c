@@ -178,16 +178,17 @@ void survey_split_passes(const struct survey_occ *o, size_t n, size_t N, struct 
 		sp->kind = SURVEY_SPLIT_AMBIGUOUS;
 }
 
-/* Passes of 2N from the first occurrence split cleanly (or there is one):
- * with a count of 2N x p whose passes of N do not split cleanly, the name
- * runs twice per layer. */
-static int splits_at_2n(const struct survey_occ *o, size_t n, size_t N)
+/* Passes of kN from the first occurrence split cleanly (or there is one):
+ * with a count of kN x p whose passes of N do not split cleanly, the name
+ * runs k times per layer.  Only k = 2 is read from the count alone: evenly
+ * spaced passes of N look like one pass of 3N as much as like three. */
+static int splits_at_kn(const struct survey_occ *o, size_t n, size_t kN)
 {
 	int64_t minb = INT64_MAX, maxi = -1;
 	size_t i;
 
 	for (i = 0; i + 1 < n; i++) {
-		if ((i + 1) % (2 * N) == 0) {
+		if ((i + 1) % kN == 0) {
 			if (gap(o, i) < minb)
 				minb = gap(o, i);
 		} else if (gap(o, i) > maxi) {
@@ -197,33 +198,80 @@ static int splits_at_2n(const struct survey_occ *o, size_t n, size_t N)
 	return minb == INT64_MAX || minb > maxi;
 }
 
+/* The coefficient of variation of gaps a to b - 1 (population standard
+ * deviation over mean); 0 with fewer than two. */
+static double gaps_cv(const struct survey_name *s, size_t a, size_t b)
+{
+	size_t i, cnt = 0;
+	double sum = 0, var = 0, mean;
+
+	for (i = a; i < b; i++) {
+		sum += (double)gap(s->occ, i);
+		cnt++;
+	}
+	if (cnt < 2)
+		return 0;
+	mean = sum / (double)cnt;
+	for (i = a; i < b; i++) {
+		double dv = (double)gap(s->occ, i) - mean;
+		var += dv * dv;
+	}
+	var /= (double)cnt;
+	return mean > 0 && var > 0 ? __builtin_sqrt(var) / mean : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The spacing of s: with N = 1 the cv of every gap (between passes);
+ * else the cv of each whole pass's gaps on its own, and of those the
+ * median (the lower middle one for an even number of passes), so that a
+ * slow pass beside fast ones is no irregularity. */
+static int spacing_cv(struct survey_name *s, size_t N)
+{
+	size_t j, p = s->sp.passes;
+	double *cvs;
+
+	s->cv = 0;
+	if (N == 1) {
+		s->cv = s->n > 1 ? gaps_cv(s, 0, s->n - 1) : 0;
+		return 0;
+	}
+	if (p == 0)
+		return 0;
+	if ((cvs = malloc(p * sizeof *cvs)) == NULL)
+		return -1;
+	for (j = 0; j < p; j++) {
+		size_t a = s->sp.offset + j * N;
+		cvs[j] = gaps_cv(s, a, a + N - 1);
+	}
+	qsort(cvs, p, sizeof *cvs, cmp_double);
+	s->cv = cvs[(p - 1) / 2];
+	free(cvs);
+	return 0;
+}
+
 /* Sort the occurrences, split them into passes, measure the spacing inside
  * passes, and score the name as an anchor. */
 int survey_analyse(struct survey_name *s, size_t N)
 {
-	size_t i, n = s->n, cnt = 0;
-	double sum = 0, var = 0, mean;
+	size_t i, n = s->n;
 
 	qsort(s->occ, n, sizeof *s->occ, cmp_occ);
+	if (N == 0)
+		return 0;
 	survey_split_passes(s->occ, n, N, &s->sp);
-	s->twice_by_count = s->sp.kind == SURVEY_SPLIT_AMBIGUOUS && n % (2 * N) == 0 &&
-			    splits_at_2n(s->occ, n, N);
-	for (i = 0; i + 1 < n; i++)
-		if (compared_gap(&s->sp, N, i)) {
-			sum += (double)gap(s->occ, i);
-			cnt++;
-		}
-	if (cnt > 1) {
-		mean = sum / (double)cnt;
-		for (i = 0; i + 1 < n; i++)
-			if (compared_gap(&s->sp, N, i)) {
-				double dv = (double)gap(s->occ, i) - mean;
-				var += dv * dv;
-			}
-		var /= (double)cnt;
-		s->cv = mean > 0 && var > 0 ? __builtin_sqrt(var) / mean : 0;
-	}
-	if (s->sp.kind == SURVEY_SPLIT_NONE || s->twice_by_count) {
+	s->times_by_count = 0;
+	if (s->sp.kind == SURVEY_SPLIT_AMBIGUOUS && N <= SIZE_MAX / 2 && n % (2 * N) == 0 &&
+	    splits_at_kn(s->occ, n, 2 * N))
+		s->times_by_count = 2;
+	if (spacing_cv(s, N) != 0)
+		return -1;
+	if (s->sp.kind == SURVEY_SPLIT_NONE || s->times_by_count) {
 		s->score = 0;
 	} else {
 		s->score = (double)s->sp.passes * (double)N;
@@ -272,8 +320,8 @@ int survey_analyse(struct survey_name *s, size_t N)
 }
 
 /* Occurrences of b between consecutive occurrences of a (at compared gaps
- * of a): 1 when always exactly one (b confirms a's boundaries), 2 when
- * always exactly two (b runs twice per layer), 0 otherwise. */
+ * of a): 1 when always exactly one (b confirms a's boundaries), k when
+ * always exactly k (b runs k times per layer), 0 otherwise. */
 int survey_interleave(const struct survey_name *a, const struct survey_name *b, size_t N)
 {
 	size_t i, j = 0, pairs = 0;
@@ -289,7 +337,7 @@ int survey_interleave(const struct survey_name *a, const struct survey_name *b, 
 			between++;
 			j++;
 		}
-		if (between != 1 && between != 2)
+		if (between < 1 || between > SURVEY_MAX_TIMES)
 			return 0;
 		if (pattern == -1)
 			pattern = (int)between;
@@ -405,8 +453,8 @@ int survey_rank(struct survey_ranking *rk, struct survey_name *const *names, siz
 	qsort(order, ncand, sizeof *order, cmp_score);
 	if (n > 0 && order[0]->score > 0)
 		top = order[0];
-	/* Judged against the top candidate's passes: a name with two
-	 * occurrences between each pair of consecutive ones runs twice per
+	/* Judged against the top candidate's passes: a name with k > 1
+	 * occurrences between each pair of consecutive ones runs k times per
 	 * layer and is no candidate, whatever its count. */
 	if (top != NULL) {
 		for (i = 0; i < n; i++) {
@@ -417,8 +465,8 @@ int survey_rank(struct survey_ranking *rk, struct survey_name *const *names, siz
 			pattern = survey_interleave(top, s, N);
 			if (pattern == 1 && s->n == top->n)
 				s->confirmed_by = top->name;
-			if (pattern == 2) {
-				s->twice_between = 1;
+			if (pattern > 1) {
+				s->times_between = pattern;
 				s->score = 0;
 			}
 		}
@@ -569,4 +617,178 @@ int survey_exact_regex(struct buf *b, const char *name, size_t n)
 	if (best + best_len == n)
 		rc |= buf_addch(b, '$');
 	return rc != 0 ? -1 : exact;
+}
+
+int survey_passes_whole(const struct survey_name *s, size_t N, const struct survey_step *steps,
+			size_t nsteps)
+{
+	size_t on = 0, in, i = 0, j, first = s->sp.offset, last = s->sp.offset + s->sp.passes * N;
+
+	if (s->sp.passes == 0)
+		return 0;
+	survey_steps_vs_passes(steps, nsteps, s, N, &j, &in);
+	if (in > 0)
+		return 0;
+	/* what confirms an ambiguous split: a step start at one of its pass
+	 * boundaries with occurrences on both sides (one before them all
+	 * confirms nothing) */
+	for (j = 0; nsteps >= 2 && j < nsteps; j++) {
+		while (i < s->n && s->occ[i].ts < steps[j].start)
+			i++;
+		if (i > 0 && i < s->n && i >= first && i <= last && (i - first) % N == 0)
+			on++;
+	}
+	switch (s->sp.kind) {
+	case SURVEY_SPLIT_CLEAN:
+	case SURVEY_SPLIT_SINGLE:
+		return 1;
+	case SURVEY_SPLIT_AMBIGUOUS:
+		return s->clean_partner > 0 || on > 0;
+	default:
+		return 0;
+	}
+}
+
+void survey_rank_start(struct survey_ranking *rk, size_t N, const struct survey_step *steps,
+		       size_t nsteps)
+{
+	size_t i;
+
+	rk->start = NULL;
+	rk->start_rank = 0;
+	for (i = 0; i < rk->listed; i++)
+		if (survey_passes_whole(rk->order[i], N, steps, nsteps)) {
+			rk->start = rk->order[i];
+			rk->start_rank = i + 1;
+			return;
+		}
+}
+
+size_t survey_per_step(const struct survey_name *s, const struct survey_step *steps, size_t nsteps)
+{
+	size_t i = 0, j, want = 0;
+
+	if (nsteps < 2)
+		return 0;
+	while (i < s->n && s->occ[i].ts < steps[0].start)
+		i++;
+	for (j = 0; j < nsteps; j++) {
+		size_t c = 0;
+		while (i < s->n && (j + 1 == nsteps || s->occ[i].ts < steps[j + 1].start)) {
+			c++;
+			i++;
+		}
+		if (c == 0 || (j > 0 && c != want))
+			return 0;
+		want = c;
+	}
+	return want;
+}
+
+/* The name cut to SURVEY_SHORT_NAME bytes with "..." (not inside a UTF-8
+ * sequence). */
+static int cut_name(struct buf *b, const char *name, size_t n)
+{
+	size_t k = n;
+
+	if (n > SURVEY_SHORT_NAME) {
+		k = SURVEY_SHORT_NAME - 3;
+		while (k > 0 && ((unsigned char)name[k] & 0xC0) == 0x80)
+			k--;
+	}
+	return buf_add(b, name, k) | (k < n ? buf_addstr(b, "...") : 0);
+}
+
+/* A mangled name's nested name read without demangling: "_ZN5aiter3fooI...E
+ * ..." -> "foo<...>(...)" (its last identifier); 0 when it is not one. */
+static int short_mangled(struct buf *b, const char *name, size_t n)
+{
+	size_t i = 2, last = 0, last_len = 0;
+
+	if (i < n && name[i] == 'N')
+		i++;
+	while (i < n && strchr("rVKRO", name[i]))
+		i++;
+	if (i + 1 < n && name[i] == 'S' && name[i + 1] == 't')
+		i += 2;
+	while (i < n && name[i] >= '0' && name[i] <= '9') {
+		size_t len = 0;
+		while (i < n && name[i] >= '0' && name[i] <= '9' && len < 100000)
+			len = len * 10 + (size_t)(name[i++] - '0');
+		if (len == 0 || len > n - i)
+			return 0;
+		last = i;
+		last_len = len;
+		i += len;
+	}
+	if (last_len == 0)
+		return 0;
+	return (buf_add(b, name + last, last_len) |
+		buf_addstr(b, i < n && name[i] == 'I' ? "<...>(...)" : "(...)")) ? -1 : 1;
+}
+
+/* A C++ name at depth 0 only: each bracketed part (<>, (), {}) as "<...>",
+ * "(...)", "{...}", "(anonymous namespace)" kept; then without what comes
+ * before the function's own name (its return type and namespaces). */
+static int short_cpp(struct buf *b, const char *name, size_t n)
+{
+	static const char anon[] = "(anonymous namespace)";
+	struct buf t = BUF_INIT;
+	size_t i, start = 0, end;
+	int depth = 0, rc = 0;
+	char *params;
+
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+		if (depth == 0 && n - i >= sizeof anon - 1 && memcmp(name + i, anon, sizeof anon - 1) == 0) {
+			rc |= buf_addstr(&t, anon);
+			i += sizeof anon - 2;
+			continue;
+		}
+		if (c == '<' || c == '(' || c == '{') {
+			if (depth++ == 0)
+				rc |= buf_addstr(&t, c == '<' ? "<...>" : c == '(' ? "(...)" : "{...}");
+			continue;
+		}
+		if ((c == '>' || c == ')' || c == '}') && depth > 0) {
+			depth--;
+			continue;
+		}
+		if (depth == 0)
+			rc |= buf_addch(&t, c);
+	}
+	if (rc != 0) {
+		buf_release(&t);
+		return -1;
+	}
+	/* the function's own name ends where its parameters begin */
+	params = strstr(t.p, "(...)");
+	end = params ? (size_t)(params - t.p) : t.len;
+	for (i = 0; i < end; i++) {
+		if (t.p[i] == ' ')
+			start = i + 1;
+		else if (t.p[i] == ':' && i + 1 < end && t.p[i + 1] == ':')
+			start = i + 2;
+	}
+	if (start >= end)
+		start = 0;
+	rc = cut_name(b, t.p + start, t.len - start);
+	buf_release(&t);
+	return rc;
+}
+
+int survey_short_name(struct buf *b, const char *name, size_t n)
+{
+	int rc;
+
+	if (n <= SURVEY_SHORT_NAME)
+		return buf_add(b, name, n);
+	if (n > 2 && name[0] == '_' && name[1] == 'Z') {
+		if ((rc = short_mangled(b, name, n)) != 0)
+			return rc < 0 ? -1 : 0;
+		return cut_name(b, name, n);
+	}
+	if (memchr(name, '<', n) || memchr(name, '(', n))
+		return short_cpp(b, name, n);
+	return cut_name(b, name, n);
 }

@@ -17,6 +17,13 @@
  * irregular in the reasons a candidate ranks lower. */
 #define SURVEY_IRREGULAR_CV 0.25
 
+/* The most occurrences per layer a name is recognised to run between
+ * consecutive occurrences of the top candidate (by its count alone: 2). */
+#define SURVEY_MAX_TIMES 8
+
+/* Names longer than this are shortened in the text report. */
+#define SURVEY_SHORT_NAME 72
+
 struct survey_occ {
 	int64_t ts, end;       /* ns; end = ts + dur (ts when dur is missing) */
 };
@@ -45,10 +52,10 @@ struct survey_name {
 	unsigned nstreams;     /* distinct tids seen, saturating */
 	/* analysis */
 	struct survey_split sp;
-	int twice_by_count;    /* n = 2N x p and only passes of 2N split cleanly */
-	int twice_between;     /* 2 between consecutive occurrences of the top */
+	int times_by_count;    /* 2: n = 2N x p and passes of 2N split cleanly, not of N */
+	int times_between;     /* k > 1: k between consecutive occurrences of the top */
 	size_t nruns, len_a;   /* runs at large gaps, most common run length */
-	double cv;             /* spacing regularity inside passes */
+	double cv;             /* spacing regularity: the median of the passes' own */
 	double score;
 	unsigned confirms;     /* other candidates with one occurrence per interval */
 	const char *confirmed_by;
@@ -67,6 +74,8 @@ struct survey_ranking {
 	size_t n, ncand, listed;
 	int any_n;             /* some name occurs N times or more */
 	const struct survey_name *top;  /* candidate 1, or NULL: none */
+	const struct survey_name *start; /* the first listed candidate with whole passes, or NULL */
+	size_t start_rank;     /* its rank (1-based), 0: none */
 };
 
 /* The passes of the listed candidates, in half ns (window.h), in the
@@ -88,10 +97,15 @@ void survey_name_free(struct survey_name *s);
 
 /* Rank the n analysed names of one group (survey_analyse) as anchors for
  * passes of N, top_k of them listed (see survey.c); sets their confirms,
- * confirmed_by, twice_between, clean_partner and rescored score.  0, or -1
+ * confirmed_by, times_between, clean_partner and rescored score.  0, or -1
  * when memory runs out. */
 int survey_rank(struct survey_ranking *rk, struct survey_name *const *names, size_t n,
 		size_t N, size_t top_k);
+
+/* Set rk->start and rk->start_rank: the first listed candidate whose
+ * passes are whole (survey_passes_whole). */
+void survey_rank_start(struct survey_ranking *rk, size_t N, const struct survey_step *steps,
+		       size_t nsteps);
 
 void survey_ranking_free(struct survey_ranking *rk);
 
@@ -109,12 +123,33 @@ char *survey_family(const char *name);
 void survey_split_passes(const struct survey_occ *o, size_t n, size_t N, struct survey_split *sp);
 
 /* Sort s's occurrences, split them into passes of N, measure the spacing
- * inside passes and score s as an anchor; 0, or -1 when memory runs out. */
+ * inside passes and score s as an anchor (N = 0: sort only); 0, or -1 when
+ * memory runs out. */
 int survey_analyse(struct survey_name *s, size_t N);
 
 /* Occurrences of b between consecutive occurrences of a (at a's compared
- * gaps): 1 when always exactly one, 2 when always exactly two, else 0. */
+ * gaps): k when always exactly k (1 to SURVEY_MAX_TIMES), else 0. */
 int survey_interleave(const struct survey_name *a, const struct survey_name *b, size_t N);
+
+/* Whether s's passes of N are whole: split at gaps larger than those inside
+ * them (or, ambiguous, confirmed by a one-to-one partner or by a ProfilerStep
+ * start between two of its passes), with no ProfilerStep start inside a whole
+ * pass (so that every step holds a multiple of N of its whole passes'
+ * occurrences; partial passes at the ends of the trace may share a step). */
+int survey_passes_whole(const struct survey_name *s, size_t N, const struct survey_step *steps,
+			size_t nsteps);
+
+/* Occurrences of s in each ProfilerStep (those before the first step are
+ * left out): the count when it is the same, and above 0, in every step; 0
+ * otherwise, or with fewer than two steps. */
+size_t survey_per_step(const struct survey_name *s, const struct survey_step *steps, size_t nsteps);
+
+/* Append name (n bytes) as the text report shows it: whole up to
+ * SURVEY_SHORT_NAME bytes; longer, a C++ name without its return type,
+ * namespaces, template arguments and parameters ("f<...>(...)"), a mangled
+ * one (_Z...) as its nested name read without demangling, and anything
+ * else cut, each marked by "..."; 0, or -1 when memory runs out. */
+int survey_short_name(struct buf *b, const char *name, size_t n);
 
 /* The most passes of s that lie inside one pass of t. */
 size_t survey_passes_inside(const struct survey_name *s, const struct survey_name *t, size_t N);

@@ -25,20 +25,39 @@ int survey_report_shell_quote(struct buf *out, const char *s)
 	return rc | buf_addch(out, '\'');
 }
 
-/* "73 = 2 x 36 + 1": the true arithmetic of a count against 2N. */
-static int put_twice_arith(struct buf *b, size_t n, size_t N)
+/* "73 = 2 x 36 + 1": the true arithmetic of a count against kN. */
+static int put_times_arith(struct buf *b, size_t n, size_t N, size_t k)
 {
-	size_t p = n / (2 * N), r = n % (2 * N);
+	size_t p = n / (k * N), r = n % (k * N);
 	int rc;
 
 	if (p == 0)
-		return buf_printf(b, "%zu < 2 x %zu", n, N);
-	rc = buf_printf(b, "%zu = 2 x %zu", n, N);
+		return buf_printf(b, "%zu < %zu x %zu", n, k, N);
+	rc = buf_printf(b, "%zu = %zu x %zu", n, k, N);
 	if (p > 1)
 		rc |= buf_printf(b, " x %zu", p);
 	if (r)
 		rc |= buf_printf(b, " + %zu", r);
 	return rc;
+}
+
+/* "once", "twice", "three times", "k times" per layer. */
+static int put_times(struct buf *b, int k)
+{
+	if (k == 1)
+		return buf_addstr(b, "once");
+	if (k == 2)
+		return buf_addstr(b, "twice");
+	if (k == 3)
+		return buf_addstr(b, "three times");
+	return buf_printf(b, "%d times", k);
+}
+
+/* A name as the report shows it: whole in JSON (up to a NUL, as the text
+ * has always been), shortened in the text (survey_short_name). */
+static int put_name(const struct survey_report *r, struct buf *b, const char *name)
+{
+	return r->json ? buf_addstr(b, name) : survey_short_name(b, name, strlen(name));
 }
 
 /* Each line of lines (every one ended by '\n') as a JSON string, with
@@ -180,9 +199,10 @@ static int put_pass_bytes(const struct survey_report *r, const struct survey_nam
 	return rc;
 }
 
-/* Second landmarks for the top candidate (tr-select-anchors --confirm-regex):
- * the kernels of the group that occur exactly once between consecutive
- * occurrences of it (at its compared gaps), listed with the exact regex. */
+/* Second landmarks for the command's candidate (tr-select-anchors
+ * --confirm-regex): the kernels of the group that occur exactly once between
+ * consecutive occurrences of it (at its compared gaps), listed with the
+ * exact regex. */
 static int put_landmarks(const struct survey_report *r, const struct survey_ranking *rk,
 			 struct buf *out)
 {
@@ -194,7 +214,7 @@ static int put_landmarks(const struct survey_report *r, const struct survey_rank
 		rc |= buf_addstr(out, ",\"landmarks\":[");
 	for (i = 0; i < rk->n && shown < r->top_k; i++) {
 		const struct survey_name *s = rk->order[i];
-		if (s == rk->top || survey_interleave(rk->top, s, r->N) != 1)
+		if (s == rk->start || survey_interleave(rk->start, s, r->N) != 1)
 			continue;
 		buf_reset(&rx);
 		if (survey_exact_regex(&rx, s->name, s->name_len) < 0) {
@@ -209,8 +229,9 @@ static int put_landmarks(const struct survey_report *r, const struct survey_rank
 			rc |= buf_addch(out, '}');
 		} else {
 			if (shown == 0)
-				rc |= buf_addstr(out, "second landmarks, once between consecutive "
-						 "anchors of candidate 1 (add one with --confirm-regex):\n");
+				rc |= buf_printf(out, "second landmarks, once between consecutive "
+						 "anchors of candidate %zu (add one with --confirm-regex):\n",
+						 rk->start_rank);
 			rc |= buf_addstr(out, "  --confirm-regex ");
 			rc |= survey_report_shell_quote(out, rx.p);
 			rc |= buf_addch(out, '\n');
@@ -241,7 +262,8 @@ static int cmp_family_pos(const void *a, const void *b)
 
 /* Families whose members run in runs of different lengths: for each name,
  * the first name after it in rank order of the same family. */
-static int warn_families(const struct survey_ranking *rk, struct buf *warn)
+static int warn_families(const struct survey_report *r, const struct survey_ranking *rk,
+			 struct buf *warn)
 {
 	size_t i, k, n = rk->n;
 	struct family_pos *fam = malloc((n + 1) * sizeof *fam);
@@ -266,9 +288,12 @@ static int warn_families(const struct survey_ranking *rk, struct buf *warn)
 				break;
 			if (s->len_a >= 2 && o->len_a >= 2 && s->len_a != o->len_a && s->nruns > 1 &&
 			    o->nruns > 1 && (s->score > 0 || o->score > 0)) {
-				rc |= buf_printf(warn, "one family, runs of %zu and %zu (draft and "
-						 "target passes?): anchor the regex on the template "
-						 "arguments: %s\n", s->len_a, o->len_a, s->family);
+				rc |= buf_printf(warn, "one family, runs of %zu and %zu%s: anchor "
+						 "the regex on the template arguments: ", s->len_a,
+						 o->len_a, r->training ? "" :
+						 " (draft and target passes?)");
+				rc |= put_name(r, warn, s->family);
+				rc |= buf_addch(warn, '\n');
 				break;
 			}
 		}
@@ -303,10 +328,12 @@ static int warn_ambiguous(const struct survey_report *r, const struct survey_nam
 			rc |= buf_printf(warn, "; %zu ProfilerStep start%s inside passes, compare "
 					 "them with the counts", in, in == 1 ? " falls" : "s fall");
 	}
-	return rc | buf_printf(warn, ": %s\n", s->name);
+	rc |= buf_addstr(warn, ": ");
+	rc |= put_name(r, warn, s->name);
+	return rc | buf_addch(warn, '\n');
 }
 
-/* The group's warnings, one per line: names that run twice per layer,
+/* The group's warnings, one per line: names that run k times per layer,
  * then per listed candidate partial passes, an ambiguous split and several
  * streams, then families in runs of two lengths. */
 static int warnings(const struct survey_report *r, const struct survey_ranking *rk,
@@ -317,17 +344,23 @@ static int warnings(const struct survey_report *r, const struct survey_ranking *
 
 	for (i = 0; i < rk->n; i++) {
 		const struct survey_name *s = rk->order[i];
-		if (s->twice_between) {
-			rc |= buf_addstr(warn, "twice per layer (2 between consecutive occurrences "
-					 "of candidate 1; ");
-			rc |= put_twice_arith(warn, s->n, N);
-			rc |= buf_printf(warn, "): %s\n", s->name);
-		} else if (s->twice_by_count) {
-			rc |= buf_addstr(warn, "twice per layer (");
-			rc |= put_twice_arith(warn, s->n, N);
-			rc |= buf_printf(warn, "; its gaps fit passes of %zu, not passes of %zu): "
-					 "%s\n", 2 * N, N, s->name);
+		int k = s->times_between ? s->times_between : s->times_by_count;
+		if (k == 0)
+			continue;
+		rc |= put_times(warn, k);
+		if (s->times_between) {
+			rc |= buf_printf(warn, " per layer (%d between consecutive occurrences of "
+					 "candidate 1; ", k);
+			rc |= put_times_arith(warn, s->n, N, (size_t)k);
+		} else {
+			rc |= buf_addstr(warn, " per layer (");
+			rc |= put_times_arith(warn, s->n, N, (size_t)k);
+			rc |= buf_printf(warn, "; its gaps fit passes of %zu, not passes of %zu",
+					 (size_t)k * N, N);
 		}
+		rc |= buf_addstr(warn, "): ");
+		rc |= put_name(r, warn, s->name);
+		rc |= buf_addch(warn, '\n');
 	}
 	for (i = 0; i < rk->listed; i++) {
 		const struct survey_name *s = rk->order[i];
@@ -340,22 +373,28 @@ static int warnings(const struct survey_report *r, const struct survey_ranking *
 				rc |= buf_addstr(warn, ", ");
 			if (s->sp.partial_last)
 				rc |= buf_printf(warn, "a partial last pass of %zu", s->sp.partial_last);
-			rc |= buf_printf(warn, "): %s\n", s->name);
+			rc |= buf_addstr(warn, "): ");
+			rc |= put_name(r, warn, s->name);
+			rc |= buf_addch(warn, '\n');
 		}
 		if (s->sp.kind == SURVEY_SPLIT_AMBIGUOUS)
 			rc |= warn_ambiguous(r, s, warn);
-		if (s->nstreams > 1)
-			rc |= buf_printf(warn, "runs on %u streams: %s\n", s->nstreams, s->name);
+		if (s->nstreams > 1) {
+			rc |= buf_printf(warn, "runs on %u streams: ", s->nstreams);
+			rc |= put_name(r, warn, s->name);
+			rc |= buf_addch(warn, '\n');
+		}
 	}
-	return rc | warn_families(rk, warn);
+	return rc | warn_families(r, rk, warn);
 }
 
-/* The starting command for candidate 1, and a warning when its regex
- * cannot be exact. */
+/* The starting command for the first listed candidate with whole passes,
+ * and a warning when its regex cannot be exact.  The command is written
+ * whole, whatever the length of the name. */
 static int command(const struct survey_report *r, const char *key,
 		   const struct survey_ranking *rk, struct buf *warn, struct buf *cmd)
 {
-	const struct survey_name *top = rk->top;
+	const struct survey_name *top = rk->start;
 	struct buf rx = BUF_INIT;
 	int rc = 0, exact = survey_exact_regex(&rx, top->name, top->name_len);
 
@@ -363,10 +402,13 @@ static int command(const struct survey_report *r, const char *key,
 		buf_release(&rx);
 		return -1;
 	}
-	if (!exact)
-		rc |= buf_printf(warn, "the name holds bytes that are not UTF-8, which no regex "
+	if (!exact) {
+		rc |= buf_addstr(warn, "the name holds bytes that are not UTF-8, which no regex "
 				 "matches; the command's regex covers its longest valid part, so "
-				 "check that it matches this kernel only: %s\n", top->name);
+				 "check that it matches this kernel only: ");
+		rc |= put_name(r, warn, top->name);
+		rc |= buf_addch(warn, '\n');
+	}
 	rc |= buf_addstr(cmd, "tr-layer-track --trace TRACE --output OUT --anchor-regex ");
 	rc |= survey_report_shell_quote(cmd, rx.p);
 	rc |= buf_printf(cmd, " --num-layers %zu --anchor-offset %zu --passes %zu "
@@ -397,7 +439,8 @@ static int candidate_json(const struct survey_report *r, const struct survey_ran
 	rc |= buf_addstr(out, ",\"max_gap_inside_ms\":");
 	rc |= put_ms_or_null(out, s->sp.max_inside);
 	rc |= buf_printf(out, ",\"streams\":%u,\"spacing_cv\":%.3f,\"score\":%.3f,\"confirms\":%u,"
-			 "\"confirmed_by\":", s->nstreams, s->cv, s->score, s->confirms);
+			 "\"whole_passes\":%s,\"confirmed_by\":", s->nstreams, s->cv, s->score, s->confirms,
+			 survey_passes_whole(s, N, r->steps, r->nsteps) ? "true" : "false");
 	if (s->confirmed_by)
 		rc |= put_text(out, s->confirmed_by);
 	else
@@ -418,6 +461,14 @@ static int candidate_json(const struct survey_report *r, const struct survey_ran
 	return rc | buf_addstr(out, "]}");
 }
 
+/* Why there is no starting command although there are candidates. */
+static int no_command(const struct survey_report *r, struct buf *b)
+{
+	return buf_printf(b, "no starting command: no listed candidate has whole passes of %zu "
+			  "(split at gaps larger than those inside them, no ProfilerStep starting "
+			  "inside one); the trace may not run %zu layers per pass", r->N, r->N);
+}
+
 static int group_json(const struct survey_report *r, const char *key,
 		      const struct survey_ranking *rk, int first, const struct buf *warn,
 		      const struct buf *cmd, struct buf *why, struct buf *out)
@@ -432,11 +483,22 @@ static int group_json(const struct survey_report *r, const char *key,
 	rc |= buf_printf(out, "],\"more_candidates\":%zu,\"warnings\":[", rk->ncand - rk->listed);
 	rc |= put_lines_json(out, warn);
 	rc |= buf_addstr(out, "],\"command\":");
-	if (rk->top) {
+	if (rk->start) {
 		rc |= put_text(out, cmd->p);
+		rc |= buf_printf(out, ",\"command_candidate\":%zu,\"command_note\":null",
+				 rk->start_rank);
 		rc |= put_landmarks(r, rk, out);
 	} else {
-		rc |= buf_addstr(out, "null,\"landmarks\":[]");
+		rc |= buf_addstr(out, "null,\"command_candidate\":null,\"command_note\":");
+		if (rk->top) {
+			struct buf note = BUF_INIT;
+			rc |= no_command(r, &note);
+			rc |= put_text(out, note.p);
+			buf_release(&note);
+		} else {
+			rc |= buf_addstr(out, "null");
+		}
+		rc |= buf_addstr(out, ",\"landmarks\":[]");
 	}
 	return rc | buf_addch(out, '}');
 }
@@ -446,14 +508,17 @@ static int candidate_text(const struct survey_report *r, const struct survey_ran
 {
 	const struct survey_name *s = rk->order[rank];
 	size_t N = r->N;
-	int rc = buf_printf(out, "  %zu. %zu x (%.2f per layer), %zu pass%s of %zu, %s, spacing cv "
-			    "%.2f, %u stream%s; --anchor-offset %zu --passes %zu\n     %s\n",
-			    rank + 1, s->n, (double)s->n / (double)N, s->sp.passes,
+	int rc = buf_printf(out, "  %zu. %zu x (%zu / %zu layer%s = %.2f), %zu pass%s of %zu, %s, "
+			    "spacing cv %.2f, %u stream%s; --anchor-offset %zu --passes %zu\n     ",
+			    rank + 1, s->n, s->n, N, N == 1 ? "" : "s", (double)s->n / (double)N, s->sp.passes,
 			    s->sp.passes == 1 ? "" : "es", N,
 			    s->sp.kind == SURVEY_SPLIT_CLEAN ? "split at larger gaps" :
 			    s->sp.kind == SURVEY_SPLIT_SINGLE ? "exactly one pass" : "split ambiguous",
 			    s->cv, s->nstreams, s->nstreams == 1 ? "" : "s", s->sp.offset,
-			    s->sp.passes, s->name);
+			    s->sp.passes);
+
+	rc |= put_name(r, out, s->name);
+	rc |= buf_addch(out, '\n');
 
 	if (s->confirms)
 		rc |= buf_printf(out, "     (%u other candidate%s interleave one-to-one with it)\n",
@@ -500,17 +565,20 @@ static int group_text(const struct survey_report *r, const char *key,
 		rc |= candidate_text(r, rk, shown, why, out);
 	if (rk->listed == 0)
 		rc |= buf_printf(out, rk->any_n ? "  none: every kernel that occurs %zu times or "
-				 "more runs twice per layer (see the warnings)\n" :
+				 "more runs more than once per layer (see the warnings)\n" :
 				 "  none: no kernel occurs %zu times or more\n", N);
 	if (more)
 		rc |= buf_printf(out, "  %zu more candidate%s: --top %zu lists %s\n", more,
 				 more == 1 ? "" : "s", rk->ncand, more == 1 ? "it" : "them");
 	if (warn->len)
 		rc |= buf_printf(out, "warnings:\n%s", warn->p);
-	if (rk->top) {
-		rc |= buf_printf(out, "starting point (verify L0 yourself before publishing):\n  %s\n",
-				 cmd->p);
+	if (rk->start) {
+		rc |= buf_printf(out, "starting point, candidate %zu (verify L0 yourself before "
+				 "publishing):\n  %s\n", rk->start_rank, cmd->p);
 		rc |= put_landmarks(r, rk, out);
+	} else if (rk->top) {
+		rc |= no_command(r, out);
+		rc |= buf_addch(out, '\n');
 	}
 	return rc;
 }
@@ -521,7 +589,7 @@ int survey_report_group(const struct survey_report *r, const char *key,
 	struct buf warn = BUF_INIT, cmd = BUF_INIT, why = BUF_INIT;
 	int rc = warnings(r, rk, &warn);
 
-	if (rk->top != NULL)
+	if (rk->start != NULL)
 		rc |= command(r, key, rk, &warn, &cmd);
 	if (rc == 0 && r->json)
 		rc = group_json(r, key, rk, first, &warn, &cmd, &why, out);
@@ -539,7 +607,8 @@ int survey_report_head(const struct survey_report *r, struct buf *out)
 
 	if (!r->json)
 		return 0;
-	rc = buf_printf(out, "{\"num_layers\":%zu,\"trace_origin_us\":", r->N);
+	rc = r->N ? buf_printf(out, "{\"num_layers\":%zu,\"trace_origin_us\":", r->N) :
+		    buf_addstr(out, "{\"num_layers\":null,\"trace_origin_us\":");
 	if (r->have_origin)
 		rc |= tsnum_append_us3(out, r->origin_ns);
 	else
@@ -581,5 +650,118 @@ int survey_report_tail(const struct survey_report *r, size_t ngroups,
 	}
 	if (i < e->n)
 		rc |= buf_printf(out, "  and %zu more pid and device pairs\n", e->n - i);
+	return rc;
+}
+
+/* A count per pass and the names that have it. */
+struct count_names {
+	size_t count, first, n;   /* first: index in the sorted names */
+};
+
+struct named_count {
+	size_t count;
+	const struct survey_name *s;
+};
+
+static int cmp_named_count(const void *a, const void *b)
+{
+	const struct named_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	return strcmp(x->s->name, y->s->name);
+}
+
+/* Counts above 1 first (once per pass is no layer count), then most names
+ * first (once-per-layer kernels share the layer count), then the smaller
+ * count. */
+static int cmp_count_names(const void *a, const void *b)
+{
+	const struct count_names *x = a, *y = b;
+
+	if ((x->count == 1) != (y->count == 1))
+		return x->count == 1 ? 1 : -1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return x->count < y->count ? -1 : x->count > y->count;
+}
+
+int survey_report_counts(const struct survey_report *r, const char *key,
+			 struct survey_name *const *names, size_t n, int first, struct buf *out)
+{
+	const char *sep = strchr(key, '\001');
+	struct named_count *nc = malloc((n + 1) * sizeof *nc);
+	struct count_names *cn = malloc((n + 1) * sizeof *cn);
+	size_t i, k, m = 0, ncn = 0, shown;
+	int steps = r->nsteps >= 2, rc = 0;
+
+	if (nc == NULL || cn == NULL) {
+		free(nc);
+		free(cn);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		size_t c = steps ? survey_per_step(names[i], r->steps, r->nsteps) : names[i]->n;
+		if (c > 0)
+			nc[m++] = (struct named_count){ c, names[i] };
+	}
+	qsort(nc, m, sizeof *nc, cmp_named_count);
+	for (i = 0; i < m; i = k) {
+		for (k = i + 1; k < m && nc[k].count == nc[i].count; k++)
+			;
+		cn[ncn++] = (struct count_names){ nc[i].count, i, k - i };
+	}
+	qsort(cn, ncn, sizeof *cn, cmp_count_names);
+	shown = ncn < r->top_k ? ncn : r->top_k;
+	if (r->json) {
+		rc |= buf_printf(out, "%s{\"pid\":%.*s,\"device\":%s,\"per\":\"%s\",\"counts\":[",
+				 first ? "" : ",", (int)(sep - key), key, sep + 1,
+				 steps ? "step" : "trace");
+		for (i = 0; i < shown; i++) {
+			rc |= buf_printf(out, "%s{\"count\":%zu,\"names\":[", i ? "," : "",
+					 cn[i].count);
+			for (k = 0; k < cn[i].n; k++) {
+				const struct survey_name *s = nc[cn[i].first + k].s;
+				rc |= buf_addstr(out, k ? "," : "");
+				rc |= json_escape(out, s->name, s->name_len);
+			}
+			rc |= buf_addstr(out, "]}");
+		}
+		rc |= buf_printf(out, "],\"more_counts\":%zu}", ncn - shown);
+	} else {
+		rc |= buf_printf(out, "== pid %.*s, device %s: %zu kernel names\n", (int)(sep - key),
+				 key, sep + 1, n);
+		if (steps)
+			rc |= buf_printf(out, "counts per ProfilerStep (%zu steps; the names with the "
+					 "same count in every step, most shared count first, 1 last):\n",
+					 r->nsteps);
+		else
+			rc |= buf_addstr(out, "counts in the whole trace (no ProfilerStep markers: the "
+					 "trace is one pass; most shared count first, 1 last):\n");
+		for (i = 0; i < shown; i++) {
+			rc |= buf_printf(out, "  %zu %s: %zu name%s: ", cn[i].count,
+					 steps ? "per step" : "in the trace", cn[i].n,
+					 cn[i].n == 1 ? "" : "s");
+			for (k = 0; k < cn[i].n && k < 3; k++) {
+				rc |= buf_addstr(out, k ? ", " : "");
+				rc |= put_name(r, out, nc[cn[i].first + k].s->name);
+			}
+			if (k < cn[i].n)
+				rc |= buf_printf(out, " and %zu more", cn[i].n - k);
+			rc |= buf_addch(out, '\n');
+		}
+		if (ncn == 0)
+			rc |= buf_addstr(out, "  none: no kernel name occurs the same number of times "
+					 "in every step\n");
+		if (shown < ncn)
+			rc |= buf_printf(out, "  %zu more count%s: --top %zu lists %s\n", ncn - shown,
+					 ncn - shown == 1 ? "" : "s", ncn,
+					 ncn - shown == 1 ? "it" : "them");
+		rc |= buf_addstr(out, "a once-per-layer kernel occurs the number of layers times per "
+				 "pass: give that number as --num-layers N for anchor candidates, "
+				 "their passes and a starting command\n");
+	}
+	free(nc);
+	free(cn);
 	return rc;
 }

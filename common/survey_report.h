@@ -33,6 +33,7 @@ struct survey_report {
 	/* the bytes of the spans of survey_spans_add (a candidate's pass j is
 	 * span span0 + j) */
 	const struct window_tally *tally;
+	int training;                     /* the trace has backward or optimizer events */
 };
 
 /* Where the kernels are that --pid and --device left out. */
@@ -47,9 +48,16 @@ struct survey_elsewhere {
 int survey_report_head(const struct survey_report *r, struct buf *out);
 
 /* The report of one group, key "PID\001DEVICE" (raw JSON texts), ranked in
- * rk; first: the first group (JSON: no comma before it). */
+ * rk (its start set by survey_rank_start); first: the first group (JSON:
+ * no comma before it). */
 int survey_report_group(const struct survey_report *r, const char *key,
 			const struct survey_ranking *rk, int first, struct buf *out);
+
+/* Without --num-layers (r->N 0): the n names of one group by their count
+ * per ProfilerStep, or in the whole trace without two steps; names holds
+ * them sorted (survey_analyse with N 0). */
+int survey_report_counts(const struct survey_report *r, const char *key,
+			 struct survey_name *const *names, size_t n, int first, struct buf *out);
 
 /* JSON: the close of "groups", "kernels_elsewhere" and the end of the
  * object; text: when no group matched (ngroups 0), where the kernels are. */

@@ -2,7 +2,8 @@
  * pipeline it reads the stream and reports, per GPU pid and device, how each
  * kernel name occurs in time, splits the occurrences of every name that
  * occurs at least N times into passes of N, ranks the candidates, and warns
- * about the traps.  It never chooses for the user.  See tr-survey(1). */
+ * about the traps; without N, the names by their count per ProfilerStep.
+ * It never chooses for the user.  See tr-survey(1). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +24,18 @@
 #include "window.h"
 
 static const char usage_text[] =
-	"usage: tr-survey --num-layers N [--pid PID] [--device D] [--top K] [--json]\n"
+	"usage: tr-survey [--num-layers N] [--pid PID] [--device D] [--top K] [--json]\n"
 	"Read a trace-layers stream (tr-stream(5)) and report, per GPU pid and\n"
 	"device, which kernels occur once per layer: counts, passes of N with their\n"
 	"time spans, ranked anchor candidates with suggested --anchor-offset and\n"
-	"--passes, and warnings.\n"
+	"--passes, and warnings.  Without --num-layers, the kernel names by their\n"
+	"count per ProfilerStep (or in the whole trace).\n"
 	"\n"
 	"  --num-layers N  layers per pass in the phase of interest (>= 1)\n"
 	"  --pid PID       only this pid\n"
 	"  --device D      only kernels whose args.device is D\n"
-	"  --top K         candidates listed per device (default 10)\n"
+	"  --top K         candidates (without --num-layers: counts) listed per\n"
+	"                  device (default 10)\n"
 	"  --json          print a JSON object instead of text\n"
 	"  --help, --version\n"
 	"\n"
@@ -59,6 +62,7 @@ struct state {
 	size_t nsteps, steps_cap;
 	int64_t origin_ns;
 	int have_origin;
+	int training;          /* a backward or optimizer event was seen */
 	struct buf origin_text;
 	struct jdoc doc;
 	struct buf tmp;
@@ -187,6 +191,11 @@ static void see_event(struct state *st, const char *line, size_t len)
 
 	event_members(line, len, keys, 4, m);
 	spill_extent(st, m[1], m[0], m[3], len);
+	/* training: autograd's backward ops and kernels, the optimizer's step */
+	if (!st->training && m[2].len > 0 &&
+	    (event_find_bytes(m[2].p, m[2].len, "ackward", 7) != NULL ||
+	     event_find_bytes(m[2].p, m[2].len, "\"Optimizer.", 11) != NULL))
+		st->training = 1;
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
 	    !(st->have_origin && tsnum_text_not_below(m[0].p, m[0].len, st->origin_text.p,
 						    st->origin_text.len)) &&
@@ -270,7 +279,7 @@ int main(int argc, char **argv)
 	struct survey_name **members;
 	struct survey_report report;
 	struct survey_elsewhere elsewhere;
-	int ch, kind, have_layers = 0, spill_fd;
+	int ch, kind, spill_fd;
 	uint32_t g;
 	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
@@ -285,7 +294,6 @@ int main(int argc, char **argv)
 		case 'n':
 			if (opt_i64(&prog, stderr, "--num-layers", optarg, 1, 1000000, &st.num_layers) != 0)
 				exit(EXIT_TROUBLE);
-			have_layers = 1;
 			break;
 		case 'p': st.pid = optarg; break;
 		case 'd': st.device = optarg; break;
@@ -301,8 +309,6 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		exit(opt_extra_operand(&prog, stderr, argv[optind]));
-	if (!have_layers)
-		exit(opt_usage_error(&prog, stderr, "--num-layers is required"));
 
 	spill_fd = xopen_spill("tr-survey");
 	if (stream_in_init(&in, 0, STREAM_DEFAULT_MAX_LINE) != 0 ||
@@ -328,11 +334,32 @@ int main(int argc, char **argv)
 		next[i] = first[st.names[i].group];
 		first[st.names[i].group] = i;
 	}
-	report = (struct survey_report){ (size_t)st.num_layers, (size_t)st.top, st.json, st.steps,
-					 st.nsteps, st.have_origin, st.origin_ns, &st.tally };
+	report = (struct survey_report){ .N = (size_t)st.num_layers, .top_k = (size_t)st.top,
+					 .json = st.json, .steps = st.steps, .nsteps = st.nsteps,
+					 .have_origin = st.have_origin, .origin_ns = st.origin_ns,
+					 .tally = &st.tally, .training = st.training };
 	if (survey_report_head(&report, &out) != 0)
 		die_nomem();
 	members = NULL;
+	if (st.num_layers == 0) {
+		/* without --num-layers: the counts per step, no ranking */
+		for (g = 0; g < st.groups.n; g++) {
+			for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
+				if (m == cap) {
+					cap = grow_cap(cap, 64, sizeof *members);
+					members = xrealloc(members, cap * sizeof *members);
+				}
+				members[m++] = &st.names[i];
+			}
+			if (survey_report_counts(&report, st.groups.keys[g], members, m, g == 0,
+						 &out) != 0)
+				die_nomem();
+			if (fwrite(out.p, 1, out.len, stdout) != out.len)
+				die_write("standard output");
+			buf_reset(&out);
+		}
+		goto tail;
+	}
 	st.ranks = xmalloc((st.groups.n + 1) * sizeof *st.ranks);
 	for (g = 0; g < st.groups.n; g++) {
 		for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
@@ -344,6 +371,7 @@ int main(int argc, char **argv)
 		}
 		if (survey_rank(&st.ranks[g], members, m, (size_t)st.num_layers, (size_t)st.top) != 0)
 			die_nomem();
+		survey_rank_start(&st.ranks[g], (size_t)st.num_layers, st.steps, st.nsteps);
 	}
 	tally_passes(&st, spill_fd);
 	for (g = 0; g < st.groups.n; g++) {
@@ -354,6 +382,7 @@ int main(int argc, char **argv)
 			die_write("standard output");
 		buf_reset(&out);
 	}
+tail:
 	elsewhere = (struct survey_elsewhere){ st.elsewhere.keys, st.elsewhere_n, st.elsewhere.n,
 					       st.pid, st.device };
 	if (survey_report_tail(&report, st.groups.n, &elsewhere, &out) != 0)
@@ -363,7 +392,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < st.keys.n; i++)
 		survey_name_free(&st.names[i]);
-	for (g = 0; g < st.groups.n; g++)
+	for (g = 0; g < st.groups.n && st.ranks; g++)
 		survey_ranking_free(&st.ranks[g]);
 	free(st.ranks);
 	survey_spans_free(&st.spans);

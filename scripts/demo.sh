@@ -43,5 +43,5 @@ echo "== compact view: the 8 stream rows packed into at most 4 synthetic lanes, 
 tr-compact-track --trace "$out/trace.guides.json.gz" --output "$out/trace.view.json.gz" \
 	--max-gpu-lanes 4
 echo "== a survey of the anchors, the step before choosing one (top 2)"
-tr-decode "$out/trace.json.gz" | tr-survey --num-layers 4 --top 2 | cut -c1-110
+tr-decode "$out/trace.json.gz" | tr-survey --num-layers 4 --top 2
 echo "demo output in $out/ (view one with: tr-serve $out/trace.view.json.gz)"

@@ -20,6 +20,7 @@ import sys
 from decimal import Decimal, ROUND_FLOOR
 
 IRREGULAR_CV = 0.25
+MAX_TIMES = 8
 REGEX_META = '\\^$.|?*+()[]{}'
 
 
@@ -83,7 +84,7 @@ class Name:
         self.group, self.name, self.family = group, name, family(name)
         self.occ, self.tids = [], []
         self.confirms, self.confirmed_by, self.partner = 0, None, 0
-        self.twice_between = False
+        self.times_between = 0
 
 
 def split(ts, N):
@@ -116,14 +117,36 @@ def split(ts, N):
                 compared=set(range(n - 1)) if N == 1 else set(inside))
 
 
-def twice_by_count(ts, N, sp):
+def times_by_count(ts, N, sp):
+    """2 when the count is 2N x p and passes of 2N from the first occurrence
+    split cleanly while passes of N are ambiguous, else 0."""
     n = len(ts)
-    if sp['kind'] != 'ambiguous' or n % (2 * N):
-        return False
+    if sp['kind'] != 'ambiguous':
+        return 0
     g = [ts[i + 1] - ts[i] for i in range(n - 1)]
-    b = [g[i] for i in range(n - 1) if (i + 1) % (2 * N) == 0]
-    o = [g[i] for i in range(n - 1) if (i + 1) % (2 * N) != 0]
-    return not b or min(b) > max(o, default=-1)
+    for k in (2,):
+        if n % (k * N):
+            continue
+        b = [g[i] for i in range(n - 1) if (i + 1) % (k * N) == 0]
+        o = [g[i] for i in range(n - 1) if (i + 1) % (k * N) != 0]
+        if not b or min(b) > max(o, default=-1):
+            return k
+    return 0
+
+
+def cv_of(gaps):
+    if len(gaps) < 2:
+        return 0.0
+    tot = 0.0
+    for x in gaps:
+        tot += float(x)
+    mean = tot / len(gaps)
+    var = 0.0
+    for x in gaps:
+        d = float(x) - mean
+        var += d * d
+    var /= len(gaps)
+    return math.sqrt(var) / mean if mean > 0 and var > 0 else 0.0
 
 
 def analyse(s, N):
@@ -131,20 +154,17 @@ def analyse(s, N):
     ts = [t for t, _ in s.occ]
     s.n = n = len(ts)
     s.sp = sp = split(ts, N)
-    s.twice_count = sp is not None and twice_by_count(ts, N, sp)
+    s.twice_count = times_by_count(ts, N, sp) if sp is not None else 0
+    # spacing: every gap for N = 1; else the median (lower middle) of the
+    # cv of each whole pass's own gaps
     s.cv = 0.0
-    comp = sorted(sp['compared']) if sp else []
-    if len(comp) > 1:
-        tot = 0.0
-        for i in comp:
-            tot += float(ts[i + 1] - ts[i])
-        mean = tot / len(comp)
-        var = 0.0
-        for i in comp:
-            d = float(ts[i + 1] - ts[i]) - mean
-            var += d * d
-        var /= len(comp)
-        s.cv = math.sqrt(var) / mean if mean > 0 and var > 0 else 0.0
+    if N == 1:
+        s.cv = cv_of([ts[i + 1] - ts[i] for i in range(n - 1)])
+    elif sp is not None and sp['passes']:
+        cvs = sorted(cv_of([ts[i + 1] - ts[i] for i in range(sp['offset'] + j * N,
+                                                             sp['offset'] + j * N + N - 1)])
+                     for j in range(sp['passes']))
+        s.cv = cvs[(len(cvs) - 1) // 2]
     s.nstreams = min(len(set(s.tids)), 255)
     if sp is None or s.twice_count:
         s.score = 0.0
@@ -188,7 +208,7 @@ def interleave(a, b, N):
     pattern, pairs = None, 0
     for i in sorted(a.sp['compared']):
         c = bisect.bisect_left(bt, at[i + 1]) - bisect.bisect_left(bt, at[i])
-        if c not in (1, 2) or (pattern is not None and c != pattern):
+        if not 1 <= c <= MAX_TIMES or (pattern is not None and c != pattern):
             return 0
         pattern, pairs = c, pairs + 1
     return pattern if pairs >= 2 and pattern else 0
@@ -198,11 +218,15 @@ def key(s):
     return (-s.score, -s.n, s.name.encode('utf-8', 'surrogatepass'))
 
 
-def arith2(n, N):
-    p, r = divmod(n, 2 * N)
+def arith(n, N, k):
+    p, r = divmod(n, k * N)
     if p == 0:
-        return '%d < 2 x %d' % (n, N)
-    return '%d = 2 x %d' % (n, N) + (' x %d' % p if p > 1 else '') + (' + %d' % r if r else '')
+        return '%d < %d x %d' % (n, k, N)
+    return '%d = %d x %d' % (n, k, N) + (' x %d' % p if p > 1 else '') + (' + %d' % r if r else '')
+
+
+def times(k):
+    return {1: 'once', 2: 'twice', 3: 'three times'}.get(k, '%d times' % k)
 
 
 def pass_ns(s, N):
@@ -301,6 +325,29 @@ def steps_vs_passes(s, N, steps):
     return on, inside
 
 
+def whole(s, N, steps):
+    """Whether s's passes are whole: a clean or single split (an ambiguous
+    one confirmed by a clean partner or by a ProfilerStep start between two
+    of its passes) and no ProfilerStep start inside a whole pass."""
+    if not s.sp['passes']:
+        return False
+    inside = steps_vs_passes(s, N, steps)[1]
+    if inside:
+        return False
+    if s.sp['kind'] in ('clean', 'single'):
+        return True
+    # a step start at a pass boundary with occurrences on both sides
+    ts = [t for t, _ in s.occ]
+    first, last = s.sp['offset'], s.sp['offset'] + s.sp['passes'] * N
+    on = 0
+    if len(steps) >= 2:
+        for start, _ in steps:
+            i = bisect.bisect_left(ts, start)
+            if 0 < i < len(ts) and first <= i <= last and (i - first) % N == 0:
+                on += 1
+    return bool(s.partner) or on > 0
+
+
 def reasons(s, top, ncand, N, steps):
     r = []
     if s.sp['kind'] == 'ambiguous':
@@ -343,7 +390,7 @@ def shell_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext):
+def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext, training):
     order = sorted(names, key=key)
     cand = [s for s in order if s.score > 0][:64]
     for x in cand:
@@ -359,8 +406,8 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext):
             p = interleave(top, s, N)
             if p == 1 and s.n == top.n:
                 s.confirmed_by = top.name
-            if p == 2:
-                s.twice_between = True
+            if p > 1:
+                s.times_between = p
                 s.score = 0.0
         order = sorted(order, key=key)
     cands = [s for s in order if s.score > 0]
@@ -374,12 +421,14 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext):
                 break
     warn = []
     for s in order:
-        if s.twice_between:
-            warn.append('twice per layer (2 between consecutive occurrences of candidate 1; %s): %s'
-                        % (arith2(s.n, N), s.name))
+        if s.times_between:
+            k = s.times_between
+            warn.append('%s per layer (%d between consecutive occurrences of candidate 1; %s): %s'
+                        % (times(k), k, arith(s.n, N, k), s.name))
         elif s.twice_count:
-            warn.append('twice per layer (%s; its gaps fit passes of %d, not passes of %d): %s'
-                        % (arith2(s.n, N), 2 * N, N, s.name))
+            k = s.twice_count
+            warn.append('%s per layer (%s; its gaps fit passes of %d, not passes of %d): %s'
+                        % (times(k), arith(s.n, N, k), k * N, N, s.name))
     for s in listed:
         if s.n % N:
             parts = []
@@ -414,16 +463,24 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext):
                 continue
             if (s.len_a >= 2 and o.len_a >= 2 and s.len_a != o.len_a and s.nruns > 1 and
                     o.nruns > 1 and (s.score > 0 or o.score > 0)):
-                warn.append('one family, runs of %d and %d (draft and target passes?): anchor '
-                            'the regex on the template arguments: %s' % (s.len_a, o.len_a,
-                                                                         s.family))
+                warn.append('one family, runs of %d and %d%s: anchor the regex on the '
+                            'template arguments: %s' % (
+                                s.len_a, o.len_a,
+                                '' if training else ' (draft and target passes?)', s.family))
                 break
-    command = None
-    if top is not None:
+    # the starting command: the first listed candidate with whole passes
+    start = next(((i + 1, s) for i, s in enumerate(listed) if whole(s, N, steps)), None)
+    command, note = None, None
+    if start is not None:
+        st = start[1]
         command = ('tr-layer-track --trace TRACE --output OUT --anchor-regex %s --num-layers %d '
                    '--anchor-offset %d --passes %d --pid %s --phase PHASE --evidence '
-                   "'WHY L0 IS L0'" % (shell_quote(regex_of(top.name)), N, top.sp['offset'],
-                                       top.sp['passes'], pid_raw))
+                   "'WHY L0 IS L0'" % (shell_quote(regex_of(st.name)), N, st.sp['offset'],
+                                       st.sp['passes'], pid_raw))
+    elif top is not None:
+        note = ('no starting command: no listed candidate has whole passes of %d (split at gaps '
+                'larger than those inside them, no ProfilerStep starting inside one); the '
+                'trace may not run %d layers per pass' % (N, N))
     out = []
     for s in listed:
         sp = s.sp
@@ -435,18 +492,20 @@ def group_report(names, N, top_k, origin, steps, pid_raw, dev_raw, ext):
             'min_gap_between_ms': None if sp['min_between'] < 0 else ms6(sp['min_between']),
             'max_gap_inside_ms': None if sp['max_inside'] < 0 else ms6(sp['max_inside']),
             'streams': s.nstreams, 'spacing_cv': '%.3f' % s.cv, 'score': '%.3f' % s.score,
-            'confirms': s.confirms, 'confirmed_by': s.confirmed_by,
+            'confirms': s.confirms, 'whole_passes': whole(s, N, steps),
+            'confirmed_by': s.confirmed_by,
             'pass_spans_ms': spans(s, N, origin),
             'pass_bytes': pass_bytes(s, N, ext),
             'per_step': per_step(s, steps) if len(steps) >= 2 else None,
             'weaker': reasons(s, top, len(cands), N, steps)})
     # second landmarks: once between consecutive occurrences of candidate 1
     landmarks = []
-    if top is not None:
+    if start is not None:
         landmarks = [{'name': s.name, 'regex': regex_of(s.name)} for s in order
-                     if s is not top and interleave(top, s, N) == 1][:top_k]
+                     if s is not start[1] and interleave(start[1], s, N) == 1][:top_k]
     return {'pid': jv(pid_raw), 'device': jv(dev_raw), 'candidates': out,
             'more_candidates': len(cands) - len(listed), 'warnings': warn, 'command': command,
+            'command_candidate': start[0] if start else None, 'command_note': note,
             'landmarks': landmarks}
 
 
@@ -456,8 +515,13 @@ def expected(trace, N, stream, pid=None, device=None, top_k=10):
     origin = None
     steps = []
     groups, names, elsewhere = {}, {}, {}
+    training = False
     for e in events:
         ts = e.get('ts')
+        # a training trace: autograd's backward ops and kernels, the optimizer
+        n = e.get('name')
+        if isinstance(n, str) and ('ackward' in n or n.startswith('Optimizer.')):
+            training = True
         if is_num(ts):
             if origin is None or ns_of(ts) < origin:
                 origin = ns_of(ts)
@@ -494,7 +558,7 @@ def expected(trace, N, stream, pid=None, device=None, top_k=10):
     out['trace_origin_us'] = None if origin is None else '%d.%03d' % divmod(origin, 1000)
     for g in sorted(groups, key=groups.get):
         out['groups'].append(group_report([s for s in names.values() if s.group == g], N,
-                                          top_k, origin, steps, g[0], g[1], ext))
+                                          top_k, origin, steps, g[0], g[1], ext, training))
     return out
 
 

@@ -46,12 +46,12 @@ GEMM = 'sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64'
 SAMPLER = 'void at::native::sampler_kernel<float>(float*)'
 
 
-def layer(t, ts, pid=0, device=0, spacing=100_000):
+def layer(t, ts, pid=0, device=0, spacing=100_000, anchor=ANCHOR):
     """One decoder layer from ts: norm, rotary, attention, norm, 3 gemms.
     Returns the start of the next layer."""
     t.kernel(NORM, ts, 4_000, pid, device=device)
     t.kernel(ROTARY, ts + 10_000, 3_000, pid, device=device)
-    t.kernel(ANCHOR, ts + 20_000, 20_000, pid, device=device)
+    t.kernel(anchor, ts + 20_000, 20_000, pid, device=device)
     t.kernel(NORM, ts + 45_000, 4_000, pid, device=device)
     for k in range(3):
         t.kernel(GEMM, ts + 55_000 + k * 12_000, 9_000, pid, device=device)
@@ -61,7 +61,9 @@ def layer(t, ts, pid=0, device=0, spacing=100_000):
 def decode(args):
     """args.steps steps of args.layers layers; inside step args.jitter_step
     one gap between two layers is args.jitter_us long; steps are
-    args.step_gap_us apart; a partial step of args.head layers first."""
+    args.step_gap_us apart; a partial step of args.head layers first; the
+    first step's layers args.prefill_us apart when given (a slow prefill
+    beside fast decode steps); the attention kernel named args.anchor."""
     t = Trace()
     ts = BASE_NS
     rnd = random.Random(args.seed)
@@ -72,10 +74,11 @@ def decode(args):
         ts += args.step_gap_us * 1000
     for s in range(args.steps):
         start = ts
+        base = args.prefill_us * 1000 if s == 0 and args.prefill_us else 100_000
         for i in range(args.layers):
             if s == args.jitter_step and i == args.layers // 2:
                 ts += args.jitter_us * 1000
-            ts = layer(t, ts, spacing=100_000 + rnd.randrange(0, 2_000))
+            ts = layer(t, ts, spacing=base + rnd.randrange(0, 2_000), anchor=args.anchor)
         steps.append((start - 50_000, ts - start + 60_000))
         ts += args.step_gap_us * 1000
     if args.markers:
@@ -174,6 +177,8 @@ def main():
     ap.add_argument('--extra', type=int, default=2)
     ap.add_argument('--count', type=int, default=1000)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--prefill-us', type=int, default=0)
+    ap.add_argument('--anchor', default=ANCHOR)
     args = ap.parse_args()
     globals()[args.shape](args)
 

@@ -107,8 +107,13 @@ usage_error "tr-layer-track: an operand" "tr-layer-track: unexpected argument 'x
 	"tr-layer-track x.json" tr-layer-track
 
 # A required option missing: the message, then the usage.
-usage_error "tr-survey: no --num-layers" "tr-survey: --num-layers is required" \
-	"tr-survey </dev/null" tr-survey
+# tr-survey's --num-layers is optional: without it, the counts per pass
+run "printf '[]' | tr-decode | tr-survey"
+if [ "$RC" = 0 ] && [ "$(cat "$T/out")" = "no GPU kernels in the stream" ] && [ ! -s "$T/err" ]; then
+	pass "tr-survey: --num-layers is optional"
+else
+	fail "tr-survey: --num-layers is optional" "exit $RC" "$(head -c 300 "$T/err")"
+fi
 usage_error "tr-verify: no --output" "tr-verify: --source and --output are required" \
 	"tr-verify --source a" tr-verify
 usage_error "tr-select-anchors: no --anchor-offset" \

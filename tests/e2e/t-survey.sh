@@ -99,14 +99,16 @@ if python3 - "$T/d9.s.json" "$T/out" >"$T/py" 2>&1 <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))['groups'][0]['candidates'][0]
 text = open(sys.argv[2]).read().split('\n')
-line = ('  1. %d x (%.2f per layer), %d passes of 80, split at larger gaps, spacing cv %.2f, '
-        '1 stream; --anchor-offset %d --passes %d' % (c['count'], c['count'] / 80, c['passes'],
-        c['spacing_cv'], c['anchor_offset'], c['passes']))
+line = ('  1. %d x (%d / 80 layers = %.2f), %d passes of 80, split at larger gaps, spacing cv %.2f, '
+        '1 stream; --anchor-offset %d --passes %d' % (c['count'], c['count'], c['count'] / 80,
+        c['passes'], c['spacing_cv'], c['anchor_offset'], c['passes']))
 spans = '     passes (ms from the trace start, bytes of the events in each): ' + ', '.join(
     '%.6f-%.6f (%d bytes)' % (s[0], s[1], b) for s, b in zip(c['pass_spans_ms'][:8], c['pass_bytes']))
 spans += ' and 1 more (--json lists all)'
 assert text[2] == line, (text[2], line)
-assert text[3] == '     ' + c['name'], text[3]
+# the name is over 72 bytes: shortened on screen, whole in --json
+assert text[3] == '     flash_fwd_kernel<...>(...)', text[3]
+assert c['name'] == 'void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64>>(Flash_fwd_params)', c['name']
 assert text[5] == spans, (text[5], spans)
 PY
 then pass "text: the candidate line and its pass spans"; else fail "text: the candidate line and its pass spans" "$(tail -3 "$T/py")"; fi
@@ -165,7 +167,7 @@ assert g['warnings'] == ['twice per layer (10 = 2 x 5; its gaps fit passes of 10
 cat >"$T/want" <<EOF
 == pid 0, device 0: 1 kernel names
 anchor candidates (5 or more occurrences, cut into passes of 5):
-  none: every kernel that occurs 5 times or more runs twice per layer (see the warnings)
+  none: every kernel that occurs 5 times or more runs more than once per layer (see the warnings)
 warnings:
 twice per layer (10 = 2 x 5; its gaps fit passes of 10, not passes of 5): $NORM
 EOF
@@ -183,7 +185,7 @@ assert g['warnings'] == ['twice per layer (2 between consecutive occurrences of 
 "
 run "tr-decode '$T/ps.json' | tr-survey --num-layers 1"
 if [ "$(sed -n 2p "$T/out")" = "anchor candidates (--num-layers 1: each occurrence is a pass of its own):" ] &&
-	grep -qxF "  1. 6 x (6.00 per layer), 6 passes of 1, split at larger gaps, spacing cv 0.01, 1 stream; --anchor-offset 0 --passes 6" "$T/out"; then
+	grep -qxF "  1. 6 x (6 / 1 layer = 6.00), 6 passes of 1, split at larger gaps, spacing cv 0.01, 1 stream; --anchor-offset 0 --passes 6" "$T/out"; then
 	pass "text: --num-layers 1 says what a pass is"
 else
 	fail "text: --num-layers 1 says what a pass is" "$(head -4 "$T/out")"
@@ -230,9 +232,82 @@ else
 	pass "the oracle rejects a survey with two candidates swapped"
 fi
 
-expect 2 "tr-survey without --num-layers is a usage error" "tr-decode '$gen' | tr-survey"
 expect 1 "tr-survey refuses a truncated stream" \
 	"tr-decode '$gen' | sed '\$d' | tr-survey --num-layers 6" "truncated"
+
+# --- spacing within passes, whole passes, naming --------------------------------
+GEMM='sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64'
+ROTARY='void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*)'
+# a slow prefill pass (layers 1 ms apart) beside 6 fast decode passes (0.1 ms):
+# pooled over the passes the gaps vary (cv above 1), inside each pass they do not
+python3 "$SHAPES" decode "$T/pd.json" --steps 7 --layers 36 --prefill-us 1000 --step-gap-us 3000
+survey "prefill beside decode passes: the spacing is measured within each pass, not called irregular" "$T/pd.json" 36 "
+import json as js, math
+assert top['name'] == '$ANCHOR' and top['passes'] == 7 and top['split'] == 'clean', top
+assert float(top['spacing_cv']) < 0.05 and top['weaker'] == [], top
+assert top['whole_passes'] is True and g['command_candidate'] == 1, g['command_candidate']
+assert '--num-layers 36 --anchor-offset 0 --passes 7' in g['command'], g['command']
+# the shape is what it claims: pooled over the passes the cv is high
+ts = sorted(float(e['ts']) for e in js.load(open('$T/pd.json'))['traceEvents'] if e['name'] == '$ANCHOR')
+gaps = [ts[i + 1] - ts[i] for i in range(len(ts) - 1) if (i + 1) % 36]
+m = sum(gaps) / len(gaps)
+assert math.sqrt(sum((x - m) ** 2 for x in gaps) / len(gaps)) / m > 1.0
+"
+run "tr-decode '$T/pd.json' | tr-survey --num-layers 36 --top 1"
+if grep -q 'irregular' "$T/out" || ! grep -qxF '  1. 252 x (252 / 36 layers = 7.00), 7 passes of 36, split at larger gaps, spacing cv 0.01, 1 stream; --anchor-offset 0 --passes 7' "$T/out"; then
+	fail "text: prefill beside decode, the candidate line" "$(sed -n 3p "$T/out")"
+else
+	pass "text: prefill beside decode, the candidate line"
+fi
+
+survey "three times per layer is named so, with its true arithmetic" "$T/d9.json" 80 "
+assert 'three times per layer (3 between consecutive occurrences of candidate 1; 2160 = 3 x 80 x 9): $GEMM' in g['warnings'], warnings
+assert '$GEMM' not in names and 'twice per layer (2 between consecutive occurrences of candidate 1; 1440 = 2 x 80 x 9): $NORM' in g['warnings'], warnings
+"
+
+# a long mangled anchor name: shortened on screen, whole in --json and in the
+# command, which is never cut
+MANGLED="_ZN5aiter24add_rmsnorm_quant_kernelI$(printf 'DF16b%.0s' $(seq 1 80))Li256ELi16ELb1ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib"
+python3 "$SHAPES" decode "$T/mg.json" --steps 3 --layers 6 --anchor "$MANGLED"
+survey "a mangled name: whole in --json, the command's regex whole" "$T/mg.json" 6 "
+assert top['name'] == '$MANGLED' and len(top['name']) > 450, top['name']
+assert g['command'] == \"tr-layer-track --trace TRACE --output OUT --anchor-regex '^$MANGLED\$' --num-layers 6 --anchor-offset 0 --passes 3 --pid 0 --phase PHASE --evidence 'WHY L0 IS L0'\", g['command']
+"
+run "tr-decode '$T/mg.json' | tr-survey --num-layers 6 --top 1"
+if [ "$(sed -n 4p "$T/out")" = "     add_rmsnorm_quant_kernel<...>(...)" ] &&
+	grep -qxF "  tr-layer-track --trace TRACE --output OUT --anchor-regex '^$MANGLED\$' --num-layers 6 --anchor-offset 0 --passes 3 --pid 0 --phase PHASE --evidence 'WHY L0 IS L0'" "$T/out" &&
+	[ "$(grep -c "$MANGLED" "$T/out")" = 1 ]; then
+	pass "text: a mangled name shortened on screen, the command whole"
+else
+	fail "text: a mangled name shortened on screen, the command whole" "$(sed -n 4p "$T/out" | head -c 200)"
+fi
+survey "an inference trace is told about draft and target passes" "$gen" 6 "
+assert any(w.startswith('one family, runs of') and '(draft and target passes?)' in w for w in g['warnings']), warnings
+"
+
+# without --num-layers: the names by their count per ProfilerStep
+cat >"$T/want" <<EOF
+== pid 0, device 0: 4 kernel names
+counts per ProfilerStep (9 steps; the names with the same count in every step, most shared count first, 1 last):
+  80 per step: 2 names: flash_fwd_kernel<...>(...), $ROTARY
+  160 per step: 1 name: $NORM
+  240 per step: 1 name: $GEMM
+a once-per-layer kernel occurs the number of layers times per pass: give that number as --num-layers N for anchor candidates, their passes and a starting command
+EOF
+text_is "without --num-layers: the names by their count per ProfilerStep" \
+	"tr-decode '$T/d9h.json' | tr-survey" "$T/want"
+run "tr-decode '$T/d9.json' | tr-survey --top 1 --json"
+if [ "$RC" = 0 ] && python3 - "$T/out" >"$T/py" 2>&1 <<PY
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r['num_layers'] is None and r['profiler_steps'] == 0, r
+g = r['groups'][0]
+assert g['per'] == 'trace' and g['more_counts'] == 2, g
+assert g['counts'] == [{'count': 720, 'names': ['$ANCHOR', '$ROTARY']}], g['counts']
+PY
+then pass "without --num-layers, no markers, --json: counts in the whole trace"
+else fail "without --num-layers, no markers, --json: counts in the whole trace" "$(tail -3 "$T/py")"
+fi
 
 # --- real traces ------------------------------------------------------------
 if [ ! -d "$TRACES" ]; then
@@ -249,6 +324,13 @@ assert top['count'] == 36 and top['passes'] == 1 and top['confirms'] >= 3, top
 assert any('rotary_embedding_kernel' in n or 'store_kvcache' in n for n in names[:5]), names[:5]
 assert 'add_rmsnorm_quant_kernel' in warnings, warnings
 "
+run "tr-decode '$TRACES/sglang_Qwen3-8B_prefilldecode.json.gz' | tr-survey --num-layers 36 --top 1"
+if [ "$(sed -n 4p "$T/out")" = "     act_and_mul_kernel<...>(...)" ] &&
+	grep -qF "anchor-regex '^_ZN7sgl_hip10activation18act_and_mul_kernelI14__hip_bfloat16TnPFT_RKS3_EXadL_Z4siluIS2_ES3_S5_EEEEvPS3_PS4_i\$' --num-layers 36 --anchor-offset 0 --passes 1 --pid 9" "$T/out"; then
+	pass "text: Qwen3-8B, a mangled name shortened, the command's regex whole"
+else
+	fail "text: Qwen3-8B, a mangled name shortened, the command's regex whole" "$(sed -n 3,4p "$T/out")"
+fi
 survey "Qwen3-8B --pid 0: the kernels are in pid 9" "$TRACES/sglang_Qwen3-8B_prefilldecode.json.gz" 36 --pid 0 "
 assert r['groups'] == [] and [e['pid'] for e in r['kernels_elsewhere']] == [9], r['kernels_elsewhere']
 "
@@ -273,6 +355,10 @@ assert silu and silu[0]['anchor_offset'] == 11 and silu[0]['passes'] == 1, silu
 assert flash and flash[0]['anchor_offset'] == 10, flash
 assert top['anchor_offset'] in (10, 11) and top['count'] in (34, 35), top
 assert 'is not a multiple of 24 (35 = 1 x 24 + 11: a partial first pass of 11)' in warnings, warnings
+# the partial first pass shares the first ProfilerStep with the whole one:
+# the pass is whole all the same, and the command is offered
+assert r['profiler_steps'] == 2 and top['whole_passes'] and g['command_candidate'] == 1, g['command_candidate']
+assert '--anchor-offset %d --passes 1' % top['anchor_offset'] in g['command'], g['command']
 "
 survey "SwitchTransformers: the kernels occurring exactly 10 times are listed, with why" "$TRACES/trace_100Kpar_4exp_8batch_128seq_1024.json" 10 "
 topk = [c for c in cands if 'gatherTopK' in c['name']]
@@ -288,6 +374,30 @@ assert not any(w.startswith('twice per layer') and w.split('): ', 1)[1] in liste
 survey "A100 training, 5 ProfilerSteps: per-step counts" "$TRACES/rank0.json.gz" 2 "
 assert r['profiler_steps'] == 5 and top['per_step'] is not None and len(top['per_step']['counts']) == 5, top
 "
+survey "A100 training: one family in runs of two lengths, but no draft and target passes" "$TRACES/rank0.json.gz" 8 "
+assert any(w.startswith('one family, runs of') for w in g['warnings']), warnings
+assert 'draft and target' not in warnings, warnings
+"
+survey "ResNet-50 (a CNN), --num-layers 8: no candidate has whole passes, no command" "$TRACES/worker0.pt.trace.json.gz" 8 "
+assert cands and g['command'] is None and g['command_note'].startswith('no starting command: no listed candidate has whole passes of 8 '), g['command_note']
+assert top['split'] == 'ambiguous' and not top['whole_passes'], top['split']
+"
+# a recommendation model (PROFILE.md: not a transformer): no layers of 8 or
+# 16, so no starting command, and the report says so
+for n in 8 16; do
+	survey "DLRM, --num-layers $n: no candidate has whole passes, no command" "$TRACES/control.json.gz" $n "
+assert cands and g['command'] is None and g['command_candidate'] is None, g['command']
+assert not any(c['whole_passes'] for c in cands), [c['name'] for c in cands if c['whole_passes']]
+"
+	run "tr-decode '$TRACES/control.json.gz' | tr-survey --num-layers $n"
+	if [ "$(tail -1 "$T/out")" = "no starting command: no listed candidate has whole passes of $n (split at gaps larger than those inside them, no ProfilerStep starting inside one); the trace may not run $n layers per pass" ] &&
+		! grep -q '^starting point' "$T/out"; then
+		pass "text: DLRM, --num-layers $n: says there is no starting command"
+	else
+		fail "text: DLRM, --num-layers $n: says there is no starting command" "$(tail -1 "$T/out")"
+	fi
+done
+
 
 # --- streams beyond four ------------------------------------------------------
 # A kernel that runs on many streams: the count is of distinct tids (up to

@@ -1,7 +1,9 @@
 /* Unit tests for common/survey.c: passes cut at the largest gaps, the
  * score, interleaving, ProfilerStep agreement, pass spans, families, the
  * exact regex of a name, gathering occurrences and streams, and the
- * ranking (order and ties, rescoring by allies, names twice per layer). */
+ * ranking (order and ties, rescoring by allies, names twice per layer),
+ * the spacing within passes, three times per layer, whole passes, counts
+ * per step and the names the text report shows. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -283,7 +285,7 @@ START_TEST(test_rank_rescore)
 	ck_assert_ptr_eq(rk.order[3], &z);
 	ck_assert_str_eq(y.confirmed_by, "x");
 	ck_assert_ptr_null(x.confirmed_by);
-	ck_assert_int_eq(z.twice_between, 1);
+	ck_assert_int_eq(z.times_between, 2);
 	ck_assert(z.score == 0);
 	ck_assert_uint_eq(rk.ncand, 3);
 	/* the pass spans of the listed candidates, in half ns, in rank order */
@@ -350,6 +352,160 @@ START_TEST(test_name_add)
 }
 END_TEST
 
+/* The spacing is measured within each whole pass, and of those the median
+ * is taken: a slow pass beside fast ones is regular. */
+START_TEST(test_spacing_within_passes)
+{
+	/* passes of 3: slow and even, fast and even, fast and uneven (gaps
+	 * 100 and 200: cv 1/3); pooled over the passes the gaps vary a lot */
+	static const int64_t a[] = { 0, 1000, 2000, 10000, 10100, 10200, 20000, 20100, 20300 };
+	/* two uneven passes of three: the median (lower middle) is 1/3 */
+	static const int64_t b[] = { 0, 1000, 2000, 10000, 10100, 10300, 20000, 20100, 20300 };
+	/* N = 1: every gap (100 and 200) */
+	static const int64_t c[] = { 0, 100, 300 };
+	struct survey_name x;
+
+	make(&x, a, COUNT(a));
+	ck_assert_int_eq(survey_analyse(&x, 3), 0);
+	ck_assert_uint_eq(x.sp.passes, 3);
+	ck_assert(x.cv == 0);
+	free(x.occ);
+	make(&x, b, COUNT(b));
+	ck_assert_int_eq(survey_analyse(&x, 3), 0);
+	ck_assert(x.cv > 0.3333333 && x.cv < 0.3333334);
+	/* N = 2: one gap per pass, nothing to vary */
+	ck_assert_int_eq(survey_analyse(&x, 2), 0);
+	ck_assert(x.cv == 0);
+	free(x.occ);
+	make(&x, c, COUNT(c));
+	ck_assert_int_eq(survey_analyse(&x, 1), 0);
+	ck_assert(x.cv > 0.3333333 && x.cv < 0.3333334);
+	/* N = 0: sorted only */
+	ck_assert_int_eq(survey_analyse(&x, 0), 0);
+	free(x.occ);
+}
+END_TEST
+
+/* Three between each two consecutive anchors inside a pass: 3, not 0. */
+START_TEST(test_three_times)
+{
+	static const int64_t a[] = { 1000, 1100, 1200, 5000, 5100, 5200 };
+	static const int64_t c[] = { 1010, 1020, 1030, 1110, 1120, 1130,
+				     5010, 5020, 5030, 5110, 5120, 5130 };
+	static const int64_t d[] = { 1010, 1020, 1030, 1110, 1120, 5010, 5020, 5030, 5110, 5120,
+				     5130 };
+	struct survey_name x, z, u;
+
+	make(&x, a, COUNT(a));
+	make(&z, c, COUNT(c));
+	make(&u, d, COUNT(d));
+	ck_assert_int_eq(survey_analyse(&x, 3), 0);
+	ck_assert_int_eq(survey_analyse(&z, 3), 0);
+	ck_assert_int_eq(survey_analyse(&u, 3), 0);
+	ck_assert_int_eq(survey_interleave(&x, &z, 3), 3);
+	/* not always the same number: 0 */
+	ck_assert_int_eq(survey_interleave(&x, &u, 3), 0);
+	free(x.occ);
+	free(z.occ);
+	free(u.occ);
+}
+END_TEST
+
+/* Whole passes: a clean split, no step start inside a pass, a multiple of
+ * N in every step; an ambiguous split only when confirmed. */
+START_TEST(test_passes_whole)
+{
+	static const int64_t a[] = { 1000, 1100, 1200, 5000, 5100, 5200 };
+	static const int64_t w[] = { 0, 100, 200, 300, 400, 500, 600, 700, 800 };
+	static const struct survey_step agree[] = { { 0, 3000 }, { 3000, 9000 } };
+	static const struct survey_step cut[] = { { 0, 1150 }, { 1150, 9000 } };
+	static const struct survey_step at3[] = { { 0, 290 }, { 290, 590 }, { 590, 900 } };
+	static const struct survey_step late[] = { { 1050, 3000 }, { 3000, 9000 } };
+	/* a partial first pass of 2 in the first step with a whole one (the
+	 * profile starts mid-forward): 5 and 3 per step, whole all the same */
+	static const int64_t h[] = { 500, 600, 1000, 1100, 1200, 5000, 5100, 5200 };
+	static const struct survey_step head[] = { { 400, 3000 }, { 3000, 9000 } };
+	struct survey_name x, y, z;
+
+	make(&x, a, COUNT(a));
+	ck_assert_int_eq(survey_analyse(&x, 3), 0);
+	ck_assert_int_eq(x.sp.kind, SURVEY_SPLIT_CLEAN);
+	ck_assert_int_eq(survey_passes_whole(&x, 3, NULL, 0), 1);
+	ck_assert_int_eq(survey_passes_whole(&x, 3, agree, 2), 1);
+	ck_assert_uint_eq(survey_per_step(&x, agree, 2), 3);
+	/* a step that starts inside the first pass: 2 and 4 per step */
+	ck_assert_int_eq(survey_passes_whole(&x, 3, cut, 2), 0);
+	ck_assert_uint_eq(survey_per_step(&x, cut, 2), 0);
+	/* one step only: nothing to compare */
+	ck_assert_uint_eq(survey_per_step(&x, agree, 1), 0);
+	/* a step that starts after the first occurrence of a pass */
+	ck_assert_int_eq(survey_passes_whole(&x, 3, late, 2), 0);
+	ck_assert_uint_eq(survey_per_step(&x, late, 2), 0);
+	/* evenly spaced: ambiguous, whole only with the steps at its boundaries */
+	make(&y, w, COUNT(w));
+	ck_assert_int_eq(survey_analyse(&y, 3), 0);
+	ck_assert_int_eq(y.sp.kind, SURVEY_SPLIT_AMBIGUOUS);
+	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0), 0);
+	ck_assert_int_eq(survey_passes_whole(&y, 3, at3, 3), 1);
+	ck_assert_uint_eq(survey_per_step(&y, at3, 3), 3);
+	y.clean_partner = 2;
+	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0), 1);
+	make(&z, h, COUNT(h));
+	ck_assert_int_eq(survey_analyse(&z, 3), 0);
+	ck_assert_int_eq(z.sp.kind, SURVEY_SPLIT_CLEAN);
+	ck_assert_uint_eq(z.sp.offset, 2);
+	ck_assert_int_eq(survey_passes_whole(&z, 3, head, 2), 1);
+	ck_assert_uint_eq(survey_per_step(&z, head, 2), 0);
+	free(x.occ);
+	free(y.occ);
+	free(z.occ);
+}
+END_TEST
+
+static void short_is(const char *name, const char *want)
+{
+	struct buf b = BUF_INIT;
+
+	ck_assert_int_eq(survey_short_name(&b, name, strlen(name)), 0);
+	ck_assert_str_eq(b.p, want);
+	buf_release(&b);
+}
+
+START_TEST(test_short_name)
+{
+	char plain[101], utf8[80];
+
+	/* up to 72 bytes: whole */
+	short_is("void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*)",
+		 "void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*)");
+	short_is("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, "
+		 "at::detail::Array<char*, 3> >(int, at::native::AddFunctor<float>, "
+		 "at::detail::Array<char*, 3>)", "vectorized_elementwise_kernel<...>(...)");
+	short_is("void (anonymous namespace)::store_kvcache<2048l, 4, false, long>((anonymous "
+		 "namespace)::StoreKVCacheParams)", "store_kvcache<...>(...)");
+	short_is("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<"
+		 "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}>"
+		 "(at::TensorIteratorBase&)>(int, at::native::foo)", "elementwise_kernel<...>(...)");
+	/* mangled: the last identifier of the nested name */
+	short_is("_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi16ELb1ELb0ELb1ELi1EEEvPT0_"
+		 "PT_PfS4_S4_S4_diiiiiiib", "add_rmsnorm_quant_kernel<...>(...)");
+	short_is("_ZN7sgl_hip10activation18act_and_mul_kernelI14__hip_bfloat16TnPFT_RKS3_EXadL_Z4"
+		 "siluIS2_ES3_S5_EEEEvPS3_PS4_i", "act_and_mul_kernel<...>(...)");
+	short_is("_Z23very_long_kernel_name_xPfS_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S",
+		 "very_long_kernel_name_x(...)");
+	/* a length past the end: not read as mangled, cut */
+	short_is("_ZN999aiterxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		 "_ZN999aiterxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...");
+	/* anything else: cut at 69 bytes, never inside a UTF-8 sequence */
+	memset(plain, 'C', 100);
+	plain[100] = '\0';
+	short_is(plain, "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC...");
+	memset(utf8, 'a', 68);
+	strcpy(utf8 + 68, "\xc3\xa9zzzzzzzzz");
+	short_is(utf8, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("survey");
@@ -366,6 +522,10 @@ int main(void)
 	tcase_add_test(tc, test_rank_none);
 	tcase_add_test(tc, test_rank_rescore);
 	tcase_add_test(tc, test_name_add);
+	tcase_add_test(tc, test_spacing_within_passes);
+	tcase_add_test(tc, test_three_times);
+	tcase_add_test(tc, test_passes_whole);
+	tcase_add_test(tc, test_short_name);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -2,7 +2,9 @@
  * small hand-built surveys (a group with an ambiguous anchor and its clean
  * partner, one with more passes than the text lists, one without
  * candidates), every warning, the reasons a candidate is weaker evidence,
- * where the filtered-out kernels are, and the shell quoting of odd names. */
+ * where the filtered-out kernels are, the shell quoting of odd names, the
+ * counts per step without --num-layers, the family warning of a training
+ * trace, three times per layer and a group without a starting command. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +58,7 @@ static void rank(struct fixture *f, size_t N, size_t top_k, const int64_t (*ev)[
 	size_t i;
 
 	ck_assert_int_eq(survey_rank(&f->rk, f->ptrs, f->n, N, top_k), 0);
+	survey_rank_start(&f->rk, N, NULL, 0);
 	memset(&f->spans, 0, sizeof f->spans);
 	ck_assert_int_eq(survey_spans_add(&f->spans, &f->rk, N), 0);
 	ck_assert_int_eq(window_tally_init(&f->tally, f->spans.lo, f->spans.hi, f->spans.n), 0);
@@ -84,13 +87,14 @@ static const char pair_name[] = "it's a.b<int>";
 
 /* Passes of 3: an anchor evenly spaced (its passes rest on the count: an
  * ambiguous split) and y, once inside each of its gaps within a pass, in
- * passes split cleanly; three ProfilerSteps, the second inside the first
- * pass; the trace starts 1 us before the first kernel. */
+ * passes split cleanly; three ProfilerSteps, each starting at a pass
+ * boundary (the passes are whole); the trace starts 1 us before the first
+ * kernel. */
 static void pair(struct fixture *f, size_t top_k)
 {
 	static const int64_t w[] = { 0, 100, 200, 300, 400, 500, 600, 700, 800 };
 	static const int64_t y[] = { 95, 105, 200, 395, 405, 500, 695, 705, 800 };
-	static const struct survey_step steps[] = { { 0, 150 }, { 150, 300 }, { 300, 900 } };
+	static const struct survey_step steps[] = { { 0, 290 }, { 290, 590 }, { 590, 900 } };
 	/* [lo, hi] ns, bytes: one over everything, one in the first passes,
 	 * one between passes, one at the end of the second passes */
 	static const int64_t ev[][3] = { { 0, 1000, 10 }, { 205, 206, 5 }, { 250, 260, 7 },
@@ -103,6 +107,7 @@ static void pair(struct fixture *f, size_t top_k)
 	f->r.steps = steps;
 	f->r.nsteps = COUNT(steps);
 	f->r.origin_ns = -1000;
+	survey_rank_start(&f->rk, 3, steps, COUNT(steps));
 }
 
 START_TEST(test_pair_text)
@@ -110,30 +115,30 @@ START_TEST(test_pair_text)
 	static const char want[] =
 		"== pid 7, device 0: 2 kernel names\n"
 		"anchor candidates (3 or more occurrences, cut into passes of 3):\n"
-		"  1. 9 x (3.00 per layer), 3 passes of 3, split ambiguous, spacing cv 0.00, "
+		"  1. 9 x (9 / 3 layers = 3.00), 3 passes of 3, split ambiguous, spacing cv 0.00, "
 		"1 stream; --anchor-offset 0 --passes 3\n"
 		"     it's a.b<int>\n"
 		"     (1 other candidate interleave one-to-one with it)\n"
 		"     passes (ms from the trace start, bytes of the events in each): "
 		"0.001000-0.001210 (15 bytes), 0.001300-0.001510 (13 bytes), "
 		"0.001600-0.001810 (10 bytes)\n"
-		"     per ProfilerStep (3 steps): 2, 1, 6\n"
+		"     per ProfilerStep (3 steps): 3 x 3\n"
 		"     weaker evidence: its passes are not separated by gaps larger than those "
-		"inside them; 1 ProfilerStep start falls inside its passes\n"
-		"  2. 9 x (3.00 per layer), 3 passes of 3, split at larger gaps, spacing cv 0.81, "
+		"inside them\n"
+		"  2. 9 x (9 / 3 layers = 3.00), 3 passes of 3, split at larger gaps, spacing cv 0.81, "
 		"1 stream; --anchor-offset 0 --passes 3\n"
 		"     y\n"
 		"     passes (ms from the trace start, bytes of the events in each): "
 		"0.001095-0.001210 (15 bytes), 0.001395-0.001510 (13 bytes), "
 		"0.001695-0.001810 (10 bytes)\n"
-		"     per ProfilerStep (3 steps): 2, 1, 6\n"
+		"     per ProfilerStep (3 steps): 3 x 3\n"
 		"     weaker evidence: irregular spacing inside passes (cv 0.81); no other candidate "
-		"interleaves one-to-one with it; 1 ProfilerStep start falls inside its passes\n"
+		"interleaves one-to-one with it\n"
 		"warnings:\n"
 		"passes ambiguous: a gap inside a pass (0.000100 ms) is not smaller than the smallest "
 		"gap between passes (0.000100 ms); 3 passes of exactly 3 assumed, as candidate 2 "
 		"(one-to-one, split cleanly) shows: it's a.b<int>\n"
-		"starting point (verify L0 yourself before publishing):\n"
+		"starting point, candidate 1 (verify L0 yourself before publishing):\n"
 		"  tr-layer-track --trace TRACE --output OUT --anchor-regex '^it'\\''s a\\.b<int>$' "
 		"--num-layers 3 --anchor-offset 0 --passes 3 --pid 7 --phase PHASE "
 		"--evidence 'WHY L0 IS L0'\n"
@@ -172,17 +177,18 @@ START_TEST(test_pair_json)
 		"{\"name\":\"it's a.b<int>\",\"count\":9,\"per_layer\":3.000,\"passes\":3,"
 		"\"anchor_offset\":0,\"partial_first\":0,\"partial_last\":0,\"split\":\"ambiguous\","
 		"\"min_gap_between_ms\":0.000100,\"max_gap_inside_ms\":0.000100,\"streams\":1,"
-		"\"spacing_cv\":0.000,\"score\":4.500,\"confirms\":1,\"confirmed_by\":null,"
+		"\"spacing_cv\":0.000,\"score\":4.500,\"confirms\":1,\"whole_passes\":true,"
+		"\"confirmed_by\":null,"
 		"\"pass_spans_ms\":[[0.001000,0.001210],[0.001300,0.001510],[0.001600,0.001810]],"
-		"\"pass_bytes\":[15,13,10],\"per_step\":{\"before_first\":0,\"counts\":[2,1,6]},"
-		"\"weaker\":[\"its passes are not separated by gaps larger than those inside them\","
-		"\"1 ProfilerStep start falls inside its passes\"]}"
+		"\"pass_bytes\":[15,13,10],\"per_step\":{\"before_first\":0,\"counts\":[3,3,3]},"
+		"\"weaker\":[\"its passes are not separated by gaps larger than those inside them\"]}"
 		"],\"more_candidates\":1,\"warnings\":[\"passes ambiguous: a gap inside a pass "
 		"(0.000100 ms) is not smaller than the smallest gap between passes (0.000100 ms); "
 		"3 passes of exactly 3 assumed, as candidate 2 (one-to-one, split cleanly) shows: "
 		"it's a.b<int>\"],\"command\":\"tr-layer-track --trace TRACE --output OUT "
 		"--anchor-regex '^it'\\\\''s a\\\\.b<int>$' --num-layers 3 --anchor-offset 0 "
 		"--passes 3 --pid 7 --phase PHASE --evidence 'WHY L0 IS L0'\","
+		"\"command_candidate\":1,\"command_note\":null,"
 		"\"landmarks\":[{\"name\":\"y\",\"regex\":\"^y$\"}]}"
 		"],\"kernels_elsewhere\":[{\"pid\":8,\"device\":null,\"kernels\":12}]}\n";
 	static char *const keys[] = { "8\001null" };
@@ -215,7 +221,7 @@ START_TEST(test_many_passes)
 	static const char want_text[] =
 		"== pid 7, device \"cuda:0\": 1 kernel names\n"
 		"anchor candidates (--num-layers 1: each occurrence is a pass of its own):\n"
-		"  1. 10 x (10.00 per layer), 10 passes of 1, split at larger gaps, spacing cv 0.00, "
+		"  1. 10 x (10 / 1 layer = 10.00), 10 passes of 1, split at larger gaps, spacing cv 0.00, "
 		"1 stream; --anchor-offset 0 --passes 10\n"
 		"     k\n"
 		"     passes (ms from the trace start, bytes of the events in each): "
@@ -224,7 +230,7 @@ START_TEST(test_many_passes)
 		"0.000400-0.000400 (0 bytes), 0.000500-0.000500 (0 bytes), "
 		"0.000600-0.000600 (0 bytes), 0.000700-0.000700 (0 bytes) "
 		"and 2 more (--json lists all)\n"
-		"starting point (verify L0 yourself before publishing):\n"
+		"starting point, candidate 1 (verify L0 yourself before publishing):\n"
 		"  tr-layer-track --trace TRACE --output OUT --anchor-regex '^k$' --num-layers 1 "
 		"--anchor-offset 0 --passes 10 --pid 7 --phase PHASE --evidence 'WHY L0 IS L0'\n";
 	static const char want_json[] =
@@ -232,14 +238,15 @@ START_TEST(test_many_passes)
 		"\"per_layer\":10.000,\"passes\":10,\"anchor_offset\":0,\"partial_first\":0,"
 		"\"partial_last\":0,\"split\":\"clean\",\"min_gap_between_ms\":0.000100,"
 		"\"max_gap_inside_ms\":null,\"streams\":1,\"spacing_cv\":0.000,\"score\":10.000,"
-		"\"confirms\":0,\"confirmed_by\":null,\"pass_spans_ms\":[[0.000000,0.000000],"
+		"\"confirms\":0,\"whole_passes\":true,\"confirmed_by\":null,"
+		"\"pass_spans_ms\":[[0.000000,0.000000],"
 		"[0.000100,0.000100],[0.000200,0.000200],[0.000300,0.000300],[0.000400,0.000400],"
 		"[0.000500,0.000500],[0.000600,0.000600],[0.000700,0.000700],[0.000800,0.000800],"
 		"[0.000900,0.000900]],\"pass_bytes\":[2,0,0,0,0,0,0,0,0,0],\"per_step\":null,"
 		"\"weaker\":[]}],\"more_candidates\":0,\"warnings\":[],\"command\":"
 		"\"tr-layer-track --trace TRACE --output OUT --anchor-regex '^k$' --num-layers 1 "
 		"--anchor-offset 0 --passes 10 --pid 7 --phase PHASE --evidence 'WHY L0 IS L0'\","
-		"\"landmarks\":[]}";
+		"\"command_candidate\":1,\"command_note\":null,\"landmarks\":[]}";
 	static const int64_t ev[][3] = { { 0, 0, 2 } };
 	struct fixture f;
 	struct buf out = BUF_INIT;
@@ -280,20 +287,20 @@ START_TEST(test_no_candidate)
 	f.r.json = 1;
 	ck_assert_int_eq(survey_report_group(&f.r, "1\001null", &f.rk, 1, &out), 0);
 	ck_assert_str_eq(out.p, "{\"pid\":1,\"device\":null,\"candidates\":[],\"more_candidates\":0,"
-			 "\"warnings\":[],\"command\":null,\"landmarks\":[]}");
+			 "\"warnings\":[],\"command\":null,\"command_candidate\":null,\"command_note\":null,\"landmarks\":[]}");
 	done(&f);
 
 	buf_reset(&out);
 	memset(&f, 0, sizeof f);
 	add(&f, "twice", 5, twice, COUNT(twice), 0, 2);
 	rank(&f, 2, 10, NULL, 0);
-	ck_assert_int_eq(f.names[0].twice_by_count, 1);
+	ck_assert_int_eq(f.names[0].times_by_count, 2);
 	ck_assert_ptr_null(f.rk.top);
 	ck_assert_int_eq(survey_report_group(&f.r, "1\001null", &f.rk, 1, &out), 0);
 	ck_assert_str_eq(out.p, "== pid 1, device null: 1 kernel names\n"
 		"anchor candidates (2 or more occurrences, cut into passes of 2):\n"
-		"  none: every kernel that occurs 2 times or more runs twice per layer (see the "
-		"warnings)\n"
+		"  none: every kernel that occurs 2 times or more runs more than once per layer (see "
+		"the warnings)\n"
 		"warnings:\n"
 		"twice per layer (8 = 2 x 2 x 2; its gaps fit passes of 4, not passes of 2): twice\n");
 	buf_release(&out);
@@ -327,7 +334,7 @@ START_TEST(test_warnings)
 		"template arguments: f<...>\n"
 		"the name holds bytes that are not UTF-8, which no regex matches; the command's regex "
 		"covers its longest valid part, so check that it matches this kernel only: a\xff\n"
-		"starting point (verify L0 yourself before publishing):\n"
+		"starting point, candidate 1 (verify L0 yourself before publishing):\n"
 		"  tr-layer-track --trace TRACE --output OUT --anchor-regex '^a' --num-layers 3 "
 		"--anchor-offset 1 --passes 3 --pid 3 --phase PHASE --evidence 'WHY L0 IS L0'\n";
 	struct fixture f;
@@ -345,7 +352,7 @@ START_TEST(test_warnings)
 	ck_assert_uint_eq(d->len_a, 4);
 	rank(&f, 3, 1, NULL, 0);
 	ck_assert_ptr_eq(f.rk.top, a);
-	ck_assert_int_eq(b->twice_between, 1);
+	ck_assert_int_eq(b->times_between, 2);
 	ck_assert(b->score == 0);
 	ck_assert(d->score > 0);
 	ck_assert_uint_eq(f.rk.ncand, 3);
@@ -382,13 +389,15 @@ START_TEST(test_reasons)
 	rank(&f, 2, 10, NULL, 0);
 	f.r.steps = steps;
 	f.r.nsteps = COUNT(steps);
-	ck_assert_ptr_eq(f.rk.top, t);
+	/* the reasons weigh a name against candidate 1, here t (many, cut
+	 * into passes of 2 with one gap each, has no spacing to call
+	 * irregular and ranks first on its own) */
+	f.rk.top = t;
 	ck_assert_int_eq(survey_report_reasons(&f.r, t, &f.rk, &out), 0);
 	ck_assert_str_eq(out.p, "no other candidate interleaves one-to-one with it\n");
 	buf_reset(&out);
 	ck_assert_int_eq(survey_report_reasons(&f.r, m, &f.rk, &out), 0);
-	ck_assert_str_eq(out.p, "irregular spacing inside passes (cv 0.53)\n"
-			 "no other candidate interleaves one-to-one with it\n"
+	ck_assert_str_eq(out.p, "no other candidate interleaves one-to-one with it\n"
 			 "2 of its passes lie inside one pass of candidate 1 (several per layer?)\n"
 			 "1 ProfilerStep start falls inside its passes\n"
 			 "partial passes (7 is not a multiple of 2)\n");
@@ -494,6 +503,146 @@ START_TEST(test_shell_quote)
 }
 END_TEST
 
+/* Without --num-layers: the names by their count per ProfilerStep, or in
+ * the whole trace without steps. */
+START_TEST(test_counts)
+{
+	static const int64_t a[] = { 10, 20, 30, 1010, 1020, 1030 };
+	static const int64_t b[] = { 15, 25, 35, 1015, 1025, 1035 };
+	static const int64_t c[] = { 40, 1040, 1050 };
+	static const int64_t d[] = { 50, 1050 };
+	static const int64_t e[] = { 5 };
+	static const struct survey_step steps[] = { { 8, 1000 }, { 1000, 2000 } };
+	static const char tail[] = "a once-per-layer kernel occurs the number of layers times per "
+		"pass: give that number as --num-layers N for anchor candidates, their passes and a "
+		"starting command\n";
+	struct fixture f;
+	struct buf out = BUF_INIT, want = BUF_INIT;
+
+	memset(&f, 0, sizeof f);
+	add(&f, "e", 1, e, COUNT(e), 0, 0);
+	add(&f, "d", 1, d, COUNT(d), 0, 0);
+	add(&f, "c", 1, c, COUNT(c), 0, 0);
+	add(&f, "b", 1, b, COUNT(b), 0, 0);
+	add(&f, "a", 1, a, COUNT(a), 0, 0);
+	f.r.top_k = 10;
+	f.r.steps = steps;
+	f.r.nsteps = COUNT(steps);
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	buf_printf(&want, "== pid 7, device 0: 5 kernel names\n"
+		   "counts per ProfilerStep (2 steps; the names with the same count in every "
+		   "step, most shared count first, 1 last):\n"
+		   "  3 per step: 2 names: a, b\n"
+		   "  1 per step: 1 name: d\n%s", tail);
+	ck_assert_str_eq(out.p, want.p);
+	buf_reset(&out);
+	buf_reset(&want);
+	f.r.top_k = 1;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	buf_printf(&want, "== pid 7, device 0: 5 kernel names\n"
+		   "counts per ProfilerStep (2 steps; the names with the same count in every "
+		   "step, most shared count first, 1 last):\n"
+		   "  3 per step: 2 names: a, b\n"
+		   "  1 more count: --top 2 lists it\n%s", tail);
+	ck_assert_str_eq(out.p, want.p);
+	buf_reset(&out);
+	f.r.json = 1;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 0, &out), 0);
+	ck_assert_str_eq(out.p, ",{\"pid\":7,\"device\":0,\"per\":\"step\",\"counts\":["
+			 "{\"count\":3,\"names\":[\"a\",\"b\"]}],\"more_counts\":1}");
+	/* no steps: the whole trace is one pass; 1 comes last */
+	buf_reset(&out);
+	f.r.top_k = 10;
+	f.r.nsteps = 0;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	ck_assert_str_eq(out.p, "{\"pid\":7,\"device\":0,\"per\":\"trace\",\"counts\":["
+			 "{\"count\":6,\"names\":[\"a\",\"b\"]},{\"count\":2,\"names\":[\"d\"]},"
+			 "{\"count\":3,\"names\":[\"c\"]},{\"count\":1,\"names\":[\"e\"]}],"
+			 "\"more_counts\":0}");
+	buf_reset(&out);
+	buf_reset(&want);
+	f.r.json = 0;
+	ck_assert_int_eq(survey_report_counts(&f.r, "7\0010", f.ptrs, f.n, 1, &out), 0);
+	buf_printf(&want, "== pid 7, device 0: 5 kernel names\n"
+		   "counts in the whole trace (no ProfilerStep markers: the trace is one pass; "
+		   "most shared count first, 1 last):\n"
+		   "  6 in the trace: 2 names: a, b\n"
+		   "  2 in the trace: 1 name: d\n"
+		   "  3 in the trace: 1 name: c\n"
+		   "  1 in the trace: 1 name: e\n%s", tail);
+	ck_assert_str_eq(out.p, want.p);
+	buf_release(&out);
+	buf_release(&want);
+	for (size_t i = 0; i < f.n; i++)
+		survey_name_free(&f.names[i]);
+}
+END_TEST
+
+/* A family in runs of two lengths: draft and target passes are guessed
+ * only for an inference trace; a name three times between the anchors is
+ * named so; without whole passes, no command and the reason. */
+START_TEST(test_training_and_three)
+{
+	static const int64_t top[] = { 1000, 1100, 1200, 2000, 2100, 2200 };
+	/* three between the top's consecutive occurrences, unevenly: its own
+	 * passes of 3 are ambiguous, so it ranks below the top */
+	static const int64_t three[] = { 1010, 1040, 1090, 1110, 1140, 1190, 2010, 2040, 2090,
+					 2110, 2140, 2190 };
+	static const int64_t f3[] = { 10000, 10010, 10020, 20000, 20010, 20020 };
+	static const int64_t f4[] = { 30000, 30010, 30020, 30030, 40000, 40010, 40020, 40030 };
+	/* once between the top's occurrences: it confirms the top */
+	static const int64_t partner[] = { 1050, 1150, 2050, 2150 };
+	/* steps that cut a pass of each candidate, or leave a count that is no
+	 * multiple of 3 */
+	static const struct survey_step cut[] = { { 0, 1150 }, { 1150, 10015 }, { 10015, 50000 } };
+	static const char fam[] = "one family, runs of 3 and 4: anchor the regex on the template "
+		"arguments: f<...>\n";
+	static const char fam_inf[] = "one family, runs of 3 and 4 (draft and target passes?): "
+		"anchor the regex on the template arguments: f<...>\n";
+	static const char thr[] = "three times per layer (3 between consecutive occurrences of "
+		"candidate 1; 12 = 3 x 3 + 3): three\n";
+	struct fixture f;
+	struct buf out = BUF_INIT;
+
+	memset(&f, 0, sizeof f);
+	add(&f, "top", 3, top, COUNT(top), 0, 3);
+	add(&f, "three", 5, three, COUNT(three), 0, 3);
+	add(&f, "f<int>", 6, f3, COUNT(f3), 0, 3);
+	add(&f, "f<float>", 8, f4, COUNT(f4), 0, 3);
+	add(&f, "p", 1, partner, COUNT(partner), 0, 3);
+	rank(&f, 3, 10, NULL, 0);
+	ck_assert_ptr_eq(f.rk.top, &f.names[0]);
+	ck_assert_int_eq(f.names[1].times_between, 3);
+	ck_assert_ptr_eq(f.rk.start, &f.names[0]);
+	ck_assert_int_eq(survey_report_group(&f.r, "3\0010", &f.rk, 1, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out.p, fam_inf));
+	ck_assert_ptr_nonnull(strstr(out.p, thr));
+	ck_assert_ptr_nonnull(strstr(out.p, "starting point, candidate 1 (verify"));
+	buf_reset(&out);
+	f.r.training = 1;
+	ck_assert_int_eq(survey_report_group(&f.r, "3\0010", &f.rk, 1, &out), 0);
+	ck_assert_ptr_nonnull(strstr(out.p, fam));
+	ck_assert_ptr_null(strstr(out.p, "draft"));
+	/* no candidate with whole passes: no command */
+	buf_reset(&out);
+	f.r.steps = cut;
+	f.r.nsteps = COUNT(cut);
+	survey_rank_start(&f.rk, 3, cut, COUNT(cut));
+	ck_assert_ptr_null(f.rk.start);
+	ck_assert_int_eq(survey_report_group(&f.r, "3\0010", &f.rk, 1, &out), 0);
+	ck_assert_ptr_null(strstr(out.p, "starting point"));
+	ck_assert_ptr_null(strstr(out.p, "tr-layer-track"));
+	/* the last line of the group */
+	ck_assert_ptr_nonnull(strstr(out.p, "no starting command"));
+	ck_assert_str_eq(strstr(out.p, "no starting command"),
+			 "no starting command: no listed candidate has whole passes of 3 (split at "
+			 "gaps larger than those inside them, no ProfilerStep starting inside one); "
+			 "the trace may not run 3 layers per pass\n");
+	buf_release(&out);
+	done(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("survey_report");
@@ -510,6 +659,8 @@ int main(void)
 	tcase_add_test(tc, test_elsewhere);
 	tcase_add_test(tc, test_head);
 	tcase_add_test(tc, test_shell_quote);
+	tcase_add_test(tc, test_counts);
+	tcase_add_test(tc, test_training_and_three);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
