@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anchors.h"
 #include "survey.h"
 #include "window.h"
 
@@ -619,6 +620,32 @@ int survey_exact_regex(struct buf *b, const char *name, size_t n)
 	return rc != 0 ? -1 : exact;
 }
 
+/* The passes as tr-select-anchors would take them (the offset and passes
+ * of the split) have the shape of whole passes by its own rule
+ * (anchors_pass_shape), so that a starting command is never one it
+ * refuses: 1 or 0; -1 when memory runs out. */
+static int shape_whole(const struct survey_name *s, size_t N)
+{
+	struct anchors_kernel *k = calloc(s->n + 1, sizeof *k);
+	int64_t *scratch = malloc((N + 1) * sizeof *scratch);
+	struct anchors_shape sh;
+	struct anchors_result r;
+	size_t i;
+	int whole = -1;
+
+	if (k != NULL && scratch != NULL) {
+		for (i = 0; i < s->n; i++) {
+			k[i].index = i;
+			k[i].ts_ns = s->occ[i].ts;
+		}
+		whole = anchors_pass_shape(k, s->n, s->sp.offset, N, s->sp.passes, scratch, &sh,
+					   &r) == ANCHORS_OK;
+	}
+	free(k);
+	free(scratch);
+	return whole;
+}
+
 int survey_passes_whole(const struct survey_name *s, size_t N, const struct survey_step *steps,
 			size_t nsteps)
 {
@@ -641,27 +668,35 @@ int survey_passes_whole(const struct survey_name *s, size_t N, const struct surv
 	switch (s->sp.kind) {
 	case SURVEY_SPLIT_CLEAN:
 	case SURVEY_SPLIT_SINGLE:
-		return 1;
+		break;
 	case SURVEY_SPLIT_AMBIGUOUS:
-		return s->clean_partner > 0 || on > 0;
+		if (s->clean_partner > 0 || on > 0)
+			break;
+		return 0;
 	default:
 		return 0;
 	}
+	return shape_whole(s, N);
 }
 
-void survey_rank_start(struct survey_ranking *rk, size_t N, const struct survey_step *steps,
-		       size_t nsteps)
+int survey_rank_start(struct survey_ranking *rk, size_t N, const struct survey_step *steps,
+		      size_t nsteps)
 {
 	size_t i;
+	int whole;
 
 	rk->start = NULL;
 	rk->start_rank = 0;
-	for (i = 0; i < rk->listed; i++)
-		if (survey_passes_whole(rk->order[i], N, steps, nsteps)) {
+	for (i = 0; i < rk->listed; i++) {
+		if ((whole = survey_passes_whole(rk->order[i], N, steps, nsteps)) < 0)
+			return -1;
+		if (whole) {
 			rk->start = rk->order[i];
 			rk->start_rank = i + 1;
-			return;
+			return 0;
 		}
+	}
+	return 0;
 }
 
 size_t survey_per_step(const struct survey_name *s, const struct survey_step *steps, size_t nsteps)

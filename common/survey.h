@@ -103,9 +103,9 @@ int survey_rank(struct survey_ranking *rk, struct survey_name *const *names, siz
 		size_t N, size_t top_k);
 
 /* Set rk->start and rk->start_rank: the first listed candidate whose
- * passes are whole (survey_passes_whole). */
-void survey_rank_start(struct survey_ranking *rk, size_t N, const struct survey_step *steps,
-		       size_t nsteps);
+ * passes are whole (survey_passes_whole); 0, or -1 when memory runs out. */
+int survey_rank_start(struct survey_ranking *rk, size_t N, const struct survey_step *steps,
+		      size_t nsteps);
 
 void survey_ranking_free(struct survey_ranking *rk);
 
@@ -135,7 +135,10 @@ int survey_interleave(const struct survey_name *a, const struct survey_name *b, 
  * them (or, ambiguous, confirmed by a one-to-one partner or by a ProfilerStep
  * start between two of its passes), with no ProfilerStep start inside a whole
  * pass (so that every step holds a multiple of N of its whole passes'
- * occurrences; partial passes at the ends of the trace may share a step). */
+ * occurrences; partial passes at the ends of the trace may share a step),
+ * and those passes, as tr-select-anchors would select them, pass its own
+ * check of the shape of whole passes (anchors_pass_shape): 1 or 0, -1 when
+ * memory runs out. */
 int survey_passes_whole(const struct survey_name *s, size_t N, const struct survey_step *steps,
 			size_t nsteps);
 

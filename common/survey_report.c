@@ -428,7 +428,7 @@ static int candidate_json(const struct survey_report *r, const struct survey_ran
 {
 	const struct survey_name *s = rk->order[rank];
 	size_t N = r->N;
-	int rc = buf_addstr(out, rank ? ",{\"name\":" : "{\"name\":");
+	int whole, rc = buf_addstr(out, rank ? ",{\"name\":" : "{\"name\":");
 
 	rc |= put_text(out, s->name);
 	rc |= buf_printf(out, ",\"count\":%zu,\"per_layer\":%.3f,\"passes\":%zu,\"anchor_offset\":%zu,"
@@ -438,9 +438,11 @@ static int candidate_json(const struct survey_report *r, const struct survey_ran
 	rc |= put_ms_or_null(out, s->sp.min_between);
 	rc |= buf_addstr(out, ",\"max_gap_inside_ms\":");
 	rc |= put_ms_or_null(out, s->sp.max_inside);
+	whole = survey_passes_whole(s, N, r->steps, r->nsteps);
+	rc |= whole < 0 ? -1 : 0;
 	rc |= buf_printf(out, ",\"streams\":%u,\"spacing_cv\":%.3f,\"score\":%.3f,\"confirms\":%u,"
 			 "\"whole_passes\":%s,\"confirmed_by\":", s->nstreams, s->cv, s->score, s->confirms,
-			 survey_passes_whole(s, N, r->steps, r->nsteps) ? "true" : "false");
+			 whole > 0 ? "true" : "false");
 	if (s->confirmed_by)
 		rc |= put_text(out, s->confirmed_by);
 	else

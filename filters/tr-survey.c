@@ -371,7 +371,8 @@ int main(int argc, char **argv)
 		}
 		if (survey_rank(&st.ranks[g], members, m, (size_t)st.num_layers, (size_t)st.top) != 0)
 			die_nomem();
-		survey_rank_start(&st.ranks[g], (size_t)st.num_layers, st.steps, st.nsteps);
+		if (survey_rank_start(&st.ranks[g], (size_t)st.num_layers, st.steps, st.nsteps) != 0)
+			die_nomem();
 	}
 	tally_passes(&st, spill_fd);
 	for (g = 0; g < st.groups.n; g++) {

@@ -288,3 +288,37 @@ if [ -f "$QW" ]; then
 else
 	skip "real: tr-layer-track on Qwen1.5" "not in $TRACES"
 fi
+
+# One rule: every starting command tr-survey prints is one tr-select-anchors
+# accepts, on every real trace and for every number of layers tried (most of
+# them wrong for the trace: then there is no command, or one for a kernel
+# whose passes of that many are whole).  The traces' true layer counts give
+# a command.
+LAYERS='2 3 4 6 8 10 12 16 24 28 32 36 48 64 80'
+for file in $(ls "$TRACES" | grep '\.json'); do
+	tr-decode "$TRACES/$file" >real.stream 2>/dev/null || continue
+	python3 "$ROOT/tests/e2e/survey_commands.py" real.stream $LAYERS >commands.out 2>"$T/err"
+	if [ -s "$T/err" ]; then
+		fail "survey commands on $file: the check ran" "$(head -c 600 "$T/err")"
+	elif grep -q ' refused ' commands.out; then
+		fail "survey commands on $file: every one accepted" "$(grep ' refused ' commands.out | head -c 1500)"
+	else
+		pass "survey commands on $file: every one accepted ($(grep -c " ok " commands.out) commands)"
+	fi
+	case $file in
+	Qwen_Qwen1.5*) want=24 ;;
+	google_owlv2*) want='24 12' ;;
+	gaunernst_bert*) want=4 ;;
+	sglang_Qwen3*) want=36 ;;
+	trace_100Kpar*) want=10 ;;
+	*) want= ;;
+	esac
+	for n in $want; do
+		if grep -q "^$n ok " commands.out; then
+			pass "survey commands on $file: a command for its $n layers"
+		else
+			fail "survey commands on $file: a command for its $n layers" "$(grep "^$n " commands.out)"
+		fi
+	done
+done
+rm -f real.stream

@@ -420,12 +420,14 @@ START_TEST(test_passes_whole)
 	static const struct survey_step agree[] = { { 0, 3000 }, { 3000, 9000 } };
 	static const struct survey_step cut[] = { { 0, 1150 }, { 1150, 9000 } };
 	static const struct survey_step at3[] = { { 0, 290 }, { 290, 590 }, { 590, 900 } };
+	static const int64_t s[] = { 0, 100, 200, 500, 600, 1100, 1400, 1500, 1600 };
+	static const struct survey_step at_s[] = { { 0, 350 }, { 350, 1250 }, { 1250, 1700 } };
 	static const struct survey_step late[] = { { 1050, 3000 }, { 3000, 9000 } };
 	/* a partial first pass of 2 in the first step with a whole one (the
 	 * profile starts mid-forward): 5 and 3 per step, whole all the same */
 	static const int64_t h[] = { 500, 600, 1000, 1100, 1200, 5000, 5100, 5200 };
 	static const struct survey_step head[] = { { 400, 3000 }, { 3000, 9000 } };
-	struct survey_name x, y, z;
+	struct survey_name x, y, z, v;
 
 	make(&x, a, COUNT(a));
 	ck_assert_int_eq(survey_analyse(&x, 3), 0);
@@ -441,15 +443,28 @@ START_TEST(test_passes_whole)
 	/* a step that starts after the first occurrence of a pass */
 	ck_assert_int_eq(survey_passes_whole(&x, 3, late, 2), 0);
 	ck_assert_uint_eq(survey_per_step(&x, late, 2), 0);
-	/* evenly spaced: ambiguous, whole only with the steps at its boundaries */
+	/* evenly spaced: ambiguous, and never whole, confirmed or not: its
+	 * pass boundaries are at the rhythm inside its passes, which
+	 * tr-select-anchors refuses as a cut pass */
 	make(&y, w, COUNT(w));
 	ck_assert_int_eq(survey_analyse(&y, 3), 0);
 	ck_assert_int_eq(y.sp.kind, SURVEY_SPLIT_AMBIGUOUS);
 	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0), 0);
-	ck_assert_int_eq(survey_passes_whole(&y, 3, at3, 3), 1);
+	ck_assert_int_eq(survey_passes_whole(&y, 3, at3, 3), 0);
 	ck_assert_uint_eq(survey_per_step(&y, at3, 3), 3);
 	y.clean_partner = 2;
-	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0), 1);
+	ck_assert_int_eq(survey_passes_whole(&y, 3, NULL, 0), 0);
+	/* ambiguous by one slow layer (a gap inside pass 1 longer than those
+	 * between passes): whole once confirmed, by steps at its boundaries
+	 * or by a partner, since the rhythm sets the slow gap aside */
+	make(&v, s, COUNT(s));
+	ck_assert_int_eq(survey_analyse(&v, 3), 0);
+	ck_assert_int_eq(v.sp.kind, SURVEY_SPLIT_AMBIGUOUS);
+	ck_assert_int_eq(survey_passes_whole(&v, 3, NULL, 0), 0);
+	ck_assert_int_eq(survey_passes_whole(&v, 3, at_s, 3), 1);
+	v.clean_partner = 2;
+	ck_assert_int_eq(survey_passes_whole(&v, 3, NULL, 0), 1);
+	free(v.occ);
 	make(&z, h, COUNT(h));
 	ck_assert_int_eq(survey_analyse(&z, 3), 0);
 	ck_assert_int_eq(z.sp.kind, SURVEY_SPLIT_CLEAN);
