@@ -325,11 +325,47 @@ def steps_vs_passes(s, N, steps):
     return on, inside
 
 
+def rhythm(ts):
+    """The rhythm of consecutive times ts (tr-select-anchors(1)): the
+    longest gap once the longest tenth (at least one, of two or more) is set
+    aside; None without a gap."""
+    gaps = sorted(b - a for a, b in zip(ts, ts[1:]))
+    if not gaps:
+        return None
+    drop = 0 if len(gaps) < 2 else max(1, len(gaps) // 10)
+    return gaps[len(gaps) - 1 - drop]
+
+
+def shape_whole(s, N):
+    """The split's passes, selected as tr-select-anchors selects them, have
+    the shape it accepts: every boundary (between passes, and to the
+    matches before and after) longer than 5/4 of the shorter rhythm on its
+    two sides."""
+    ts = [t for t, _ in s.occ]
+    off, end = s.sp['offset'], s.sp['offset'] + s.sp['passes'] * N
+    if N < 2:
+        return True
+    bounds = []
+    if off > 0:
+        bounds.append((off - 1, ts[max(0, off - N):off], ts[off:off + N]))
+    for p in range(s.sp['passes'] - 1):
+        last = off + (p + 1) * N - 1
+        bounds.append((last, ts[last + 1 - N:last + 1], ts[last + 1:last + 1 + N]))
+    if end < len(ts):
+        bounds.append((end - 1, ts[end - N:end], ts[end:end + N]))
+    for left, before, after in bounds:
+        sides = [r for r in (rhythm(before), rhythm(after)) if r is not None]
+        if sides and 4 * (ts[left + 1] - ts[left]) <= 5 * min(sides):
+            return False
+    return True
+
+
 def whole(s, N, steps):
     """Whether s's passes are whole: a clean or single split (an ambiguous
     one confirmed by a clean partner or by a ProfilerStep start between two
-    of its passes) and no ProfilerStep start inside a whole pass."""
-    if not s.sp['passes']:
+    of its passes), no ProfilerStep start inside a whole pass, and the
+    shape tr-select-anchors accepts."""
+    if not s.sp['passes'] or not shape_whole(s, N):
         return False
     inside = steps_vs_passes(s, N, steps)[1]
     if inside:
