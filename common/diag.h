@@ -41,9 +41,14 @@ _Noreturn void die_errno(int status, const char *fmt, ...)
 _Noreturn void die_write(const char *what) __attribute__((noreturn));
 /* A stream stage's failure (filter.h): a failed write on standard output
  * when write_errno is not 0 (as die_write), else the input's,
- * "prog: stdin: INPUT_ERROR" and EXIT_INPUT. */
+ * "prog: stdin: INPUT_ERROR" and EXIT_INPUT; an empty INPUT_ERROR (an
+ * earlier stage failed and said why, stream.h) exits EXIT_INPUT without a
+ * message. */
 _Noreturn void die_stream(int write_errno, const char *input_error)
 	__attribute__((noreturn));
+/* The cleanups, then exit with status and no message (another program
+ * already said what went wrong). */
+_Noreturn void die_quietly(int status) __attribute__((noreturn));
 /* Out of memory is always EXIT_TROUBLE. */
 _Noreturn void die_nomem(void) __attribute__((noreturn));
 

@@ -52,11 +52,16 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 	case READ_LINE:
 		break;
 	case READ_EOF:
-		if (!in->seen_head)
-			return fail(in, "empty input: no stream (is this tr-decode output?)");
-		if (!in->seen_tail)
+		if (!in->seen_head) {
+			in->cut = 1;
+			return fail(in, "empty input: no stream (an earlier stage failed, or this "
+				    "is not tr-decode output)");
+		}
+		if (!in->seen_tail) {
+			in->cut = 1;
 			return fail(in, "truncated stream: input ended before the tail record "
 				    "(an earlier stage failed or the stream was cut)");
+		}
 		return LINE_END;
 	case READ_ERROR:
 		snprintf(in->err, sizeof in->err, "read error: %s", strerror(errno));
@@ -67,12 +72,20 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 			 "maximum line length (%zu bytes)", in->r.lineno + 1, in->r.max_line);
 		return LINE_ERROR;
 	case READ_PARTIAL:
-		return fail(in, "truncated stream: input ended inside a line");
+		in->cut = 1;
+		return fail(in, "truncated stream: input ended inside a line (an earlier stage "
+			    "failed or the stream was cut)");
 	default:
 		return fail(in, "out of memory");
 	}
 	if (in->seen_tail)
 		return fail_at(in, "data after the tail record");
+	/* the stage before said why it stopped: nothing more to say */
+	if (stream_is_control(*line, *len) && stream_is_kind(*line, *len, STREAM_FAILED_KIND)) {
+		in->upstream_failed = 1;
+		in->err[0] = '\0';
+		return LINE_ERROR;
+	}
 	if (!in->seen_head) {
 		if (!stream_is_kind(*line, *len, "head"))
 			return fail_at(in, "not a trace-layers stream: the first line is not a "

@@ -309,7 +309,7 @@ int main(int argc, char **argv)
 		die_nomem();
 	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
 		if (kind == LINE_ERROR)
-			die(EXIT_INPUT, "stdin: %s", in.err);
+			die_stream(0, in.err);
 		if (kind == LINE_EVENT)
 			see_event(&st, line, len);
 	}

@@ -184,6 +184,28 @@ tr_worst_status() {
 	return $worst
 }
 
+# One error, not several: when a stage fails, the stage after it finds its
+# input stream ending early and says so in one line ("stdin: empty input:
+# no stream (an earlier stage failed, ...)" or "stdin: truncated stream:
+# ..."), and the stages after that stay quiet (tr-stream(5)).  In the
+# commands' pipelines every stage but the first reads an earlier stage, so
+# that line only repeats a failure already told: tr_quiet_open starts a
+# filter that drops it, on the descriptor tr_quiet_fd, writing to the
+# current stderr; the stages after the first write their stderr there.  The
+# filter ignores interrupts, so that a stage's last words still get out;
+# tr_quiet_close waits until it has written everything.
+tr_quiet_open() {
+	exec {tr_quiet_fd}> >(trap '' INT TERM HUP
+		exec grep --line-buffered -v -E \
+			'^tr-[a-z-]+: stdin: (empty input: no stream|truncated stream: )' >&2)
+	tr_quiet_pid=$!
+}
+tr_quiet_close() {
+	exec {tr_quiet_fd}>&-
+	wait "$tr_quiet_pid" 2>/dev/null
+	return 0
+}
+
 # An interrupt (SIGINT, SIGTERM, SIGHUP) stops whatever the command runs and
 # says what it leaves: nothing while the pipeline runs (tr-encode places the
 # trace and its reports as one set or not at all), the written but
@@ -302,9 +324,12 @@ tr_window() {
 	words=($spec)
 	set +f
 	tr_open_scratch
-	tr-decode -- "$output" | tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" |
-		tr-encode -o "$wout"
+	tr_quiet_open
+	tr-decode -- "$output" |
+		tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
+		tr-encode -o "$wout" 2>&"$tr_quiet_fd"
 	statuses=("${PIPESTATUS[@]}")
+	tr_quiet_close
 	tr_worst_status "${statuses[@]}"
 	status=$?
 	if [ $status -ne 0 ]; then
