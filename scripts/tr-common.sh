@@ -200,8 +200,11 @@ tr_quiet_open() {
 			'^tr-[a-z-]+: stdin: (empty input: no stream|truncated stream: )' >&2)
 	tr_quiet_pid=$!
 }
+tr_quiet_fd= tr_quiet_pid=
 tr_quiet_close() {
+	[ -n "$tr_quiet_fd" ] || return 0
 	exec {tr_quiet_fd}>&-
+	tr_quiet_fd=
 	wait "$tr_quiet_pid" 2>/dev/null
 	return 0
 }
@@ -223,6 +226,9 @@ tr_catch_interrupts() {
 tr_interrupted() {
 	local job
 	trap '' INT TERM HUP
+	# the filter of the stages' messages ends once nobody holds it open:
+	# the wait below waits for it too
+	tr_quiet_close
 	# Every job of the command: the pipeline's process group gets SIGINT,
 	# not SIGTERM (a shell reports a pipeline that died of any other signal,
 	# "Terminated", and that is not news to the user), tr-verify SIGTERM.

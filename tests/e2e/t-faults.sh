@@ -314,6 +314,19 @@ if interrupt "tr-compact-track, SIGHUP in verification" HUP "[ -e '$GATE.verifyi
 	expect 0 "tr-compact-track, SIGHUP in verification: the printed command verifies it" \
 		"$(tail -n 1 "$T/want.err")"
 fi
+# An interrupt while the window is cut (the stage takes a second to start):
+# the command waits for that pipeline, then for the filter of its stages'
+# messages, which must end too (timeout passes the signal on; its KILL is
+# the guard against a hang).
+shims tr-window ": >'$GATE.window'; sleep 1; exec '$BIN/tr-window' \"\$@\""
+fresh
+if interrupt "tr-layer-track, SIGTERM while cutting the window" TERM "[ -e '$GATE.window' ]" \
+	"timeout --foreground -s KILL 60 $S/$LT --output '$O/lt.json' --no-verify --window '--passes 0'"; then
+	died_of "tr-layer-track, SIGTERM while cutting the window: dies of the signal" TERM
+	printf '%s\n' "tr-layer-track: interrupted (SIGTERM) after writing $O/lt.json and its report; it is not verified: verification did not run to the end. To verify it:" \
+		"  tr-verify --source $T/t.json --output $O/lt.json" >"$T/want.err"
+	same "tr-layer-track, SIGTERM while cutting the window: says so" "$T/want.err" "$T/err"
+fi
 rm -rf "$S" "$O" "$GATE" "$GATE".*
 
 # ------------------------------------------------- one error, not several
