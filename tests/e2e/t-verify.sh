@@ -929,6 +929,10 @@ while IFS='|' read -r file re layers offset passes name extra; do
 	what="$file: $re x $layers x $passes${extra:+ $extra}"
 	if [ "$(cat "$b.g.rc")" = 0 ]; then
 		verified "$what: guides only (gzipped output), verified" pg "$TRACES/$file" "$b.guides.json.gz"
+		# the same numbers as Python's json.dump writes them: the same values
+		cpout "$b.guides.json.gz" "$b.py.json.gz" && n=$("$PY" mut.py pyform "$b.py.json.gz") &&
+			verified "$what: another tool's number texts ($n changed), verified" pg \
+				"$TRACES/$file" "$b.py.json.gz"
 	else
 		fail "$what: guides only: written" "$(head -c 600 "$b.g.err")"
 	fi
