@@ -23,6 +23,7 @@ static long fill(void *ctx, void *dst, size_t n)
 int filter_open(struct filter *f)
 {
 	f->write_errno = 0;
+	f->table_out = 0;
 	f->last = NULL;
 	f->last_len = 0;
 	f->last_offset = 0;
@@ -46,7 +47,7 @@ static void mark_failed(struct filter *f)
 {
 	static const char rec[] = STREAM_FAILED_RECORD "\n";
 
-	if (f->write_errno != 0)
+	if (f->write_errno != 0 || f->table_out)
 		return;
 	if (teepass_flush(&f->tee, &f->out) != 0 || writer_put(&f->out, rec, sizeof rec - 1) != 0 ||
 	    writer_flush(&f->out) != 0)

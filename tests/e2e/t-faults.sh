@@ -408,3 +408,16 @@ fi
 expect 1 "failed record: tr-survey exits 1" "tr-survey --num-layers 4 <'$T/failed.stream'"
 [ ! -s "$T/err" ] && pass "failed record: tr-survey says nothing" ||
 	fail "failed record: tr-survey says nothing" "stderr: $(cat "$T/err")"
+# tr-window --list-passes writes a table, not a stream: no record there.
+expect 1 "failed record: tr-window --list-passes exits 1" "tr-window --list-passes <'$T/failed.stream'"
+if [ ! -s "$T/err" ] && [ ! -s "$T/out" ]; then
+	pass "failed record: tr-window --list-passes says and writes nothing"
+else
+	fail "failed record: tr-window --list-passes says and writes nothing" \
+		"stderr: $(cat "$T/err")" "stdout: $(head -c 200 "$T/out")"
+fi
+expect 1 "a cut stream: tr-window --list-passes exits 1" "tr-window --list-passes <'$T/cut.stream'" &&
+	stderr_is "a cut stream: tr-window --list-passes: one line" \
+		"tr-window: stdin: truncated stream: input ended inside a line (an earlier stage failed or the stream was cut)"
+[ ! -s "$T/out" ] && pass "a cut stream: tr-window --list-passes writes no record" ||
+	fail "a cut stream: tr-window --list-passes writes no record" "stdout: $(head -c 200 "$T/out")"

@@ -144,6 +144,22 @@ START_TEST(failed_record)
 }
 END_TEST
 
+/* Standard output a table, not a stream: no record goes there. */
+START_TEST(failed_record_not_on_a_table)
+{
+	char out[sizeof tmpl];
+	struct filter f;
+
+	redirect(HEAD "{\"ph\":\"X\"}\n", NULL, out);
+	ck_assert_int_eq(filter_open(&f), 0);
+	f.table_out = 1;
+	ck_assert_int_eq(count_until_error(&f), LINE_ERROR);
+	ck_assert_int_eq(f.in.cut, 1);
+	ck_assert_int_eq(filter_close(&f), 0);
+	file_is(out, HEAD "{\"ph\":\"X\"}\n");
+}
+END_TEST
+
 START_TEST(line_after_tail)
 {
 	char out[sizeof tmpl];
@@ -216,6 +232,7 @@ static Suite *filter_suite(void)
 	tcase_add_test(tc, pass_and_put);
 	tcase_add_test(tc, truncated);
 	tcase_add_test(tc, failed_record);
+	tcase_add_test(tc, failed_record_not_on_a_table);
 	tcase_add_test(tc, line_after_tail);
 	tcase_add_test(tc, write_fails_at_close);
 	tcase_add_test(tc, write_fails_midway);
