@@ -44,6 +44,14 @@ static int fail_at(struct stream_in *in, const char *what)
 	return LINE_ERROR;
 }
 
+/* The stage before said why it stopped: nothing more to say. */
+static int upstream_failed(struct stream_in *in)
+{
+	in->upstream_failed = 1;
+	in->err[0] = '\0';
+	return LINE_ERROR;
+}
+
 int stream_next(struct stream_in *in, const char **line, size_t *len)
 {
 	int rc = reader_line(&in->r, line, len);
@@ -80,13 +88,9 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 	}
 	if (in->seen_tail)
 		return fail_at(in, "data after the tail record");
-	/* the stage before said why it stopped: nothing more to say */
-	if (stream_is_control(*line, *len) && stream_is_kind(*line, *len, STREAM_FAILED_KIND)) {
-		in->upstream_failed = 1;
-		in->err[0] = '\0';
-		return LINE_ERROR;
-	}
 	if (!in->seen_head) {
+		if (stream_is_kind(*line, *len, STREAM_FAILED_KIND))
+			return upstream_failed(in);
 		if (!stream_is_kind(*line, *len, "head"))
 			return fail_at(in, "not a trace-layers stream: the first line is not a "
 				       "head record (is this tr-decode output?)");
@@ -105,6 +109,8 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 		in->seen_tail = 1;
 		return LINE_TAIL;
 	}
+	if (stream_is_kind(*line, *len, STREAM_FAILED_KIND))
+		return upstream_failed(in);
 	if (stream_is_kind(*line, *len, "head"))
 		return fail_at(in, "a second head record (two streams concatenated?)");
 	return LINE_CONTROL;
