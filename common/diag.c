@@ -135,13 +135,22 @@ void die_write(const char *what)
 	die_errno(EXIT_TROUBLE, "%s", what);
 }
 
+void die_quietly(int status)
+{
+	run_cleanups_and_exit(status);
+}
+
 void die_stream(int write_errno, const char *input_error, int read_errno)
 {
 	if (write_errno != 0) {
 		errno = write_errno;
 		die_write("standard output");
 	}
-	die(read_errno != 0 ? EXIT_TROUBLE : EXIT_INPUT, "stdin: %s", input_error);
+	if (read_errno != 0)
+		die(EXIT_TROUBLE, "stdin: %s", input_error);
+	if (input_error[0] == '\0')
+		die_quietly(EXIT_INPUT);
+	die(EXIT_INPUT, "stdin: %s", input_error);
 }
 
 int xopen_spill(const char *stage)

@@ -42,9 +42,14 @@ _Noreturn void die_write(const char *what) __attribute__((noreturn));
 /* A stream stage's failure (filter.h): a failed write on standard output
  * when write_errno is not 0 (as die_write), else the input's,
  * "prog: stdin: INPUT_ERROR": EXIT_TROUBLE when reading failed (read_errno
- * not 0: EISDIR, EIO, memory), else EXIT_INPUT (the stream is at fault). */
+ * not 0: EISDIR, EIO, memory), else EXIT_INPUT (the stream is at fault); an
+ * empty INPUT_ERROR (an earlier stage failed and said why, stream.h) exits
+ * EXIT_INPUT without a message. */
 _Noreturn void die_stream(int write_errno, const char *input_error, int read_errno)
 	__attribute__((noreturn));
+/* The cleanups, then exit with status and no message (another program
+ * already said what went wrong). */
+_Noreturn void die_quietly(int status) __attribute__((noreturn));
 /* Out of memory is always EXIT_TROUBLE. */
 _Noreturn void die_nomem(void) __attribute__((noreturn));
 

@@ -23,6 +23,7 @@ static long fill(void *ctx, void *dst, size_t n)
 int filter_open(struct filter *f)
 {
 	f->write_errno = 0;
+	f->table_out = 0;
 	f->last = NULL;
 	f->last_len = 0;
 	f->last_offset = 0;
@@ -38,6 +39,21 @@ int filter_open(struct filter *f)
 	return 0;
 }
 
+/* The input ended early or carried the failed record: the lines decided
+ * so far, then the failed record, so that the next stage knows why its
+ * input ends and says nothing of it.  A stage writes whole lines between
+ * two filter_next calls: the record starts a line. */
+static void mark_failed(struct filter *f)
+{
+	static const char rec[] = STREAM_FAILED_RECORD "\n";
+
+	if (f->write_errno != 0 || f->table_out)
+		return;
+	if (teepass_flush(&f->tee, &f->out) != 0 || writer_put(&f->out, rec, sizeof rec - 1) != 0 ||
+	    writer_flush(&f->out) != 0)
+		write_failed(f);
+}
+
 int filter_next(struct filter *f, const char **line, size_t *len)
 {
 	int kind;
@@ -47,6 +63,8 @@ int filter_next(struct filter *f, const char **line, size_t *len)
 	if (f->write_errno != 0)
 		return LINE_ERROR;
 	kind = stream_next(&f->in, line, len);
+	if (kind == LINE_ERROR && (f->in.cut || f->in.upstream_failed))
+		mark_failed(f);
 	if (kind > LINE_END) {
 		f->last = *line;
 		f->last_len = *len;

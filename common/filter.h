@@ -24,6 +24,8 @@ struct filter {
 	size_t last_len;
 	uint64_t last_offset;   /* its stream offset */
 	int write_errno;   /* errno of the first failed write, or 0 */
+	int table_out;     /* 1: standard output is not a stream (a table), so
+			    * no failed record goes there (stream.h) */
 };
 
 /* 0, or -1 when memory runs out.  The filter must stay where it is until
@@ -31,7 +33,9 @@ struct filter {
 int filter_open(struct filter *f);
 /* The next line and its kind (LINE_HEAD ... LINE_TAIL), LINE_END after the
  * tail, or LINE_ERROR: the stream is truncated or malformed (in.err says
- * how), or a write failed (write_errno). */
+ * how), or a write failed (write_errno).  Input that ended early, or the
+ * failed record, first writes the failed record on standard output (not
+ * with table_out). */
 int filter_next(struct filter *f, const char **line, size_t *len);
 /* Pass on a line just read by filter_next, with its newline, in one copy.
  * 0, or -1 once a write failed. */

@@ -44,6 +44,14 @@ static int fail_at(struct stream_in *in, const char *what)
 	return LINE_ERROR;
 }
 
+/* The stage before said why it stopped: nothing more to say. */
+static int upstream_failed(struct stream_in *in)
+{
+	in->upstream_failed = 1;
+	in->err[0] = '\0';
+	return LINE_ERROR;
+}
+
 int stream_next(struct stream_in *in, const char **line, size_t *len)
 {
 	int rc = reader_line(&in->r, line, len);
@@ -52,11 +60,16 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 	case READ_LINE:
 		break;
 	case READ_EOF:
-		if (!in->seen_head)
-			return fail(in, "empty input: no stream (is this tr-decode output?)");
-		if (!in->seen_tail)
+		if (!in->seen_head) {
+			in->cut = 1;
+			return fail(in, "empty input: no stream (an earlier stage failed, or this "
+				    "is not tr-decode output)");
+		}
+		if (!in->seen_tail) {
+			in->cut = 1;
 			return fail(in, "truncated stream: input ended before the tail record "
 				    "(an earlier stage failed or the stream was cut)");
+		}
 		return LINE_END;
 	case READ_ERROR:
 		in->read_errno = errno ? errno : EIO;
@@ -68,7 +81,9 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 			 "maximum line length (%zu bytes)", in->r.lineno + 1, in->r.max_line);
 		return LINE_ERROR;
 	case READ_PARTIAL:
-		return fail(in, "truncated stream: input ended inside a line");
+		in->cut = 1;
+		return fail(in, "truncated stream: input ended inside a line (an earlier stage "
+			    "failed or the stream was cut)");
 	default:
 		in->read_errno = ENOMEM;
 		return fail(in, "out of memory");
@@ -76,6 +91,8 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 	if (in->seen_tail)
 		return fail_at(in, "data after the tail record");
 	if (!in->seen_head) {
+		if (stream_is_kind(*line, *len, STREAM_FAILED_KIND))
+			return upstream_failed(in);
 		if (!stream_is_kind(*line, *len, "head"))
 			return fail_at(in, "not a trace-layers stream: the first line is not a "
 				       "head record (is this tr-decode output?)");
@@ -94,6 +111,8 @@ int stream_next(struct stream_in *in, const char **line, size_t *len)
 		in->seen_tail = 1;
 		return LINE_TAIL;
 	}
+	if (stream_is_kind(*line, *len, STREAM_FAILED_KIND))
+		return upstream_failed(in);
 	if (stream_is_kind(*line, *len, "head"))
 		return fail_at(in, "a second head record (two streams concatenated?)");
 	return LINE_CONTROL;

@@ -33,10 +33,20 @@ enum stream_line {
 	LINE_ERROR = -1 /* see stream_in.err */
 };
 
+/* The record a stage writes, as its last line, when its input stream ended
+ * early or carried this record: an earlier stage failed and said why.  A
+ * stage that reads it fails without a message of its own and passes it on,
+ * so that a pipeline prints the first failure and at most one line about
+ * its consequences. */
+#define STREAM_FAILED_KIND "failed"
+#define STREAM_FAILED_RECORD "{\"@tr\":\"failed\"}"
+
 struct stream_in {
 	struct reader r;
 	int seen_head;
 	int seen_tail;
+	int cut;             /* LINE_ERROR: the input ended early (err says how) */
+	int upstream_failed; /* LINE_ERROR: the failed record came (err is "") */
 	uint64_t events;   /* event lines read */
 	int read_errno;    /* with LINE_ERROR: the errno of a failed read (or
 			    * ENOMEM), 0 when the stream itself is at fault */
@@ -46,7 +56,9 @@ struct stream_in {
 /* Reads standard input or fd; 0 or -1 (out of memory). */
 int stream_in_init(struct stream_in *in, int fd, size_t max_line);
 /* The next line, classified.  Enforces: head first, tail last, nothing
- * after the tail, no empty lines, the end only after the tail. */
+ * after the tail, no empty lines, the end only after the tail.  The failed
+ * record, wherever it comes, is LINE_ERROR with upstream_failed set and an
+ * empty err. */
 int stream_next(struct stream_in *in, const char **line, size_t *len);
 void stream_in_free(struct stream_in *in);
 

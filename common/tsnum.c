@@ -203,6 +203,81 @@ int tsnum_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub_ns)
 	return floor_to_int64(text, &nt, point, first, last, n, ns, sub_ns);
 }
 
+/* A number text's value as sign, significant digits and the place of the
+ * first: 0.d1d2...dk x 10^place, d1 and dk non-zero.  k 0 is zero. */
+struct num_value {
+	int negative;
+	int64_t first, last, place;
+	struct num_text nt;
+	const char *text;
+};
+
+#define COMPARE_EXP_BOUND 1000000000000000000LL
+
+static int value_of(const char *text, size_t len, struct num_value *v)
+{
+	int64_t n_int, n, exp;
+
+	if (scan_json_number(text, len, &v->nt) != 0)
+		return NUM_SYNTAX;
+	v->text = text;
+	n_int = (int64_t)(v->nt.int_end - v->nt.int_begin);
+	n = n_int + (int64_t)(v->nt.frac_end - v->nt.frac_begin);
+	for (v->first = 0; v->first < n; v->first++)
+		if (mantissa_digit(text, &v->nt, (size_t)v->first) != 0)
+			break;
+	v->negative = v->nt.negative;
+	if (v->first == n) {
+		v->negative = 0;    /* "-0" is zero */
+		v->last = v->first - 1;
+		v->place = 0;
+		return NUM_OK;
+	}
+	for (v->last = n - 1; mantissa_digit(text, &v->nt, (size_t)v->last) == 0; v->last--)
+		;
+	exp = clamped_exponent(text, &v->nt, COMPARE_EXP_BOUND);
+	if (exp >= COMPARE_EXP_BOUND || exp <= -COMPARE_EXP_BOUND)
+		return NUM_RANGE;
+	v->place = n_int - v->first + exp;
+	return NUM_OK;
+}
+
+int tsnum_compare(const char *a, size_t an, const char *b, size_t bn, int *cmp)
+{
+	struct num_value x, y;
+	int rc, sign;
+	int64_t i, xk, yk;
+
+	if ((rc = value_of(a, an, &x)) != NUM_OK || (rc = value_of(b, bn, &y)) != NUM_OK)
+		return rc;
+	xk = x.last - x.first + 1;
+	yk = y.last - y.first + 1;
+	if (xk == 0 || yk == 0) {
+		*cmp = xk == 0 && yk == 0 ? 0 : xk == 0 ? (y.negative ? 1 : -1)
+							: (x.negative ? -1 : 1);
+		return NUM_OK;
+	}
+	if (x.negative != y.negative) {
+		*cmp = x.negative ? -1 : 1;
+		return NUM_OK;
+	}
+	sign = x.negative ? -1 : 1;
+	if (x.place != y.place) {
+		*cmp = x.place > y.place ? sign : -sign;
+		return NUM_OK;
+	}
+	for (i = 0; i < xk || i < yk; i++) {
+		int dx = i < xk ? mantissa_digit(a, &x.nt, (size_t)(x.first + i)) : 0;
+		int dy = i < yk ? mantissa_digit(b, &y.nt, (size_t)(y.first + i)) : 0;
+		if (dx != dy) {
+			*cmp = dx > dy ? sign : -sign;
+			return NUM_OK;
+		}
+	}
+	*cmp = 0;
+	return NUM_OK;
+}
+
 int tsnum_parse_int64(const char *text, size_t len, int64_t *value)
 {
 	struct num_text nt;

@@ -57,6 +57,14 @@ void tsnum_plain_of(const char *b, size_t bn, struct tsnum_plain *out);
 /* The same answer as tsnum_text_not_below(a, an, b->p, b->n). */
 int tsnum_not_below_plain(const char *a, size_t an, const struct tsnum_plain *b);
 
+/* Exact: the decimal values of two JSON number texts compared, never
+ * through a double ("3.024" equals "3.024000" and "3024e-3", "-0" equals
+ * "0", "1712195495519689.0470001" is above "1712195495519689.047").  *cmp
+ * gets -1, 0 or 1 (a below, equal to, above b).  A text outside the grammar
+ * -> NUM_SYNTAX; an exponent of 10^18 or more in magnitude -> NUM_RANGE.
+ * On failure *cmp is left alone. */
+int tsnum_compare(const char *a, size_t an, const char *b, size_t bn, int *cmp);
+
 /* Exact integer: a JSON number text without fraction or exponent -> int64.
  * "-0" gives 0.  Overflow -> NUM_RANGE; anything else -> NUM_SYNTAX. */
 int tsnum_parse_int64(const char *text, size_t len, int64_t *value);

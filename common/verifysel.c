@@ -263,6 +263,28 @@ static int plainly_above_origin(const struct verifysel *sel, const char *a, size
 	return ai > sel->origin_int || memcmp(a, sel->origin_raw.p, ai) > 0;
 }
 
+/* 1 when the raw texts are the same, or both numbers of the same exact
+ * value: another tool may write 3.024 for 3.024000, or 1.5 for 1.500. */
+static int same_value(const char *a, size_t an, const char *b, size_t bn)
+{
+	int cmp;
+
+	if (an == bn && memcmp(a, b, an) == 0)
+		return 1;
+	return tsnum_compare(a, an, b, bn, &cmp) == NUM_OK && cmp == 0;
+}
+
+/* 1 when ts text a is below the earliest ts text kept so far, exactly: two
+ * ts in the same nanosecond, both with digits beyond it.  The message that
+ * names the earliest ts must name the earliest. */
+static int below_origin_raw(const struct verifysel *sel, const char *a, size_t an)
+{
+	int cmp;
+
+	return tsnum_compare(a, an, sel->origin_raw.p, sel->origin_raw.len, &cmp) == NUM_OK &&
+	       cmp < 0;
+}
+
 /* One source event: is it a kernel the report's selection matches (an X
  * event of category kernel or Kernel whose unescaped name the regex finds,
  * in the report's pid and on its device)? */
@@ -285,7 +307,9 @@ int verifysel_see_source(struct verifysel *sel, const char *line, size_t len,
 		int64_t ns;
 		if (tsnum_us_to_ns(m[3].p, m[3].len, &ns, &sub) == NUM_OK &&
 		    (!sel->have_origin || ns < sel->origin_ns ||
-		     (ns == sel->origin_ns && !sub && sel->origin_sub))) {
+		     (ns == sel->origin_ns && !sub && sel->origin_sub) ||
+		     (ns == sel->origin_ns && sub && sel->origin_sub &&
+		      below_origin_raw(sel, m[3].p, m[3].len)))) {
 			sel->origin_ns = ns;
 			sel->origin_sub = sub;
 			sel->have_origin = 1;
@@ -439,9 +463,13 @@ int verifysel_finish_source(struct verifysel *sel)
 			"%s, device %s of the source, but matching_anchor_count is %" PRId64,
 			sel->regex, sel->nmatch, sel->pid, sel->device, sel->matching);
 	{
+		/* the origin to the nanosecond below (what tr-guides writes), or
+		 * the earliest ts exactly, in any number text */
 		char origin[NUM_US_BUFSZ];
-		tsnum_format_us3(sel->origin_ns, origin);
-		if (strcmp(origin, sel->origin_text) != 0)
+		size_t on = tsnum_format_us3(sel->origin_ns, origin), rn = strlen(sel->origin_text);
+		if (!same_value(sel->origin_text, rn, origin, on) &&
+		    !(sel->have_origin && same_value(sel->origin_text, rn, sel->origin_raw.p,
+						     sel->origin_raw.len)))
 			verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "report: trace_origin_us %s, but the earliest ts in the "
 				"source is %s", sel->origin_text,
 				sel->have_origin ? sel->origin_raw.p : "(none)");
@@ -507,7 +535,8 @@ int verifysel_finish_source(struct verifysel *sel)
 	return 0;
 }
 
-/* args._compact_gpu_track of a guide must be the raw text want. */
+/* args.KEY of a guide must be want: the same text, or for a number the
+ * same value. */
 static void arg_is(struct verifysel *sel, const struct jdoc *d, int args, const char *key, const char *want,
 		   size_t k, uint64_t o, const struct verifysel_expect *e)
 {
@@ -515,7 +544,7 @@ static void arg_is(struct verifysel *sel, const struct jdoc *d, int args, const 
 	size_t n = 8;
 	const char *raw = v < 0 ? "(absent)" : json_raw(d, v, &n);
 
-	if (n != strlen(want) || memcmp(raw, want, n) != 0)
+	if (v < 0 || !same_value(raw, n, want, strlen(want)))
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "guide %zu (output event %" PRIu64 "): args.%s %.*s, expected "
 			"%s (anchor %" PRId64 ", source event %" PRIu64 ")", k, o, key,
 			(int)(n > 200 ? 200 : n), raw, want, e->anchor_index, e->source_index);
@@ -701,7 +730,7 @@ static int check_row(struct verifysel *sel, const struct jdoc *d, size_t k, uint
 		size_t rn = 8, gn = 8;
 		const char *rraw = rv < 0 ? "(absent)" : json_raw(r, rv, &rn);
 		const char *graw = gv < 0 ? "(absent)" : json_raw(d, gv, &gn);
-		if (rn == gn && memcmp(rraw, graw, rn) == 0)
+		if ((rv < 0 && gv < 0) || (rv >= 0 && gv >= 0 && same_value(rraw, rn, graw, gn)))
 			continue;
 		if (first == NULL) {
 			first = keys[i];

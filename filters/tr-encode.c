@@ -326,6 +326,9 @@ int main(int argc, char **argv)
 							  in.r.lineno, &msg), &msg);
 		/* other kinds are for stages that were not in the pipeline */
 	}
+	/* after an earlier stage's message, nothing to add */
+	if (rc == LINE_ERROR && in.upstream_failed)
+		die_quietly(EXIT_INPUT);
 	if (rc == LINE_ERROR)
 		die(in.read_errno ? EXIT_TROUBLE : EXIT_INPUT, "stdin: %s; %s", in.err,
 		    file.path ? "no output written" : "output incomplete");

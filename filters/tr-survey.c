@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 		die_nomem();
 	while ((kind = stream_next(&in, &line, &len)) != LINE_END) {
 		if (kind == LINE_ERROR)
-			die(in.read_errno ? EXIT_TROUBLE : EXIT_INPUT, "stdin: %s", in.err);
+			die_stream(0, in.err, in.read_errno);
 		if (kind == LINE_EVENT)
 			see_event(&st, line, len);
 	}

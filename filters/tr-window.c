@@ -274,6 +274,7 @@ static int table_only(struct state *st)
 		die_nomem();
 	if (filter_open(&f) != 0)
 		die_nomem();
+	f.table_out = !st->through;
 	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
 		if (kind == LINE_HEAD && !st->through) {
 			/* refused as a window refuses it */

@@ -256,6 +256,31 @@ tr_worst_status() {
 	return $worst
 }
 
+# One error, not several: when a stage fails, the stage after it finds its
+# input stream ending early and says so in one line ("stdin: empty input:
+# no stream (an earlier stage failed, ...)" or "stdin: truncated stream:
+# ..."), and the stages after that stay quiet (tr-stream(5)).  In the
+# commands' pipelines every stage but the first reads an earlier stage, so
+# that line only repeats a failure already told: tr_quiet_open starts a
+# filter that drops it, on the descriptor tr_quiet_fd, writing to the
+# current stderr; the stages after the first write their stderr there.  The
+# filter ignores interrupts, so that a stage's last words still get out;
+# tr_quiet_close waits until it has written everything.
+tr_quiet_open() {
+	exec {tr_quiet_fd}> >(trap '' INT TERM HUP
+		exec grep --line-buffered -v -E \
+			'^tr-[a-z-]+: stdin: (empty input: no stream|truncated stream: )' >&2)
+	tr_quiet_pid=$!
+}
+tr_quiet_fd= tr_quiet_pid=
+tr_quiet_close() {
+	[ -n "$tr_quiet_fd" ] || return 0
+	exec {tr_quiet_fd}>&-
+	tr_quiet_fd=
+	wait "$tr_quiet_pid" 2>/dev/null
+	return 0
+}
+
 # An interrupt (SIGINT, SIGTERM, SIGHUP) stops whatever the command runs and
 # says what it leaves: nothing while the pipeline runs (tr-encode places the
 # trace and its reports as one set or not at all), the written but
@@ -273,6 +298,9 @@ tr_catch_interrupts() {
 tr_interrupted() {
 	local job
 	trap '' INT TERM HUP
+	# the filter of the stages' messages ends once nobody holds it open:
+	# the wait below waits for it too
+	tr_quiet_close
 	# Every job of the command: the pipeline's process group gets SIGINT,
 	# not SIGTERM (a shell reports a pipeline that died of any other signal,
 	# "Terminated", and that is not news to the user), tr-verify SIGTERM.
@@ -491,11 +519,15 @@ window report: $wout.window.json"
 # tr_window's job: the window's pipeline (the stages write to the command's
 # stderr, 3; the job shell's own goes nowhere, as in the commands' pipeline).
 tr_window_job() {
+	local statuses
 	exec 3>&2 2>/dev/null
+	tr_quiet_open 2>&3
 	tr-decode -- "$output" 2>&3 |
-		tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&3 |
-		tr-encode "${tr_lifeline_args[@]}" -o "$wout" 2>&3
-	tr_worst_status "${PIPESTATUS[@]}" 2>&3
+		tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
+		tr-encode "${tr_lifeline_args[@]}" -o "$wout" 2>&"$tr_quiet_fd"
+	statuses=("${PIPESTATUS[@]}")
+	tr_quiet_close
+	tr_worst_status "${statuses[@]}" 2>&3
 }
 
 # Descriptors 0, 1 and 2 must be open, as every tr-* program checks at start

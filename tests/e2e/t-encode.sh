@@ -134,7 +134,7 @@ refused "stream without its tail, .gz" 1 "tr-encode -o t.json.gz <notail.stream"
 	"tr-encode: stdin: truncated stream: input ended before the tail record (an earlier stage failed or the stream was cut); no output written" t.json.gz
 head -c -3 fx.stream >cut.stream
 refused "stream cut inside the tail" 1 "tr-encode -o t.json <cut.stream" \
-	"tr-encode: stdin: truncated stream: input ended inside a line; no output written" t.json
+	"tr-encode: stdin: truncated stream: input ended inside a line (an earlier stage failed or the stream was cut); no output written" t.json
 { cat fx.stream; echo '{"ph":"X"}'; } >after.stream
 refused "a line after the tail" 1 "tr-encode -o t.json <after.stream" \
 	"tr-encode: stdin: line 8: data after the tail record; no output written" t.json
@@ -147,7 +147,7 @@ refused "stream without a head" 1 "tr-encode -o t.json <nohead.stream" \
 refused "a JSON trace instead of a stream" 1 "tr-encode -o t.json <fx.json" \
 	"tr-encode: stdin: line 1: not a trace-layers stream: the first line is not a head record (is this tr-decode output?); no output written" t.json
 refused "empty input" 1 "tr-encode -o t.json </dev/null" \
-	"tr-encode: stdin: empty input: no stream (is this tr-decode output?); no output written" t.json
+	"tr-encode: stdin: empty input: no stream (an earlier stage failed, or this is not tr-decode output); no output written" t.json
 awk 'NR == 3 { print $0; print "" } NR != 3' fx.stream >blank.stream
 refused "an empty line" 1 "tr-encode -o t.json <blank.stream" \
 	"tr-encode: stdin: line 4: empty line; no output written" t.json

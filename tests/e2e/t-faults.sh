@@ -495,4 +495,110 @@ if interrupt "tr-compact-track, SIGHUP in verification" HUP "[ -e '$GATE.verifyi
 	expect 0 "tr-compact-track, SIGHUP in verification: the printed command verifies it" \
 		"$(tail -n 1 "$T/want.err")"
 fi
+# An interrupt while the window is cut (the stage takes a second to start):
+# the command waits for that pipeline, then for the filter of its stages'
+# messages, which must end too (timeout passes the signal on; its KILL is
+# the guard against a hang).
+shims tr-window ": >'$GATE.window'; sleep 1; exec '$BIN/tr-window' \"\$@\""
+fresh
+if interrupt "tr-layer-track, SIGTERM while cutting the window" TERM "[ -e '$GATE.window' ]" \
+	"timeout --foreground -s KILL 60 $S/$LT --output '$O/lt.json' --no-verify --window '--passes 0'"; then
+	died_of "tr-layer-track, SIGTERM while cutting the window: dies of the signal" TERM
+	printf '%s\n' "tr-layer-track: interrupted (SIGTERM) after writing $O/lt.json and its report; it is not verified: verification did not run to the end. To verify it:" \
+		"  tr-verify --source $T/t.json --output $O/lt.json" >"$T/want.err"
+	same "tr-layer-track, SIGTERM while cutting the window: says so" "$T/want.err" "$T/err"
+fi
 rm -rf "$S" "$O" "$GATE" "$GATE".*
+
+# ------------------------------------------------- one error, not several
+# A stage that fails is told once.  The stage after it finds its input
+# ending early and says so in one line, then writes the failed record; the
+# stages after that pass the record on and say nothing.  The commands print
+# the failing stage's message alone.
+ROT='rotary_embedding_kernel'
+SEL="--anchor-regex $ROT --num-layers 4 --passes 3 --anchor-offset 0"
+printf '{"traceEvents":[\n{"ph":"X","name":"k","pid":1,"tid":1,"ts":1,"dur":1},\n' >"$T/cut.json"
+# err_is NAME WANT-FILE: stderr of the last run is exactly that file.
+err_is() {
+	if cmp -s "$2" "$T/err"; then
+		pass "$1"
+	else
+		fail "$1" "stderr: $(head -c 900 "$T/err")" "wanted: $(head -c 900 "$2")"
+	fi
+}
+# the refusal, as tr-select-anchors prints it alone (4 anchors x 3 passes
+# are more than the trace has)
+tr-select-anchors $SEL <"$T/t.stream" >/dev/null 2>"$T/refusal" || :
+if [ "$(wc -l <"$T/refusal")" -ge 2 ] && grep -q '^tr-select-anchors: truncated selection' "$T/refusal"; then
+	pass "one error: tr-select-anchors alone refuses the selection"
+else
+	fail "one error: tr-select-anchors alone refuses the selection" "$(cat "$T/refusal")"
+fi
+for lanes in "" "--max-gpu-lanes 10"; do
+	expect 1 "one error: tr-layer-track ${lanes:+(compacted) }refused by tr-select-anchors" \
+		"tr-layer-track --trace '$T/t.json' --output '$T/one.json' $SEL --phase decode --evidence e $lanes" &&
+		{ cat "$T/refusal"; echo "tr-layer-track: failed (exit status 1); nothing was written"; } >"$T/want.err" &&
+		err_is "one error: tr-layer-track ${lanes:+(compacted) }prints the refusal alone" "$T/want.err"
+	absent "one error: tr-layer-track ${lanes:+(compacted) }wrote nothing" "$T/one.json"
+done
+tr-decode "$T/cut.json" >/dev/null 2>"$T/decode.err" || :
+expect 1 "one error: tr-compact-track on a cut trace" \
+	"tr-compact-track --trace '$T/cut.json' --output '$T/one.json'" &&
+	{ cat "$T/decode.err"; echo "tr-compact-track: failed (exit status 1); nothing was written"; } >"$T/want.err" &&
+	err_is "one error: tr-compact-track prints tr-decode's message alone" "$T/want.err"
+expect 1 "one error: tr-layer-track on a cut trace" \
+	"tr-layer-track --trace '$T/cut.json' --output '$T/one.json' $SEL --phase decode --evidence e --max-gpu-lanes 10" &&
+	{ cat "$T/decode.err"; echo "tr-layer-track: failed (exit status 1); nothing was written"; } >"$T/want.err" &&
+	err_is "one error: tr-layer-track prints tr-decode's message alone" "$T/want.err"
+# By hand: the first message, then one line from the next stage.
+expect 1 "one error: a hand pipeline from a cut trace" \
+	"tr-decode '$T/cut.json' | tr-select-anchors $SEL | tr-guides --phase decode --evidence e | tr-compact | tr-encode -o '$T/one.json'" &&
+	{ cat "$T/decode.err"
+	  echo "tr-select-anchors: stdin: empty input: no stream (an earlier stage failed, or this is not tr-decode output)"; } >"$T/want.err" &&
+	err_is "one error: a hand pipeline from a cut trace: the message and one line" "$T/want.err"
+absent "one error: a hand pipeline from a cut trace: nothing written" "$T/one.json"
+expect 1 "one error: a hand pipeline refused by tr-select-anchors" \
+	"tr-decode '$T/t.json' | tr-select-anchors $SEL | tr-guides --phase decode --evidence e | tr-compact | tr-encode -o '$T/one.json'" &&
+	{ cat "$T/refusal"
+	  echo "tr-guides: stdin: empty input: no stream (an earlier stage failed, or this is not tr-decode output)"; } >"$T/want.err" &&
+	err_is "one error: a hand pipeline refused by tr-select-anchors: the refusal and one line" "$T/want.err"
+# A stream cut after its head: the next stage says so, once.
+head -c 20000 "$T/t.stream" >"$T/cut.stream"
+expect 1 "one error: a cut stream through three stages" \
+	"tr-guides --phase decode --evidence e <'$T/cut.stream' | tr-compact | tr-encode -o '$T/one.json'" &&
+	stderr_is "one error: a cut stream through three stages: one line" \
+		"tr-guides: stdin: truncated stream: input ended inside a line (an earlier stage failed or the stream was cut)"
+# The failed record: passed on as the last line, nothing said.
+{ head -n 3 "$T/t.stream"; echo '{"@tr":"failed"}'; } >"$T/failed.stream"
+for st in "tr-compact" "tr-window --passes 0" "tr-guides --phase decode --evidence e" \
+	"tr-select-anchors $SEL"; do
+	expect 1 "failed record: ${st%% *} exits 1" "$st <'$T/failed.stream'"
+	if [ ! -s "$T/err" ] && [ "$(tail -n 1 "$T/out")" = '{"@tr":"failed"}' ]; then
+		pass "failed record: ${st%% *} says nothing and passes the record on"
+	else
+		fail "failed record: ${st%% *} says nothing and passes the record on" \
+			"stderr: $(cat "$T/err")" "stdout ends: $(tail -c 200 "$T/out")"
+	fi
+done
+expect 1 "failed record: tr-encode exits 1" "tr-encode -o '$T/one.json' <'$T/failed.stream'"
+if [ ! -s "$T/err" ] && [ ! -e "$T/one.json" ]; then
+	pass "failed record: tr-encode says nothing and writes nothing"
+else
+	fail "failed record: tr-encode says nothing and writes nothing" "stderr: $(cat "$T/err")"
+fi
+expect 1 "failed record: tr-survey exits 1" "tr-survey --num-layers 4 <'$T/failed.stream'"
+[ ! -s "$T/err" ] && pass "failed record: tr-survey says nothing" ||
+	fail "failed record: tr-survey says nothing" "stderr: $(cat "$T/err")"
+# tr-window --list-passes writes a table, not a stream: no record there.
+expect 1 "failed record: tr-window --list-passes exits 1" "tr-window --list-passes <'$T/failed.stream'"
+if [ ! -s "$T/err" ] && [ ! -s "$T/out" ]; then
+	pass "failed record: tr-window --list-passes says and writes nothing"
+else
+	fail "failed record: tr-window --list-passes says and writes nothing" \
+		"stderr: $(cat "$T/err")" "stdout: $(head -c 200 "$T/out")"
+fi
+expect 1 "a cut stream: tr-window --list-passes exits 1" "tr-window --list-passes <'$T/cut.stream'" &&
+	stderr_is "a cut stream: tr-window --list-passes: one line" \
+		"tr-window: stdin: truncated stream: input ended inside a line (an earlier stage failed or the stream was cut)"
+[ ! -s "$T/out" ] && pass "a cut stream: tr-window --list-passes writes no record" ||
+	fail "a cut stream: tr-window --list-passes writes no record" "stdout: $(head -c 200 "$T/out")"

@@ -253,6 +253,53 @@ elif op in ('gshift', 'gswap', 'gstart'):
         old = get(args, 'start_us')
         put(args, 'start_us', Raw(str(Decimal(old) + Decimal('0.001'))))
         print(arg, o, old, get(args, 'start_us'))
+elif op == 'pyform':
+    # the numbers of every guide's args, of the report's rows and its
+    # trace_origin_us in another text of the same value, as Python's
+    # json.dump writes floats: fraction zeros dropped (3.024000 -> 3.024,
+    # 1.500 -> 1.5, 7.000 -> 7.0), whole values as floats (12 -> 12.0), the
+    # origin as an integer when whole (1740461679470630.000 ->
+    # 1740461679470630).  With ARG: guide ARG's start_relative_ms then one
+    # digit longer (a value 0.1 ns off), and the guide number, its output
+    # event index, the text tr-guides wrote and the new one printed;
+    # without, the count of texts changed.
+    def py(t):
+        if '.' not in t:
+            return t + '.0'
+        t = t.rstrip('0')
+        return t + '0' if t.endswith('.') else t
+    NUMS = ('start_us', 'end_us', 'guide_start_us', 'guide_end_us',
+            'start_relative_ms', 'end_relative_ms')
+    def redo(o):
+        n = 0
+        for k in NUMS:
+            t = get(o, k)
+            if isinstance(t, Raw) and py(t) != t:
+                put(o, k, Raw(py(t)))
+                n += 1
+        return n
+    changed = 0
+    g = [(o, e) for o, e in enumerate(ev) if get(e, 'cat') == 'layer_guide']
+    ours = get(get(g[arg][1], 'args'), 'start_relative_ms')
+    for _, e in g:
+        changed += redo(get(e, 'args'))
+    rpath = path + '.layers.json'
+    rdoc, _ = load(rpath)
+    for row in get(rdoc, 'layers'):
+        changed += redo(row)
+    t = get(rdoc, 'trace_origin_us')
+    if re.fullmatch(r'[0-9]+\.0+', t):
+        put(rdoc, 'trace_origin_us', Raw(t.split('.')[0]))
+        changed += 1
+    if len(sys.argv) > 3:
+        o, e = g[arg]
+        args = get(e, 'args')
+        old = get(args, 'start_relative_ms')
+        put(args, 'start_relative_ms', Raw(old + ('1' if '.' in old else '.0001')))
+        print(arg, o, ours, get(args, 'start_relative_ms'))
+    else:
+        print(changed)
+    save(rpath, rdoc, False)
 elif op in ('rregex', 'rdrop', 'rorigin'):
     # the layers report beside PATH: anchor_regex replaced by argv[3],
     # layers row ARG dropped, or trace_origin_us 1 us later (old and new
@@ -597,6 +644,73 @@ cpout g3.both.json pm9.json && n=$("$PY" mut.py rdrop pm9.json 3) &&
 cpout g3.guides.json pm10.json && r=$("$PY" mut.py rorigin pm10.json) && set -- $r &&
 	notverified "placement: the report's trace_origin_us changed" g3.json pm10.json placement \
 		"^  report: trace_origin_us $2, but the earliest ts in the source is $1$"
+# Another tool's numbers: the guides' derived numbers, their report rows and
+# the origin written as Python's json.dump writes them (3.024000 -> 3.024,
+# 1.500 -> 1.5, 12 -> 12.0, 1740461679470630.000 -> 1740461679470630) are
+# the same values: compared by value, never through a double.  Integer
+# timestamps (a training trace's), fractions, terminals, compacted.
+for c in "pl1 plain.json pg" "sp1 spec.json pg" "g3.both g3.json rg"; do
+	set -- $c
+	cpout "$1.json" py-$1.json && n=$("$PY" mut.py pyform py-$1.json) &&
+		if [ "$n" -gt 20 ]; then
+			verified "placement: another tool's number texts (${n} changed), $1" $3 $2 py-$1.json
+		else
+			fail "placement: another tool's number texts, $1" "only $n texts changed"
+		fi
+done
+# ... but a value 0.1 ns off is named, with the text tr-guides writes.
+cpout pl1.json py-bad.json && r=$("$PY" mut.py pyform py-bad.json 4) && set -- $r &&
+	notverified "placement: another tool's number texts, one 0.1 ns off" plain.json py-bad.json \
+		placement "^  guide $1 \(output event $2\): args.start_relative_ms $4, expected $3 \(anchor 4, source event [0-9]+\)$"
+# The origin of a source whose earliest ts has digits below the nanosecond:
+# the report may give it to the nanosecond below (tr-guides) or exactly; a
+# message names the earliest ts exactly, so it never contradicts itself,
+# even where two ts lie in the same nanosecond.
+"$PY" - g3.json <<'PYEOF'
+import re, sys
+from decimal import Decimal
+text = open(sys.argv[1]).read()
+ts = list(re.finditer(r'"ts": ([0-9.]+)', text))
+low = min(Decimal(m.group(1)) for m in ts)
+whole = str(int(low))
+nxt = [m for m in ts if Decimal(m.group(1)) > low][0]
+def put(new):
+    out, at = [], 0
+    for m in ts:
+        if m in new:
+            out += [text[at:m.start(1)], new[m]]
+            at = m.end(1)
+    return ''.join(out) + text[at:]
+# every ts at the origin 0.4 ns later; in or2 another one 0.1 ns later
+one = {m: whole + '.0004' for m in ts if Decimal(m.group(1)) == low}
+open('or1.json', 'w').write(put(one))
+one[nxt] = whole + '.0001'
+open('or2.json', 'w').write(put(one))
+PYEOF
+ORW=$(sed -n 's/.*"trace_origin_us": \([0-9]*\)\..*/\1/p' g3.guides.json.layers.json)
+for o in or1 or2; do
+	made "origin $o guides" guides $o.json $o.guides.json --anchor-regex "$TA" --num-layers 4 \
+		--anchor-offset 0 --passes 2 &&
+		verified "placement: earliest ts below the nanosecond, origin to the ns below ($o)" pg \
+			$o.json $o.guides.json
+done
+origin_as() {
+	cpout "$1.guides.json" "$1-$2.json" &&
+		sed "s/\"trace_origin_us\": $ORW\.000,/\"trace_origin_us\": $ORW.$2,/" \
+			"$1.guides.json.layers.json" >"$1-$2.json.layers.json"
+}
+origin_as or1 0004 &&
+	verified "placement: the report's origin is the earliest ts exactly ($ORW.0004)" pg or1.json or1-0004.json
+origin_as or1 0003 &&
+	notverified "placement: the report's origin 0.1 ns below the earliest ts" or1.json or1-0003.json \
+		placement "^  report: trace_origin_us $ORW\.0003, but the earliest ts in the source is $ORW\.0004$"
+origin_as or2 0004 &&
+	notverified "placement: two ts in one nanosecond: the earliest is named, not the first" or2.json \
+		or2-0004.json placement \
+		"^  report: trace_origin_us $ORW\.0004, but the earliest ts in the source is $ORW\.0001$"
+origin_as or2 0001 &&
+	verified "placement: two ts in one nanosecond: the report's origin the earlier exactly" pg or2.json \
+		or2-0001.json
 # --json names the check and its failure.
 vrun g3.json pm1.json --json
 if [ "$RC" = 1 ] && "$PY" -c '
@@ -1072,6 +1186,10 @@ while IFS='|' read -r file re layers offset passes name extra; do
 	what="$file: $re x $layers x $passes${extra:+ $extra}"
 	if [ "$(cat "$b.g.rc")" = 0 ]; then
 		verified "$what: guides only (gzipped output), verified" pg "$TRACES/$file" "$b.guides.json.gz"
+		# the same numbers as Python's json.dump writes them: the same values
+		cpout "$b.guides.json.gz" "$b.py.json.gz" && n=$("$PY" mut.py pyform "$b.py.json.gz") &&
+			verified "$what: another tool's number texts ($n changed), verified" pg \
+				"$TRACES/$file" "$b.py.json.gz"
 	else
 		fail "$what: guides only: written" "$(head -c 600 "$b.g.err")"
 	fi

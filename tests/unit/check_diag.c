@@ -376,10 +376,18 @@ static void stream_eio(void)
 	die_stream(EIO, "not shown", EISDIR);
 }
 
+/* An earlier stage failed and said why: exit 1, no message. */
+static void stream_upstream(void)
+{
+	diag_init("tr-x");
+	die_stream(0, "", 0);
+}
+
 START_TEST(test_die_stream)
 {
 	expect_exit(stream_input, 1, "tr-x: stdin: byte 12 (event 3): event is not a JSON object\n");
 	expect_exit(stream_read_error, 2, "tr-x: stdin: read error: Is a directory\n");
+	expect_exit(stream_upstream, 1, "");
 	expect_signal(stream_epipe, SIGPIPE, "");
 	expect_exit(stream_eio, 2, with_errno("", "standard output", EIO, ""));
 }

@@ -115,7 +115,48 @@ START_TEST(truncated)
 	ck_assert_str_eq(f.in.err, "truncated stream: input ended before the tail record "
 			 "(an earlier stage failed or the stream was cut)");
 	ck_assert_int_eq(filter_close(&f), 0);
-	unlink(out);
+	/* the lines passed, then the record that tells the next stage */
+	file_is(out, HEAD "{\"ph\":\"X\"}\n{\"@tr\":\"failed\"}\n");
+}
+END_TEST
+
+/* No input at all, or the failed record: the record is written, once. */
+START_TEST(failed_record)
+{
+	static const char *const in[] = { "", "{\"@tr\":\"failed\"}\n",
+		HEAD "{\"ph\":\"X\"}\n{\"@tr\":\"failed\"}\n" TAIL };
+	static const char *const out_want[] = { "{\"@tr\":\"failed\"}\n",
+		"{\"@tr\":\"failed\"}\n", HEAD "{\"ph\":\"X\"}\n{\"@tr\":\"failed\"}\n" };
+	size_t i;
+
+	for (i = 0; i < sizeof in / sizeof in[0]; i++) {
+		char out[sizeof tmpl];
+		struct filter f;
+		/* filter_close closed descriptor 1: mkstemp would take it */
+		ck_assert_int_eq(dup2(2, 1), 1);
+		redirect(in[i], NULL, out);
+		ck_assert_int_eq(filter_open(&f), 0);
+		ck_assert_int_eq(count_until_error(&f), LINE_ERROR);
+		ck_assert_int_eq(f.in.upstream_failed, i > 0);
+		ck_assert_msg(filter_close(&f) == 0, "case %zu: %s", i, strerror(f.write_errno));
+		file_is(out, out_want[i]);
+	}
+}
+END_TEST
+
+/* Standard output a table, not a stream: no record goes there. */
+START_TEST(failed_record_not_on_a_table)
+{
+	char out[sizeof tmpl];
+	struct filter f;
+
+	redirect(HEAD "{\"ph\":\"X\"}\n", NULL, out);
+	ck_assert_int_eq(filter_open(&f), 0);
+	f.table_out = 1;
+	ck_assert_int_eq(count_until_error(&f), LINE_ERROR);
+	ck_assert_int_eq(f.in.cut, 1);
+	ck_assert_int_eq(filter_close(&f), 0);
+	file_is(out, HEAD "{\"ph\":\"X\"}\n");
 }
 END_TEST
 
@@ -190,6 +231,8 @@ static Suite *filter_suite(void)
 
 	tcase_add_test(tc, pass_and_put);
 	tcase_add_test(tc, truncated);
+	tcase_add_test(tc, failed_record);
+	tcase_add_test(tc, failed_record_not_on_a_table);
 	tcase_add_test(tc, line_after_tail);
 	tcase_add_test(tc, write_fails_at_close);
 	tcase_add_test(tc, write_fails_midway);

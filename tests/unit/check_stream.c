@@ -79,6 +79,8 @@ struct next_case {
 
 #define TRUNC_TAIL "truncated stream: input ended before the tail record " \
 	"(an earlier stage failed or the stream was cut)"
+#define TRUNC_LINE "truncated stream: input ended inside a line (an earlier stage failed " \
+	"or the stream was cut)"
 #define NOT_HEAD "not a trace-layers stream: the first line is not a head record " \
 	"(is this tr-decode output?)"
 #define NOT_OBJECT "not a JSON object on one line"
@@ -93,11 +95,19 @@ static const struct next_case next_cases[] = {
 	{ S(HEAD "\n{\"a\":1}\n"), { LINE_HEAD, LINE_EVENT, LINE_ERROR }, TRUNC_TAIL, 1 },
 	{ S(HEAD "\n"), { LINE_HEAD, LINE_ERROR }, TRUNC_TAIL, 0 },
 	{ S(HEAD "\n{\"a\":1}"), { LINE_HEAD, LINE_ERROR },
-	  "truncated stream: input ended inside a line", 0 },
+	  TRUNC_LINE, 0 },
 	{ S(HEAD "\n" TAIL), { LINE_HEAD, LINE_ERROR },
-	  "truncated stream: input ended inside a line", 0 },
-	{ S(HEAD), { LINE_ERROR }, "truncated stream: input ended inside a line", 0 },
-	{ S(""), { LINE_ERROR }, "empty input: no stream (is this tr-decode output?)", 0 },
+	  TRUNC_LINE, 0 },
+	{ S(HEAD), { LINE_ERROR }, TRUNC_LINE, 0 },
+	{ S(""), { LINE_ERROR }, "empty input: no stream (an earlier stage failed, or this is "
+	  "not tr-decode output)", 0 },
+	/* the failed record: an earlier stage said why, wherever it comes */
+	{ S("{\"@tr\":\"failed\"}\n"), { LINE_ERROR }, "", 0 },
+	{ S(HEAD "\n{\"a\":1}\n{\"@tr\":\"failed\"}\n"), { LINE_HEAD, LINE_EVENT, LINE_ERROR },
+	  "", 1 },
+	{ S(HEAD "\n{\"@tr\":\"failed\"}\n" TAIL "\n"), { LINE_HEAD, LINE_ERROR }, "", 0 },
+	{ S(HEAD "\n{\"@tr\":\"failedx\"}\n" TAIL "\n"),
+	  { LINE_HEAD, LINE_CONTROL, LINE_TAIL, LINE_END }, NULL, 0 },
 	/* after the tail */
 	{ S(HEAD "\n" TAIL "\n{\"a\":1}\n"), { LINE_HEAD, LINE_TAIL, LINE_ERROR },
 	  "line 3: data after the tail record", 0 },
@@ -172,6 +182,10 @@ START_TEST(test_next)
 			if (want == LINE_ERROR) {
 				ck_assert_str_eq(in.err, c->err);
 				ck_assert_int_eq(in.read_errno, 0);  /* the stream is at fault */
+				/* the input ended early, or the failed record came */
+				ck_assert_int_eq(in.cut, strncmp(c->err, "truncated", 9) == 0 ||
+						 strncmp(c->err, "empty input", 11) == 0);
+				ck_assert_int_eq(in.upstream_failed, c->err[0] == '\0');
 				break;
 			}
 			if (want == LINE_END) {

@@ -677,6 +677,101 @@ START_TEST(test_not_below_plain)
 }
 END_TEST
 
+/* tsnum_compare: exact decimal values, whatever the text's form. */
+static const struct {
+	const char *a, *b;
+	int cmp;
+} compare_cases[] = {
+	{ "3.024", "3.024000", 0 },
+	{ "3.024000", "3.024", 0 },
+	{ "1.5", "1.500", 0 },
+	{ "1740461679470630", "1740461679470630.000", 0 },
+	{ "1740461679470630.0", "1740461679470630", 0 },
+	{ "3024e-3", "3.024", 0 },
+	{ "0.3024E1", "3.024", 0 },
+	{ "30.24e-1", "3.024", 0 },
+	{ "0", "-0", 0 },
+	{ "0.000", "0e5", 0 },
+	{ "-0.0", "0", 0 },
+	{ "0", "0.000001", -1 },
+	{ "0", "-0.000001", 1 },
+	{ "-0.000001", "0", -1 },
+	{ "-1", "1", -1 },
+	{ "-2", "-1", -1 },
+	{ "-1.5", "-1.50", 0 },
+	{ "-1.5", "-1.49", -1 },
+	{ "1712195495519689.0470001", "1712195495519689.047", 1 },
+	{ "1712195495519689.047", "1712195495519689.0470001", -1 },
+	{ "1740461679470630", "1740461679470629.999", 1 },
+	{ "1740461679470630.0005", "1740461679470630.0001", 1 },
+	{ "9.999", "10", -1 },
+	{ "100", "99.9999", 1 },
+	{ "1e2", "99", 1 },
+	{ "1e-2", "0.01", 0 },
+	{ "1e-999", "0", 1 },
+	{ "-1e-999", "0", -1 },
+	{ "1e999", "1e998", 1 },
+	{ "12345678901234567890123", "12345678901234567890124", -1 },
+	{ "0.00000000000000000000000001", "1e-26", 0 },
+};
+
+START_TEST(test_compare_table)
+{
+	const char *a = compare_cases[_i].a, *b = compare_cases[_i].b;
+	int cmp = 7, back = 7;
+
+	ck_assert_int_eq(tsnum_compare(a, strlen(a), b, strlen(b), &cmp), NUM_OK);
+	ck_assert_msg(cmp == compare_cases[_i].cmp, "%s against %s: %d", a, b, cmp);
+	ck_assert_int_eq(tsnum_compare(b, strlen(b), a, strlen(a), &back), NUM_OK);
+	ck_assert_int_eq(back, -cmp);
+}
+END_TEST
+
+/* The grammar's refusals, and the exponents too large to compare. */
+START_TEST(test_compare_errors)
+{
+	static const char *const bad[] = { "", "01", "+1", ".5", "1.", "1e", "NaN", "1 ",
+		"\"1\"", "0x10", "1.2.3", "--1" };
+	size_t i;
+	int cmp = 7;
+
+	for (i = 0; i < COUNT(bad); i++) {
+		ck_assert_int_eq(tsnum_compare(bad[i], strlen(bad[i]), S("1"), &cmp), NUM_SYNTAX);
+		ck_assert_int_eq(tsnum_compare(S("1"), bad[i], strlen(bad[i]), &cmp), NUM_SYNTAX);
+	}
+	ck_assert_int_eq(tsnum_compare(S("1e1000000000000000000"), S("1"), &cmp), NUM_RANGE);
+	ck_assert_int_eq(tsnum_compare(S("1"), S("1e-1000000000000000000"), &cmp), NUM_RANGE);
+	ck_assert_int_eq(cmp, 7);
+	/* a zero mantissa is zero whatever its exponent */
+	ck_assert_int_eq(tsnum_compare(S("0e1000000000000000000"), S("0"), &cmp), NUM_OK);
+	ck_assert_int_eq(cmp, 0);
+}
+END_TEST
+
+/* On plain decimals it agrees with tsnum_text_not_below, and on texts of
+ * whole nanoseconds with tsnum_us_to_ns. */
+START_TEST(test_compare_agrees)
+{
+	unsigned a, b, pa, pb;
+	char ta[32], tb[32];
+
+	for (a = 0; a < 1200; a += 7)
+		for (b = 0; b < 1200; b += 11)
+			for (pa = 0; pa < 3; pa++)
+				for (pb = 0; pb < 3; pb++) {
+					size_t na = plain_text(ta, a, 3, pa), nb = plain_text(tb, b, 2, pb);
+					int cmp = 7, sub;
+					int64_t x, y;
+					ck_assert_int_eq(tsnum_compare(ta, na, tb, nb, &cmp), NUM_OK);
+					ck_assert_int_eq(cmp >= 0, tsnum_text_not_below(ta, na, tb, nb));
+					ck_assert_int_eq(cmp <= 0, tsnum_text_not_below(tb, nb, ta, na));
+					ck_assert_int_eq(tsnum_us_to_ns(ta, na, &x, &sub), NUM_OK);
+					ck_assert_int_eq(tsnum_us_to_ns(tb, nb, &y, &sub), NUM_OK);
+					ck_assert_int_eq(cmp, x < y ? -1 : x > y);
+				}
+}
+END_TEST
+
 static Suite *tsnum_suite(void)
 {
 	Suite *s = suite_create("tsnum");
@@ -692,6 +787,9 @@ static Suite *tsnum_suite(void)
 	tcase_add_test(exact, test_length_bounds);
 	tcase_add_test(exact, test_text_not_below);
 	tcase_add_test(exact, test_not_below_plain);
+	tcase_add_loop_test(exact, test_compare_table, 0, (int)COUNT(compare_cases));
+	tcase_add_test(exact, test_compare_errors);
+	tcase_add_test(exact, test_compare_agrees);
 	suite_add_tcase(s, exact);
 
 	tcase_add_loop_test(syntax, test_exact_syntax, 0,

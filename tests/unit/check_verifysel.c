@@ -309,6 +309,87 @@ START_TEST(test_no_origin)
 }
 END_TEST
 
+/* Another tool's number texts, the values those tr-guides writes: the
+ * guide's args, the report's rows and its origin are compared by value. */
+#define ARGS0_PY "\"pass_index\":0,\"layer_id\":0,\"anchor_index\":0,\"anchor_name\":\"k0\"," \
+	"\"anchor_tid\":7,\"start_us\":1.0,\"end_us\":3.5,\"guide_start_us\":1.0," \
+	"\"guide_end_us\":4,\"start_relative_ms\":0.0005,\"end_relative_ms\":3e-3," \
+	"\"boundary_kind\":\"next_layer_anchor\""
+#define REPORT_AT(origin, rows) "{\"anchor_regex\":\"^k[01]\",\"end_anchor_regex\":null," \
+	"\"pid\":0,\"device\":0,\"trace_origin_us\":" origin ",\"anchor_offset\":0," \
+	"\"matching_anchor_count\":2,\"num_layers\":2,\"layers\":[" rows "]}"
+START_TEST(test_other_number_texts)
+{
+	static const char *const origins[] = { "0.5", "0.500", "5e-1", "0.5001" };
+	static const char *const want[] = { "", "", "",
+		"report: trace_origin_us 0.5001, but the earliest ts in the source is 0.500" };
+	const char *g0 = "{\"ph\":\"X\",\"cat\":\"layer_guide\",\"name\":\"L0\",\"pid\":0,\"tid\":1,"
+		"\"ts\":1.0,\"dur\":3,\"args\":{" ARGS0_PY "}}";
+	char report[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof origins / sizeof origins[0]; i++) {
+		struct sel_run r;
+		snprintf(report, sizeof report, REPORT_AT("%s", "{" ARGS0 "},{" ARGS1 "}"),
+			 origins[i]);
+		load(&r, report, 2);
+		ck_assert_int_eq(r.rc, 0);
+		source(&r, OTHER, 0);
+		source(&r, K0, 1);
+		source(&r, K1, 2);
+		ck_assert_int_eq(verifysel_finish_source(&r.sel), 0);
+		ck_assert_int_eq(verifysel_guide(&r.sel, g0, strlen(g0), 3), 0);
+		ck_assert_int_eq(verifysel_guide(&r.sel, G1, strlen(G1), 4), 0);
+		verifysel_finish(&r.sel);
+		ck_assert_str_eq(shown(&r), want[i]);
+		done(&r);
+	}
+}
+END_TEST
+
+/* An earliest ts below the nanosecond: the report may give the origin to
+ * the nanosecond below, or exactly; of two ts in one nanosecond the
+ * earlier is the origin the message names, wherever it comes. */
+START_TEST(test_origin_below_the_ns)
+{
+	static const struct {
+		const char *first, *second, *origin, *want;
+	} cases[] = {
+		{ "0.5004", "0.6", "0.500", "" },
+		{ "0.5004", "0.6", "0.5004", "" },
+		{ "0.5004", "0.6", "0.5003",
+		  "report: trace_origin_us 0.5003, but the earliest ts in the source is 0.5004" },
+		{ "0.5004", "0.5001", "0.5004",
+		  "report: trace_origin_us 0.5004, but the earliest ts in the source is 0.5001" },
+		{ "0.5004", "0.5001", "0.5001", "" },
+		{ "0.5001", "0.5004", "0.5004",
+		  "report: trace_origin_us 0.5004, but the earliest ts in the source is 0.5001" },
+		{ "0.5004", "5.001e-1", "0.5001", "" },
+	};
+	char report[1024], line[200];
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sel_run r;
+		snprintf(report, sizeof report, REPORT_AT("%s", "{" ARGS0 "},{" ARGS1 "}"),
+			 cases[i].origin);
+		load(&r, report, 2);
+		ck_assert_int_eq(r.rc, 0);
+		snprintf(line, sizeof line, "{\"ph\":\"i\",\"name\":\"x\",\"pid\":0,\"tid\":7,"
+			 "\"ts\":%s}", cases[i].first);
+		source(&r, line, 0);
+		snprintf(line, sizeof line, "{\"ph\":\"i\",\"name\":\"x\",\"pid\":0,\"tid\":7,"
+			 "\"ts\":%s}", cases[i].second);
+		source(&r, line, 1);
+		source(&r, K0, 2);
+		source(&r, K1, 3);
+		ck_assert_int_eq(verifysel_finish_source(&r.sel), 0);
+		ck_assert_msg(strcmp(shown(&r), cases[i].want) == 0, "case %zu: %s", i, shown(&r));
+		done(&r);
+	}
+}
+END_TEST
+
 static Suite *verifysel_suite(void)
 {
 	Suite *s = suite_create("verifysel");
@@ -324,6 +405,8 @@ static Suite *verifysel_suite(void)
 	tcase_add_test(tc, test_no_origin);
 	tcase_add_test(tc, test_origin_over_ts_texts);
 	tcase_add_test(tc, test_guide_args_shapes);
+	tcase_add_test(tc, test_other_number_texts);
+	tcase_add_test(tc, test_origin_below_the_ns);
 	suite_add_tcase(s, tc);
 	return s;
 }
