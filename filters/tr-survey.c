@@ -259,6 +259,23 @@ static void tally_passes(struct state *st, int fd)
 	window_tally_sum(&st->tally);
 }
 
+/* The names of one group, listed from its first (next: the chain of the
+ * names in each group) into *members, grown as needed; how many. */
+static size_t group_members(struct state *st, size_t first, const size_t *next,
+			    struct survey_name ***members, size_t *cap)
+{
+	size_t m = 0, i;
+
+	for (i = first; i != SIZE_MAX; i = next[i]) {
+		if (m == *cap) {
+			*cap = grow_cap(*cap, 64, sizeof **members);
+			*members = xrealloc(*members, *cap * sizeof **members);
+		}
+		(*members)[m++] = &st->names[i];
+	}
+	return m;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -344,13 +361,7 @@ int main(int argc, char **argv)
 	if (st.num_layers == 0) {
 		/* without --num-layers: the counts per step, no ranking */
 		for (g = 0; g < st.groups.n; g++) {
-			for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
-				if (m == cap) {
-					cap = grow_cap(cap, 64, sizeof *members);
-					members = xrealloc(members, cap * sizeof *members);
-				}
-				members[m++] = &st.names[i];
-			}
+			m = group_members(&st, first[g], next, &members, &cap);
 			if (survey_report_counts(&report, st.groups.keys[g], members, m, g == 0,
 						 &out) != 0)
 				die_nomem();
@@ -362,13 +373,7 @@ int main(int argc, char **argv)
 	}
 	st.ranks = xmalloc((st.groups.n + 1) * sizeof *st.ranks);
 	for (g = 0; g < st.groups.n; g++) {
-		for (m = 0, i = first[g]; i != SIZE_MAX; i = next[i]) {
-			if (m == cap) {
-				cap = grow_cap(cap, 64, sizeof *members);
-				members = xrealloc(members, cap * sizeof *members);
-			}
-			members[m++] = &st.names[i];
-		}
+		m = group_members(&st, first[g], next, &members, &cap);
 		if (survey_rank(&st.ranks[g], members, m, (size_t)st.num_layers, (size_t)st.top) != 0)
 			die_nomem();
 		if (survey_rank_start(&st.ranks[g], (size_t)st.num_layers, st.steps, st.nsteps) != 0)
