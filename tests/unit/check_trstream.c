@@ -187,7 +187,7 @@ START_TEST(test_anchors_write_read)
 	struct trstream_anchors a = { "^a\\(b\"", NULL, "c", 1, 2, 9, 3, 1, 2, "7", NULL, -1500,
 				      tids, 3 };
 	struct trstream_anchors_in in = { JDOC_INIT, 0, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
-					   NULL, 0 };
+					   NULL, 0, 0 };
 	struct trstream_raw raw;
 	struct buf b = BUF_INIT;
 	char err[TRSTREAM_ERR_SIZE];
@@ -241,7 +241,7 @@ END_TEST
 static void anchors_refused(const char *rec, const char *want)
 {
 	struct trstream_anchors_in in = { JDOC_INIT, 0, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
-					   NULL, 0 };
+					   NULL, 0, 0 };
 	char err[TRSTREAM_ERR_SIZE];
 
 	ck_assert_int_eq(trstream_anchors_read(rec, strlen(rec), &in, err, sizeof err), -1);
