@@ -58,7 +58,8 @@ int survey_name_add(struct survey_name *s, int64_t ts, int64_t dur, const char *
 	if (buf_array_room((void **)&s->occ, s->n, &s->cap, 4, sizeof *s->occ) != 0)
 		return -1;
 	s->occ[s->n].ts = ts;
-	s->occ[s->n].end = dur > INT64_MAX - ts ? INT64_MAX : ts + dur;
+	if (__builtin_add_overflow(ts, dur, &s->occ[s->n].end))
+		s->occ[s->n].end = INT64_MAX;
 	s->n++;
 	if (tid == NULL)
 		return 0;

@@ -17,6 +17,13 @@
 
 #include "buf.h"
 
+/* The times the stages compute with: |ts|, and ts + dur, at most
+ * TSNUM_MAX_NS (2^62 - 2 ns: about 146 years either side of 0, so that
+ * any difference of two such times and any doubled time fits an int64).
+ * A stage that computes with an event's time refuses one beyond it. */
+#define TSNUM_MAX_NS (INT64_MAX / 2 - 1)
+#define TSNUM_MAX_US_TEXT "4611686018427387.902"
+
 /* Result of parsing a JSON number text. */
 enum num_status { NUM_OK = 0, NUM_SYNTAX = -1, NUM_RANGE = -2 };
 

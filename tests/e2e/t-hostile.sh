@@ -266,7 +266,7 @@ doc tshuge.json "$(kern anc "1$(printf '%0400d' 0)" ',"dur":1')"
 refused 1 "ts with 401 digits: select-anchors: not a usable number" "tr-decode tshuge.json | $SA '^anc'" \
 	"tr-select-anchors: event 0: anchor kernel has no numeric ts (1$(printf '%0400d' 0)); the matches cannot be ordered"
 refused 1 "ts with 401 digits: compact: out of range" "tr-decode tshuge.json | tr-compact" \
-	"tr-compact: event 0: ts 1$(printf '%0400d' 0) or dur 1 is out of range"
+	"tr-compact: event 0: ts 1$(printf '%0400d' 0) or dur 1 is out of range (beyond +/-4611686018427387.902 us, 2^62 ns, the time range of trace-layers)"
 
 # ------------------------------------------------------------- NaN, Infinity
 
