@@ -195,8 +195,9 @@ int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
 	if (dur != NULL && dn > 0 && ((rc = number(dur, dn, &d, &dur_sub)) != 0 || d < 0))
 		return rc == WINDOW_RANGE ? rc : -1;
 	*lo = 2 * t + ts_sub;
-	/* the end, up to one ns above t + d, within the range too */
-	if (t > TSNUM_MAX_NS - d - 1)
+	/* the end, the ns above t + d when either has digits below the ns (as
+	 * tr-compact counts it), within the range too */
+	if (t > TSNUM_MAX_NS - d - (ts_sub || dur_sub))
 		return WINDOW_RANGE;
 	/* both fractions below the ns: the end lies in (t+d, t+d+2) ns; take
 	 * the upper bound */
