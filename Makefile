@@ -61,8 +61,8 @@ LIB         := $(B)/libtrcommon.a
 BINS        := $(PROGS:%=$(B)/bin/%)
 UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 
-.PHONY: all deps check check-zlib unit e2e asan-unit lint lint-man valgrind demo bench install uninstall clean fuzz \
-	fuzz-replay man-examples
+.PHONY: all deps check check-zlib unit e2e asan-unit ubsan lint lint-man valgrind demo bench install uninstall \
+	clean fuzz fuzz-replay man-examples
 all: $(BINS)
 	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
@@ -104,6 +104,18 @@ unit: $(UNIT_BINS)
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan-unit:
 	$(MAKE) --no-print-directory B=build-asan CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' unit
+
+# The end-to-end tests once more with every program built with UBSan alone
+# (cheap, unlike ASan, for the pipelines of the e2e suites), in their own
+# tree: undefined behaviour (a signed overflow, a NULL to memcpy or qsort)
+# stops the program, and its test fails.  The unit tests run under UBSan in
+# asan-unit.
+UBSAN_B     := build-ubsan
+UBSAN_FLAGS := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ubsan:
+	@$(MAKE) --no-print-directory B=$(UBSAN_B) CFLAGS='$(UBSAN_FLAGS)' LDFLAGS='$(UBSAN_FLAGS)' \
+		all $(UBSAN_B)/tests/interrupt_placement.so
+	@UBSAN_OPTIONS=print_stacktrace=1 sh tests/e2e/run.sh $(UBSAN_B)/bin
 
 # Preloaded by the fault tests into tr-encode to interrupt it between placing
 # two outputs (tests/e2e/interrupt_placement.c).
@@ -248,4 +260,4 @@ uninstall:
 		man5/tr-stream.5 man7/tr-layer-track.7
 
 clean:
-	rm -rf build build-asan build-fuzz build-zlib
+	rm -rf build build-asan build-fuzz build-zlib build-ubsan
