@@ -220,6 +220,17 @@ int trstream_put_source_sha256(struct buf *b, const struct jdoc *tail);
 #define TRSTREAM_REPORT_MAX_HEAD_TEXT "64 MiB"
 #define TRSTREAM_REPORT_MAX_ROW ((size_t)1 << 20)
 #define TRSTREAM_REPORT_MAX_ROW_TEXT "1 MiB"
+/* The stages that write a report keep within what tr-verify reads: a
+ * compaction report (alone, or a member of the layers report, whose other
+ * members take well under 2 MiB) within the members' bound, a window
+ * report (read whole, indented: its dropped_events rows take about 1.5
+ * times their minified size) within 1 GiB. */
+#define TRSTREAM_COMPACT_REPORT_MAX (TRSTREAM_REPORT_MAX_HEAD - ((size_t)2 << 20))
+#define TRSTREAM_COMPACT_REPORT_MAX_TEXT "62 MiB"
+#define TRSTREAM_WINDOW_REPORT_MAX ((uint64_t)1 << 30)
+#define TRSTREAM_WINDOW_REPORT_MAX_TEXT "1 GiB"
+#define TRSTREAM_WINDOW_ROWS_MAX ((size_t)512 << 20)
+#define TRSTREAM_WINDOW_ROWS_MAX_TEXT "512 MiB"
 #define TRSTREAM_WINDOW_SUFFIX ".window.json"
 
 enum trstream_error_kind {

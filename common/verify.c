@@ -23,8 +23,8 @@ static const char *const ev_keys[NEV + 1] = { "ph", "cat", "name", "ts", "pid", 
 					      "args" };
 
 /* the whole window report is read as one document */
-#define WINDOW_REPORT_MAX ((uint64_t)1 << 30)
-#define WINDOW_REPORT_MAX_TEXT "1 GiB"
+#define WINDOW_REPORT_MAX TRSTREAM_WINDOW_REPORT_MAX
+#define WINDOW_REPORT_MAX_TEXT TRSTREAM_WINDOW_REPORT_MAX_TEXT
 
 static void ev_read(const char *line, size_t len, struct member *m)
 {

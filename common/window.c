@@ -1271,6 +1271,11 @@ int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
 		return refuse(c, WINDOW_REFUSED, "the window would be %" PRIu64 " bytes of events, "
 			      "more than --max-bytes %" PRIu64 "; choose a smaller window", c->bytes,
 			      max_bytes);
+	if (c->rows.len > TRSTREAM_WINDOW_ROWS_MAX)
+		return refuse(c, WINDOW_REFUSED, "the report would list %" PRIu64 " dropped events "
+			      "in %zu bytes, more than the " TRSTREAM_WINDOW_ROWS_MAX_TEXT " that "
+			      "keep it within the " TRSTREAM_WINDOW_REPORT_MAX_TEXT " tr-verify reads; "
+			      "choose a smaller window", c->nrows, c->rows.len);
 	return 0;
 }
 
