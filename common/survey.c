@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "survey.h"
+#include "tsnum.h"
 #include "window.h"
 
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
@@ -247,7 +248,8 @@ int survey_analyse(struct survey_name *s, size_t N)
 		qsort(gaps, n - 1, sizeof *gaps, cmp_i64);
 		median = gaps[(n - 1) / 2];
 		free(gaps);
-		limit = median > 0 ? median + median / 2 : 1;
+		/* gaps of times within the range fit an int64; 1.5 times one may not */
+		limit = median > 0 ? tsnum_sat_add(median, median / 2) : 1;
 		for (i = 1; i <= n; i++) {
 			if (i < n && gap(s->occ, i - 1) <= limit)
 				continue;
