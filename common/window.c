@@ -1105,8 +1105,15 @@ static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 				return refuse(c, WINDOW_BAD_OPTION, "--pad: invalid value '%s' "
 					      "(e.g. 2ms, 500us, 0.5)", s->pad);
 			rc = guide_extent(c, pass, l, l, &lo, &hi);
-			lo -= 2 * pad;
-			hi += 2 * pad;
+			/* pad is at most 2^62 ns, the guides within the range: the
+			 * padded window must stay within it too, as its report says */
+			if (rc == 0 && (pad > TSNUM_MAX_NS ||
+					__builtin_sub_overflow(lo, 2 * pad, &lo) ||
+					__builtin_add_overflow(hi, 2 * pad, &hi) ||
+					lo < -2 * TSNUM_MAX_NS || hi > 2 * TSNUM_MAX_NS))
+				return refuse(c, WINDOW_REFUSED, "--pad %s: the window would reach "
+					      "beyond +/-" TSNUM_MAX_US_TEXT " us (2^62 ns), the time "
+					      "range of trace-layers", s->pad);
 		} else {
 			rc = guide_extent(c, pass, NO_LAYER, NO_LAYER, &lo, &hi);
 		}

@@ -204,6 +204,9 @@ refuse 2 "usage: two windows" o.json \
 refuse 2 "usage: a time below the ns" o.json \
 	"tr-window: --from: invalid value '0.0000001' (milliseconds: digits with at most six decimals, or a unit ns, us, ms, s)" \
 	--from 0.0000001
+refuse 1 "refused: a pad that carries the window past the time range" o.json \
+	"tr-window: --pad 4611686018427387904ns: the window would reach beyond +/-4611686018427387.902 us (2^62 ns), the time range of trace-layers" \
+	--around L3 --pass 2 --pad 4611686018427387904ns
 expect 1 "a refused window writes nothing" "tr-decode o.json | tr-window --pass 7 | tr-encode -o none.json"
 absent "a refused window writes nothing: no file" none.json none.json.window.json
 
