@@ -1064,7 +1064,8 @@ static int window_by_time(struct window_cut *c, const struct window_spec *s)
 
 static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 {
-	int64_t lo = INT64_MAX, hi = INT64_MIN, pass, a, b, l2, h2, p;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, pass, a, b;
+	size_t i;
 	int rc;
 
 	if (s->passes) {
@@ -1073,13 +1074,13 @@ static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 				      s->passes);
 		if ((rc = need_pass(c, a)) != 0 || (rc = need_pass(c, b)) != 0)
 			return rc;
-		for (p = a; p <= b; p++) {
-			if (!pass_exists(c, p))
+		/* one look at the guides, not one per pass number between A
+		 * and B: a guide's pass_index may be far above the others */
+		for (i = 0; i < c->ng; i++) {
+			if (c->g[i].pass < a || c->g[i].pass > b)
 				continue;
-			if ((rc = guide_extent(c, p, NO_LAYER, NO_LAYER, &l2, &h2)) != 0)
-				return rc;
-			lo = l2 < lo ? l2 : lo;
-			hi = h2 > hi ? h2 : hi;
+			lo = c->g[i].lo < lo ? c->g[i].lo : lo;
+			hi = c->g[i].hi > hi ? c->g[i].hi : hi;
 		}
 	} else {
 		if (s->pass) {

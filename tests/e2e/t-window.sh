@@ -207,6 +207,14 @@ refuse 2 "usage: a time below the ns" o.json \
 refuse 1 "refused: a pad that carries the window past the time range" o.json \
 	"tr-window: --pad 4611686018427387904ns: the window would reach beyond +/-4611686018427387.902 us (2^62 ns), the time range of trace-layers" \
 	--around L3 --pass 2 --pad 4611686018427387904ns
+# a guide's pass number far above the others: the range is one look at
+# the guides, not a loop over every number in it (timeout: a hang fails)
+tr-decode o.json | sed 's/"pass_index":2,/"pass_index":1000000000000000000,/' >farpass.stream
+expect 0 "a pass number of 10^18: --passes 0-10^18 in one look" \
+	"timeout 60 tr-window --passes 0-1000000000000000000 <farpass.stream >far.out" &&
+	{ [ "$(grep -c '"cat":"layer_guide"' far.out)" = "$(grep -c '"cat":"layer_guide"' farpass.stream)" ] &&
+		pass "a pass number of 10^18: every guide kept" ||
+		fail "a pass number of 10^18: every guide kept" "$(grep -c '"cat":"layer_guide"' far.out)"; }
 expect 1 "a refused window writes nothing" "tr-decode o.json | tr-window --pass 7 | tr-encode -o none.json"
 absent "a refused window writes nothing: no file" none.json none.json.window.json
 
