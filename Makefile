@@ -159,12 +159,11 @@ valgrind: all
 	@sh scripts/valgrind-e2e.sh $(B)/bin
 
 # asan-unit takes about seven minutes on one core, most of it LeakSanitizer
-# checking each forked test as it exits; ubsan about as long as e2e (its
-# build 15 s of CPU; the suites under UBSan 175 s of CPU, as many as
-# without it, in about 7 minutes, most of it waiting on the tests' own
-# processes).  Both run beside the other steps, which use about one core
-# too, each into its own log, shown when it is done.  Nothing times
-# anything, so the shared machine cannot fail a test.
+# checking each forked test as it exits; ubsan about three and a half (its
+# build 15 s of CPU, the e2e suites 190 s, as many as without UBSan: most
+# of it is the oracles and the shell).  Both run beside the other steps,
+# which use about one core too, each into its own log, shown when it is
+# done.  Nothing times anything, so the shared machine cannot fail a test.
 ASAN_LOG  := $(B)/asan-unit.log
 UBSAN_LOG := $(B)/ubsan.log
 check: deps
