@@ -61,8 +61,8 @@ LIB         := $(B)/libtrcommon.a
 BINS        := $(PROGS:%=$(B)/bin/%)
 UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 
-.PHONY: all deps check check-zlib unit e2e asan-unit lint lint-man valgrind demo bench install uninstall clean fuzz \
-	fuzz-replay man-examples
+.PHONY: all deps check check-zlib unit e2e asan-unit ubsan lint lint-man valgrind demo bench install uninstall \
+	clean fuzz fuzz-replay man-examples
 all: $(BINS)
 	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
@@ -104,6 +104,18 @@ unit: $(UNIT_BINS)
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan-unit:
 	$(MAKE) --no-print-directory B=build-asan CFLAGS='$(ASAN_FLAGS)' LDFLAGS='$(ASAN_FLAGS)' unit
+
+# The end-to-end tests once more with every program built with UBSan alone
+# (cheap, unlike ASan, for the pipelines of the e2e suites), in their own
+# tree: undefined behaviour (a signed overflow, a NULL to memcpy or qsort)
+# stops the program, and its test fails.  The unit tests run under UBSan in
+# asan-unit.
+UBSAN_B     := build-ubsan
+UBSAN_FLAGS := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ubsan:
+	@$(MAKE) --no-print-directory B=$(UBSAN_B) CFLAGS='$(UBSAN_FLAGS)' LDFLAGS='$(UBSAN_FLAGS)' \
+		all $(UBSAN_B)/tests/interrupt_placement.so
+	@UBSAN_OPTIONS=print_stacktrace=1 sh tests/e2e/run.sh $(UBSAN_B)/bin
 
 # Preloaded by the fault tests into tr-encode to interrupt it between placing
 # two outputs (tests/e2e/interrupt_placement.c).
@@ -147,23 +159,30 @@ valgrind: all
 	@sh scripts/valgrind-e2e.sh $(B)/bin
 
 # asan-unit takes about seven minutes on one core, most of it LeakSanitizer
-# checking each forked test as it exits: it runs beside the other steps,
-# which use about one core too, into its own log, shown when it is done.
-# Neither side times anything, so the shared machine cannot fail a test.
-ASAN_LOG := $(B)/asan-unit.log
+# checking each forked test as it exits; ubsan about three and a half (its
+# build 15 s of CPU, the e2e suites 190 s, as many as without UBSan: most
+# of it is the oracles and the shell).  Both run beside the other steps,
+# which use about one core too, each into its own log, shown when it is
+# done.  Nothing times anything, so the shared machine cannot fail a test.
+ASAN_LOG  := $(B)/asan-unit.log
+UBSAN_LOG := $(B)/ubsan.log
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
 	@set +e; mkdir -p $(B); \
 	$(MAKE) --no-print-directory asan-unit >$(ASAN_LOG) 2>&1 & asan=$$!; \
-	echo "== asan-unit: running beside the steps below, into $(ASAN_LOG)"; \
+	$(MAKE) --no-print-directory ubsan >$(UBSAN_LOG) 2>&1 & ubsan=$$!; \
+	echo "== asan-unit and ubsan: running beside the steps below, into $(ASAN_LOG) and $(UBSAN_LOG)"; \
 	status=0; \
 	for step in lint fuzz-replay valgrind check-zlib man-examples e2e; do \
 		$(MAKE) --no-print-directory $$step || { status=1; echo "make check: $$step failed"; break; }; \
 	done; \
 	wait $$asan || { status=1; asan_failed=1; }; \
+	wait $$ubsan || { status=1; ubsan_failed=1; }; \
 	echo "== asan-unit (its log)"; cat $(ASAN_LOG); \
+	echo "== ubsan (its log)"; cat $(UBSAN_LOG); \
 	[ -z "$${asan_failed:-}" ] || echo "make check: asan-unit failed"; \
+	[ -z "$${ubsan_failed:-}" ] || echo "make check: ubsan failed"; \
 	exit $$status
 
 demo: deps
@@ -248,4 +267,4 @@ uninstall:
 		man5/tr-stream.5 man7/tr-layer-track.7
 
 clean:
-	rm -rf build build-asan build-fuzz build-zlib
+	rm -rf build build-asan build-fuzz build-zlib build-ubsan

@@ -263,9 +263,25 @@ static int not_an_object(struct anchorscan *s, struct buf *msg)
 	return done(nomem, ANCHORSCAN_REFUSED);
 }
 
-/* The parsed kernel event in s->doc, a match of role: its record, its
- * texts into the store. */
-static int keep_match(struct anchorscan *s, enum anchorscan_role role, struct buf *msg)
+/* The JSON text of the parsed kernel's texts that its anchor record would
+ * carry (tr-stream(5): name, pid, tid, device, ts and dur). */
+static size_t kernel_text(const struct jdoc *d, int args)
+{
+	static const char *const keys[] = { "name", "pid", "tid", "ts", "dur" };
+	size_t k, n, sum = 0;
+
+	for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		if (json_raw(d, json_find(d, 0, keys[k]), &n) != NULL)
+			sum += n;
+	if (json_type(d, args) == JT_OBJECT && json_raw(d, json_find(d, args, "device"), &n) != NULL)
+		sum += n;
+	return sum;
+}
+
+/* The parsed kernel event in s->doc (line len bytes), a match of role:
+ * its record, its texts into the store. */
+static int keep_match(struct anchorscan *s, enum anchorscan_role role, size_t len,
+		      struct buf *msg)
 {
 	struct jdoc *d = &s->doc;
 	struct anchorscan_matches *r = &s->role[role];
@@ -326,6 +342,9 @@ static int keep_match(struct anchorscan *s, enum anchorscan_role role, struct bu
 	}
 	if (s->opt.confirm_cpu)
 		r->correlation[r->n] = correlation;
+	/* only an event longer than the limit can carry too much of it */
+	if (len > TRSTREAM_KERNEL_MAX_TEXT && kernel_text(d, args) > TRSTREAM_KERNEL_MAX_TEXT)
+		in->flags |= ANCHORSCAN_LONG;
 	if (nomem || group_of(s, pid ? text_of(s, pid) : null_text,
 			      dev ? text_of(s, dev) : "(none)", &in->group) != 0)
 		return ANCHORSCAN_NOMEM;
@@ -373,7 +392,7 @@ static int check_kernel(struct anchorscan *s, const char *line, size_t len, stru
 	if (json_parse(d, line, len, &nomem) != 0)
 		return nomem ? ANCHORSCAN_NOMEM : not_an_object(s, msg);
 	return keep_match(s, is_anchor ? ANCHORSCAN_ANCHOR : is_end ? ANCHORSCAN_END
-								: ANCHORSCAN_CONFIRM, msg);
+								: ANCHORSCAN_CONFIRM, len, msg);
 }
 
 /* --confirm-cpu: keep every kernel launch (a cuda_runtime or cuda_driver X
@@ -736,7 +755,8 @@ static int sorted_group(struct anchorscan *s, enum anchorscan_role role, size_t 
 		}
 		r->k[n++] = r->k[i];
 	}
-	qsort(r->k, n, sizeof *r->k, cmp_kernel);
+	if (n > 1)  /* r->k is NULL when nothing matched */
+		qsort(r->k, n, sizeof *r->k, cmp_kernel);
 	*count = n;
 	return ANCHORSCAN_OK;
 }
@@ -1177,6 +1197,48 @@ out:
 	return rc;
 }
 
+/* A selected kernel whose texts its records could not carry: refused
+ * here, before a stage writes a guide or a report that tr-verify would
+ * refuse to read. */
+static int refuse_long(struct anchorscan *s, enum anchorscan_role role,
+		       const struct anchors_kernel *k, struct buf *msg)
+{
+	const struct anchorscan_info *in = &s->role[role].info[k->ref];
+	const struct anchorscan_group *g = &s->groups[in->group];
+	const struct anchorscan_texts *t = &s->scratch[0];
+	size_t n;
+	int nomem = 0, rc;
+
+	if (texts_at(s, role, k, 0, msg, &rc) != 0)
+		return rc;
+	n = strlen(text_of(s, in->name)) + strlen(g->pid) + strlen(text_of(s, in->tid)) +
+	    (in->flags & ANCHORSCAN_HAS_DEVICE ? strlen(g->device) : 0) +
+	    (t->ts ? strlen(t->ts) : 0) + (t->dur ? strlen(t->dur) : 0);
+	say(&nomem, msg, "event %" PRIu64 ": selected %s kernel's name, pid, tid, device, ts "
+	    "and dur take %zu bytes of JSON text, more than the " TRSTREAM_KERNEL_MAX_TEXT_TEXT
+	    " a guide and its report row can carry", k->index,
+	    role == ANCHORSCAN_END ? "terminal" : "anchor", n);
+	return done(nomem, ANCHORSCAN_REFUSED);
+}
+
+static int check_long(struct anchorscan *s, struct buf *msg)
+{
+	size_t i, at0 = (size_t)s->opt.offset;
+	const struct anchors_kernel *k;
+
+	for (i = 0; i < s->need; i++) {
+		k = &s->anchors[at0 + i];
+		if (s->role[ANCHORSCAN_ANCHOR].info[k->ref].flags & ANCHORSCAN_LONG)
+			return refuse_long(s, ANCHORSCAN_ANCHOR, k, msg);
+		if (s->end_re == NULL)
+			continue;
+		k = &s->ends[s->terminal[i]];
+		if (s->role[ANCHORSCAN_END].info[k->ref].flags & ANCHORSCAN_LONG)
+			return refuse_long(s, ANCHORSCAN_END, k, msg);
+	}
+	return ANCHORSCAN_OK;
+}
+
 int anchorscan_finish(struct anchorscan *s, struct buf *msg)
 {
 	int rc, nomem = 0;
@@ -1199,6 +1261,8 @@ int anchorscan_finish(struct anchorscan *s, struct buf *msg)
 		rc = check_gpu_landmark(s, msg);
 	if (rc == ANCHORSCAN_OK && s->end_re != NULL)
 		rc = check_terminals(s, msg);
+	if (rc == ANCHORSCAN_OK)
+		rc = check_long(s, msg);
 	if (rc == ANCHORSCAN_OK)
 		rc = check_shape(s, msg);
 	/* after the selected kernels' own checks, which say more */

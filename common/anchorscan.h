@@ -59,6 +59,7 @@ enum {
 	ANCHORSCAN_TS_OK = 4,      /* ... a JSON number */
 	ANCHORSCAN_CORR_OK = 8,    /* an integer args.correlation */
 	ANCHORSCAN_HAS_DEVICE = 16, /* an args.device member */
+	ANCHORSCAN_LONG = 32,      /* its texts exceed TRSTREAM_KERNEL_MAX_TEXT */
 };
 
 /* The matching kernels of one role, in source order (info, correlation)

@@ -420,7 +420,8 @@ static int bounds(struct compact *c, struct member ts, struct member dur, struct
 			      c->events);
 	rc = lanes_bounds(ts.p, ts.len, dur.p, dur.len, &lb);
 	if (rc == LANES_BOUNDS_RANGE)
-		return refuse(c, "event %" PRIu64 ": ts %.*s or dur %.*s is out of range",
+		return refuse(c, "event %" PRIu64 ": ts %.*s or dur %.*s is out of range (beyond "
+			      "+/-" TSNUM_MAX_US_TEXT " us, 2^62 ns, the time range of trace-layers)",
 			      c->events, (int)ts.len, ts.p, (int)dur.len, dur.p);
 	if (rc == LANES_BOUNDS_NEGATIVE)
 		return refuse(c, "event %" PRIu64 ": negative dur %.*s", c->events,
@@ -717,7 +718,9 @@ static int guide_members(const char *line, size_t len, struct guide_scan *g)
 /* A guide read: its record for the overlap check. */
 static int guide_done(struct compact *c, struct compact_guide_rec *g, int has_args)
 {
-	g->end += g->start;
+	/* ts + dur of a forged guide may not fit: it then ends at the last ns */
+	if (__builtin_add_overflow(g->end, g->start, &g->end))
+		g->end = INT64_MAX;
 	if (!has_args && c->first_bad_guide == UINT64_MAX)
 		c->first_bad_guide = c->events;
 	c->nguides++;

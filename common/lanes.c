@@ -30,8 +30,11 @@ static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, i
 	int64_t int_part = 0, frac = 0, divisor = 1, first3 = 0;
 	int below = 0;
 
-	while (i < len && text[i] >= '0' && text[i] <= '9')
+	while (i < len && text[i] >= '0' && text[i] <= '9') {
+		if (i == PLAIN_INT_DIGITS)
+			return 0;  /* before the digit could overflow int_part */
 		int_part = int_part * 10 + (text[i++] - '0');
+	}
 	int_end = i;
 	if (int_end == 0 || int_end > PLAIN_INT_DIGITS || (text[0] == '0' && int_end > 1))
 		return 0;
@@ -71,11 +74,16 @@ static int plain_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub, i
 	return 1;
 }
 
+static int in_range(int64_t ns)
+{
+	return ns <= TSNUM_MAX_NS && ns >= -TSNUM_MAX_NS;
+}
+
 int lanes_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub)
 {
 	if (plain_us_to_ns(text, len, ns, sub, NULL))
 		return 0;
-	return tsnum_us_to_ns(text, len, ns, sub) == NUM_OK ? 0 : -1;
+	return tsnum_us_to_ns(text, len, ns, sub) == NUM_OK && in_range(*ns) ? 0 : -1;
 }
 
 /* A number in microseconds as tsnum_us_to_ns and tsnum_perfetto_us_to_ns
@@ -101,6 +109,11 @@ int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,
 		return LANES_BOUNDS_RANGE;
 	if (dur_ns < 0 || pf_dur < 0)
 		return LANES_BOUNDS_NEGATIVE;
+	/* each within the range, the sums below cannot overflow; the ends
+	 * must be within it too, for the pads and the lanes' comparisons */
+	if (!in_range(ts_ns) || !in_range(pf_ts) || !in_range(dur_ns) || !in_range(pf_dur) ||
+	    !in_range(ts_ns + dur_ns + (ts_sub || dur_sub)) || !in_range(pf_ts + pf_dur))
+		return LANES_BOUNDS_RANGE;
 	out->start_ns = ts_ns;
 	/* ceiling of the exact end: sub-ns digits on either side round up */
 	out->end_ns = ts_ns + dur_ns + (ts_sub || dur_sub);

@@ -4,6 +4,7 @@
 
 #include "anchors.h"
 #include "survey.h"
+#include "tsnum.h"
 #include "window.h"
 
 /* "void f<int, g<x>>(a)" -> "void f<...>(a)": names that differ only in
@@ -59,7 +60,8 @@ int survey_name_add(struct survey_name *s, int64_t ts, int64_t dur, const char *
 	if (buf_array_room((void **)&s->occ, s->n, &s->cap, 4, sizeof *s->occ) != 0)
 		return -1;
 	s->occ[s->n].ts = ts;
-	s->occ[s->n].end = dur > INT64_MAX - ts ? INT64_MAX : ts + dur;
+	if (__builtin_add_overflow(ts, dur, &s->occ[s->n].end))
+		s->occ[s->n].end = INT64_MAX;
 	s->n++;
 	if (tid == NULL)
 		return 0;
@@ -295,7 +297,8 @@ int survey_analyse(struct survey_name *s, size_t N)
 		qsort(gaps, n - 1, sizeof *gaps, cmp_i64);
 		median = gaps[(n - 1) / 2];
 		free(gaps);
-		limit = median > 0 ? median + median / 2 : 1;
+		/* gaps of times within the range fit an int64; 1.5 times one may not */
+		limit = median > 0 ? tsnum_sat_add(median, median / 2) : 1;
 		for (i = 1; i <= n; i++) {
 			if (i < n && gap(s->occ, i - 1) <= limit)
 				continue;

@@ -43,6 +43,22 @@ static int no_integer(char *err, size_t errsz, const char *what, const char *key
 	return -1;
 }
 
+/* "malformed KIND record: KEY V out of range (LO to HI)" */
+static int out_of_range(char *err, size_t errsz, const char *what, const char *key, int64_t v,
+			int64_t lo, int64_t hi)
+{
+	snprintf(err, errsz, "%s: %s %" PRId64 " out of range (%" PRId64 " to %" PRId64 ")", what,
+		 key, v, lo, hi);
+	return -1;
+}
+
+/* "malformed KIND record: KEY V out of range (at least 0)" */
+static int negative(char *err, size_t errsz, const char *what, const char *key, int64_t v)
+{
+	snprintf(err, errsz, "%s: %s %" PRId64 " out of range (at least 0)", what, key, v);
+	return -1;
+}
+
 static int int_member(const struct jdoc *d, int obj, const char *key, int64_t *v)
 {
 	return json_int64(d, json_find(d, obj, key), v);
@@ -57,6 +73,9 @@ static struct trstream_raw raw_member(const struct jdoc *d, int obj, const char 
 		r.p = json_raw(d, tok, &r.n);
 	return r;
 }
+
+_Static_assert(2 * TRSTREAM_KERNEL_MAX_TEXT + 4096 <= TRSTREAM_REPORT_MAX_ROW,
+	       "a guide's report row holds a kernel's texts and the next anchor's ts");
 
 /* ---- head and tail ------------------------------------------------- */
 
@@ -185,6 +204,25 @@ int trstream_anchors_read(const char *line, size_t len, struct trstream_anchors_
 	a->pid_value = -1;
 	(void)json_int64(d, json_find(d, 0, "pid"), &a->pid_value);
 	a->device = raw_member(d, 0, "device");
+	if (int_member(d, 0, "anchor_offset", &a->anchor_offset) != 0)
+		return no_integer(err, errsz, what, "anchor_offset");
+	/* tr-select-anchors' limits: a stage computes with these */
+	if (a->num_layers < 1 || a->num_layers > TRSTREAM_MAX_LAYERS)
+		return out_of_range(err, errsz, what, "num_layers", a->num_layers, 1,
+				    TRSTREAM_MAX_LAYERS);
+	if (a->first_layer < 0 || a->first_layer > TRSTREAM_MAX_LAYERS)
+		return out_of_range(err, errsz, what, "first_layer", a->first_layer, 0,
+				    TRSTREAM_MAX_LAYERS);
+	if (a->passes < 1 || a->passes > TRSTREAM_MAX_LAYERS)
+		return out_of_range(err, errsz, what, "passes", a->passes, 1, TRSTREAM_MAX_LAYERS);
+	if (a->anchor_offset < 0 || a->anchor_offset > TRSTREAM_MAX_OFFSET)
+		return out_of_range(err, errsz, what, "anchor_offset", a->anchor_offset, 0,
+				    TRSTREAM_MAX_OFFSET);
+	if (a->num_layers * a->passes > TRSTREAM_MAX_GUIDES) {
+		snprintf(err, errsz, "%s: num_layers x passes is %" PRId64 ", more than %d", what,
+			 a->num_layers * a->passes, TRSTREAM_MAX_GUIDES);
+		return -1;
+	}
 	n = json_size(d, used);
 	free(a->used_tids);
 	a->nused = 0;
@@ -325,7 +363,8 @@ static int layout_kernel(const char *line, size_t len, size_t *i, struct trstrea
 {
 	int64_t v;
 
-	if (layout_lit(line, len, i, "{\"source_index\":") != 0 || layout_int(line, len, i, &v) != 0)
+	if (layout_lit(line, len, i, "{\"source_index\":") != 0 || layout_int(line, len, i, &v) != 0 ||
+	    v < 0)
 		return -1;
 	k->source_index = (uint64_t)v;
 	return layout_lit(line, len, i, ",\"pid\":") != 0 || layout_text(line, len, i, &k->pid) != 0 ||
@@ -361,7 +400,8 @@ static int anchor_read_layout(const char *line, size_t len, struct trstream_anch
 			goto other;
 		a->has_terminal = 1;
 	}
-	if (i != len - 1 || line[i] != '}' || !scan_text_valid(line, len))
+	if (i != len - 1 || line[i] != '}' || !scan_text_valid(line, len) || v[0] < 0 ||
+	    v[1] < 0 || v[2] < 0 || v[3] < 0)
 		goto other;
 	a->i = (size_t)v[0];
 	a->pass = (size_t)v[1];
@@ -371,6 +411,68 @@ static int anchor_read_layout(const char *line, size_t len, struct trstream_anch
 other:
 	trstream_anchor_free(a);
 	memset(a, 0, sizeof *a);
+	return -1;
+}
+
+/* The number text t (a JSON number; NULL: absent) is exactly ns, to the
+ * floor as tr-select-anchors converts it. */
+static int text_is(const char *t, int64_t ns)
+{
+	int64_t v;
+	int sub;
+
+	return t == NULL || (tsnum_us_to_ns(t, strlen(t), &v, &sub) == NUM_OK && v == ns);
+}
+
+static size_t text_len(const char *t)
+{
+	return t != NULL ? strlen(t) : 0;
+}
+
+/* What no writer makes in a kernel of a record read: 0, or -1 with err. */
+static int kernel_valid(const struct trstream_kernel *k, const char *role, char *err,
+			size_t errsz)
+{
+	static const char what[] = "malformed anchor record";
+	size_t n = text_len(k->pid) + text_len(k->tid) + text_len(k->device) + text_len(k->ts) +
+		   text_len(k->dur) + text_len(k->name);
+
+	if (k->dur_ns < 0) {
+		snprintf(err, errsz, "%s: %s dur_ns %" PRId64 " out of range (at least 0)", what,
+			 role, k->dur_ns);
+		return -1;
+	}
+	if (!text_is(k->ts, k->ts_ns) || !text_is(k->dur, k->dur_ns)) {
+		int ts = !text_is(k->ts, k->ts_ns);
+		snprintf(err, errsz, "%s: %s %s %.40s is not %s_ns %" PRId64, what, role,
+			 ts ? "ts" : "dur", ts ? k->ts : k->dur, ts ? "ts" : "dur",
+			 ts ? k->ts_ns : k->dur_ns);
+		return -1;
+	}
+	if (n > TRSTREAM_KERNEL_MAX_TEXT) {
+		snprintf(err, errsz, "%s: %s texts take %zu bytes, more than "
+			 TRSTREAM_KERNEL_MAX_TEXT_TEXT, what, role, n);
+		return -1;
+	}
+	return 0;
+}
+
+/* A record read: its kernels' checks; on a refusal *a is freed. */
+static int anchor_valid(struct trstream_anchor *a, char *err, size_t errsz)
+{
+	int64_t end;
+
+	if (kernel_valid(&a->anchor, "anchor", err, errsz) != 0 ||
+	    (a->has_terminal && kernel_valid(&a->terminal, "terminal", err, errsz) != 0))
+		goto refused;
+	if (a->has_terminal && __builtin_add_overflow(a->terminal.ts_ns, a->terminal.dur_ns, &end)) {
+		refuse(err, errsz, "malformed anchor record",
+		       "terminal ts_ns + dur_ns beyond the int64 range");
+		goto refused;
+	}
+	return 0;
+refused:
+	trstream_anchor_free(a);
 	return -1;
 }
 
@@ -384,12 +486,15 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 
 	memset(a, 0, sizeof *a);
 	if (anchor_read_layout(line, len, a) == 0)
-		return 0;
+		return anchor_valid(a, err, errsz);
 	if (json_parse(d, line, len, NULL) != 0 || json_type(d, 0) != JT_OBJECT)
 		return refuse(err, errsz, what, NULL);
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 4; k++) {
 		if (int_member(d, 0, keys[k], &v[k]) != 0)
 			return no_integer(err, errsz, what, keys[k]);
+		if (v[k] < 0)
+			return negative(err, errsz, what, keys[k], v[k]);
+	}
 	a->i = (size_t)v[0];
 	a->pass = (size_t)v[1];
 	a->layer = (size_t)v[2];
@@ -399,6 +504,8 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 		return refuse(err, errsz, what, "no anchor object");
 	if (int_member(d, anchor, "source_index", &v[0]) != 0)
 		return no_integer(err, errsz, what, "source_index");
+	if (v[0] < 0)
+		return negative(err, errsz, what, "source_index", v[0]);
 	a->anchor.source_index = (uint64_t)v[0];
 	if (int_member(d, anchor, "ts_ns", &a->anchor.ts_ns) != 0)
 		return no_integer(err, errsz, what, "ts_ns");
@@ -412,9 +519,9 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 	}
 	term = json_find(d, 0, "terminal");
 	if (json_type(d, term) != JT_OBJECT)
-		return 0;
+		return anchor_valid(a, err, errsz);
 	a->has_terminal = 1;
-	if (int_member(d, term, "source_index", &v[0]) == 0)
+	if (int_member(d, term, "source_index", &v[0]) == 0 && v[0] >= 0)
 		a->terminal.source_index = (uint64_t)v[0];
 	if (int_member(d, term, "ts_ns", &a->terminal.ts_ns) != 0 ||
 	    int_member(d, term, "dur_ns", &a->terminal.dur_ns) != 0) {
@@ -424,7 +531,7 @@ int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 	}
 	if (read_texts(d, term, &a->terminal) != 0)
 		goto nomem;
-	return 0;
+	return anchor_valid(a, err, errsz);
 nomem:
 	trstream_anchor_free(a);
 	return refuse(err, errsz, "out of memory", NULL);
@@ -434,6 +541,52 @@ void trstream_anchor_free(struct trstream_anchor *a)
 {
 	kernel_free(&a->anchor);
 	kernel_free(&a->terminal);
+}
+
+int trstream_anchor_check(const struct trstream_anchor *a, size_t n,
+			  const struct trstream_anchors_in *s, char *err, size_t errsz)
+{
+	/* the anchors record's reader bounds these: no product overflows */
+	size_t N = (size_t)s->num_layers, P = (size_t)s->passes;
+	int64_t rel;
+
+	if (a->i != n) {
+		snprintf(err, errsz, "anchor records out of order (record %zu is number %zu)", n,
+			 a->i);
+		return -1;
+	}
+	if (a->pass >= P) {
+		snprintf(err, errsz, "anchor record %zu: pass %zu out of range (passes %zu)", n,
+			 a->pass, P);
+		return -1;
+	}
+	if (a->layer >= N) {
+		snprintf(err, errsz, "anchor record %zu: layer %zu out of range (num_layers %zu)",
+			 n, a->layer, N);
+		return -1;
+	}
+	if (a->i != a->pass * N + a->layer) {
+		snprintf(err, errsz, "anchor record %zu: i %zu is not pass %zu x num_layers %zu + "
+			 "layer %zu", n, a->i, a->pass, N, a->layer);
+		return -1;
+	}
+	if (a->anchor_index != (size_t)s->anchor_offset + a->i) {
+		snprintf(err, errsz, "anchor record %zu: anchor_index %zu is not anchor_offset %"
+			 PRId64 " + i %zu", n, a->anchor_index, s->anchor_offset, a->i);
+		return -1;
+	}
+	/* the trace starts at or before every event; the guides' times are
+	 * written relative to it */
+	if (a->anchor.ts_ns < s->trace_origin_ns ||
+	    __builtin_sub_overflow(a->anchor.ts_ns, s->trace_origin_ns, &rel) ||
+	    (a->has_terminal &&
+	     __builtin_sub_overflow(a->terminal.ts_ns + a->terminal.dur_ns, s->trace_origin_ns,
+				    &rel))) {
+		snprintf(err, errsz, "anchor record %zu: ts_ns %" PRId64 " is not within 2^63 ns "
+			 "after trace_origin_ns %" PRId64, n, a->anchor.ts_ns, s->trace_origin_ns);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- report -------------------------------------------------------- */

@@ -103,6 +103,12 @@ struct trstream_raw {
 	size_t n;
 };
 
+/* The limits of a selection, tr-select-anchors' options: a record beyond
+ * them is refused by its reader. */
+#define TRSTREAM_MAX_LAYERS 1000000       /* num_layers, first_layer, passes */
+#define TRSTREAM_MAX_GUIDES 10000000      /* num_layers x passes */
+#define TRSTREAM_MAX_OFFSET INT32_MAX     /* anchor_offset */
+
 /* The anchors record as read: the integers tr-guides computes with, and
  * the raw texts it copies into its report (pointing into the line, which
  * must outlive them). */
@@ -113,15 +119,27 @@ struct trstream_anchors_in {
 	struct trstream_raw pid, device;
 	int64_t *used_tids;             /* the integer ones, in order; malloc'd */
 	size_t nused;
+	int64_t anchor_offset;
 };
 /* Refused: "malformed anchors record" (not JSON), "...: no integer KEY"
  * (num_layers, first_layer, passes, trace_origin_ns, in that order),
- * "...: no pid or used_tids". */
+ * "...: no pid or used_tids", "...: no integer anchor_offset", and a
+ * number beyond the limits above: "...: KEY V out of range (LO to HI)",
+ * "...: num_layers x passes is N, more than 10000000". */
 int trstream_anchors_read(const char *line, size_t len, struct trstream_anchors_in *a,
 			  char *err, size_t errsz);
 /* The raw text of any member of the record read ("null" when absent). */
 struct trstream_raw trstream_anchors_raw(const struct trstream_anchors_in *a, const char *key);
 void trstream_anchors_in_free(struct trstream_anchors_in *a);
+
+/* The most JSON text a selected kernel's record carries: its name, pid,
+ * tid, device, ts and dur together.  A guide's report row holds its
+ * anchor's name, tid and ts and the next anchor's ts, and must fit in
+ * TRSTREAM_REPORT_MAX_ROW, the most tr-verify reads of a row; so
+ * tr-select-anchors refuses a longer kernel when it selects it, and the
+ * anchor record reader refuses one, before any stage writes a guide. */
+#define TRSTREAM_KERNEL_MAX_TEXT ((size_t)256 << 10)
+#define TRSTREAM_KERNEL_MAX_TEXT_TEXT "256 KiB"
 
 /* A selected kernel, as the anchor record carries it.  The texts are raw
  * JSON, NUL-terminated; tid and device NULL: null. */
@@ -145,10 +163,25 @@ int trstream_anchor_write(struct buf *b, const struct trstream_anchor *a);
  * "malformed anchor record" (not JSON), "...: no integer KEY" (i, pass,
  * layer, anchor_index, then the anchor's source_index, ts_ns, dur_ns,
  * then the terminal's ts_ns, dur_ns), "...: no anchor object",
- * "...: ts, name and tid are needed", "out of memory". */
+ * "...: ts, name and tid are needed", "out of memory", and a record no
+ * writer makes: "...: KEY V out of range (at least 0)" (i, pass, layer,
+ * anchor_index, source_index; a dur_ns as "anchor dur_ns V ..."),
+ * "...: terminal ts_ns + dur_ns beyond the int64 range",
+ * "...: anchor ts T is not ts_ns V" (or dur, or the terminal's: the text
+ * and its integer disagree), "...: anchor texts take N bytes, more than
+ * 256 KiB" (TRSTREAM_KERNEL_MAX_TEXT).  Whether the numbers agree with
+ * the anchors record (layer < num_layers, ...) is the reader's caller's
+ * to check: trstream_anchor_check. */
 int trstream_anchor_read(struct jdoc *d, const char *line, size_t len,
 			 struct trstream_anchor *a, char *err, size_t errsz);
 void trstream_anchor_free(struct trstream_anchor *a);
+/* The anchor record number n (0-based, in stream order) read as a, against
+ * the anchors record: i == n, pass < passes, layer < num_layers,
+ * i == pass x num_layers + layer, anchor_index == anchor_offset + i.
+ * 0, or -1 with the refusal in err ("anchor record 3: layer 7 out of range
+ * (num_layers 4)", "anchor records out of order (record 3 is number 5)"). */
+int trstream_anchor_check(const struct trstream_anchor *a, size_t n,
+			  const struct trstream_anchors_in *s, char *err, size_t errsz);
 
 /* ---- report -------------------------------------------------------- */
 
@@ -187,6 +220,17 @@ int trstream_put_source_sha256(struct buf *b, const struct jdoc *tail);
 #define TRSTREAM_REPORT_MAX_HEAD_TEXT "64 MiB"
 #define TRSTREAM_REPORT_MAX_ROW ((size_t)1 << 20)
 #define TRSTREAM_REPORT_MAX_ROW_TEXT "1 MiB"
+/* The stages that write a report keep within what tr-verify reads: a
+ * compaction report (alone, or a member of the layers report, whose other
+ * members take well under 2 MiB) within the members' bound, a window
+ * report (read whole, indented: its dropped_events rows take about 1.5
+ * times their minified size) within 1 GiB. */
+#define TRSTREAM_COMPACT_REPORT_MAX (TRSTREAM_REPORT_MAX_HEAD - ((size_t)2 << 20))
+#define TRSTREAM_COMPACT_REPORT_MAX_TEXT "62 MiB"
+#define TRSTREAM_WINDOW_REPORT_MAX ((uint64_t)1 << 30)
+#define TRSTREAM_WINDOW_REPORT_MAX_TEXT "1 GiB"
+#define TRSTREAM_WINDOW_ROWS_MAX ((size_t)512 << 20)
+#define TRSTREAM_WINDOW_ROWS_MAX_TEXT "512 MiB"
 #define TRSTREAM_WINDOW_SUFFIX ".window.json"
 
 enum trstream_error_kind {

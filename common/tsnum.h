@@ -17,6 +17,30 @@
 
 #include "buf.h"
 
+/* The times the stages compute with: |ts|, and ts + dur, at most
+ * TSNUM_MAX_NS (2^62 - 2 ns: about 146 years either side of 0, so that
+ * any difference of two such times and any doubled time fits an int64).
+ * A stage that computes with an event's time refuses one beyond it. */
+#define TSNUM_MAX_NS (INT64_MAX / 2 - 1)
+#define TSNUM_MAX_US_TEXT "4611686018427387.902"
+
+/* a + b and a - b, held at the int64 limits where they would pass them:
+ * for a stage that compares times it did not bound (tr-verify reads any
+ * pair of traces), where a held value then fails the comparison. */
+static inline int64_t tsnum_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static inline int64_t tsnum_sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 /* Result of parsing a JSON number text. */
 enum num_status { NUM_OK = 0, NUM_SYNTAX = -1, NUM_RANGE = -2 };
 

@@ -24,8 +24,8 @@ static const char *const ev_keys[NEV + 1] = { "ph", "cat", "name", "ts", "pid", 
 					      "args" };
 
 /* the whole window report is read as one document */
-#define WINDOW_REPORT_MAX ((uint64_t)1 << 30)
-#define WINDOW_REPORT_MAX_TEXT "1 GiB"
+#define WINDOW_REPORT_MAX TRSTREAM_WINDOW_REPORT_MAX
+#define WINDOW_REPORT_MAX_TEXT TRSTREAM_WINDOW_REPORT_MAX_TEXT
 
 static void ev_read(const char *line, size_t len, struct member *m)
 {
@@ -1671,6 +1671,69 @@ static int load_dropped(struct verify *v, const char *window_path)
 	return 0;
 }
 
+/* The report's member key, a number of microseconds, is ns exactly. */
+static void claim_us(struct verify *v, const char *key, int64_t ns)
+{
+	char want[NUM_US_BUFSZ];
+	size_t n = 0;
+	int tok = json_find(&v->wdoc, 0, key), sub = 1;
+	const char *got = tok >= 0 ? json_raw(&v->wdoc, tok, &n) : "";
+	int64_t said;
+
+	tsnum_format_us3(ns, want);
+	if (json_type(&v->wdoc, tok) != JT_PRIMITIVE ||
+	    tsnum_us_to_ns(got, n, &said, &sub) != NUM_OK || sub || said != ns)
+		verifycheck_fail(v->vc, VERIFYCHECK_WINDOW, "the report's %s %.*s is not its %.*sns "
+				 "%" PRId64 " (%s us)", key, (int)(n < 40 ? n : 40), got,
+				 (int)strlen(key) - 2, key, ns, want);
+}
+
+/* The report's integer member key (of the object at obj) is the count
+ * found in the window: 1 when it is not (the failure told). */
+static int claim_count(struct verify *v, int obj, const char *group, const char *key,
+		       uint64_t found, const char *where)
+{
+	int64_t said;
+	int tok = obj >= 0 ? json_find(&v->wdoc, obj, key) : -1;
+	size_t n = 4;
+	const char *raw = tok >= 0 ? json_raw(&v->wdoc, tok, &n) : "none";
+
+	if (json_int64(&v->wdoc, tok, &said) == 0 && said >= 0 && (uint64_t)said == found)
+		return 0;
+	verifycheck_fail(v->vc, VERIFYCHECK_WINDOW, "the report's %s%s%s %.*s is not the %" PRIu64
+			 " %s", group, group[0] ? "." : "", key, (int)(n < 40 ? n : 40), raw, found,
+			 where);
+	return 1;
+}
+
+/* Every count the report gives, against the window and the source. */
+static void window_claims(struct verify *v)
+{
+	struct jdoc *d = &v->wdoc;
+	int kept = json_find(d, 0, "kept"), dropped = json_find(d, 0, "dropped");
+	int64_t flows = -1, async = -1;
+	enum window_cat c;
+
+	if (claim_count(v, 0, "", "source_events", v->window_read, "events of the source") ||
+	    claim_count(v, 0, "", "bytes_written", v->window_bytes,
+			"bytes of the window's event lines"))
+		return;
+	for (c = 0; c < WCAT_N; c++)
+		if (claim_count(v, kept, "kept", window_category_name(c), v->cat_kept[c],
+				"events of that category in the window") ||
+		    claim_count(v, dropped, "dropped", window_category_name(c), v->cat_dropped[c],
+				"source events of that category not in it"))
+			return;
+	/* each id dropped has one event or more inside the window, listed */
+	(void)json_int64(d, json_find(d, 0, "flows_dropped_end_outside"), &flows);
+	(void)json_int64(d, json_find(d, 0, "async_dropped_end_outside"), &async);
+	if (flows < 0 || async < 0 || (uint64_t)flows + (uint64_t)async > v->ndropped ||
+	    ((flows + async == 0) != (v->ndropped == 0)))
+		verifycheck_fail(v->vc, VERIFYCHECK_WINDOW, "the report's flows_dropped_end_outside "
+				 "%" PRId64 " and async_dropped_end_outside %" PRId64 " do not fit the "
+				 "%zu dropped events it lists", flows, async, v->ndropped);
+}
+
 int verify_window_load(struct verify *v, const char *window_path)
 {
 	struct trstream_report r;
@@ -1716,6 +1779,12 @@ int verify_window_load(struct verify *v, const char *window_path)
 	buf_setlen(&v->sha_claims, claims_len);
 	if (v->lanes == NULL && (v->lanes = calloc(1, sizeof *v->lanes)) == NULL)
 		return verifycheck_nomem(v->vc);
+	if (v->w0 > v->w1)
+		verifycheck_fail(v->vc, VERIFYCHECK_WINDOW, "the report's window starts after it "
+				 "ends (window_start_ns %" PRId64 ", window_end_ns %" PRId64 ")",
+				 v->w0, v->w1);
+	claim_us(v, "window_start_us", v->w0);
+	claim_us(v, "window_end_us", v->w1);
 	v->w0 = window_half(v->w0);
 	v->w1 = window_half(v->w1);
 	return 0;
@@ -1730,6 +1799,7 @@ static int window_missing(struct verify *v, const char *sl, size_t sn, uint64_t 
 	int64_t lo, hi;
 
 	event_members(sl, sn, keys, 3, m);
+	v->cat_dropped[window_category(m[0].p, m[0].len)]++;
 	if (window_category(m[0].p, m[0].len) != WCAT_METADATA &&
 	    window_interval(m[1].p, m[1].len, window_category(m[0].p, m[0].len) ==
 			    WCAT_COMPLETE ? m[2].p : NULL, m[2].len, &lo, &hi) == 0 &&
@@ -1769,6 +1839,8 @@ int verify_window_events(struct verify *v, struct stream_in *src, struct stream_
 		if (ok && on == sn && memcmp(ol, sl, sn) == 0) {
 			ev_read(ol, on, om);
 			render_event(v, om, oi, NULL, ol, on);
+			v->cat_kept[window_category(om[EV_PH].p, om[EV_PH].len)]++;
+			v->window_bytes += on + 1;
 			oi++;
 			while (k < v->ndropped && v->dropped[k] < si)
 				k++;
@@ -1804,6 +1876,9 @@ int verify_window_events(struct verify *v, struct stream_in *src, struct stream_
 				 "dropped are in the window", matched_dropped);
 	v->window_kept = oi;
 	v->window_read = si;
+	/* the counts mean something once every event is where it should be */
+	if (vc->item[VERIFYCHECK_WINDOW].failures == 0)
+		window_claims(v);
 	return check_identity(v, sl, sn);
 }
 

@@ -24,6 +24,7 @@
 #include "verifyadd.h"
 #include "verifycheck.h"
 #include "verifysel.h"
+#include "window.h"
 
 /* An event tr-compact retired from the output, kept in its report. */
 struct verify_retired {
@@ -114,6 +115,8 @@ struct verify {
 	size_t ndropped;
 	int64_t w0, w1;
 	uint64_t window_kept, window_read, missing;
+	/* what the report claims, counted in the window itself */
+	uint64_t window_bytes, cat_kept[WCAT_N], cat_dropped[WCAT_N];
 };
 
 /* Before anything else: a run over SRC and OUT reporting to vc. */

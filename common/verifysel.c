@@ -437,7 +437,7 @@ static const struct verifysel_cand *terminal_of(struct verifysel *sel, const str
 			"dur of 0 or more", term->index);
 		return NULL;
 	}
-	if (next != NULL && term->ts_ns + term->dur_ns > next->ts_ns) {
+	if (next != NULL && tsnum_sat_add(term->ts_ns, term->dur_ns) > next->ts_ns) {
 		verifycheck_fail(sel->vc, VERIFYCHECK_PLACEMENT, "terminal kernel (source event %" PRIu64 ") ends after the "
 			"next anchor starts (source event %" PRIu64 ", ts %s)", term->index,
 			next->index, next->ts);
@@ -516,7 +516,7 @@ int verifysel_finish_source(struct verifysel *sel)
 		} else if (sel->end_re != NULL) {
 			const struct verifysel_cand *t = terminal_of(sel, a, next, &lo);
 			e->kind = "terminal_kernel_end";
-			end_ns = t ? t->ts_ns + t->dur_ns : a->ts_ns;
+			end_ns = t ? tsnum_sat_add(t->ts_ns, t->dur_ns) : a->ts_ns;
 			tsnum_format_us3(end_ns, e->term_end);
 			e->end_text = e->term_end;
 		} else {
@@ -592,9 +592,9 @@ static int args_open_as_expected(struct verifysel *sel, const struct jdoc *d, in
 	rc |= buf_addstr(b, ",\"guide_end_us\":");
 	rc |= buf_add_i64(b, e->end_us);
 	rc |= buf_addstr(b, ",\"start_relative_ms\":");
-	rc |= buf_add(b, ms, tsnum_format_ms6(e->start_ns - sel->origin_ns, ms));
+	rc |= buf_add(b, ms, tsnum_format_ms6(tsnum_sat_sub(e->start_ns, sel->origin_ns), ms));
 	rc |= buf_addstr(b, ",\"end_relative_ms\":");
-	rc |= buf_add(b, ms, tsnum_format_ms6(e->end_ns - sel->origin_ns, ms));
+	rc |= buf_add(b, ms, tsnum_format_ms6(tsnum_sat_sub(e->end_ns, sel->origin_ns), ms));
 	rc |= buf_addstr(b, ",\"boundary_kind\":\"");
 	rc |= buf_addstr(b, e->kind);
 	rc |= buf_addch(b, '"');
@@ -654,9 +654,9 @@ static void check_guide_placement(struct verifysel *sel, const struct jdoc *d, s
 	arg_is(sel, d, args, "end_us", e->end_text, k, o, e);
 	arg_int(sel, d, args, "guide_start_us", e->start_us, k, o, e);
 	arg_int(sel, d, args, "guide_end_us", e->end_us, k, o, e);
-	tsnum_format_ms6(e->start_ns - sel->origin_ns, want);
+	tsnum_format_ms6(tsnum_sat_sub(e->start_ns, sel->origin_ns), want);
 	arg_is(sel, d, args, "start_relative_ms", want, k, o, e);
-	tsnum_format_ms6(e->end_ns - sel->origin_ns, want);
+	tsnum_format_ms6(tsnum_sat_sub(e->end_ns, sel->origin_ns), want);
 	arg_is(sel, d, args, "end_relative_ms", want, k, o, e);
 	snprintf(want, sizeof want, "\"%s\"", e->kind);
 	arg_is(sel, d, args, "boundary_kind", want, k, o, e);

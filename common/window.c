@@ -161,8 +161,11 @@ static int plain_us(const char *t, size_t n, int64_t *ns)
 	return 0;
 }
 
+/* 0, -1 (not a number) or WINDOW_RANGE. */
 static int number(const char *t, size_t n, int64_t *ns, int *sub)
 {
+	int rc;
+
 	if (n >= 2 && t[0] == '"' && t[n - 1] == '"') {
 		t++;
 		n -= 2;
@@ -171,22 +174,31 @@ static int number(const char *t, size_t n, int64_t *ns, int *sub)
 		*sub = 0;
 		return 0;
 	}
-	return tsnum_us_to_ns(t, n, ns, sub) == NUM_OK && *ns < HALF_MAX && *ns > -HALF_MAX ? 0 : -1;
+	rc = tsnum_us_to_ns(t, n, ns, sub);
+	if (rc == NUM_RANGE)
+		return WINDOW_RANGE;
+	if (rc != NUM_OK)
+		return -1;
+	return *ns <= TSNUM_MAX_NS && *ns >= -TSNUM_MAX_NS ? 0 : WINDOW_RANGE;
 }
 
 int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
 		    int64_t *lo, int64_t *hi)
 {
 	int64_t t, d = 0;
-	int ts_sub, dur_sub = 0;
+	int ts_sub, dur_sub = 0, rc;
 
-	if (ts == NULL || tn == 0 || number(ts, tn, &t, &ts_sub) != 0)
+	if (ts == NULL || tn == 0 || (rc = number(ts, tn, &t, &ts_sub)) == -1)
 		return -1;
-	if (dur != NULL && dn > 0 && (number(dur, dn, &d, &dur_sub) != 0 || d < 0))
-		return -1;
+	if (rc != 0)
+		return rc;
+	if (dur != NULL && dn > 0 && ((rc = number(dur, dn, &d, &dur_sub)) != 0 || d < 0))
+		return rc == WINDOW_RANGE ? rc : -1;
 	*lo = 2 * t + ts_sub;
-	if (t > HALF_MAX - d - 1)
-		return -1;
+	/* the end, the ns above t + d when either has digits below the ns (as
+	 * tr-compact counts it), within the range too */
+	if (t > TSNUM_MAX_NS - d - (ts_sub || dur_sub))
+		return WINDOW_RANGE;
 	/* both fractions below the ns: the end lies in (t+d, t+d+2) ns; take
 	 * the upper bound */
 	*hi = ts_sub && dur_sub ? 2 * (t + d + 1) : 2 * (t + d) + ts_sub + dur_sub;
@@ -522,17 +534,34 @@ static inline enum window_cat walk(const char *line, size_t len, struct member *
 /* The trace start: the smallest numeric ts, as tr-select-anchors counts it
  * (a ts in quotes does not count).  A timed event's record already holds
  * its ts: lo is 2 x the floor of the ns, plus 1 for digits beyond. */
+static int refuse(struct window_cut *c, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static const struct member no_member = { "", 0 };
+
+/* An event whose time a half ns cannot hold (window_interval). */
+static int refuse_range(struct window_cut *c, struct member ts, struct member dur)
+{
+	return refuse(c, WINDOW_REFUSED, "event %" PRIu64 ": ts %.*s%s%.*s lies beyond "
+		      "+/-" TSNUM_MAX_US_TEXT " us (2^62 ns), the time range of trace-layers",
+		      c->events - 1, ts.len > 40 ? 40 : (int)ts.len, ts.p, dur.len ? ", dur " : "",
+		      dur.len > 40 ? 40 : (int)dur.len, dur.p);
+}
+
 static int see_origin(struct window_cut *c, struct member ts, int timed, int64_t lo)
 {
 	int64_t ns;
-	int sub;
+	int sub, rc;
 
 	if (ts.len == 0 || ts.p[0] == '"')
 		return 0;
-	if (timed)
+	if (timed) {
 		ns = (lo - (lo & 1)) / 2;
-	else if (tsnum_us_to_ns(ts.p, ts.len, &ns, &sub) != NUM_OK)
-		return 0;
+	} else if ((rc = tsnum_us_to_ns(ts.p, ts.len, &ns, &sub)) != NUM_OK) {
+		return rc == NUM_RANGE ? refuse_range(c, ts, no_member) : 0;
+	} else if (ns > TSNUM_MAX_NS || ns < -TSNUM_MAX_NS) {
+		return refuse_range(c, ts, no_member);
+	}
 	if (!c->have_origin || ns < c->origin_ns) {
 		c->origin_ns = ns;
 		c->have_origin = 1;
@@ -754,6 +783,7 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 {
 	struct member m[M_N];
 	enum window_cat cat = walk(line, len, m, 0);
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	r->line = WLINE_EVENT;
@@ -768,19 +798,21 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 	if (m[M_PID].len && m[M_TID].len && thread_of(c, m, &r->thread) != 0)
 		return -1;
 	if (cat == WCAT_METADATA) {
-		if (see_origin(c, m[M_TS], 0, 0) != 0)
-			return -1;
+		if ((rc = see_origin(c, m[M_TS], 0, 0)) != 0)
+			return rc;
 		/* metadata of a process (no tid, or a process_* name) follows
 		 * its pid; any other its thread */
 		if (m[M_NAME].len > 9 && memcmp(m[M_NAME].p, "\"process_", 9) == 0)
 			r->thread = 0;
 		return 0;
 	}
-	r->timed = window_interval(m[M_TS].p, m[M_TS].len,
-				   cat == WCAT_COMPLETE ? m[M_DUR].p : NULL, m[M_DUR].len,
-				   &r->lo, &r->hi) == 0;
-	if (see_origin(c, m[M_TS], r->timed, r->lo) != 0)
-		return -1;
+	rc = window_interval(m[M_TS].p, m[M_TS].len, cat == WCAT_COMPLETE ? m[M_DUR].p : NULL,
+			     m[M_DUR].len, &r->lo, &r->hi);
+	if (rc == WINDOW_RANGE)
+		return refuse_range(c, m[M_TS], cat == WCAT_COMPLETE ? m[M_DUR] : no_member);
+	r->timed = rc == 0;
+	if ((rc = see_origin(c, m[M_TS], r->timed, r->lo)) != 0)
+		return rc;
 	if (!r->timed)
 		return 0;
 	if (is_guide(cat, m))
@@ -795,18 +827,20 @@ int window_cut_see(struct window_cut *c, const char *line, size_t len, struct wi
 static int span_of(struct window_cut *c, const char *line, size_t len, enum window_cat cat,
 		   const struct member *m, int64_t *lo, int64_t *hi, int *counted)
 {
-	int timed;
+	int timed, rc;
 
 	*counted = 0;
 	*lo = *hi = 0;
 	c->events++;
 	if (cat == WCAT_METADATA)
 		return see_origin(c, m[M_TS], 0, 0);
-	timed = window_interval(m[M_TS].p, m[M_TS].len,
-				cat == WCAT_COMPLETE ? m[M_DUR].p : NULL, m[M_DUR].len,
-				lo, hi) == 0;
-	if (see_origin(c, m[M_TS], timed, *lo) != 0)
-		return -1;
+	rc = window_interval(m[M_TS].p, m[M_TS].len, cat == WCAT_COMPLETE ? m[M_DUR].p : NULL,
+			     m[M_DUR].len, lo, hi);
+	if (rc == WINDOW_RANGE)
+		return refuse_range(c, m[M_TS], cat == WCAT_COMPLETE ? m[M_DUR] : no_member);
+	timed = rc == 0;
+	if ((rc = see_origin(c, m[M_TS], timed, *lo)) != 0)
+		return rc;
 	if (!timed)
 		return 0;
 	*counted = 1;
@@ -1043,8 +1077,10 @@ static int window_by_time(struct window_cut *c, const struct window_spec *s)
 	if (s->to && to < from)
 		return refuse(c, WINDOW_REFUSED, "empty window: --from %s is after --to %s",
 			      s->from, s->to);
+	/* origin, from and to are at most TSNUM_MAX_NS: no sum overflows, and
+	 * with no --to the window runs to the last time an event can have */
 	c->w0_ns = c->origin_ns + from;
-	c->w1_ns = s->to ? c->origin_ns + to : INT64_MAX / 2;
+	c->w1_ns = s->to ? c->origin_ns + to : TSNUM_MAX_NS + 1;
 	c->w0 = window_half(c->w0_ns);
 	c->w1 = window_half(c->w1_ns);
 	return 0;
@@ -1094,8 +1130,15 @@ static int window_by_guides(struct window_cut *c, const struct window_spec *s)
 				return refuse(c, WINDOW_BAD_OPTION, "--pad: invalid value '%s' "
 					      "(e.g. 2ms, 500us, 0.5)", s->pad);
 			rc = guide_extent(c, pass, l, l, &lo, &hi);
-			lo -= 2 * pad;
-			hi += 2 * pad;
+			/* pad is at most 2^62 ns, the guides within the range: the
+			 * padded window must stay within it too, as its report says */
+			if (rc == 0 && (pad > TSNUM_MAX_NS ||
+					__builtin_sub_overflow(lo, 2 * pad, &lo) ||
+					__builtin_add_overflow(hi, 2 * pad, &hi) ||
+					lo < -2 * TSNUM_MAX_NS || hi > 2 * TSNUM_MAX_NS))
+				return refuse(c, WINDOW_REFUSED, "--pad %s: the window would reach "
+					      "beyond +/-" TSNUM_MAX_US_TEXT " us (2^62 ns), the time "
+					      "range of trace-layers", s->pad);
 		} else {
 			rc = guide_extent(c, pass, NO_LAYER, NO_LAYER, &lo, &hi);
 		}
@@ -1292,6 +1335,11 @@ int window_cut_check(struct window_cut *c, const char *spec_text, int have_max,
 		return refuse(c, WINDOW_REFUSED, "the window would be %" PRIu64 " bytes of events, "
 			      "more than --max-bytes %" PRIu64 "; choose a smaller window", c->bytes,
 			      max_bytes);
+	if (c->rows.len > TRSTREAM_WINDOW_ROWS_MAX)
+		return refuse(c, WINDOW_REFUSED, "the report would list %" PRIu64 " dropped events "
+			      "in %zu bytes, more than the " TRSTREAM_WINDOW_ROWS_MAX_TEXT " that "
+			      "keep it within the " TRSTREAM_WINDOW_REPORT_MAX_TEXT " tr-verify reads; "
+			      "choose a smaller window", c->nrows, c->rows.len);
 	return 0;
 }
 

@@ -37,7 +37,9 @@ int window_parse_range(const char *text, int64_t *a, int64_t *b);
  * digits beyond the ns the end is uncertain by one ns; *hi is then its
  * upper bound, so that a doubtful event is kept rather than lost.
  * 0, or -1 when ts is absent or not a number (or dur is present and not a
- * non-negative number). */
+ * non-negative number), or WINDOW_RANGE when ts or its end lies beyond
+ * TSNUM_MAX_NS (tsnum.h): a half ns time cannot hold it. */
+#define WINDOW_RANGE (-2)
 int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
 		    int64_t *lo, int64_t *hi);
 

@@ -223,6 +223,10 @@ static void replay(struct state *st, struct filter *f)
 			if (st->text.len > 0)
 				filter_put(f, st->text.p, st->text.len - 1);
 			check(&st->c, compact_report_record(&st->c, line, len, &st->text));
+			if (st->text.len > TRSTREAM_COMPACT_REPORT_MAX)
+				die(EXIT_INPUT, "the compaction report would take %zu bytes, more "
+				    "than the " TRSTREAM_COMPACT_REPORT_MAX_TEXT " tr-verify reads of "
+				    "it", st->text.len);
 			filter_put(f, st->text.p, st->text.len);
 		}
 		filter_pass(f, line, len);

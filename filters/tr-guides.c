@@ -35,6 +35,7 @@ static const char usage_text[] =
 struct state {
 	const char *phase, *evidence;
 	struct buf summary;          /* the anchors record */
+	struct trstream_anchors_in sm;   /* ... as read, once it came */
 	struct guides_spill kept;    /* the anchor records, until the tail */
 	struct intern names, tids;   /* their names and tids */
 	char *source_name;
@@ -65,11 +66,11 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 	struct trstream_anchor a;
 	struct guides_kept k;
 
-	if (trstream_anchor_read(&st->doc, line, len, &a, err, sizeof err) != 0)
+	if (st->summary.len == 0)
+		die(EXIT_INPUT, "an anchor record before the anchors record");
+	if (trstream_anchor_read(&st->doc, line, len, &a, err, sizeof err) != 0 ||
+	    trstream_anchor_check(&a, (size_t)st->kept.n, &st->sm, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
-	if (a.i != st->kept.n)
-		die(EXIT_INPUT, "anchor records out of order (record %zu is number %zu)",
-		    (size_t)st->kept.n, a.i);
 	memset(&k, 0, sizeof k);
 	k.pass = a.pass;
 	k.layer = a.layer;
@@ -192,10 +193,21 @@ static void put(struct filter *f, const struct buf *b, int rc)
 	filter_put(f, b->p, b->len);
 }
 
+static void read_anchors(struct state *st, const char *line, size_t len)
+{
+	char err[TRSTREAM_ERR_SIZE];
+
+	if (st->summary.len != 0)
+		die(EXIT_INPUT, "two anchors records in the stream");
+	if (buf_add(&st->summary, line, len) != 0)
+		die_nomem();
+	if (trstream_anchors_read(st->summary.p, st->summary.len, &st->sm, err, sizeof err) != 0)
+		die(EXIT_INPUT, "%s", err);
+}
+
 static void emit(struct state *st, struct filter *f, const char *tail, size_t tail_len)
 {
-	struct trstream_anchors_in sm = { JDOC_INIT, 0, 0, 0, 0, -1, { NULL, 0 }, { NULL, 0 },
-		NULL, 0 };
+	const struct trstream_anchors_in *sm = &st->sm;
 	struct trstream_tail_in tail_in;
 	struct guides_track t;
 	struct guides_walk w = { 0 };
@@ -209,16 +221,14 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	if (st->summary.len == 0)
 		die(EXIT_INPUT, "no anchor records in the stream: run tr-select-anchors "
 		    "before tr-guides");
-	if (trstream_anchors_read(st->summary.p, st->summary.len, &sm, err, sizeof err) != 0)
-		die(EXIT_INPUT, "%s", err);
-	if ((int64_t)st->kept.n != sm.num_layers * sm.passes)
+	if ((int64_t)st->kept.n != sm->num_layers * sm->passes)
 		die(EXIT_INPUT, "%zu anchor records for %" PRId64 " layers x %" PRId64
-		    " passes (a stage dropped some?)", (size_t)st->kept.n, sm.num_layers, sm.passes);
-	pid = xmemdup(sm.pid.p, sm.pid.n);
+		    " passes (a stage dropped some?)", (size_t)st->kept.n, sm->num_layers, sm->passes);
+	pid = xmemdup(sm->pid.p, sm->pid.n);
 	t.pid = pid;
 	t.phase = st->phase;
 	t.evidence = st->evidence;
-	switch (guides_choose_tid(sm.used_tids, sm.nused, sm.pid_value, &t.tid)) {
+	switch (guides_choose_tid(sm->used_tids, sm->nused, sm->pid_value, &t.tid)) {
 	case 0:
 		break;
 	case -1:
@@ -229,8 +239,8 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 
 	if (guides_spill_finish(&st->kept) != 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
-	layers = (size_t)sm.num_layers;
-	check_guides(st, &sm);
+	layers = (size_t)sm->num_layers;
+	check_guides(st, sm);
 
 	if (guides_track_name(&track, st->phase) != 0)
 		die_nomem();
@@ -245,14 +255,14 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	walk_start(st, &w);
 	while (walk_next(&w, layers)) {
 		buf_reset(&ev);
-		guide_row(st, &sm, &w, &g, &end);
-		put(f, &ev, guides_put_slice_tail(&ev, &t, &g, sm.trace_origin_ns, &slice_tail));
+		guide_row(st, sm, &w, &g, &end);
+		put(f, &ev, guides_put_slice_tail(&ev, &t, &g, sm->trace_origin_ns, &slice_tail));
 	}
 
 	/* The report, with the source's identity from the tail. */
 	if (trstream_tail_read(&td, tail, tail_len, &tail_in, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
-	put(f, &rep, guides_put_report_body(&rep, &t, &sm, st->events, (size_t)st->kept.n));
+	put(f, &rep, guides_put_report_body(&rep, &t, sm, st->events, (size_t)st->kept.n));
 	/* The rows follow in records of LAYER_ROWS each, appended to the body's
 	 * "layers" member by tr-encode: the report grows with the layers (tens
 	 * of MB for tens of thousands), and no stage should hold it as a line.
@@ -265,8 +275,8 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 			rc |= trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
 		}
 		rc |= buf_addstr(&rep, i % LAYER_ROWS ? ",{" : "{");
-		guide_row(st, &sm, &w, &g, &end);
-		rc |= guides_put_row(&rep, &g, sm.trace_origin_ns);
+		guide_row(st, sm, &w, &g, &end);
+		rc |= guides_put_row(&rep, &g, sm->trace_origin_ns);
 		rc |= buf_addstr(&rep, "}");
 		if (rc != 0)
 			die_nomem();
@@ -286,7 +296,6 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 
 	guides_walk_free(&w);
 	free(pid);
-	trstream_anchors_in_free(&sm);
 	json_free(&td);
 	buf_release(&ev);
 	buf_release(&ev2);
@@ -316,6 +325,8 @@ int main(int argc, char **argv)
 	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
 	st.summary = (struct buf)BUF_INIT;
+	st.sm.d = (struct jdoc)JDOC_INIT;
+	st.sm.pid_value = -1;
 	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'p': st.phase = optarg; break;
@@ -344,10 +355,7 @@ int main(int argc, char **argv)
 			break;
 		case LINE_CONTROL:
 			if (stream_is_kind(line, len, TRSTREAM_ANCHORS)) {
-				if (st.summary.len != 0)
-					die(EXIT_INPUT, "two anchors records in the stream");
-				if (buf_add(&st.summary, line, len) != 0)
-					die_nomem();
+				read_anchors(&st, line, len);
 				continue;
 			}
 			if (stream_is_kind(line, len, TRSTREAM_ANCHOR)) {
@@ -368,6 +376,7 @@ int main(int argc, char **argv)
 	intern_free(&st.tids);
 	free(st.source_name);
 	buf_release(&st.summary);
+	trstream_anchors_in_free(&st.sm);
 	json_free(&st.doc);
 	return EXIT_OK;
 }

@@ -73,21 +73,22 @@ static void parse_options(int argc, char **argv, struct anchorscan_options *o)
 		case 'P': o->pid = optarg; break;
 		case 'D': o->device = optarg; break;
 		case 'n':
-			if (opt_i64(&prog, stderr, "--num-layers", optarg, 1, 1000000, &o->num_layers) != 0)
+			if (opt_i64(&prog, stderr, "--num-layers", optarg, 1, TRSTREAM_MAX_LAYERS, &o->num_layers) != 0)
 				exit(EXIT_TROUBLE);
 			have_layers = 1;
 			break;
 		case 'k':
-			if (opt_i64(&prog, stderr, "--anchor-offset", optarg, 0, INT32_MAX, &o->offset) != 0)
+			if (opt_i64(&prog, stderr, "--anchor-offset", optarg, 0, TRSTREAM_MAX_OFFSET,
+				    &o->offset) != 0)
 				exit(EXIT_TROUBLE);
 			have_offset = 1;
 			break;
 		case 'p':
-			if (opt_i64(&prog, stderr, "--passes", optarg, 1, 1000000, &o->passes) != 0)
+			if (opt_i64(&prog, stderr, "--passes", optarg, 1, TRSTREAM_MAX_LAYERS, &o->passes) != 0)
 				exit(EXIT_TROUBLE);
 			break;
 		case 'f':
-			if (opt_i64(&prog, stderr, "--first-layer", optarg, 0, 1000000,
+			if (opt_i64(&prog, stderr, "--first-layer", optarg, 0, TRSTREAM_MAX_LAYERS,
 				    &o->first_layer) != 0)
 				exit(EXIT_TROUBLE);
 			break;
@@ -103,7 +104,7 @@ static void parse_options(int argc, char **argv, struct anchorscan_options *o)
 			"--anchor-regex, --num-layers and --anchor-offset are required"));
 	if (o->confirm_cpu && o->confirm_regex == NULL)
 		exit(opt_usage_error(&prog, stderr, "--confirm-cpu needs --confirm-regex"));
-	if (o->num_layers * o->passes > 10000000)
+	if (o->num_layers * o->passes > TRSTREAM_MAX_GUIDES)
 		die(EXIT_TROUBLE, "--num-layers x --passes is too large (at most 10000000)");
 }
 

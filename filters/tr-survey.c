@@ -4,6 +4,7 @@
  * occurs at least N times into passes of N, ranks the candidates, and warns
  * about the traps; without N, the names by their count per ProfilerStep.
  * It never chooses for the user.  See tr-survey(1). */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ struct state {
 	int have_origin;
 	int training;          /* a backward or optimizer event was seen */
 	struct buf origin_text;
+	uint64_t events;
 	struct jdoc doc;
 	struct buf tmp;
 	struct survey_ranking *ranks; /* by group */
@@ -168,11 +170,18 @@ static void spill_extent(struct state *st, struct member ph, struct member ts,
 			 struct member dur, size_t len)
 {
 	enum window_cat c = window_category(ph.p, ph.len);
+	int complete = c == WCAT_COMPLETE;
 	struct extent e;
+	int rc = window_interval(ts.p, ts.len, complete ? dur.p : NULL, dur.len, &e.lo, &e.hi);
 
-	if (c == WCAT_METADATA ||
-	    window_interval(ts.p, ts.len, c == WCAT_COMPLETE ? dur.p : NULL, dur.len,
-			    &e.lo, &e.hi) != 0)
+	/* the spans and gaps are differences of times: each within the range */
+	if (rc == WINDOW_RANGE)
+		die(EXIT_INPUT, "stdin: event %" PRIu64 ": ts %.*s%s%.*s lies beyond +/-"
+		    TSNUM_MAX_US_TEXT " us (2^62 ns), the time range of trace-layers", st->events,
+		    ts.len > 40 ? 40 : (int)ts.len, ts.p, complete && dur.len ? ", dur " : "",
+		    complete && dur.len ? (dur.len > 40 ? 40 : (int)dur.len) : 0,
+		    complete && dur.len ? dur.p : "");
+	if (c == WCAT_METADATA || rc != 0)
 		return;
 	e.bytes = len + 1;
 	if (writer_put(&st->spill, &e, sizeof e) != 0)
@@ -196,6 +205,7 @@ static void see_event(struct state *st, const char *line, size_t len)
 	    (event_find_bytes(m[2].p, m[2].len, "ackward", 7) != NULL ||
 	     event_find_bytes(m[2].p, m[2].len, "\"Optimizer.", 11) != NULL))
 		st->training = 1;
+	st->events++;
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
 	    !(st->have_origin && tsnum_text_not_below(m[0].p, m[0].len, st->origin_text.p,
 						    st->origin_text.len)) &&
@@ -218,7 +228,9 @@ static void see_event(struct state *st, const char *line, size_t len)
 			st->steps = xrealloc(st->steps, st->steps_cap * sizeof *st->steps);
 		}
 		st->steps[st->nsteps].start = ns;
-		st->steps[st->nsteps++].end = dur > INT64_MAX - ns ? INT64_MAX : ns + dur;
+		if (__builtin_add_overflow(ns, dur, &st->steps[st->nsteps].end))
+			st->steps[st->nsteps].end = INT64_MAX;
+		st->nsteps++;
 	}
 	if (event_find_bytes(line, len, "ernel", 5) != NULL)
 		see_kernel(st, line, len);

@@ -231,7 +231,10 @@ refused 1 "100 MB string: refused by the default --max-event-bytes 64M" "tr-deco
 	"tr-decode: huge.json: byte 67108880 (event 0): larger than --max-event-bytes"
 expect 0 "100 MB string: accepted with --max-event-bytes 200M" \
 	"tr-decode --max-event-bytes 200M huge.json >huge.stream"
-expect 0 "100 MB string: stages read the 100 MB line" "$SA '^a' --passes 1 <huge.stream | tr-encode -o huge.out.json" &&
+# a kernel selected must fit its guide's report row: refused at the selection
+refused 1 "100 MB string: select-anchors refuses it as an anchor" "$SA '^a' --passes 1 <huge.stream" \
+	"tr-select-anchors: event 0: selected anchor kernel's name, pid, tid, device, ts and dur take 100000006 bytes of JSON text, more than the 256 KiB a guide and its report row can carry"
+expect 0 "100 MB string: stages read the 100 MB line" "tr-window --from 0 <huge.stream | tr-encode -o huge.out.json" &&
 	head -c 16 huge.json >want.ends && printf '\n' >>want.ends && tail -c +17 huge.json | head -c 50 >>want.ends &&
 	tail -c 34 huge.json | head -c 32 >>want.ends && printf '\n]}\n' >>want.ends &&
 	{ head -c 67 huge.out.json; tail -c 36 huge.out.json; } >got.ends &&
@@ -266,7 +269,7 @@ doc tshuge.json "$(kern anc "1$(printf '%0400d' 0)" ',"dur":1')"
 refused 1 "ts with 401 digits: select-anchors: not a usable number" "tr-decode tshuge.json | $SA '^anc'" \
 	"tr-select-anchors: event 0: anchor kernel has no numeric ts (1$(printf '%0400d' 0)); the matches cannot be ordered"
 refused 1 "ts with 401 digits: compact: out of range" "tr-decode tshuge.json | tr-compact" \
-	"tr-compact: event 0: ts 1$(printf '%0400d' 0) or dur 1 is out of range"
+	"tr-compact: event 0: ts 1$(printf '%0400d' 0) or dur 1 is out of range (beyond +/-4611686018427387.902 us, 2^62 ns, the time range of trace-layers)"
 
 # ------------------------------------------------------------- NaN, Infinity
 
@@ -560,3 +563,125 @@ absent "tr-encode -o 2>&-: no output" encout/fd.json
 stream e21.stream '' '' '{ "@tr":"report","suffix":".r.json","body":{}}'
 enc_refused 'an event beginning { "@tr":' e21.stream \
 	'line 2: an event whose first member is "@tr", which the stream reserves for control records (a control record must begin with the exact bytes {"@tr":)'
+
+# ------------------------------------------ a kernel too long for its guide
+
+# A selected kernel's name, pid, tid, device, ts and dur (JSON text) may
+# take 256 KiB together: its guide's report row must fit in the 1 MiB
+# tr-verify reads of a row.  tr-select-anchors refuses a longer one, so no
+# stage writes what the run's own tr-verify would refuse; at the limit every
+# stage accepts it and the run verifies.  Here 6 bytes are the pid 1, tid
+# 7, device 0, ts 10 and dur 2, and 2 the name's quotes.
+long_name() { # N: a name of N bytes
+	awk -v n="$1" 'BEGIN { s = "k"; while (length(s) < n) s = s s; printf "%s", substr(s, 1, n) }'
+}
+doc longname.json "$(kern "$(long_name 262137)" 10 ',"dur":2')"
+refused 1 "a name one byte over 256 KiB: select-anchors refuses it" \
+	"tr-decode longname.json | $SA '^k' >/dev/null" \
+	"tr-select-anchors: event 0: selected anchor kernel's name, pid, tid, device, ts and dur take 262145 bytes of JSON text, more than the 256 KiB a guide and its report row can carry"
+mkdir -p longout
+refused_first 1 "a name one byte over: tr-layer-track refuses at the selection" \
+	"tr-layer-track --trace longname.json --output longout/o.json --anchor-regex '^k' --num-layers 1 --anchor-offset 0 --phase p --evidence e" \
+	"tr-select-anchors: event 0: selected anchor kernel's name, pid, tid, device, ts and dur take 262145 bytes of JSON text, more than the 256 KiB a guide and its report row can carry"
+[ -z "$(ls -A longout)" ] && pass "a name one byte over: nothing written" ||
+	fail "a name one byte over: nothing written" "$(ls -A longout)"
+doc longok.json "$(kern "$(long_name 262136)" 10 ',"dur":2')"
+expect 0 "a name at 256 KiB: tr-layer-track writes and verifies it" \
+	"tr-layer-track --trace longok.json --output longout/ok.json --anchor-regex '^k' --num-layers 1 --anchor-offset 0 --phase p --evidence e" &&
+	has "a name at 256 KiB: verified" "$T/out" "verification: verified"
+# a kernel of another name, not selected, may be as long as an event may
+doc longother.json "$(kern "x$(long_name 300000)" 5 ',"dur":1')" "$(kern k 10 ',"dur":2')"
+expect 0 "a long name not selected: accepted" "tr-decode longother.json | $SA '^k\$' >/dev/null"
+
+# -------------------------------------------------- forged anchor records
+
+# Every number of the anchors and anchor records is checked before a stage
+# computes with it (tr-stream(5)): a forged record is refused, exit 1.
+doc forge.json "$(kern rot 10 ',"dur":2')" "$(kern rot 20 ',"dur":2')" \
+	"$(kern rot 30 ',"dur":2')" "$(kern rot 40 ',"dur":2')"
+tr-decode forge.json | tr-select-anchors --num-layers 2 --passes 2 --anchor-offset 0 \
+	--anchor-regex rot >forge.stream
+forged() { # NAME SED MESSAGE
+	sed "$2" forge.stream >forged.stream
+	refused 1 "forged: $1" "tr-guides --phase p --evidence e <forged.stream >/dev/null" "tr-guides: $3"
+}
+forged "layer -1" 's/"i":1,"pass":0,"layer":1,/"i":1,"pass":0,"layer":-1,/' \
+	"malformed anchor record: layer -1 out of range (at least 0)"
+forged "pass -5" 's/"i":2,"pass":1,/"i":2,"pass":-5,/' \
+	"malformed anchor record: pass -5 out of range (at least 0)"
+forged "first_layer -3" 's/"first_layer":0/"first_layer":-3/' \
+	"malformed anchors record: first_layer -3 out of range (0 to 1000000)"
+forged "num_layers 2^62" 's/"num_layers":2/"num_layers":4611686018427387904/' \
+	"malformed anchors record: num_layers 4611686018427387904 out of range (1 to 1000000)"
+forged "passes 0" 's/"passes":2/"passes":0/' \
+	"malformed anchors record: passes 0 out of range (1 to 1000000)"
+forged "num_layers x passes" 's/"num_layers":2,"first_layer":0,"passes":2/"num_layers":1000000,"first_layer":0,"passes":11/' \
+	"malformed anchors record: num_layers x passes is 11000000, more than 10000000"
+forged "anchor_offset -1" 's/"anchor_offset":0/"anchor_offset":-1/' \
+	"malformed anchors record: anchor_offset -1 out of range (0 to 2147483647)"
+forged "layer past num_layers" 's/"i":3,"pass":1,"layer":1,/"i":3,"pass":1,"layer":5,/' \
+	"anchor record 3: layer 5 out of range (num_layers 2)"
+forged "pass past passes" 's/"i":3,"pass":1,/"i":3,"pass":2,/' \
+	"anchor record 3: pass 2 out of range (passes 2)"
+forged "i not pass x N + layer" 's/"i":3,"pass":1,"layer":1,/"i":3,"pass":0,"layer":1,/' \
+	"anchor record 3: i 3 is not pass 0 x num_layers 2 + layer 1"
+forged "anchor_index not offset + i" 's/"anchor_index":3,/"anchor_index":7,/' \
+	"anchor record 3: anchor_index 7 is not anchor_offset 0 + i 3"
+forged "records out of order" 's/"i":3,/"i":4,/' \
+	"anchor records out of order (record 3 is number 4)"
+forged "source_index -1" 's/"source_index":3,/"source_index":-1,/' \
+	"malformed anchor record: source_index -1 out of range (at least 0)"
+forged "negative dur_ns" 's/"ts":40,"dur":2,"ts_ns":40000,"dur_ns":2000/"ts":40,"dur":2,"ts_ns":40000,"dur_ns":-2000/' \
+	"malformed anchor record: anchor dur_ns -2000 out of range (at least 0)"
+forged "ts_ns not its ts" 's/"ts_ns":40000/"ts_ns":9223372036854775000/' \
+	"malformed anchor record: anchor ts 40 is not ts_ns 9223372036854775000"
+forged "ts before the trace origin" 's/"trace_origin_ns":10000/"trace_origin_ns":-9223372036854775807/' \
+	"anchor record 0: ts_ns 10000 is not within 2^63 ns after trace_origin_ns -9223372036854775807"
+forged "an anchor record first" '/^{"@tr":"anchors",/{h;d};/"i":0,/G' \
+	"an anchor record before the anchors record"
+# the forged cases of the probe: not one guide L18446744073709551615
+sed 's/"first_layer":0/"first_layer":-3/; s/"i":1,"pass":0,"layer":1,/"i":1,"pass":0,"layer":-1,/' \
+	forge.stream >forged.stream
+run "tr-guides --phase p --evidence e <forged.stream"
+[ "$RC" = 1 ] && ! grep -q '"name":"L1844' "$T/out" && pass "forged: no guide with a wrapped layer" ||
+	fail "forged: no guide with a wrapped layer" "exit $RC"
+
+# ------------------------------------------- times at the edge of int64 ns
+
+# The stages compute with times within +/-2^62 ns (4611686018427387.902 us,
+# tsnum.h): differences of two and doubled halves fit an int64.  An event
+# beyond is refused where a time is computed with, never dropped in silence.
+EDGE_MSG='lies beyond +/-4611686018427387.902 us (2^62 ns), the time range of trace-layers'
+doc edge.json "$(kern a 9223372036854770 ',"dur":1')" "$(kern a 9223372036854774 ',"dur":0.5')"
+tr-decode edge.json >edge.stream
+refused 1 "ts near INT64_MAX ns: tr-window --from 0 refuses, drops nothing silently" \
+	"tr-window --from 0 <edge.stream" "tr-window: event 0: ts 9223372036854770, dur 1 $EDGE_MSG"
+refused 1 "ts near INT64_MAX ns: tr-survey refuses" "tr-survey --num-layers 1 <edge.stream" \
+	"tr-survey: stdin: event 0: ts 9223372036854770, dur 1 $EDGE_MSG"
+refused 1 "ts near INT64_MAX ns: tr-compact refuses" "$COMPACT1 <edge.stream" \
+	"tr-compact: event 0: ts 9223372036854770 or dur 1 is out of range (beyond +/-4611686018427387.902 us, 2^62 ns, the time range of trace-layers)"
+refused 1 "ts near INT64_MAX ns: tr-window --list-passes refuses too" \
+	"tr-window --list-passes <edge.stream" "tr-window: event 0: ts 9223372036854770, dur 1 $EDGE_MSG"
+doc edgeend.json "$(kern a 4611686018427387 ',"dur":0.903')"
+refused 1 "an end one ns past the range: tr-window refuses" "tr-decode edgeend.json | tr-window --from 0" \
+	"tr-window: event 0: ts 4611686018427387, dur 0.903 $EDGE_MSG"
+printf '{"traceEvents":[{"ph":"M","name":"process_name","pid":1,"ts":-9223372036854775,"args":{"name":"p"}},%s]}' \
+	"$(kern a 10 ',"dur":1')" >edgemeta.json
+refused 1 "metadata with a ts past the range: tr-window refuses" "tr-decode edgemeta.json | tr-window --from 0" \
+	"tr-window: event 0: ts -9223372036854775 $EDGE_MSG"
+# the widest trace the range allows: from -4611686018427387 us to
+# 4611686018427387.902 us, every stage computes exactly
+doc wide.json "$(kern a -4611686018427387 ',"dur":1')" "$(kern a 4611686018427380 ',"dur":0.5')" \
+	"$(kern b 4611686018427387 ',"dur":0.902')"
+tr-decode wide.json >wide.stream
+expect 0 "the widest trace: tr-window --from 0 keeps every event" "tr-window --from 0 <wide.stream >wide.out" &&
+	{ events wide.out >got.events; events wide.stream >want.events
+	  same "the widest trace: --from 0, the events byte for byte" want.events got.events; }
+expect 0 "the widest trace: tr-survey" "tr-survey --num-layers 1 <wide.stream" &&
+	has "the widest trace: tr-survey's spans are positive" "$T/out" \
+		'passes (ms from the trace start, bytes of the events in each): 0.000000-0.001000 (115 bytes), 9223372036854.767000-9223372036854.767500 (116 bytes)'
+expect 0 "the widest trace: tr-compact" "$COMPACT1 <wide.stream >/dev/null"
+expect 0 "the widest trace: tr-select-anchors and tr-guides" \
+	"$SA '^a\$' --passes 2 <wide.stream | tr-guides --phase p --evidence e >wide.guides" &&
+	has "the widest trace: the guide of pass 1 from the trace start" wide.guides \
+		'"start_relative_ms":9223372036854.767000'

@@ -51,6 +51,25 @@ window "around L3 of pass 2, 50 us pad" o.json --around L3 --pass 2 --pad 50us
 window "time 1.5-3 ms" o.json --from 1.5 --to 3
 window "time from 4 ms to the end" o.json --from 4ms
 window "time on the raw trace" g.json --from 0.25 --to 0.75
+window "time from 0: every event" g.json --from 0
+# times at the edge of the range the stages compute with (+/-2^62 ns,
+# tr-stream(5)): the trace moved to just above -2^62 ns and to just below
+# +2^62 ns, exactly (integer microseconds)
+tr-gen --layers 2 --passes 2 --seed 3 --ts-format int --origin-us 0 -o g0.json
+shift_trace() { # OFFSET_US OUT
+	python3 -c 'import json, sys
+d = json.load(open("g0.json"))
+for e in d["traceEvents"]:
+    if isinstance(e.get("ts"), int):
+        e["ts"] += int(sys.argv[1])
+json.dump(d, open(sys.argv[2], "w"))' "$1" "$2"
+}
+shift_trace -4611686018427000 gneg.json
+shift_trace 4611686018000000 gtop.json
+window "ts just above -2^62 ns: --from 0" gneg.json --from 0
+window "ts just above -2^62 ns: 0.5-1.5 ms" gneg.json --from 0.5 --to 1.5
+window "ts just below +2^62 ns: --from 0" gtop.json --from 0
+window "ts just below +2^62 ns: 0.5-1.5 ms" gtop.json --from 0.5 --to 1.5
 # a window of a window: its guides are there, so it can be cut again
 tr-decode o.json | tr-window --passes 1 | tr-encode -o p1.json
 window "a layer of a window" p1.json --layers 0-1
@@ -185,6 +204,17 @@ refuse 2 "usage: two windows" o.json \
 refuse 2 "usage: a time below the ns" o.json \
 	"tr-window: --from: invalid value '0.0000001' (milliseconds: digits with at most six decimals, or a unit ns, us, ms, s)" \
 	--from 0.0000001
+refuse 1 "refused: a pad that carries the window past the time range" o.json \
+	"tr-window: --pad 4611686018427387904ns: the window would reach beyond +/-4611686018427387.902 us (2^62 ns), the time range of trace-layers" \
+	--around L3 --pass 2 --pad 4611686018427387904ns
+# a guide's pass number far above the others: the range is one look at
+# the guides, not a loop over every number in it (timeout: a hang fails)
+tr-decode o.json | sed 's/"pass_index":2,/"pass_index":1000000000000000000,/' >farpass.stream
+expect 0 "a pass number of 10^18: --passes 0-10^18 in one look" \
+	"timeout 60 tr-window --passes 0-1000000000000000000 <farpass.stream >far.out" &&
+	{ [ "$(grep -c '"cat":"layer_guide"' far.out)" = "$(grep -c '"cat":"layer_guide"' farpass.stream)" ] &&
+		pass "a pass number of 10^18: every guide kept" ||
+		fail "a pass number of 10^18: every guide kept" "$(grep -c '"cat":"layer_guide"' far.out)"; }
 expect 1 "a refused window writes nothing" "tr-decode o.json | tr-window --pass 7 | tr-encode -o none.json"
 absent "a refused window writes nothing: no file" none.json none.json.window.json
 
@@ -224,6 +254,39 @@ if [ "$(python3 -c "import json; print(len(json.load(open('v.json.window.json'))
 else
 	fail "the pass-1 window drops a flow end (the report-lie mutation needs one)"
 fi
+# the report's own claims, each against the window itself
+lie() { # NAME PYTHON WANT: the report's text t changed by PYTHON, tr-verify says WANT
+	rm -f m.json m.json.window.json
+	cp v.json m.json
+	python3 -c "import re
+t = open('v.json.window.json').read()
+$2
+open('m.json.window.json', 'w').write(t)"
+	expect 1 "tr-verify refuses a report that lies: $1" "tr-verify --source o.json --output m.json" &&
+		{ [ "$(grep -A1 '^window  *FAILED' "$T/out" | tail -n 1)" = "  $3" ] &&
+			pass "$1: named" || fail "$1: named" "$(grep -A1 '^window' "$T/out")" "wanted:   $3"; }
+}
+claim() { # KEY: the report's value
+	python3 -c "import json, sys; print(json.load(open('v.json.window.json'))$1)"
+}
+W0=$(claim "['window_start_ns']") W1=$(claim "['window_end_ns']")
+U0=$(sed -n 's/^  "window_start_us": \(.*\),$/\1/p' v.json.window.json)
+U1=$(sed -n 's/^  "window_end_us": \(.*\),$/\1/p' v.json.window.json)
+lie "start and end swapped" "t = t.replace('$W0', 'X').replace('$W1', '$W0').replace('X', '$W1').replace('$U0', 'Y').replace('$U1', '$U0').replace('Y', '$U1')" \
+	"the report's window starts after it ends (window_start_ns $W1, window_end_ns $W0)"
+lie "window_start_us not window_start_ns" "t = t.replace('\"window_start_us\": $U0', '\"window_start_us\": 1')" \
+	"the report's window_start_us 1 is not its window_start_ns $W0 ($U0 us)"
+lie "kept counts 0" "t = re.sub(r'(\"kept\": \\{[^}]*\\})', lambda m: re.sub(r': \\d+', ': 0', m.group(1)), t)" \
+	"the report's kept.complete 0 is not the $(claim "['kept']['complete']") events of that category in the window"
+lie "bytes_written 1" "t = re.sub(r'\"bytes_written\": \\d+', '\"bytes_written\": 1', t)" \
+	"the report's bytes_written 1 is not the $(claim "['bytes_written']") bytes of the window's event lines"
+lie "source_events" "t = re.sub(r'\"source_events\": \\d+', '\"source_events\": 5', t)" \
+	"the report's source_events 5 is not the $(claim "['source_events']") events of the source"
+lie "a dropped count" "t = re.sub(r'(\"dropped\": \\{[^}]*\"metadata\": )\\d+', r'\\g<1>7777', t)" \
+	"the report's dropped.metadata 7777 is not the $(claim "['dropped']['metadata']") source events of that category not in it"
+ND=$(claim "['dropped_events'].__len__()")
+lie "more flows than the events it lists" "t = re.sub(r'\"flows_dropped_end_outside\": \\d+', '\"flows_dropped_end_outside\": $((ND + 1))', t)" \
+	"the report's flows_dropped_end_outside $((ND + 1)) and async_dropped_end_outside 0 do not fit the $ND dropped events it lists"
 # a guide moved onto its neighbour no longer renders flat
 rm -f m.json m.json.window.json
 tr-decode v.json | python3 -c 'import sys, re

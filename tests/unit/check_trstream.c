@@ -187,7 +187,7 @@ START_TEST(test_anchors_write_read)
 	struct trstream_anchors a = { "^a\\(b\"", NULL, "c", 1, 2, 9, 3, 1, 2, "7", NULL, -1500,
 				      tids, 3 };
 	struct trstream_anchors_in in = { JDOC_INIT, 0, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
-					   NULL, 0 };
+					   NULL, 0, 0 };
 	struct trstream_raw raw;
 	struct buf b = BUF_INIT;
 	char err[TRSTREAM_ERR_SIZE];
@@ -241,7 +241,7 @@ END_TEST
 static void anchors_refused(const char *rec, const char *want)
 {
 	struct trstream_anchors_in in = { JDOC_INIT, 0, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
-					   NULL, 0 };
+					   NULL, 0, 0 };
 	char err[TRSTREAM_ERR_SIZE];
 
 	ck_assert_int_eq(trstream_anchors_read(rec, strlen(rec), &in, err, sizeof err), -1);
@@ -261,6 +261,74 @@ START_TEST(test_anchors_refused)
 			"\"used_tids\":[]}", "malformed anchors record: no pid or used_tids");
 	anchors_refused("{\"num_layers\":3,\"first_layer\":0,\"passes\":1,\"trace_origin_ns\":0,"
 			"\"pid\":1,\"used_tids\":{}}", "malformed anchors record: no pid or used_tids");
+	/* the limits of tr-select-anchors' options */
+#define ANCHORS(n, f, p, o) "{\"num_layers\":" n ",\"first_layer\":" f ",\"passes\":" p \
+	",\"trace_origin_ns\":0,\"pid\":1,\"used_tids\":[]" o "}"
+	anchors_refused(ANCHORS("3", "0", "1", ""), "malformed anchors record: no integer "
+			"anchor_offset");
+	anchors_refused(ANCHORS("0", "0", "1", ",\"anchor_offset\":0"),
+			"malformed anchors record: num_layers 0 out of range (1 to 1000000)");
+	anchors_refused(ANCHORS("1000001", "0", "1", ",\"anchor_offset\":0"),
+			"malformed anchors record: num_layers 1000001 out of range (1 to 1000000)");
+	anchors_refused(ANCHORS("3", "-3", "1", ",\"anchor_offset\":0"),
+			"malformed anchors record: first_layer -3 out of range (0 to 1000000)");
+	anchors_refused(ANCHORS("3", "0", "-1", ",\"anchor_offset\":0"),
+			"malformed anchors record: passes -1 out of range (1 to 1000000)");
+	anchors_refused(ANCHORS("3", "0", "1", ",\"anchor_offset\":2147483648"),
+			"malformed anchors record: anchor_offset 2147483648 out of range "
+			"(0 to 2147483647)");
+	anchors_refused(ANCHORS("1000000", "0", "11", ",\"anchor_offset\":0"),
+			"malformed anchors record: num_layers x passes is 11000000, more than 10000000");
+}
+END_TEST
+
+/* A record for the anchors record of num_layers 2, passes 2, offset 1,
+ * trace origin 1000 ns. */
+START_TEST(test_anchor_check)
+{
+	static const char sm_rec[] = "{\"num_layers\":2,\"first_layer\":0,\"passes\":2,"
+		"\"anchor_offset\":1,\"trace_origin_ns\":1000,\"pid\":1,\"used_tids\":[]}";
+	struct trstream_anchors_in sm = { JDOC_INIT, 0, 0, 0, 0, 0, { NULL, 0 }, { NULL, 0 },
+					   NULL, 0, 0 };
+	struct trstream_anchor a;
+	char err[TRSTREAM_ERR_SIZE];
+
+	ck_assert_int_eq(trstream_anchors_read(sm_rec, strlen(sm_rec), &sm, err, sizeof err), 0);
+	memset(&a, 0, sizeof a);
+	a.i = 3;
+	a.pass = 1;
+	a.layer = 1;
+	a.anchor_index = 4;
+	a.anchor.ts_ns = 5000;
+	ck_assert_int_eq(trstream_anchor_check(&a, 3, &sm, err, sizeof err), 0);
+	ck_assert_int_eq(trstream_anchor_check(&a, 2, &sm, err, sizeof err), -1);
+	ck_assert_str_eq(err, "anchor records out of order (record 2 is number 3)");
+	a.layer = 2;
+	ck_assert_int_eq(trstream_anchor_check(&a, 3, &sm, err, sizeof err), -1);
+	ck_assert_str_eq(err, "anchor record 3: layer 2 out of range (num_layers 2)");
+	a.layer = 1;
+	a.pass = 2;
+	ck_assert_int_eq(trstream_anchor_check(&a, 3, &sm, err, sizeof err), -1);
+	ck_assert_str_eq(err, "anchor record 3: pass 2 out of range (passes 2)");
+	a.pass = 0;
+	ck_assert_int_eq(trstream_anchor_check(&a, 3, &sm, err, sizeof err), -1);
+	ck_assert_str_eq(err, "anchor record 3: i 3 is not pass 0 x num_layers 2 + layer 1");
+	a.pass = 1;
+	a.anchor_index = 3;
+	ck_assert_int_eq(trstream_anchor_check(&a, 3, &sm, err, sizeof err), -1);
+	ck_assert_str_eq(err, "anchor record 3: anchor_index 3 is not anchor_offset 1 + i 3");
+	a.anchor_index = 4;
+	a.anchor.ts_ns = 999;
+	ck_assert_int_eq(trstream_anchor_check(&a, 3, &sm, err, sizeof err), -1);
+	ck_assert_str_eq(err, "anchor record 3: ts_ns 999 is not within 2^63 ns after "
+			 "trace_origin_ns 1000");
+	/* a terminal end that no int64 difference from the origin holds */
+	a.anchor.ts_ns = 5000;
+	sm.trace_origin_ns = -INT64_MAX;
+	a.has_terminal = 1;
+	a.terminal.ts_ns = 5000;
+	ck_assert_int_eq(trstream_anchor_check(&a, 3, &sm, err, sizeof err), -1);
+	trstream_anchors_in_free(&sm);
 }
 END_TEST
 
@@ -434,6 +502,62 @@ START_TEST(test_anchor_refused)
 		       "{\"source_index\":1,\"ts_ns\":5,\"dur_ns\":1,\"ts\":5,\"tid\":1,\"name\":\"k\"},"
 		       "\"terminal\":{\"ts_ns\":7}}",
 		       "malformed anchor record: no integer dur_ns");
+	/* numbers no writer makes: in the writer's layout and in another */
+#define REC(i, pass, si, ts, dur, ts_ns, dur_ns) "{\"@tr\":\"anchor\",\"i\":" i ",\"pass\":" \
+	pass ",\"layer\":0,\"anchor_index\":0,\"anchor\":{\"source_index\":" si ",\"pid\":1," \
+	"\"tid\":7,\"device\":0,\"ts\":" ts ",\"dur\":" dur ",\"ts_ns\":" ts_ns ",\"dur_ns\":" \
+	dur_ns ",\"name\":\"k\"}}"
+	anchor_refused(REC("-1", "0", "1", "5", "1", "5000", "1000"),
+		       "malformed anchor record: i -1 out of range (at least 0)");
+	anchor_refused(REC("0", "-5", "1", "5", "1", "5000", "1000"),
+		       "malformed anchor record: pass -5 out of range (at least 0)");
+	anchor_refused(REC("0", "0", "-2", "5", "1", "5000", "1000"),
+		       "malformed anchor record: source_index -2 out of range (at least 0)");
+	anchor_refused(REC("0", "0", "1", "5", "1", "5000", "-1000"),
+		       "malformed anchor record: anchor dur_ns -1000 out of range (at least 0)");
+	anchor_refused(REC("0", "0", "1", "5", "1", "5001", "1000"),
+		       "malformed anchor record: anchor ts 5 is not ts_ns 5001");
+	anchor_refused(REC("0", "0", "1", "5", "1.5", "5000", "1000"),
+		       "malformed anchor record: anchor dur 1.5 is not dur_ns 1000");
+	anchor_refused("{\"@tr\":\"anchor\",\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,"
+		       "\"anchor\":{\"source_index\":1,\"pid\":1,\"tid\":7,\"device\":0,\"ts\":5,"
+		       "\"dur\":1,\"ts_ns\":5000,\"dur_ns\":1000,\"name\":\"k\"},\"terminal\":"
+		       "{\"source_index\":2,\"pid\":1,\"tid\":7,\"device\":0,\"ts\":9223372036854775,"
+		       "\"dur\":1,\"ts_ns\":9223372036854775000,\"dur_ns\":1000,\"name\":\"e\"}}",
+		       "malformed anchor record: terminal ts_ns + dur_ns beyond the int64 range");
+}
+END_TEST
+
+/* A kernel's texts take at most TRSTREAM_KERNEL_MAX_TEXT bytes. */
+START_TEST(test_anchor_long_texts)
+{
+	struct buf rec = BUF_INIT;
+	struct trstream_anchor in;
+	struct jdoc d = JDOC_INIT;
+	char err[TRSTREAM_ERR_SIZE];
+	/* besides the name: pid 1, tid 7, device 0, ts 5, dur 1 (5 bytes) */
+	size_t k, name = TRSTREAM_KERNEL_MAX_TEXT - 5 - 2;
+
+	buf_addstr(&rec, "{\"@tr\":\"anchor\",\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,"
+		   "\"anchor\":{\"source_index\":1,\"pid\":1,\"tid\":7,\"device\":0,\"ts\":5,"
+		   "\"dur\":1,\"ts_ns\":5000,\"dur_ns\":1000,\"name\":\"");
+	for (k = 0; k < name; k++)
+		buf_addch(&rec, 'k');
+	buf_addstr(&rec, "\"}}");
+	ck_assert_int_eq(trstream_anchor_read(&d, rec.p, rec.len, &in, err, sizeof err), 0);
+	trstream_anchor_free(&in);
+	buf_reset(&rec);
+	buf_addstr(&rec, "{\"@tr\":\"anchor\",\"i\":0,\"pass\":0,\"layer\":0,\"anchor_index\":0,"
+		   "\"anchor\":{\"source_index\":1,\"pid\":1,\"tid\":7,\"device\":0,\"ts\":5,"
+		   "\"dur\":1,\"ts_ns\":5000,\"dur_ns\":1000,\"name\":\"");
+	for (k = 0; k < name + 1; k++)
+		buf_addch(&rec, 'k');
+	buf_addstr(&rec, "\"}}");
+	ck_assert_int_eq(trstream_anchor_read(&d, rec.p, rec.len, &in, err, sizeof err), -1);
+	ck_assert_str_eq(err, "malformed anchor record: anchor texts take 262145 bytes, more than "
+			 "256 KiB");
+	json_free(&d);
+	buf_release(&rec);
 }
 END_TEST
 
@@ -480,6 +604,8 @@ static Suite *trstream_suite(void)
 	tcase_add_test(tc, test_anchor_write_read);
 	tcase_add_test(tc, test_anchor_layout_and_jsmn);
 	tcase_add_test(tc, test_anchor_refused);
+	tcase_add_test(tc, test_anchor_check);
+	tcase_add_test(tc, test_anchor_long_texts);
 	tcase_add_test(tc, test_report_whole_members);
 	suite_add_tcase(s, tc);
 	return s;

@@ -96,6 +96,25 @@ static const struct exact_case exact_cases[] = {
 };
 
 /* The integer part's length of plain decimals; 0 for anything else. */
+/* Saturating sums and differences, and the range the stages compute with. */
+START_TEST(test_saturating)
+{
+	ck_assert_int_eq(tsnum_sat_add(1, 2), 3);
+	ck_assert_int_eq(tsnum_sat_add(INT64_MAX, 1), INT64_MAX);
+	ck_assert_int_eq(tsnum_sat_add(INT64_MIN, -1), INT64_MIN);
+	ck_assert_int_eq(tsnum_sat_add(INT64_MAX, INT64_MIN), -1);
+	ck_assert_int_eq(tsnum_sat_sub(5, 7), -2);
+	ck_assert_int_eq(tsnum_sat_sub(INT64_MAX, -1), INT64_MAX);
+	ck_assert_int_eq(tsnum_sat_sub(INT64_MIN, 1), INT64_MIN);
+	ck_assert_int_eq(tsnum_sat_sub(0, INT64_MIN), INT64_MAX);
+	ck_assert_int_eq(tsnum_sat_sub(-1, INT64_MAX), INT64_MIN);
+	/* any two times within the range differ by an int64, doubled too */
+	ck_assert_int_eq(TSNUM_MAX_NS, 4611686018427387902LL);
+	ck_assert(TSNUM_MAX_NS - -TSNUM_MAX_NS < INT64_MAX);
+	ck_assert(2 * (TSNUM_MAX_NS + 1) + 1 <= INT64_MAX);
+}
+END_TEST
+
 START_TEST(test_plain_int_len)
 {
 	static const struct { const char *t; size_t want; } cases[] = {
@@ -784,6 +803,7 @@ static Suite *tsnum_suite(void)
 	tcase_add_loop_test(exact, test_exact_table, 0, (int)COUNT(exact_cases));
 	tcase_add_test(exact, test_exact_matches_reference);
 	tcase_add_test(exact, test_plain_int_len);
+	tcase_add_test(exact, test_saturating);
 	tcase_add_test(exact, test_length_bounds);
 	tcase_add_test(exact, test_text_not_below);
 	tcase_add_test(exact, test_not_below_plain);

@@ -659,6 +659,55 @@ START_TEST(test_record_members)
 }
 END_TEST
 
+/* The report of a window of E0 and E1 that keeps E0, its claims
+ * formatted in: start_ns, end_ns, start_us, kept complete, bytes_written. */
+#define WREPORT(w0, w1, u0, kept, bytes) \
+	"{" SHA ",\"spec\":\"--from 0\",\"window_start_ns\":" w0 ",\"window_end_ns\":" w1 \
+	",\"window_start_us\":" u0 ",\"window_end_us\":5.000,\"source_events\":2," \
+	"\"kept\":{\"complete\":" kept ",\"duration\":0,\"instant\":0,\"counter\":0," \
+	"\"metadata\":0,\"flow\":0,\"async\":0,\"other\":0},\"dropped\":{\"complete\":1," \
+	"\"duration\":0,\"instant\":0,\"counter\":0,\"metadata\":0,\"flow\":0,\"async\":0," \
+	"\"other\":0},\"flows_dropped_end_outside\":1,\"async_dropped_end_outside\":0," \
+	"\"bytes_written\":" bytes ",\"dropped_events\":[{\"source_index\":1}]}\n"
+
+/* The window check of that report: its first failure, or "" when none. */
+static void window_claims_are(const char *report, const char *want)
+{
+	struct verifycheck vc;
+	struct verify v;
+	struct stream_in src, out;
+
+	verifycheck_init(&vc);
+	verify_init(&v, &vc, path_of("none.json"), "w.json");
+	write_file("w.window.json", report);
+	ck_assert_int_eq(verify_window_load(&v, path_of("w.window.json")), 0);
+	stream_of(&src, "src.stream", HEAD E0 "\n" E1 "\n" TAIL);
+	stream_of(&out, "out.stream", HEAD E0 "\n" TAIL);
+	ck_assert_int_eq(verify_window_events(&v, &src, &out), 0);
+	ck_assert_str_eq(vc.item[VERIFYCHECK_WINDOW].shown.p, want);
+	stream_in_free(&src);
+	stream_in_free(&out);
+	verify_free(&v);
+	verifycheck_free(&vc);
+}
+
+/* Each claim of the report is checked against the window and the source. */
+START_TEST(test_window_claims)
+{
+	window_claims_are(WREPORT("0", "5000", "0.000", "1", "72"), "");
+	window_claims_are(WREPORT("5000", "0", "0.000", "1", "72"), "the report's window starts "
+			  "after it ends (window_start_ns 5000, window_end_ns 0)\n"
+			  "the report's window_start_us 0.000 is not its window_start_ns 5000 (5.000 us)\n"
+			  "the report's window_end_us 5.000 is not its window_end_ns 0 (0.000 us)");
+	window_claims_are(WREPORT("0", "5000", "0.001", "1", "72"), "the report's window_start_us "
+			  "0.001 is not its window_start_ns 0 (0.000 us)");
+	window_claims_are(WREPORT("0", "5000", "0.000", "0", "72"), "the report's kept.complete "
+			  "0 is not the 1 events of that category in the window");
+	window_claims_are(WREPORT("0", "5000", "0.000", "1", "1"), "the report's bytes_written 1 "
+			  "is not the 72 bytes of the window's event lines");
+}
+END_TEST
+
 /* A window of two events keeps the first; the second overlaps the window
  * and is listed as dropped. */
 START_TEST(test_window)
@@ -669,8 +718,7 @@ START_TEST(test_window)
 
 	verifycheck_init(&vc);
 	verify_init(&v, &vc, path_of("none.json"), "w.json");
-	write_file("w.window.json", "{" SHA ",\"spec\":\"--from 0\",\"window_start_ns\":0,"
-		   "\"window_end_ns\":5000,\"dropped_events\":[{\"source_index\":1}]}\n");
+	write_file("w.window.json", WREPORT("0", "5000", "0.000", "1", "72"));
 	ck_assert_int_eq(verify_window_load(&v, path_of("w.window.json")), 0);
 	stream_of(&src, "src.stream", HEAD E0 "\n" E1 "\n" TAIL);
 	stream_of(&out, "out.stream", HEAD E0 "\n" TAIL);
@@ -689,7 +737,8 @@ START_TEST(test_window)
 	verifycheck_init(&vc);
 	verify_init(&v, &vc, path_of("none.json"), "w.json");
 	write_file("w.window.json", "{" SHA ",\"spec\":\"--from 0\",\"window_start_ns\":0,"
-		   "\"window_end_ns\":5000,\"dropped_events\":[]}\n");
+		   "\"window_end_ns\":5000,\"window_start_us\":0.000,\"window_end_us\":5.000,"
+		   "\"dropped_events\":[]}\n");
 	ck_assert_int_eq(verify_window_load(&v, path_of("w.window.json")), 0);
 	stream_of(&src, "src.stream", HEAD E0 "\n" E1 "\n" TAIL);
 	stream_of(&out, "out.stream", HEAD E0 "\n" TAIL);
@@ -743,6 +792,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_reader);
 	tcase_add_test(tc, test_record_members);
 	tcase_add_test(tc, test_window);
+	tcase_add_test(tc, test_window_claims);
 	suite_add_tcase(s, tc);
 	return s;
 }

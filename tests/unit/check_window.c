@@ -98,6 +98,23 @@ START_TEST(test_interval)
 	ck_assert_int_eq(iv("x", NULL, &lo, &hi), -1);
 	ck_assert_int_eq(iv("1", "-1", &lo, &hi), -1);
 	ck_assert_int_eq(iv("1", "\"a\"", &lo, &hi), -1);
+	/* the range the stages compute with: +/-(2^62 - 2) ns, ends included */
+	ck_assert_int_eq(iv("4611686018427387", "0.902", &lo, &hi), 0);
+	ck_assert(lo == 2 * 4611686018427387000LL && hi == 2 * TSNUM_MAX_NS);
+	ck_assert_int_eq(iv("4611686018427387.902", NULL, &lo, &hi), 0);
+	ck_assert(lo == 2 * TSNUM_MAX_NS && hi == lo);
+	ck_assert_int_eq(iv("4611686018427387.903", NULL, &lo, &hi), WINDOW_RANGE);
+	ck_assert_int_eq(iv("4611686018427387", "0.903", &lo, &hi), WINDOW_RANGE);
+	/* an end at the ns above a text with digits below the ns */
+	ck_assert_int_eq(iv("4611686018427387", "0.9015", &lo, &hi), 0);
+	ck_assert_int_eq(iv("4611686018427387", "0.9025", &lo, &hi), WINDOW_RANGE);
+	ck_assert_int_eq(iv("-4611686018427387.902", NULL, &lo, &hi), 0);
+	ck_assert(lo == -2 * TSNUM_MAX_NS);
+	ck_assert_int_eq(iv("-4611686018427387.903", NULL, &lo, &hi), WINDOW_RANGE);
+	ck_assert_int_eq(iv("9223372036854775", "1", &lo, &hi), WINDOW_RANGE);
+	ck_assert_int_eq(iv("1e400", NULL, &lo, &hi), WINDOW_RANGE);
+	ck_assert_int_eq(iv("1", "1e400", &lo, &hi), WINDOW_RANGE);
+	ck_assert_int_eq(iv("\"9223372036854775\"", NULL, &lo, &hi), WINDOW_RANGE);
 }
 END_TEST
 
