@@ -498,8 +498,10 @@ fi
 # An interrupt while the window is cut (the stage takes a second to start):
 # the command waits for that pipeline, then for the filter of its stages'
 # messages, which must end too (timeout passes the signal on; its KILL is
-# the guard against a hang).
-shims tr-window ": >'$GATE.window'; sleep 1; exec '$BIN/tr-window' \"\$@\""
+# the guard against a hang).  The command first runs tr-window on nothing,
+# with its table to /dev/null, to judge the window's options before the
+# trace is read: the gate is for the cut itself.
+shims tr-window "case \"\$*\" in *' --pass-table /dev/null') ;; *) : >'$GATE.window'; sleep 1 ;; esac; exec '$BIN/tr-window' \"\$@\""
 fresh
 if interrupt "tr-layer-track, SIGTERM while cutting the window" TERM "[ -e '$GATE.window' ]" \
 	"timeout --foreground -s KILL 60 $S/$LT --output '$O/lt.json' --no-verify --window '--passes 0'"; then
