@@ -8,7 +8,10 @@
 #   3. No quote inside a quote of the same kind.  .Ql, .Dq and .Sq enclose
 #      everything up to the end of their line, so `.Ql a , Ql b` renders as
 #      'a, 'b'' rather than 'a', 'b': put each quoted word on its own line.
-#   4. groff (what man(1) uses on most Linux systems) and mandoc render the
+#   4. A literal line (.Dl, .D1: a command or a message as printed) has
+#      no word that mdoc calls as a macro: "No space left on device" loses
+#      its "No".  Write \&No.
+#   5. groff (what man(1) uses on most Linux systems) and mandoc render the
 #      same words: a construct that only mandoc understands (a .Pq around
 #      words before a .Ta, for one) reads differently in `man`.  Skipped,
 #      with a message, where groff is not installed.
@@ -78,7 +81,18 @@ for page in "$@"; do
 		bad=1
 	fi
 
-	# 4. groff and mandoc agree word for word (groff hyphenates: join first)
+	# 4. macro words in literal lines (the ones that read as English or as
+	#    text; markup such as Ar or Ns in such a line is meant)
+	grep -n -E '^\.D[l1][ 	]' "$page" |
+		grep -E "[ 	](No|In|At|An|Ad|Ap|Ms|St|Tn|Ta|Sm|Ot|Db|Ux|Bx|Ox|Nx|Fx|Dx|Bsx|Lb|Ud|Es|En|Ec|Eo)([ 	]|\$)" \
+		>"$tmp/dl" || :
+	if [ -s "$tmp/dl" ]; then
+		echo "$page: a word of a literal line is parsed as an mdoc macro (escape it with \\&):"
+		sed 's/^/  line /' "$tmp/dl"
+		bad=1
+	fi
+
+	# 5. groff and mandoc agree word for word (groff hyphenates: join first)
 	if [ "$have_groff" -eq 1 ]; then
 		sed '1d;$d' "$tmp/text" | tr -s ' \n' '\n' | nodash >"$tmp/m"
 		LC_ALL=$utf8 groff -mandoc -Tutf8 -P-c -rLL=998n "$page" 2>/dev/null | plain | sed '1d;$d' |
