@@ -96,7 +96,7 @@ $(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(LIB) | $(B)/tests
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
 		-o $@ $< $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
-$(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%)
+$(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*.h
 	@mkdir -p $(@D)
 	@sh scripts/gen-completion.sh >$@.tmp && mv $@.tmp $@
 
