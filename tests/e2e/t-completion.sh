@@ -12,7 +12,7 @@ elif [ ! -f "$COMP" ]; then
 	fail "completion: $COMP exists" "not built: run make"
 else
 
-# complete WORD...: the candidates (sorted, one a line) that the completion
+# complete_words WORD...: the candidates (sorted, one a line) that the completion
 # gives for the last word, the words split as bash splits them (--name=VALUE
 # is "--name" "=" "VALUE"), run in $T/files.
 cat >"$T/complete.bash" <<'EOF'
@@ -27,7 +27,7 @@ EOF
 mkdir -p "$T/files/run dir"
 : >"$T/files/a b.json.gz"
 : >"$T/files/trace.json"
-complete() {
+complete_words() {
 	(cd "$T/files" && bash "$T/complete.bash" "$COMP" "$@")
 }
 # completes NAME EXPECTED WORD...: the candidates are exactly EXPECTED
@@ -35,7 +35,7 @@ complete() {
 completes() {
 	name=$1 want=$2
 	shift 2
-	complete "$@" >"$T/got" 2>"$T/got.err" || :
+	complete_words "$@" >"$T/got" 2>"$T/got.err" || :
 	printf '%s\n' "$want" | tr '|' '\n' >"$T/want"
 	[ -n "$want" ] || : >"$T/want"
 	if cmp -s "$T/want" "$T/got" && [ ! -s "$T/got.err" ]; then
@@ -102,7 +102,7 @@ completes "completion: a path to the program" "--record-path" /usr/bin/tr-decode
 # every --word of --help that the completion lacks is not an option of the
 # program (it says "unknown option") or an abbreviation the help shows.
 for c in $ALL; do
-	complete "$c" -- >"$T/comp.$c" 2>&1 || :
+	complete_words "$c" -- >"$T/comp.$c" 2>&1 || :
 	"$c" --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' | LC_ALL=C sort -u >"$T/help.$c" || :
 	if [ ! -s "$T/comp.$c" ] || [ ! -s "$T/help.$c" ]; then
 		fail "completion: $c's options are those of its --help" "no options completed or in --help"
