@@ -7,6 +7,10 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/trace-layers
+DOCDIR  ?= $(PREFIX)/share/doc/trace-layers
+# Where bash-completion looks for a command's completion (it loads the file
+# named after the command on first use; under PREFIX=~/.local too).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC      ?= cc
@@ -59,11 +63,14 @@ UNITS   := buf io event reader writer teepass blockq gzasync scan json tsnum str
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
 BINS        := $(PROGS:%=$(B)/bin/%)
+# The bash completion of every program and command, generated from their
+# option tables (scripts/gen-completion.sh), so it follows every change.
+COMPLETION  := $(B)/completion/trace-layers
 UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 
 .PHONY: all deps check check-zlib unit e2e asan-unit ubsan lint lint-man valgrind demo bench install uninstall \
 	clean fuzz fuzz-replay man-examples
-all: $(BINS)
+all: $(BINS) $(COMPLETION)
 	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
 $(B)/common/%.o: common/%.c common/*.h | $(B)/common
@@ -88,6 +95,10 @@ $(BINS): $(B)/bin/%: $(B)/filters/%.o $(LIB) | $(B)/bin
 $(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(LIB) | $(B)/tests
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
 		-o $@ $< $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
+
+$(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*.h
+	@mkdir -p $(@D)
+	@sh scripts/gen-completion.sh >$@.tmp && mv $@.tmp $@
 
 $(B)/common $(B)/filters $(B)/bin $(B)/tests:
 	mkdir -p $@
@@ -251,13 +262,17 @@ fuzz-replay: $(FUZZ_TARGETS:%=build-fuzz/replay/%)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR) $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BINS) $(SCRIPTS:%=scripts/%) $(DESTDIR)$(BINDIR)/
 	install -m 0644 scripts/tr-common.sh $(DESTDIR)$(DATADIR)/
 	install -m 0755 scripts/tr-ranks.sbatch $(DESTDIR)$(DATADIR)/
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/*.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/trace-layers
+	for c in $(PROGS) $(SCRIPTS); do ln -sf trace-layers $(DESTDIR)$(BASHCOMPDIR)/$$c || exit 2; done
+	install -m 0644 README.md LICENSE CHANGELOG.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	cd $(DESTDIR)$(BINDIR) && rm -f $(PROGS) $(SCRIPTS)
@@ -265,6 +280,9 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR)
 	cd $(DESTDIR)$(MANDIR) && rm -f $(PROGS:%=man1/%.1) $(SCRIPTS:%=man1/%.1) \
 		man5/tr-stream.5 man7/tr-layer-track.7
+	cd $(DESTDIR)$(BASHCOMPDIR) && rm -f trace-layers $(PROGS) $(SCRIPTS)
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(DOCDIR)/CHANGELOG.md
+	-rmdir $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build build-asan build-fuzz build-zlib build-ubsan

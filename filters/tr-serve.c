@@ -54,7 +54,7 @@ static const char usage_text[] =
 	".compact.json, .window.json), the UI pins the layer guides and synthetic\n"
 	"GPU lanes, expands the GPU process, shows pass 0 and lists the guides.\n"
 	"\n"
-	"  --trace TRACE  TRACE given as an option (as the seed's viewer command)\n"
+	"  --trace TRACE  TRACE given as an option (as serve_local_trace.py takes it)\n"
 	"  --port N   listen on port N (1-65535; default 0, any free port)\n"
 	"  --ui URL   the Perfetto UI to open (http:// or https://, no '#';\n"
 	"             default " DEFAULT_UI ")\n"

@@ -201,7 +201,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	expect 2 "unreadable trace: exit 2" "tr-serve unreadable.json" "Permission denied"
 fi
 
-# The trace as an option (the seed's viewer command: serve ... --trace FILE),
+# The trace as an option (as the Python viewer script serve_local_trace.py
+# takes it: serve ... --trace FILE),
 # in both forms, abbreviated too.
 for form in "--trace t.json.gz" "--trace=t.json.gz" "--tr t.json.gz"; do
 	# shellcheck disable=SC2086 # the form is two words or one on purpose
