@@ -146,7 +146,7 @@ START_TEST(test_reports_to_tsv)
 {
 	struct ranktab_report rep[3];
 	struct ranktab t;
-	struct ranktab_view view = { -1, 10 };
+	struct ranktab_view view = { -1, 10, 0 };
 	struct buf out = BUF_INIT;
 	size_t i;
 
