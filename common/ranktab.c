@@ -786,12 +786,13 @@ static void svg_map(struct sink *b, const struct ranktab *t, const struct rankta
 			add(b, "</g>\n");
 		}
 	}
-	/* the map's edge, which white cells do not show */
+	/* the map's edge, which white cells do not show, just outside them */
 	addf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%zu\" height=\"%zu\" "
-	     "fill=\"none\" stroke=\"#808080\"/>\n", LEFT, TOP, map_w, cell_h * t->nlayers);
+	     "fill=\"none\" stroke=\"#808080\"/>\n", LEFT - 1, TOP - 1, map_w + 2,
+	     cell_h * t->nlayers + 2);
 	addf(b, "<rect class=\"frame\" x=\"%d\" y=\"%zu\" width=\"%zu\" height=\"%zu\" "
-	     "fill=\"none\" stroke=\"#808080\"/>\n", LEFT, TOP + cell_h * t->nlayers + 6, map_w,
-	     cell_h);
+	     "fill=\"none\" stroke=\"#808080\"/>\n", LEFT - 1, TOP + cell_h * t->nlayers + 5,
+	     map_w + 2, cell_h + 2);
 	add(b, "<g id=\"legend\">\n");
 	addf(b, "<text x=\"%d\" y=\"%zu\" font-weight=\"bold\">Legend</text>\n", LEFT, legend_y);
 	for (k = 0; k < RAMP_STEPS; k++) {
@@ -1270,8 +1271,18 @@ int ranktab_order(struct ranktab_report *rep, size_t n)
 		qsort(rep, n, sizeof *rep, by_rank);
 		for (i = 1; i < n && rep[i].rank != rep[i - 1].rank; i++)
 			;
-		if (i >= n)
+		if (i >= n) {
+			/* the column is named by the rank it shows */
+			for (i = 0; i < n; i++) {
+				char tmp[24];
+
+				snprintf(tmp, sizeof tmp, "%lld", (long long)rep[i].rank);
+				free(rep[i].label);
+				if ((rep[i].label = buf_memdup(tmp, strlen(tmp))) == NULL)
+					return nomem();
+			}
 			return 1;
+		}
 	}
 	qsort(rep, n, sizeof *rep, by_label);
 	return 0;

@@ -130,7 +130,8 @@ int ranktab_labels(struct ranktab_report *rep, size_t n);
 /* Order the reports as the ranks: by the rank each records when all
  * record one and no two the same, else by their labels, numbers in them
  * compared as numbers (rank 2 before rank 10).  1 when ordered by the
- * recorded ranks, 0 by the labels. */
+ * recorded ranks, each label then the rank's number; 0 by the labels; -1
+ * (ENOMEM). */
 int ranktab_order(struct ranktab_report *rep, size_t n);
 
 /* strcmp, but digit runs compare as numbers. */

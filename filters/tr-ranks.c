@@ -179,7 +179,8 @@ int main(int argc, char **argv)
 		    (long long)rep[0].passes - 1);
 	if (ranktab_labels(rep, n) != 0)
 		die_nomem();
-	(void)ranktab_order(rep, n);
+	if (ranktab_order(rep, n) < 0)
+		die_nomem();
 	if (ranktab_init(&t, (size_t)rep[0].num_layers, n) != 0)
 		die_nomem();
 	if (ranktab_fill(&t, rep, o.pass) != 0) {

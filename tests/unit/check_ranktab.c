@@ -306,10 +306,12 @@ START_TEST(test_order)
 	ranked(&rep[3], "n-2.json", 2, "1");
 	ck_assert_int_eq(ranktab_labels(rep, 4), 0);
 	ck_assert_int_eq(ranktab_order(rep, 4), 1);
-	ck_assert_str_eq(rep[0].label, "10");
-	ck_assert_str_eq(rep[1].label, "2");
-	ck_assert_str_eq(rep[2].label, "0");
-	ck_assert_str_eq(rep[3].label, "1");
+	ck_assert_str_eq(rep[0].path, "n-10.json");
+	ck_assert_str_eq(rep[1].path, "n-2.json");
+	ck_assert_str_eq(rep[2].path, "n-0.json");
+	ck_assert_str_eq(rep[3].path, "n-1.json");
+	ck_assert_str_eq(rep[0].label, "0");
+	ck_assert_str_eq(rep[3].label, "10");
 	free_all(rep, 4);
 	/* one without a rank, or two of one rank: the names, as numbers */
 	ranked(&rep[0], "n-0.json", 3, "1");
