@@ -362,6 +362,17 @@ run "tr-ranks --tsv $M64"
 python3 "$ORACLE" table $L64 >want64.tsv
 same "64 ranks: columns in numeric order (0 1 2 ... 63), not the glob's; the oracle's table" \
 	want64.tsv "$T/out"
+expect 0 "64 ranks: tr-gen --rank 37 records rank 37; its report carries it" \
+	"grep -q '\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 37, \"world_size\": 38}' many/rank-37.json &&
+	 grep -q '\"rank\": 37,\$' many.out/rank-37.layers.json.gz.layers.json"
+# without recorded ranks: the numbers in the names
+mkdir -p norank
+for f in $M64; do
+	sed '/^  "rank": [0-9]*,$/d' "$f" >"norank/${f##*/}"
+done
+expect 0 "64 ranks, none recorded: the reports lack the member" "! grep -q '\"rank\"' norank/*"
+run "tr-ranks --tsv norank/*.layers.json"
+same "64 ranks, none recorded: columns in the numeric order of the names" want64.tsv "$T/out"
 run "tr-ranks $M64"
 cp "$T/out" t64.out
 expect 0 "64 ranks: the text table fits 100 columns, the straggler 37 first, and says so" \
