@@ -679,8 +679,9 @@ static void svg_map(struct sink *b, const struct ranktab *t, const struct rankta
 	step_x = label_step(cell_w, label_max * 7 + 6);
 	step_y = label_step(cell_h, 13);
 	width = med_x + MEDIAN_W + 20;
-	if (width < 760)
-		width = 760;
+	/* the legend's longest line, about 6 px a character */
+	if (width < 1120)
+		width = 1120;
 	/* the title, about 8 px a character in bold 14 px sans-serif */
 	title_w = 20 + 8 * (strlen(rep[0].field[RANKTAB_PHASE].p) +
 			    strlen(rep[0].field[RANKTAB_ANCHOR].p) + 70);
