@@ -38,7 +38,7 @@ struct ranktab {
 };
 
 /* Where a cell lies relative to its row's median m, with threshold T
- * percent: the colour classes of the heat map. */
+ * percent. */
 enum ranktab_band {
 	RANKTAB_BAND_NONE = 0, /* no interval (or none in the row) */
 	RANKTAB_BAND_FAST,     /* cell < m (100 - T) / 100 */
