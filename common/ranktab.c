@@ -29,7 +29,7 @@ int ranktab_init(struct ranktab *t, size_t nlayers, size_t nranks)
 
 	t->nlayers = nlayers;
 	t->nranks = nranks;
-	t->cell = t->median = t->total = NULL;
+	t->cell = t->median = t->total = t->mad = NULL;
 	if (nlayers == 0 || nranks == 0) {
 		errno = EINVAL;
 		return -1;
@@ -42,7 +42,8 @@ int ranktab_init(struct ranktab *t, size_t nlayers, size_t nranks)
 	t->cell = malloc(n * sizeof *t->cell);
 	t->median = malloc((nlayers + 1) * sizeof *t->median);
 	t->total = malloc(nranks * sizeof *t->total);
-	if (t->cell == NULL || t->median == NULL || t->total == NULL) {
+	t->mad = malloc((nlayers + 1) * sizeof *t->mad);
+	if (t->cell == NULL || t->median == NULL || t->total == NULL || t->mad == NULL) {
 		ranktab_free(t);
 		errno = ENOMEM;
 		return -1;
@@ -50,7 +51,7 @@ int ranktab_init(struct ranktab *t, size_t nlayers, size_t nranks)
 	for (i = 0; i < n; i++)
 		t->cell[i] = RANKTAB_NONE;
 	for (i = 0; i <= nlayers; i++)
-		t->median[i] = RANKTAB_NONE;
+		t->median[i] = t->mad[i] = RANKTAB_NONE;
 	for (i = 0; i < nranks; i++)
 		t->total[i] = RANKTAB_NONE;
 	return 0;
@@ -61,7 +62,8 @@ void ranktab_free(struct ranktab *t)
 	free(t->cell);
 	free(t->median);
 	free(t->total);
-	t->cell = t->median = t->total = NULL;
+	free(t->mad);
+	t->cell = t->median = t->total = t->mad = NULL;
 }
 
 int64_t ranktab_value(const struct ranktab *t, size_t layer, size_t rank)
@@ -114,10 +116,38 @@ int ranktab_compute(struct ranktab *t)
 		errno = ENOMEM;
 		return -1;
 	}
-	for (l = 0; l <= t->nlayers; l++)
+	for (l = 0; l <= t->nlayers; l++) {
+		size_t n = 0;
+
 		t->median[l] = row_median(t, l, scratch);
+		t->mad[l] = RANKTAB_NONE;
+		if (t->median[l] == RANKTAB_NONE)
+			continue;
+		for (r = 0; r < t->nranks; r++) {
+			int64_t v = ranktab_value(t, l, r);
+
+			if (v != RANKTAB_NONE)
+				scratch[n++] = v > t->median[l] ? v - t->median[l] : t->median[l] - v;
+		}
+		t->mad[l] = ranktab_median_low(scratch, n);
+	}
 	free(scratch);
 	return 0;
+}
+
+double ranktab_robust_z(const struct ranktab *t, size_t layer, size_t rank)
+{
+	int64_t v = ranktab_value(t, layer, rank), m = t->median[layer];
+	double sigma;
+
+	if (v == RANKTAB_NONE || m == RANKTAB_NONE)
+		return 0;
+	sigma = 1.4826 * (double)t->mad[layer];
+	if (sigma < (double)m / 100)
+		sigma = (double)m / 100;
+	if (sigma < 1)
+		sigma = 1;
+	return (double)(v - m) / sigma;
 }
 
 /* Both operands are at most RANKTAB_MAX_NS and the factors at most
@@ -253,16 +283,69 @@ static void add_cell(struct sink *b, const struct ranktab *t, size_t l, size_t c
 	add_us(b, c < t->nranks ? ranktab_value(t, l, c) : t->median[l], none);
 }
 
+/* A rank's worst excess over its rows' medians among its straggler cells,
+ * in permille; -1 when it has none.  Cells are at most RANKTAB_MAX_NS, so
+ * the product stays below 2^63. */
+static int64_t worst_excess(const struct ranktab *t, size_t r, unsigned threshold)
+{
+	int64_t worst = -1;
+	size_t l;
+
+	for (l = 0; l <= t->nlayers; l++) {
+		int64_t v = ranktab_value(t, l, r), m = t->median[l], e;
+
+		if (!ranktab_straggler(v, m, threshold))
+			continue;
+		e = m == 0 ? INT64_MAX : (v - m) * 1000 / m;
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
+}
+
+/* The straggler labels of row l in at most room bytes: as many as fit, then
+ * "and K more". */
+static void add_stragglers_within(struct sink *b, const struct ranktab *t,
+	const struct ranktab_report *rep, size_t l, unsigned threshold, size_t room)
+{
+	size_t r, k = 0, total = 0, from = b->b->len;
+	char more[48];
+
+	for (r = 0; r < t->nranks; r++)
+		total += (size_t)ranktab_straggler(ranktab_value(t, l, r), t->median[l], threshold);
+	for (r = 0; r < t->nranks && k < total; r++) {
+		size_t need;
+
+		if (!ranktab_straggler(ranktab_value(t, l, r), t->median[l], threshold))
+			continue;
+		need = b->b->len - from + (k > 0) + strlen(rep[r].label);
+		/* room for " and K more" unless this is the last */
+		snprintf(more, sizeof more, " and %zu more", total - k - 1);
+		if (need + (k + 1 < total ? strlen(more) : 0) > room)
+			break;
+		if (k++ > 0)
+			add(b, ",");
+		add(b, rep[r].label);
+	}
+	if (k < total)
+		addf(b, "%s%zu more", k > 0 ? " and " : "", total - k);
+}
+
+enum { STRAGGLERS_MIN = 10 };  /* strlen("stragglers") */
+
 static void text_table(struct sink *b, const struct ranktab *t, const struct ranktab_report *rep,
 	const struct ranktab_view *o)
 {
-	size_t ncol = t->nranks + 1, c, l, *width = malloc((ncol + 1) * sizeof *width);
+	size_t ncol = t->nranks + 1, c, l, k, ncols = 0, full, strag_w = STRAGGLERS_MIN;
+	size_t *width = malloc((ncol + 1) * sizeof *width), *col = malloc(ncol * sizeof *col);
+	int64_t *worst = malloc(ncol * sizeof *worst);
 	struct buf text = BUF_INIT;
 	struct sink tmp = { &text, 0 };
+	int narrow = 0;
 
-	if (width == NULL) {
+	if (width == NULL || col == NULL || worst == NULL) {
 		b->nomem = 1;
-		return;
+		goto out;
 	}
 	width[0] = 5;
 	for (l = 0; l < t->nlayers; l++) {
@@ -280,6 +363,40 @@ static void text_table(struct sink *b, const struct ranktab *t, const struct ran
 				width[c + 1] = text.len;
 		}
 	}
+	for (l = 0; l <= t->nlayers; l++) {
+		buf_reset(&text);
+		add_stragglers(&tmp, t, rep, l, o->threshold, ",");
+		if (text.len > strag_w)
+			strag_w = text.len;
+	}
+	full = width[0] + 2 + width[ncol] + 2 + strag_w;
+	for (c = 0; c < t->nranks; c++)
+		full += 2 + width[c + 1];
+	if (o->width == 0 || full <= o->width) {
+		for (c = 0; c < t->nranks; c++)
+			col[ncols++] = c;
+	} else {
+		/* the stragglers first, the worst first (ties in rank order),
+		 * then the others in rank order, as many as the width holds */
+		size_t used = width[0] + 2 + width[ncol] + 2 + STRAGGLERS_MIN, n = 0;
+
+		narrow = 1;
+		for (c = 0; c < t->nranks; c++) {
+			worst[c] = worst_excess(t, c, o->threshold);
+			if (worst[c] < 0)
+				continue;
+			for (k = n; k > 0 && worst[col[k - 1]] < worst[c]; k--)
+				col[k] = col[k - 1];
+			col[k] = c;
+			n++;
+		}
+		for (c = 0; c < t->nranks; c++)
+			if (worst[c] < 0)
+				col[n++] = c;
+		for (k = 0; k < n && used + 2 + width[col[k] + 1] <= o->width; k++)
+			used += 2 + width[col[k] + 1];
+		ncols = k;
+	}
 	b->nomem |= tmp.nomem;
 	add(b, "anchor-to-anchor intervals in µs (");
 	what_cells_are(b, rep, o->pass);
@@ -294,9 +411,12 @@ static void text_table(struct sink *b, const struct ranktab *t, const struct ran
 	     o->threshold);
 	for (c = 0; c < t->nranks; c++)
 		addf(b, "rank %s: %s (%s)\n", rep[c].label, rep[c].source.p, rep[c].path);
+	if (narrow)
+		addf(b, "showing %zu of %zu ranks, the stragglers first, the worst first "
+		     "(--wide: every rank)\n", ncols, t->nranks);
 	add(b, "\n");
 	for (l = 0; l <= t->nlayers + 1; l++) {
-		size_t from = b->b->len;
+		size_t from = b->b->len, line = b->b->len;
 
 		/* l == 0: the header; then the layers, then the totals */
 		if (l == 0)
@@ -304,7 +424,8 @@ static void text_table(struct sink *b, const struct ranktab *t, const struct ran
 		else
 			add_layer_name(b, &rep[0], l - 1, t->nlayers);
 		pad_to(b, from, width[0], 0);
-		for (c = 0; c < ncol; c++) {
+		for (k = 0; k <= ncols; k++) {
+			c = k < ncols ? col[k] : t->nranks;
 			add(b, "  ");
 			from = b->b->len;
 			if (l == 0)
@@ -318,14 +439,22 @@ static void text_table(struct sink *b, const struct ranktab *t, const struct ran
 			add(b, "stragglers");
 		} else {
 			from = b->b->len;
-			add_stragglers(b, t, rep, l - 1, o->threshold, ",");
+			if (narrow)
+				add_stragglers_within(b, t, rep, l - 1, o->threshold,
+						      from - line < o->width ?
+						      o->width - (from - line) : 0);
+			else
+				add_stragglers(b, t, rep, l - 1, o->threshold, ",");
 			if (b->b->len == from)
 				add(b, "-");
 		}
 		add(b, "\n");
 	}
+out:
 	buf_release(&text);
 	free(width);
+	free(col);
+	free(worst);
 }
 
 static void tsv_table(struct sink *b, const struct ranktab *t, const struct ranktab_report *rep,
@@ -451,14 +580,14 @@ static void json_table(struct sink *b, const struct ranktab *t, const struct ran
 
 /* ---- the heat map --------------------------------------------------- */
 
-static const char *const band_fill[] = {
-	[RANKTAB_BAND_NONE] = "#d9d9d9",
-	[RANKTAB_BAND_FAST] = "#2166ac",
-	[RANKTAB_BAND_BELOW] = "#92c5de",
-	[RANKTAB_BAND_NEAR] = "#f7f7f7",
-	[RANKTAB_BAND_SLOW] = "#f4a582",
-	[RANKTAB_BAND_SLOWEST] = "#b2182b",
-};
+/* Only stragglers are coloured, on one ramp from light to dark: the eye
+ * finds the few cells that matter among hundreds of white ones.  Faster
+ * than the median is not a problem worth a colour. */
+#define FILL_NEUTRAL "#ffffff"
+#define FILL_NONE "#d9d9d9"
+#define FILL_MEDIAN "#f0f0f0"
+static const int ramp_light[3] = { 0xfe, 0xe0, 0xd2 }, ramp_dark[3] = { 0x67, 0x00, 0x0d };
+enum { RAMP_STEPS = 8 };
 
 static void add_xml(struct sink *b, const char *s)
 {
@@ -477,33 +606,89 @@ static void add_xml(struct sink *b, const char *s)
 	}
 }
 
-enum { CELL_H = 20, LEFT = 80, TOP = 100, LEGEND_H = 120 };
+/* The ramp's colour at f in [0, 1]: 0 the lightest, 1 the darkest. */
+static void ramp(char out[8], double f)
+{
+	int c[3], i;
+
+	if (f < 0)
+		f = 0;
+	if (f > 1)
+		f = 1;
+	for (i = 0; i < 3; i++)
+		c[i] = ramp_light[i] + (int)((double)(ramp_dark[i] - ramp_light[i]) * f +
+					     (ramp_dark[i] > ramp_light[i] ? 0.5 : -0.5));
+	snprintf(out, 8, "#%02x%02x%02x", (unsigned)c[0] & 0xffu, (unsigned)c[1] & 0xffu,
+		 (unsigned)c[2] & 0xffu);
+}
+
+/* Whether the cell is drawn as a straggler: one by the threshold, and
+ * beyond the noise of its row. */
+static int coloured(const struct ranktab *t, size_t l, size_t r, unsigned threshold, double *z)
+{
+	*z = ranktab_robust_z(t, l, r);
+	return ranktab_straggler(ranktab_value(t, l, r), t->median[l], threshold) &&
+		*z > RANKTAB_Z_NEUTRAL;
+}
+
+/* The smallest of 1, 2, 5, 10, 20, 50... whose multiple of cell holds need:
+ * a label every that many cells. */
+static size_t label_step(size_t cell, size_t need)
+{
+	static const size_t mant[3] = { 1, 2, 5 };
+	size_t p, i;
+
+	for (p = 1;; p *= 10)
+		for (i = 0; i < 3; i++)
+			if (mant[i] * p * cell >= need)
+				return mant[i] * p;
+}
+
+enum { LEFT = 80, TOP = 100, MEDIAN_W = 64, GAP = 8 };
 
 static void svg_map(struct sink *b, const struct ranktab *t, const struct ranktab_report *rep,
 	const struct ranktab_view *o)
 {
-	size_t c, l, cell_w = 64, label_max = 0;
-	size_t width, height, title_w, rows = t->nlayers + 1;
+	size_t c, l, rows = t->nlayers + 1, n = t->nranks, label_max = 1;
+	size_t cell_w, cell_h, width, height, title_w, map_w, step_x, step_y, legend_y;
+	size_t worst_l = 0, worst_r = 0, med_x;
 	struct buf stext = BUF_INIT;
 	struct sink s = { &stext, 0 };
 	unsigned th = o->threshold;
-	static const char *legend[6];
-	char text[6][96];
+	double zmax = 0, z;
+	char fill[8], us[NUM_US_BUFSZ];
 	int k;
 
-	for (c = 0; c < t->nranks; c++)
+	for (c = 0; c < n; c++)
 		if (strlen(rep[c].label) > label_max)
 			label_max = strlen(rep[c].label);
-	if (label_max * 7 + 8 > cell_w)
-		cell_w = label_max * 7 + 8;
-	width = LEFT + cell_w * (t->nranks + 1) + 40;
-	if (width < 760)
-		width = 760;
+	for (l = 0; l < rows; l++)
+		for (c = 0; c < n; c++)
+			if (coloured(t, l, c, th, &z) && z > zmax) {
+				zmax = z;
+				worst_l = l;
+				worst_r = c;
+			}
+	/* about 960 px for the ranks, 2 to 64 a cell; rows of 20 px while
+	 * there are room and few of them */
+	cell_w = 960 / n;
+	cell_w = cell_w > 64 ? 64 : cell_w < 2 ? 2 : cell_w;
+	cell_h = rows <= 40 ? 20 : 800 / rows < 3 ? 3 : 800 / rows;
+	map_w = cell_w * n;
+	med_x = LEFT + map_w + GAP;
+	step_x = label_step(cell_w, label_max * 7 + 6);
+	step_y = label_step(cell_h, 13);
+	width = med_x + MEDIAN_W + 20;
+	/* the legend's longest line, about 6 px a character */
+	if (width < 1120)
+		width = 1120;
 	/* the title, about 8 px a character in bold 14 px sans-serif */
-	title_w = 20 + 8 * (strlen(rep[0].field[RANKTAB_PHASE].p) + strlen(rep[0].field[RANKTAB_ANCHOR].p) + 70);
+	title_w = 20 + 8 * (strlen(rep[0].field[RANKTAB_PHASE].p) +
+			    strlen(rep[0].field[RANKTAB_ANCHOR].p) + 70);
 	if (width < title_w)
 		width = title_w;
-	height = TOP + CELL_H * rows + 8 + LEGEND_H;
+	legend_y = TOP + cell_h * rows + 6 + 24;
+	height = legend_y + 100;
 	addf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
 	     "viewBox=\"0 0 %zu %zu\" font-family=\"sans-serif\" font-size=\"11\">\n",
@@ -515,82 +700,138 @@ static void svg_map(struct sink *b, const struct ranktab *t, const struct rankta
 	add_xml(b, rep[0].field[RANKTAB_PHASE].p);
 	add(b, ", anchor ");
 	add_xml(b, rep[0].field[RANKTAB_ANCHOR].p);
-	add(b, "</text>\n<text id=\"subtitle\" x=\"10\" y=\"38\">Colour: the interval "
-	    "relative to its row&apos;s median over the ranks; cells in µs (");
+	add(b, "</text>\n<text id=\"subtitle\" x=\"10\" y=\"38\">Coloured: the stragglers, "
+	    "darker the further above their row&apos;s median over the ranks; white: the rest. "
+	    "Intervals in µs (");
 	what_cells_are(&s, rep, o->pass);
 	add_xml(b, stext.p);
 	add(b, ").</text>\n<text id=\"notice\" x=\"10\" y=\"54\">Not layer latencies: "
 	    "each cell runs from a layer&apos;s anchor kernel to the next layer&apos;s "
 	    "anchor.</text>\n");
-	addf(b, "<text id=\"x-axis\" x=\"%zu\" y=\"72\" text-anchor=\"middle\" "
-	     "font-weight=\"bold\">rank</text>\n",
-	     LEFT + cell_w * (t->nranks + 1) / 2);
+	addf(b, "<text id=\"x-axis\" x=\"%zu\" y=\"%d\" text-anchor=\"middle\" "
+	     "font-weight=\"bold\">rank</text>\n", LEFT + map_w / 2, TOP - 24);
 	addf(b, "<text id=\"y-axis\" x=\"14\" y=\"%zu\" text-anchor=\"middle\" "
 	     "font-weight=\"bold\" transform=\"rotate(-90 14 %zu)\">layer</text>\n",
-	     TOP + CELL_H * rows / 2, TOP + CELL_H * rows / 2);
-	for (c = 0; c <= t->nranks; c++) {
+	     TOP + cell_h * rows / 2, TOP + cell_h * rows / 2);
+	for (c = 0; c < n; c += step_x) {
 		addf(b, "<text class=\"rank\" x=\"%zu\" y=\"%d\" text-anchor=\"middle\">",
-		     LEFT + cell_w * c + cell_w / 2, TOP - 8);
-		add_xml(b, c < t->nranks ? rep[c].label : "median");
+		     LEFT + cell_w * c + cell_w / 2, TOP - 6);
+		add_xml(b, rep[c].label);
 		add(b, "</text>\n");
 	}
+	addf(b, "<text class=\"rank\" x=\"%zu\" y=\"%d\" text-anchor=\"middle\">median</text>\n",
+	     med_x + MEDIAN_W / 2, TOP - 6);
 	for (l = 0; l < rows; l++) {
-		size_t y = TOP + CELL_H * l + (l == t->nlayers ? 6 : 0);
+		size_t y = TOP + cell_h * l + (l == t->nlayers ? 6 : 0);
+		int numbers = cell_h >= 14;
 
 		buf_reset(&stext);
 		add_layer_name(&s, &rep[0], l, t->nlayers);
-		addf(b, "<text class=\"layer\" x=\"%d\" y=\"%zu\" text-anchor=\"end\">%s</text>\n",
-		     LEFT - 6, y + 14, stext.p);
-		for (c = 0; c <= t->nranks; c++) {
-			int64_t v = c < t->nranks ? ranktab_value(t, l, c) : t->median[l];
-			enum ranktab_band band = c < t->nranks ?
-				ranktab_band(v, t->median[l], th) :
-				(v == RANKTAB_NONE ? RANKTAB_BAND_NONE : RANKTAB_BAND_NEAR);
-			char us[NUM_US_BUFSZ] = "";
-			int dark = band == RANKTAB_BAND_FAST || band == RANKTAB_BAND_SLOWEST;
+		if (l % step_y == 0 || l == t->nlayers)
+			addf(b, "<text class=\"layer\" x=\"%d\" y=\"%zu\" text-anchor=\"end\" "
+			     "dominant-baseline=\"central\">%s</text>\n", LEFT - 6, y + cell_h / 2,
+			     stext.p);
+		for (c = 0; c <= n; c++) {
+			int64_t v = c < n ? ranktab_value(t, l, c) : t->median[l];
+			size_t x = c < n ? LEFT + cell_w * c : med_x, w = c < n ? cell_w : MEDIAN_W;
+			int hot = c < n && coloured(t, l, c, th, &z), dark = 0;
 
+			us[0] = '\0';
 			if (v != RANKTAB_NONE)
 				tsnum_format_us3(v, us);
-			add(b, c < t->nranks ? "<g class=\"cell\" data-layer=\"" :
+			if (c == n) {
+				snprintf(fill, sizeof fill, "%s", v == RANKTAB_NONE ? FILL_NONE :
+					 FILL_MEDIAN);
+			} else if (v == RANKTAB_NONE) {
+				snprintf(fill, sizeof fill, "%s", FILL_NONE);
+			} else if (hot) {
+				double f = zmax > RANKTAB_Z_NEUTRAL ?
+					(z - RANKTAB_Z_NEUTRAL) / (zmax - RANKTAB_Z_NEUTRAL) : 1;
+
+				ramp(fill, f);
+				dark = f > 0.45;
+			} else {
+				snprintf(fill, sizeof fill, "%s", FILL_NEUTRAL);
+			}
+			add(b, c < n ? "<g class=\"cell\" data-layer=\"" :
 			    "<g class=\"median\" data-layer=\"");
 			add(b, stext.p);
 			add(b, "\" data-rank=\"");
-			add_xml(b, c < t->nranks ? rep[c].label : "median");
-			addf(b, "\" data-us=\"%s\"><rect x=\"%zu\" y=\"%zu\" width=\"%zu\" "
-			     "height=\"%d\" fill=\"%s\" stroke=\"#ffffff\"/>", us,
-			     LEFT + cell_w * c + (c == t->nranks ? 6 : 0), y, cell_w, CELL_H,
-			     band_fill[band]);
+			add_xml(b, c < n ? rep[c].label : "median");
+			addf(b, "\" data-us=\"%s\"", us);
+			if (c < n && v != RANKTAB_NONE)
+				addf(b, " data-sigmas=\"%.1f\"", ranktab_robust_z(t, l, c));
+			addf(b, "><rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\" fill=\"%s\"%s/>",
+			     x, y, w, cell_h, fill,
+			     w >= 8 && cell_h >= 8 ? " stroke=\"#e0e0e0\" stroke-width=\"0.5\"" : "");
 			add(b, "<title>");
 			add(b, stext.p);
-			add(b, c < t->nranks ? ", rank " : ", ");
-			add_xml(b, c < t->nranks ? rep[c].label : "median over the ranks");
-			addf(b, ": %s%s</title>", v == RANKTAB_NONE ? "no interval" : us,
-			     v == RANKTAB_NONE ? "" : " µs");
-			addf(b, "<text x=\"%zu\" y=\"%zu\" text-anchor=\"middle\" fill=\"%s\">%s"
-			     "</text></g>\n", LEFT + cell_w * c + (c == t->nranks ? 6 : 0) +
-			     cell_w / 2, y + 14, dark ? "#ffffff" : "#000000",
-			     v == RANKTAB_NONE ? "-" : us);
+			add(b, c < n ? ", rank " : ", ");
+			add_xml(b, c < n ? rep[c].label : "median over the ranks");
+			if (v == RANKTAB_NONE) {
+				add(b, ": no interval");
+			} else {
+				addf(b, ": %s µs", us);
+				if (c < n && t->median[l] > 0)
+					addf(b, ", %+.1f%% against the median, %.1f robust sigmas",
+					     (double)(v - t->median[l]) * 100 / (double)t->median[l],
+					     ranktab_robust_z(t, l, c));
+			}
+			add(b, "</title>");
+			/* a number only where it fits the cell */
+			if (numbers && w >= 6 * strlen(v == RANKTAB_NONE ? "-" : us) + 6)
+				addf(b, "<text x=\"%zu\" y=\"%zu\" text-anchor=\"middle\" "
+				     "dominant-baseline=\"central\" fill=\"%s\">%s</text>",
+				     x + w / 2, y + cell_h / 2, dark ? "#ffffff" : "#000000",
+				     v == RANKTAB_NONE ? "-" : us);
+			add(b, "</g>\n");
 		}
 	}
-	snprintf(text[0], sizeof text[0], "more than %u%% below the row's median", th);
-	snprintf(text[1], sizeof text[1], "up to %u%% below the median", th);
-	snprintf(text[2], sizeof text[2], "the median to %u%% above it", th);
-	snprintf(text[3], sizeof text[3], "%u%% to %u%% above: straggler", th, 3 * th);
-	snprintf(text[4], sizeof text[4], "more than %u%% above: straggler", 3 * th);
-	snprintf(text[5], sizeof text[5], "no interval (zero-length marker)");
-	for (k = 0; k < 6; k++)
-		legend[k] = text[k];
+	/* the map's edge, which white cells do not show, just outside them */
+	addf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%zu\" height=\"%zu\" "
+	     "fill=\"none\" stroke=\"#808080\"/>\n", LEFT - 1, TOP - 1, map_w + 2,
+	     cell_h * t->nlayers + 2);
+	addf(b, "<rect class=\"frame\" x=\"%d\" y=\"%zu\" width=\"%zu\" height=\"%zu\" "
+	     "fill=\"none\" stroke=\"#808080\"/>\n", LEFT - 1, TOP + cell_h * t->nlayers + 5,
+	     map_w + 2, cell_h + 2);
 	add(b, "<g id=\"legend\">\n");
-	for (k = 0; k < 6; k++) {
-		size_t y = TOP + CELL_H * rows + 16 + (size_t)k * 16;
-		enum ranktab_band band = k < 5 ? (enum ranktab_band)(k + 1) : RANKTAB_BAND_NONE;
-
-		addf(b, "<rect class=\"swatch\" x=\"%d\" y=\"%zu\" width=\"24\" height=\"12\" "
-		     "fill=\"%s\" stroke=\"#808080\"/><text x=\"%d\" y=\"%zu\">", LEFT, y,
-		     band_fill[band], LEFT + 32, y + 10);
-		add_xml(b, legend[k]);
-		add(b, "</text>\n");
+	addf(b, "<text x=\"%d\" y=\"%zu\" font-weight=\"bold\">Legend</text>\n", LEFT, legend_y);
+	for (k = 0; k < RAMP_STEPS; k++) {
+		ramp(fill, (double)k / (RAMP_STEPS - 1));
+		addf(b, "<rect class=\"swatch\" x=\"%d\" y=\"%zu\" width=\"16\" height=\"12\" "
+		     "fill=\"%s\"/>\n", LEFT + 16 * k, legend_y + 8, fill);
 	}
+	addf(b, "<text x=\"%d\" y=\"%zu\">a straggler: more than %u%% above its row&apos;s "
+	     "median over the ranks and more than %.0f robust sigmas above it, darker the "
+	     "further</text>\n", LEFT + 16 * RAMP_STEPS + 8, legend_y + 18, th,
+	     RANKTAB_Z_NEUTRAL);
+	addf(b, "<text x=\"%d\" y=\"%zu\">(a robust sigma: 1.4826 × the median absolute "
+	     "deviation of the row, at least 1%% of its median); ", LEFT + 16 * RAMP_STEPS + 8,
+	     legend_y + 32);
+	if (zmax > 0) {
+		buf_reset(&stext);
+		add_layer_name(&s, &rep[0], worst_l, t->nlayers);
+		add(b, "the darkest: ");
+		add(b, stext.p);
+		add(b, ", rank ");
+		add_xml(b, rep[worst_r].label);
+		addf(b, ", %+.1f%%, %.1f sigmas",
+		     (double)(ranktab_value(t, worst_l, worst_r) - t->median[worst_l]) * 100 /
+		     (double)(t->median[worst_l] > 0 ? t->median[worst_l] : 1), zmax);
+	} else {
+		add(b, "no straggler here");
+	}
+	add(b, "</text>\n");
+	addf(b, "<rect class=\"swatch\" x=\"%d\" y=\"%zu\" width=\"16\" height=\"12\" fill=\"%s\" "
+	     "stroke=\"#808080\"/><text x=\"%d\" y=\"%zu\">not a straggler (within the noise "
+	     "of its row, or not above its median)</text>\n", LEFT, legend_y + 40, FILL_NEUTRAL,
+	     LEFT + 24, legend_y + 50);
+	addf(b, "<rect class=\"swatch\" x=\"%d\" y=\"%zu\" width=\"16\" height=\"12\" fill=\"%s\" "
+	     "stroke=\"#808080\"/><text x=\"%d\" y=\"%zu\">the median over the ranks</text>\n",
+	     LEFT, legend_y + 58, FILL_MEDIAN, LEFT + 24, legend_y + 68);
+	addf(b, "<rect class=\"swatch\" x=\"%d\" y=\"%zu\" width=\"16\" height=\"12\" fill=\"%s\" "
+	     "stroke=\"#808080\"/><text x=\"%d\" y=\"%zu\">no interval (zero-length "
+	     "marker)</text>\n", LEFT, legend_y + 76, FILL_NONE, LEFT + 24, legend_y + 86);
 	add(b, "</g>\n</svg>\n");
 	b->nomem |= s.nomem;
 	buf_release(&stext);
@@ -818,6 +1059,10 @@ int ranktab_report_parse(struct ranktab_report *r, const char *text, size_t len,
 	    int_member(r, 0, "first_layer", 0, 1000000000, "", &r->first_layer, msg) != 0 ||
 	    int_member(r, 0, "passes", 1, 100000000, "", &r->passes, msg) != 0)
 		return -1;
+	r->rank = -1;
+	if (json_find(&r->doc, 0, "rank") >= 0 &&
+	    int_member(r, 0, "rank", 0, 1000000000, "", &r->rank, msg) != 0)
+		return -1;
 	if (r->num_layers * r->passes > 100000000)
 		return refused(msg, "%s: more than 10^8 guide rows", r->path);
 	for (f = RANKTAB_LAYERS; f <= RANKTAB_PASSES; f++) {
@@ -965,6 +1210,82 @@ int ranktab_labels(struct ranktab_report *rep, size_t n)
 		if ((rep[i].label = buf_memdup(tmp, strlen(tmp))) == NULL)
 			return nomem();
 	}
+	return 0;
+}
+
+int ranktab_natural_cmp(const char *a, const char *b)
+{
+	while (*a != '\0' && *b != '\0') {
+		if (is_digit(*a) && is_digit(*b)) {
+			const char *x = a, *y = b;
+			size_t nx, ny;
+			int c;
+
+			while (*x == '0' && is_digit(x[1]))
+				x++;
+			while (*y == '0' && is_digit(y[1]))
+				y++;
+			for (nx = 0; is_digit(x[nx]); nx++)
+				;
+			for (ny = 0; is_digit(y[ny]); ny++)
+				;
+			if (nx != ny)
+				return nx < ny ? -1 : 1;
+			if ((c = memcmp(x, y, nx)) != 0)
+				return c < 0 ? -1 : 1;
+			a = x + nx;
+			b = y + ny;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return (*a != '\0') - (*b != '\0');
+}
+
+static int by_rank(const void *x, const void *y)
+{
+	const struct ranktab_report *a = x, *b = y;
+
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* Equal labels cannot happen (ranktab_labels), but "07" and "7" compare
+ * equal as numbers: then as text, for one order whatever qsort does. */
+static int by_label(const void *x, const void *y)
+{
+	const struct ranktab_report *a = x, *b = y;
+	int c = ranktab_natural_cmp(a->label, b->label);
+
+	return c != 0 ? c : strcmp(a->label, b->label);
+}
+
+int ranktab_order(struct ranktab_report *rep, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && rep[i].rank >= 0; i++)
+		;
+	if (i == n) {
+		qsort(rep, n, sizeof *rep, by_rank);
+		for (i = 1; i < n && rep[i].rank != rep[i - 1].rank; i++)
+			;
+		if (i >= n) {
+			/* the column is named by the rank it shows */
+			for (i = 0; i < n; i++) {
+				char tmp[24];
+
+				snprintf(tmp, sizeof tmp, "%lld", (long long)rep[i].rank);
+				free(rep[i].label);
+				if ((rep[i].label = buf_memdup(tmp, strlen(tmp))) == NULL)
+					return nomem();
+			}
+			return 1;
+		}
+	}
+	qsort(rep, n, sizeof *rep, by_label);
 	return 0;
 }
 

@@ -32,10 +32,13 @@ struct ranktab {
 	                    * then the totals' median; RANKTAB_NONE when the
 	                    * row has no interval */
 	int64_t *total;    /* nranks: the sum of the rank's intervals */
+	int64_t *mad;      /* nlayers + 1: each row's median absolute deviation
+	                    * from its median (lower median), RANKTAB_NONE as
+	                    * median is */
 };
 
 /* Where a cell lies relative to its row's median m, with threshold T
- * percent: the colour classes of the heat map. */
+ * percent. */
 enum ranktab_band {
 	RANKTAB_BAND_NONE = 0, /* no interval (or none in the row) */
 	RANKTAB_BAND_FAST,     /* cell < m (100 - T) / 100 */
@@ -68,6 +71,17 @@ enum ranktab_band ranktab_band(int64_t v, int64_t m, unsigned percent);
 /* 1 when v exceeds m by more than percent: v 100 > m (100 + percent). */
 int ranktab_straggler(int64_t v, int64_t m, unsigned percent);
 
+/* Robust sigmas of the heat map: a cell is drawn as a straggler only when it
+ * is one by the threshold and lies more than RANKTAB_Z_NEUTRAL robust sigmas
+ * above its row's median, a robust sigma being 1.4826 MAD (the standard
+ * deviation for normal noise), at least 1 % of the median. */
+#define RANKTAB_Z_NEUTRAL 3.0
+
+/* How many robust sigmas the cell (layer, rank) lies above its row's
+ * median (negative below it); 0 for a cell or row without an interval.  A
+ * display quantity: the straggler tests above stay exact. */
+double ranktab_robust_z(const struct ranktab *t, size_t layer, size_t rank);
+
 
 /* ---- the reports ------------------------------------------------------ */
 
@@ -86,6 +100,7 @@ struct ranktab_report {
 	struct buf field[RANKTAB_NFIELDS];   /* unescaped strings, decimal integers */
 	struct buf source;                   /* source_file, unescaped */
 	char *label;                         /* the column's name (ranktab_labels) */
+	int64_t rank;                        /* the report's "rank", -1 without one */
 	int64_t num_layers, first_layer, passes;
 	int64_t *interval;                   /* [pass * num_layers + layer index] */
 };
@@ -112,6 +127,16 @@ int ranktab_agree(const struct ranktab_report *rep, size_t n, const char *progna
  * 0, or -1 (ENOMEM). */
 int ranktab_labels(struct ranktab_report *rep, size_t n);
 
+/* Order the reports as the ranks: by the rank each records when all
+ * record one and no two the same, else by their labels, numbers in them
+ * compared as numbers (rank 2 before rank 10).  1 when ordered by the
+ * recorded ranks, each label then the rank's number; 0 by the labels; -1
+ * (ENOMEM). */
+int ranktab_order(struct ranktab_report *rep, size_t n);
+
+/* strcmp, but digit runs compare as numbers. */
+int ranktab_natural_cmp(const char *a, const char *b);
+
 /* The cells of a table of nranks == n reports: pass's intervals (pass >=
  * 0), or the lower median over the passes; then ranktab_compute. */
 int ranktab_fill(struct ranktab *t, const struct ranktab_report *rep, int64_t pass);
@@ -121,6 +146,8 @@ int ranktab_fill(struct ranktab *t, const struct ranktab_report *rep, int64_t pa
 struct ranktab_view {
 	int64_t pass;          /* the pass shown, -1: the median over the passes */
 	unsigned threshold;    /* straggler threshold, percent */
+	size_t width;          /* the text table's most columns; 0: no limit,
+	                        * every rank shown */
 };
 
 enum ranktab_format { RANKTAB_TEXT, RANKTAB_TSV, RANKTAB_JSON, RANKTAB_SVG };

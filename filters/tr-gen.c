@@ -1293,7 +1293,9 @@ static void emit_device_properties(struct out *o, unsigned id, int last)
 		rocm ? NUM_CUS : NUM_SMS, o->compact ? "" : "\n    ", last ? "" : (o->compact ? ", " : ",\n"));
 }
 
-static void emit_header(struct out *o, unsigned devices)
+/* rank: that of distributedInfo, whose world_size is then the least it can
+ * be */
+static void emit_header(struct out *o, unsigned devices, uint64_t rank)
 {
 	const char *nl = o->compact ? " " : "\n  ";
 	unsigned d;
@@ -1302,9 +1304,10 @@ static void emit_header(struct out *o, unsigned devices)
 		o->compact ? "" : "\n  ", nl, o->compact ? "" : "\n");
 	for (d = 0; d < devices; d++)
 		emit_device_properties(o, d, d + 1 == devices);
-	out_printf(o, "%s],%s\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, "
-		"\"world_size\": 1},%s\"displayTimeUnit\": \"ms\",%s\"baseTimeNanoseconds\": "
-		"%llu,%s\"traceEvents\": [", o->compact ? "" : "\n  ", nl, nl, nl,
+	out_printf(o, "%s],%s\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %llu, "
+		"\"world_size\": %llu},%s\"displayTimeUnit\": \"ms\",%s\"baseTimeNanoseconds\": "
+		"%llu,%s\"traceEvents\": [", o->compact ? "" : "\n  ", nl,
+		(unsigned long long)rank, (unsigned long long)rank + 1, nl, nl,
 		(unsigned long long)BASE_TIME_NS, nl);
 }
 
@@ -1796,7 +1799,7 @@ static uint64_t header_size(const struct config *cfg)
 	if (cfg->array)
 		put(&probe, "[");
 	else
-		emit_header(&probe, cfg->devices);
+		emit_header(&probe, cfg->devices, cfg->rank);
 	out_flush(&probe);
 	n = probe.flushed;
 	free(probe.buf);
@@ -1848,7 +1851,7 @@ int main(int argc, char **argv)
 	if (cfg.array)
 		put(&o, "[");
 	else
-		emit_header(&o, cfg.scale_devices || cfg.scale_pids ? 1 : cfg.devices);
+		emit_header(&o, cfg.scale_devices || cfg.scale_pids ? 1 : cfg.devices, cfg.rank);
 	if (cfg.scale_devices || cfg.scale_pids) {
 		write_scale(&o, &cfg);
 	} else {

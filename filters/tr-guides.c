@@ -39,9 +39,26 @@ struct state {
 	struct guides_spill kept;    /* the anchor records, until the tail */
 	struct intern names, tids;   /* their names and tids */
 	char *source_name;
+	int64_t rank;                /* distributedInfo.rank of the head, -1 */
 	uint64_t events;
 	struct jdoc doc;
 };
+
+/* The rank a trace records (Kineto's distributedInfo.rank) among the
+ * members of its head or tail record d, or -1: tr-ranks orders the ranks
+ * by it. */
+static int64_t recorded_rank(const struct jdoc *d)
+{
+	int m = json_find(d, 0, "members"), di, r;
+	int64_t v;
+
+	if (m < 0 || json_type(d, m) != JT_OBJECT ||
+	    (di = json_find(d, m, "distributedInfo")) < 0 || json_type(d, di) != JT_OBJECT ||
+	    (r = json_find(d, di, "rank")) < 0 || json_type(d, r) != JT_PRIMITIVE ||
+	    json_int64(d, r, &v) != 0 || v < 0 || v > 1000000000)
+		return -1;
+	return v;
+}
 
 static int blank(const char *s)
 {
@@ -184,6 +201,7 @@ static void read_head(struct state *st, const char *line, size_t len)
 	if (trstream_head_read(&st->doc, line, len, &h, err, sizeof err) != 0)
 		die(EXIT_INPUT, "%s", err);
 	st->source_name = h.source;
+	st->rank = recorded_rank(&st->doc);
 }
 
 static void put(struct filter *f, const struct buf *b, int rc)
@@ -286,6 +304,13 @@ static void emit(struct state *st, struct filter *f, const char *tail, size_t ta
 	buf_reset(&rep);
 	put(f, &rep, trstream_report_string(&rep, TRSTREAM_LAYERS_SUFFIX, "source_file",
 					    st->source_name ? st->source_name : ""));
+	if (st->rank < 0)
+		st->rank = recorded_rank(&td);
+	if (st->rank >= 0) {
+		buf_reset(&rep);
+		put(f, &rep, trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX, "rank", 0) |
+			     buf_printf(&rep, "%lld}", (long long)st->rank));
+	}
 	buf_reset(&rep);
 	put(f, &rep, trstream_report_member(&rep, TRSTREAM_LAYERS_SUFFIX,
 					    TRSTREAM_KEY_SOURCE_SHA256, 0) |
@@ -324,6 +349,7 @@ int main(int argc, char **argv)
 	diag_init(argv[0]);
 	prog.name = diag_progname();
 	memset(&st, 0, sizeof st);
+	st.rank = -1;
 	st.summary = (struct buf)BUF_INIT;
 	st.sm.d = (struct jdoc)JDOC_INIT;
 	st.sm.pid_value = -1;

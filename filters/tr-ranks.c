@@ -18,22 +18,29 @@
 #include "outfile.h"
 #include "ranktab.h"
 
+/* The text table's width without --wide: a terminal's. */
+#define TEXT_COLUMNS 100
+
 /* A report is read whole; json.c's token offsets are ints. */
 #define MAX_REPORT_BYTES ((size_t)1 << 30)
 
 static const char usage_text[] =
-	"usage: tr-ranks [--pass K] [--threshold PCT] [--tsv | --json] [--svg FILE]\n"
-	"                REPORT.layers.json...\n"
+	"usage: tr-ranks [--pass K] [--threshold PCT] [--tsv | --json] [--wide]\n"
+	"                [--svg FILE] REPORT.layers.json...\n"
 	"Compare the layer reports of the ranks of one job: one row per layer, one\n"
 	"column per report (rank), each cell the anchor-to-anchor interval in\n"
 	"microseconds (the median over the passes), per-rank totals and the\n"
 	"stragglers.  These are anchor-to-anchor intervals, not layer latencies.\n"
+	"The columns follow the rank each report records, else the numbers in the\n"
+	"names (2 before 10).\n"
 	"\n"
 	"  --pass K         the intervals of pass K (0-based) instead of the median\n"
 	"  --threshold PCT  a straggler's interval exceeds the row's median by more\n"
 	"                   than PCT percent (0 to 1000; default 10)\n"
 	"  --tsv            tab-separated values instead of the text table\n"
 	"  --json           JSON instead of the text table\n"
+	"  --wide           every rank in the text table (default: within 100\n"
+	"                   columns, the stragglers first)\n"
 	"  --svg FILE       also write a heat map of the table to FILE (must not exist)\n"
 	"  --help           this text\n"
 	"  --version        the version\n"
@@ -44,7 +51,7 @@ static const char usage_text[] =
 struct options {
 	int64_t pass;                /* -1: the median over the passes */
 	unsigned threshold;
-	int tsv, json;
+	int tsv, json, wide;
 	const char *svg;
 };
 
@@ -83,7 +90,7 @@ static void check(int rc, const struct buf *msg)
 static void write_svg(struct outfile *out, const struct ranktab *t,
 	const struct ranktab_report *rep, const struct options *o)
 {
-	struct ranktab_view view = { o->pass, o->threshold };
+	struct ranktab_view view = { o->pass, o->threshold, 0 };
 	struct buf b = BUF_INIT;
 
 	if (ranktab_render(&b, RANKTAB_SVG, t, rep, &view) != 0)
@@ -102,12 +109,13 @@ int main(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "tsv", no_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'w' },
 		{ "svg", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct options o = { -1, 10, 0, 0, NULL };
+	struct options o = { -1, 10, 0, 0, 0, NULL };
 	struct outfile svg = { NULL, NULL, -1 };
 	struct ranktab_report *rep;
 	struct ranktab_view view;
@@ -135,6 +143,7 @@ int main(int argc, char **argv)
 			break;
 		case 'T': o.tsv = 1; break;
 		case 'j': o.json = 1; break;
+		case 'w': o.wide = 1; break;
 		case 's': o.svg = optarg; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
@@ -168,7 +177,11 @@ int main(int argc, char **argv)
 		die(EXIT_INPUT, "--pass %lld: the reports have %lld pass%s (0 to %lld)",
 		    (long long)o.pass, (long long)rep[0].passes, rep[0].passes == 1 ? "" : "es",
 		    (long long)rep[0].passes - 1);
-	if (ranktab_labels(rep, n) != 0 || ranktab_init(&t, (size_t)rep[0].num_layers, n) != 0)
+	if (ranktab_labels(rep, n) != 0)
+		die_nomem();
+	if (ranktab_order(rep, n) < 0)
+		die_nomem();
+	if (ranktab_init(&t, (size_t)rep[0].num_layers, n) != 0)
 		die_nomem();
 	if (ranktab_fill(&t, rep, o.pass) != 0) {
 		if (errno == ENOMEM)
@@ -177,6 +190,7 @@ int main(int argc, char **argv)
 	}
 	view.pass = o.pass;
 	view.threshold = o.threshold;
+	view.width = o.wide ? 0 : TEXT_COLUMNS;
 	if (ranktab_render(&out, o.json ? RANKTAB_JSON : o.tsv ? RANKTAB_TSV : RANKTAB_TEXT, &t,
 			   rep, &view) != 0)
 		die_nomem();

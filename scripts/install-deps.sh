@@ -3,7 +3,7 @@
 # it runs apt-get; otherwise it prints the exact command and fails.
 # Usage: install-deps.sh [extra-package...]
 set -u
-need="libjsmn-dev zlib1g-dev libisal-dev check libpcre2-dev libssl-dev pkg-config mandoc time bc jq gzip valgrind cppcheck python3 parallel isal $*"
+need="libjsmn-dev zlib1g-dev libisal-dev check libpcre2-dev libssl-dev pkg-config mandoc time bc jq gzip valgrind cppcheck python3 parallel isal librsvg2-bin $*"
 missing=
 for p in $need; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -107,6 +107,8 @@ for page in "$ROOT"/man/*.1; do
 		*--scale-pids\ 80000*) why="a scaling run (make bench)" ;;
 		*\|\ jq\ *) command -v jq >/dev/null 2>&1 || why="jq is not installed" ;;
 		*\|\ column\ *) command -v column >/dev/null 2>&1 || why="column is not installed" ;;
+		*rsvg-convert\ *) command -v rsvg-convert >/dev/null 2>&1 ||
+			why="rsvg-convert is not installed (librsvg2-bin)" ;;
 		esac
 		if [ -n "$why" ]; then
 			echo "SKIP - $(basename "$page"): $cmd: $why"

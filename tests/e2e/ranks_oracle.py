@@ -8,18 +8,41 @@
       sorted by ts, N x P from the first, one interval to the next anchor of
       the same pass (none for the last layer of a pass)
   svg FILE TSV [--threshold T] [--phase P] [--anchor RE]
-      checks the heat map against a TSV table: every cell's value and colour,
-      the title, the axes and the legend; prints the problems, exits 1 on any
-  png FILE.png FILE.svg
-      checks a rendering of the heat map: the pixel just inside each cell's
-      corner has the cell's fill colour
+      checks the heat map against a TSV table: every cell's value; white
+      unless a straggler by the threshold and more than 3 robust sigmas
+      (1.4826 MAD, at least 1 % of the median) above its row's median; the
+      coloured cells darker the more sigmas, the most the darkest; numbers
+      only in cells wide enough; the title, the axes and the legend
+  png FILE.png FILE.svg [--darkest LAYER:RANK]
+      checks a rendering of the heat map: the pixel at each cell's centre has
+      the cell's fill colour; with --darkest, that cell's pixel is darker
+      than every other cell's
+  heat FILE.svg --darkest LAYER:RANK
+      the planted straggler is the darkest cell, and every other cell is
+      white (noise) or grey (no interval), but for that rank's total
+  reports DIR --ranks N --layers L --slow RANK:LAYER:PCT [--recorded]
+      writes N small layers reports (one pass) DIR/rank-I.json, each layer
+      interval 1000 us within +-4 % of noise, the planted one PCT % longer;
+      with --recorded each records a "rank" other than its name's I
 """
 import argparse, gzip, json, re, statistics, struct, sys, zlib
 import xml.etree.ElementTree as ET
 from decimal import Decimal
 
-FILL = {'none': '#d9d9d9', 'fast': '#2166ac', 'below': '#92c5de', 'near': '#f7f7f7',
-        'slow': '#f4a582', 'slowest': '#b2182b'}
+NEUTRAL, NONE, MEDIAN, LIGHT, DARK = '#ffffff', '#d9d9d9', '#f0f0f0', '#fee0d2', '#67000d'
+
+
+def sigmas(v, cells):
+    """How many robust sigmas v lies above the median of cells."""
+    vals = [c for c in cells if c is not None]
+    m = statistics.median_low(vals)
+    mad = statistics.median_low([abs(c - m) for c in vals])
+    sigma = max(1.4826 * mad, m / 100, 1)
+    return (v - m) / sigma
+
+
+def lum(fill):
+    return sum(int(fill[i:i + 2], 16) for i in (1, 3, 5))
 SVG = '{http://www.w3.org/2000/svg}'
 
 
@@ -121,6 +144,10 @@ def main():
     ap.add_argument('--passes', type=int)
     ap.add_argument('--phase')
     ap.add_argument('--anchor')
+    ap.add_argument('--darkest')
+    ap.add_argument('--ranks', type=int)
+    ap.add_argument('--slow')
+    ap.add_argument('--recorded', action='store_true')
     ap.add_argument('args', nargs='+')
     a = ap.parse_args()
     if a.mode == 'table':
@@ -158,8 +185,69 @@ def main():
     if a.mode == 'svg':
         return check_svg(a.args[0], a.args[1], a.threshold, a.phase, a.anchor)
     if a.mode == 'png':
-        return check_png(a.args[0], a.args[1])
+        return check_png(a.args[0], a.args[1], a.darkest)
+    if a.mode == 'heat':
+        return check_heat(a.args[0], a.darkest)
+    if a.mode == 'reports':
+        return make_reports(a.args[0], a.ranks, a.layers, a.slow, a.recorded)
     return 2
+
+
+def make_reports(d, n, layers, slow, recorded):
+    import os, random
+    rng = random.Random(n * 1000 + layers)
+    srank, slayer, pct = (int(x) for x in slow.split(':'))
+    os.makedirs(d, exist_ok=True)
+    for i in range(n):
+        # an odd multiplier permutes 0..n-1 for a power of two n; else
+        # the names' own numbers
+        rank = (i * 37 + 11) % n if recorded else i
+        t, rows = 10 ** 9, []
+        for l in range(layers):
+            iv = 1000000 + rng.randint(-40000, 40000)
+            if rank == srank and l == slayer:
+                iv = iv * (100 + pct) // 100
+            rows.append({'pass_index': 0, 'layer_id': l, 'boundary_kind': 'next_layer_anchor',
+                         'start_us': us3(t), 'end_us': us3(t + iv)})
+            t += iv
+        doc = '{"phase": "decode", "anchor_regex": "attn", '
+        if recorded:
+            doc += '"rank": %d, ' % rank
+        doc += ('"num_layers": %d, "first_layer": 0, "passes": 1, "layers": [%s], '
+                '"source_file": "rank-%d.json"}\n' % (layers, ', '.join(
+                    '{"pass_index": 0, "layer_id": %d, "boundary_kind": "next_layer_anchor", '
+                    '"start_us": %s, "end_us": %s}' % (r['layer_id'], r['start_us'], r['end_us'])
+                    for r in rows), i))
+        open(os.path.join(d, 'rank-%d.json' % i), 'w').write(doc)
+    return 0
+
+
+def cells_of(root):
+    for g in root.iter(SVG + 'g'):
+        if g.get('class') == 'cell':
+            yield g, g.find(SVG + 'rect')
+
+
+def check_heat(svg, darkest):
+    bad = []
+    root = ET.parse(svg).getroot()
+    layer, rank = darkest.split(':')
+    found = None
+    for g, r in cells_of(root):
+        k = (g.get('data-layer'), g.get('data-rank'))
+        if k == (layer, rank):
+            found = r.get('fill')
+        elif k != ('total', rank) and r.get('fill') not in (NEUTRAL, NONE):
+            bad.append('cell %s: %s, not white' % (k, r.get('fill')))
+    if found != DARK:
+        bad.append('the planted cell %s: fill %s, not the darkest %s' % (darkest, found, DARK))
+    ids = {e.get('id') for e in root.iter() if e.get('id')}
+    for want in ('x-axis', 'y-axis', 'legend'):
+        if want not in ids:
+            bad.append('no %s' % want)
+    for b in bad[:10]:
+        print(b)
+    return 1 if bad else 0
 
 
 def check_svg(svg, tsv_path, t, phase, anchor):
@@ -167,23 +255,35 @@ def check_svg(svg, tsv_path, t, phase, anchor):
     root = ET.parse(svg).getroot()
     lines = [l.split('\t') for l in open(tsv_path).read().splitlines()]
     labels = lines[0][1:-2]
-    want = {}
+    want, zs = {}, {}
     for f in lines[1:]:
         med = int(Decimal(f[-2]) * 1000) if f[-2] else None
-        for lab, c in zip(labels, f[1:-2]):
-            v = int(Decimal(c) * 1000) if c else None
-            want[(f[0], lab)] = (c, FILL[band(v, med, t)])
-    seen = {}
-    for g in root.iter(SVG + 'g'):
-        if g.get('class') != 'cell':
-            continue
+        row = [int(Decimal(c) * 1000) if c else None for c in f[1:-2]]
+        for lab, c, v in zip(labels, f[1:-2], row):
+            hot = band(v, med, t) in ('slow', 'slowest') and sigmas(v, row) > 3
+            want[(f[0], lab)] = (c, 'hot' if hot else NONE if v is None else NEUTRAL)
+            if hot:
+                zs[(f[0], lab)] = sigmas(v, row)
+    seen, fills = {}, {}
+    for g, rect in cells_of(root):
         k = (g.get('data-layer'), g.get('data-rank'))
-        rect = g.find(SVG + 'rect')
-        seen[k] = (g.get('data-us'), rect.get('fill'))
+        fill = rect.get('fill')
+        seen[k] = (g.get('data-us'), 'hot' if fill not in (NEUTRAL, NONE) else fill)
+        fills[k] = fill
+        text = g.find(SVG + 'text')
+        if text is not None and int(rect.get('width')) < 6 * len(text.text) + 6:
+            bad.append('cell %s: %r in a cell %s px wide' % (k, text.text, rect.get('width')))
     if seen != want:
         for k in sorted(set(seen) | set(want)):
             if seen.get(k) != want.get(k):
                 bad.append('cell %s: svg %s, table %s' % (k, seen.get(k), want.get(k)))
+    # darker the more sigmas; the most, the darkest of the ramp
+    hot = sorted(zs, key=lambda k: zs[k])
+    for a, b in zip(hot, hot[1:]):
+        if zs[a] < zs[b] and lum(fills[a]) <= lum(fills[b]):
+            bad.append('cell %s (%.2f sigmas) not lighter than %s (%.2f)' % (a, zs[a], b, zs[b]))
+    if hot and fills[hot[-1]] != DARK:
+        bad.append('the most sigmas, %s: %s, not %s' % (hot[-1], fills[hot[-1]], DARK))
     texts = {e.get('id'): ''.join(e.itertext()) for e in root.iter(SVG + 'text') if e.get('id')}
     if phase and ('phase ' + phase) not in texts.get('title', ''):
         bad.append('title lacks the phase: %r' % texts.get('title'))
@@ -194,9 +294,9 @@ def check_svg(svg, tsv_path, t, phase, anchor):
     if 'Not layer latencies' not in texts.get('notice', ''):
         bad.append('no notice')
     legend = [e for e in root.iter(SVG + 'g') if e.get('id') == 'legend']
-    fills = [r.get('fill') for r in legend[0].iter(SVG + 'rect')] if legend else []
-    if sorted(fills) != sorted(FILL.values()):
-        bad.append('legend swatches: %r' % fills)
+    sw = {r.get('fill') for r in legend[0].iter(SVG + 'rect')} if legend else set()
+    if not {LIGHT, DARK, NEUTRAL, MEDIAN, NONE} <= sw:
+        bad.append('legend swatches: %r' % sw)
     for b in bad:
         print(b)
     return 1 if bad else 0
@@ -241,29 +341,35 @@ def png_pixels(path):
     return w, h, bpp, rows
 
 
-def check_png(png, svg):
+def check_png(png, svg, darkest=None):
     w, h, bpp, rows = png_pixels(png)
     root = ET.parse(svg).getroot()
-    bad, n = [], 0
-    for g in root.iter(SVG + 'g'):
-        if g.get('class') != 'cell':
-            continue
-        r = g.find(SVG + 'rect')
-        x, y = int(r.get('x')) + 3, int(r.get('y')) + 3
+    bad, px_of = [], {}
+    for g, r in cells_of(root):
+        k = (g.get('data-layer'), g.get('data-rank'))
+        x = int(r.get('x')) + int(r.get('width')) // 2
+        y = int(r.get('y')) + int(r.get('height')) // 2
         if x >= w or y >= h:
-            bad.append('cell %s %s outside the %dx%d image' % (g.get('data-layer'),
-                                                             g.get('data-rank'), w, h))
+            bad.append('cell %s outside the %dx%d image' % (k, w, h))
             continue
         px = tuple(rows[y][x * bpp:x * bpp + 3])
+        px_of[k] = px
         fill = r.get('fill')
         want = tuple(int(fill[i:i + 2], 16) for i in (1, 3, 5))
-        n += 1
-        if any(abs(p - q) > 3 for p, q in zip(px, want)):
-            bad.append('cell %s %s: pixel %s, fill %s' % (g.get('data-layer'),
-                                                        g.get('data-rank'), px, fill))
-    for b in bad:
+        # a number drawn over the centre of a wide cell
+        if g.find(SVG + 'text') is None and any(abs(p - q) > 3 for p, q in zip(px, want)):
+            bad.append('cell %s: pixel %s, fill %s' % (k, px, fill))
+    if darkest:
+        k = tuple(darkest.split(':'))
+        if k not in px_of:
+            bad.append('no cell %s' % (k,))
+        else:
+            for o, px in px_of.items():
+                if o != k and sum(px) <= sum(px_of[k]):
+                    bad.append('cell %s %s not lighter than %s %s' % (o, px, k, px_of[k]))
+    for b in bad[:10]:
         print(b)
-    if n == 0:
+    if not px_of:
         print('no cell found')
         return 1
     return 1 if bad else 0

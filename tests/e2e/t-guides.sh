@@ -171,6 +171,12 @@ for group in groups:
             'matching_anchor_count', 'num_layers', 'first_layer', 'passes',
             'confirm_regex', 'confirm_cpu', 'original_event_count', 'added_event_count', 'trace_origin_us', 'layers',
             'source_file', 'source_sha256', 'tool_version']
+    # the rank the trace records (Kineto's distributedInfo), for tr-ranks
+    info = src.get('distributedInfo') if isinstance(src, dict) else None
+    rank = info.get('rank') if isinstance(info, dict) else None
+    if isinstance(rank, str) and rank.isdigit():
+        want.insert(want.index('source_sha256'), 'rank')
+        check(rep['rank'] == rank, 'report rank %r, the trace\'s %r' % (rep['rank'], rank))
     check(list(rep) == want, 'report members %s' % list(rep))
     expect = {'schema_version': '1', 'phase': a.phase, 'evidence': a.evidence, 'pid': pid,
               'device': dev, 'guide_tid': tid, 'track_name': track, 'anchor_regex': a.regex,

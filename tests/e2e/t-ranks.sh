@@ -294,8 +294,8 @@ run "tr-ranks --tsv --threshold 50 --svg map.svg $R"
 cp "$T/out" map.tsv
 expect 0 "tr-ranks --svg: the cells' values and colours are the table's (XML parse)" \
 	"python3 '$ORACLE' svg map.svg map.tsv --threshold 50 --phase decode --anchor '$RX'"
-expect 0 "tr-ranks --svg: the straggler cell is drawn as one" \
-	"grep -q 'data-layer=\"L1\" data-rank=\"2\" data-us=\"[0-9.]*\"><rect [^>]* fill=\"#\\(f4a582\\|b2182b\\)\"' map.svg"
+expect 0 "tr-ranks --svg: the straggler is the darkest cell, every other white" \
+	"python3 '$ORACLE' heat map.svg --darkest L1:2"
 expect 2 "tr-ranks --svg: an existing file is not overwritten" \
 	"tr-ranks --svg map.svg $R" "tr-ranks: map.svg: File exists"
 expect 1 "tr-ranks --svg: a refused set writes no map" \
@@ -320,6 +320,96 @@ else
 	expect 0 "tr-ranks --svg: Chromium renders it; each cell's pixels have the cell's colour" \
 		"python3 '$ORACLE' png map.png map.svg"
 fi
+
+# ------------------------------------------------------ many ranks
+# draw HOW SVG PNG DARKEST REPORTS...: the heat map of the reports, checked
+# against their TSV (values, white noise, darker the more robust sigmas),
+# the planted straggler the darkest cell with every other white, and
+# rendered by rsvg-convert: the darkest pixel is the straggler's
+draw() {
+	how=$1 svg=$2 png=$3 dk=$4
+	shift 4
+	tr-ranks --tsv "$@" >"$svg.tsv"
+	run "tr-ranks --svg $svg $* >/dev/null"
+	expect 0 "$how: the heat map's cells are the table's; only stragglers coloured" \
+		"python3 '$ORACLE' svg $svg $svg.tsv"
+	expect 0 "$how: the planted straggler $dk is the darkest cell, the noise white; axes, legend" \
+		"python3 '$ORACLE' heat $svg --darkest $dk"
+	if [ -n "$RSVG" ]; then
+		expect 0 "$how: rendered (rsvg-convert), each cell its colour, $dk the darkest pixel" \
+			"rsvg-convert -o $png $svg && python3 '$ORACLE' png $png $svg --darkest $dk"
+	else
+		skip "$how: rendered" "rsvg-convert is not installed (Debian librsvg2-bin; scripts/install-deps.sh)"
+	fi
+}
+RSVG=$(command -v rsvg-convert 2>/dev/null) || RSVG=
+
+# 64 generated traces; rank 37's L2 attention kernels 72 % longer
+mkdir -p many
+for r in $(seq 0 63); do
+	slow=
+	[ "$r" != 37 ] || slow="--slow-layer 2 --slowdown 72"
+	tr-gen --layers 4 --passes 3 --rank "$r" $slow -o "many/rank-$r.json" || exit 2
+done
+run "tr-layer-track-ranks --xargs --outdir many.out $ANCHOR 'many/rank-*.json'"
+cp "$T/out" many.summary
+expect 0 "64 ranks: every rank tracked; the quoted glob's ranks in numeric order (2 before 10)" \
+	"test $RC = 0 && test \"\$(sed -n 's|^  ok       many/rank-\\([0-9]*\\)\\.json: .*|\\1|p' many.summary | tr '\\n' ' ')\" = \"\$(seq 0 63 | tr '\\n' ' ')\""
+M64=$(echo many.out/*.layers.json)    # the shell's order: 0 1 10 11 ... 2 20
+L64=""
+for r in $(seq 0 63); do L64="$L64 $r=many.out/rank-$r.layers.json.gz.layers.json"; done
+run "tr-ranks --tsv $M64"
+python3 "$ORACLE" table $L64 >want64.tsv
+same "64 ranks: columns in numeric order (0 1 2 ... 63), not the glob's; the oracle's table" \
+	want64.tsv "$T/out"
+expect 0 "64 ranks: tr-gen --rank 37 records rank 37; its report carries it" \
+	"grep -q '\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 37, \"world_size\": 38}' many/rank-37.json &&
+	 grep -q '\"rank\": 37,\$' many.out/rank-37.layers.json.gz.layers.json"
+# without recorded ranks: the numbers in the names
+mkdir -p norank
+for f in $M64; do
+	sed '/^  "rank": [0-9]*,$/d' "$f" >"norank/${f##*/}"
+done
+expect 0 "64 ranks, none recorded: the reports lack the member" "! grep -q '\"rank\"' norank/*"
+run "tr-ranks --tsv norank/*.layers.json"
+same "64 ranks, none recorded: columns in the numeric order of the names" want64.tsv "$T/out"
+run "tr-ranks $M64"
+cp "$T/out" t64.out
+expect 0 "64 ranks: the text table fits 100 columns, the straggler 37 first, and says so" \
+	"sed '1,/^\$/d' t64.out | awk 'length > 100 { exit 1 }' &&
+	 sed '1,/^\$/d' t64.out | head -n 1 | grep -q '^layer  *37  ' &&
+	 grep -qx 'showing [0-9]* of 64 ranks, the stragglers first, the worst first (--wide: every rank)' t64.out"
+run "tr-ranks --wide $M64"
+cp "$T/out" w64.out
+expect 0 "64 ranks --wide: every rank, in order, the TSV's rows" \
+	"! grep -q '^showing' w64.out && python3 -c '
+text = open(\"w64.out\").read().split(\"\\n\\n\", 1)[1].splitlines()
+tsv = open(\"want64.tsv\").read().splitlines()
+assert len(text) == len(tsv)
+for a, b in zip(text, tsv):
+    assert [\"\" if w == \"-\" else w for w in a.split()][:65] == b.split(\"\\t\")[:65], (a[:80], b[:80])
+'"
+draw "64 ranks" m64.svg m64.png L2:37 $M64
+
+# 8 and 512 ranks: small reports written directly; the 512 record their
+# ranks, which differ from the numbers in their names
+python3 "$ORACLE" reports r8 --ranks 8 --layers 4 --slow 5:1:72
+draw "8 ranks" m8.svg m8.png L1:5 r8/*.json
+expect 0 "8 ranks: the cells are wide enough for their numbers" \
+	"grep -q 'data-layer=\"L1\" data-rank=\"5\".*</title><text [^>]*>[0-9]*\\.[0-9]*</text></g>' m8.svg"
+python3 "$ORACLE" reports r512 --ranks 512 --layers 6 --slow 300:2:72 --recorded
+run "tr-ranks --tsv r512/*.json"
+cp "$T/out" r512.tsv
+expect 0 "512 ranks: columns in the order of the ranks the reports record, named by them" \
+	"test \"\$(head -n 1 r512.tsv)\" = \"\$(printf 'layer'; for r in \$(seq 0 511); do printf '\\t%s' \$r; done; printf '\\tmedian\\tstragglers')\""
+run "tr-ranks r512/*.json"
+cp "$T/out" t512.out
+f300=$(sed -n 's/^rank 300: \(rank-[0-9]*\.json\) .*/\1/p' t512.out)
+expect 0 "512 ranks: rank 300's line names the report that records rank 300 ($f300)" \
+	"test -n '$f300' && test '$f300' != rank-300.json && grep -q '\"rank\": 300,' r512/$f300"
+draw "512 ranks" m512.svg m512.png L2:300 r512/*.json
+expect 0 "512 ranks: no numbers in cells 2 px wide" \
+	"! grep -q 'class=\"cell\".*<text' m512.svg"
 
 # ------------------------------------------------------ real rank traces
 if [ -r "$TRACES/sampled_rank-0.json.gz" ] && [ -r "$TRACES/sampled_rank-1.json.gz" ]; then

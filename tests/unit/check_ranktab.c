@@ -146,7 +146,7 @@ START_TEST(test_reports_to_tsv)
 {
 	struct ranktab_report rep[3];
 	struct ranktab t;
-	struct ranktab_view view = { -1, 10 };
+	struct ranktab_view view = { -1, 10, 0 };
 	struct buf out = BUF_INIT;
 	size_t i;
 
@@ -254,6 +254,168 @@ START_TEST(test_report_refused)
 END_TEST
 
 
+START_TEST(test_natural_order)
+{
+	ck_assert_int_lt(ranktab_natural_cmp("2", "10"), 0);
+	ck_assert_int_gt(ranktab_natural_cmp("rank-10", "rank-9"), 0);
+	ck_assert_int_lt(ranktab_natural_cmp("a9b", "a10a"), 0);
+	ck_assert_int_eq(ranktab_natural_cmp("007", "7"), 0);
+	ck_assert_int_lt(ranktab_natural_cmp("x1", "x1y"), 0);
+	ck_assert_int_lt(ranktab_natural_cmp("n1", "o0"), 0);
+	ck_assert_int_eq(ranktab_natural_cmp("r12s", "r12s"), 0);
+}
+END_TEST
+
+/* A report of rank (-1: none) from src, one layer of interval us. */
+static void ranked(struct ranktab_report *r, const char *src, int rank, const char *us)
+{
+	struct buf msg = BUF_INIT;
+	char text[512], member[32] = "";
+
+	if (rank >= 0)
+		snprintf(member, sizeof member, "\"rank\":%d,", rank);
+	snprintf(text, sizeof text, "{\"phase\":\"p\",\"anchor_regex\":\"a\",%s\"num_layers\":1,"
+		 "\"first_layer\":0,\"passes\":1,\"source_file\":\"%s\",\"layers\":["
+		 "{\"pass_index\":0,\"layer_id\":0,\"boundary_kind\":\"next_layer_anchor\","
+		 "\"start_us\":0,\"end_us\":%s}]}", member, src, us);
+	ranktab_report_init(r, src);
+	r->text = strdup(text);
+	r->len = strlen(text);
+	ck_assert_msg(ranktab_report_parse(r, r->text, r->len, &msg) == 0, "%s", msg.p);
+	ck_assert_int_eq(r->rank, rank);
+	buf_release(&msg);
+}
+
+static void free_all(struct ranktab_report *rep, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ranktab_report_free(&rep[i]);
+}
+
+START_TEST(test_order)
+{
+	struct ranktab_report rep[4];
+	struct buf msg = BUF_INIT;
+
+	/* the recorded ranks win over the names */
+	ranked(&rep[0], "n-0.json", 3, "1");
+	ranked(&rep[1], "n-1.json", 10, "1");
+	ranked(&rep[2], "n-10.json", 0, "1");
+	ranked(&rep[3], "n-2.json", 2, "1");
+	ck_assert_int_eq(ranktab_labels(rep, 4), 0);
+	ck_assert_int_eq(ranktab_order(rep, 4), 1);
+	ck_assert_str_eq(rep[0].path, "n-10.json");
+	ck_assert_str_eq(rep[1].path, "n-2.json");
+	ck_assert_str_eq(rep[2].path, "n-0.json");
+	ck_assert_str_eq(rep[3].path, "n-1.json");
+	ck_assert_str_eq(rep[0].label, "0");
+	ck_assert_str_eq(rep[3].label, "10");
+	free_all(rep, 4);
+	/* one without a rank, or two of one rank: the names, as numbers */
+	ranked(&rep[0], "n-0.json", 3, "1");
+	ranked(&rep[1], "n-1.json", -1, "1");
+	ranked(&rep[2], "n-10.json", 0, "1");
+	ranked(&rep[3], "n-2.json", 2, "1");
+	ck_assert_int_eq(ranktab_labels(rep, 4), 0);
+	ck_assert_int_eq(ranktab_order(rep, 4), 0);
+	ck_assert_str_eq(rep[0].label, "0");
+	ck_assert_str_eq(rep[1].label, "1");
+	ck_assert_str_eq(rep[2].label, "2");
+	ck_assert_str_eq(rep[3].label, "10");
+	free_all(rep, 4);
+	ranked(&rep[0], "n-10.json", 1, "1");
+	ranked(&rep[1], "n-9.json", 1, "1");
+	ck_assert_int_eq(ranktab_labels(rep, 2), 0);
+	ck_assert_int_eq(ranktab_order(rep, 2), 0);
+	ck_assert_str_eq(rep[0].label, "9");
+	free_all(rep, 2);
+	ranktab_report_init(&rep[0], "r.json");
+	rep[0].text = strdup("{\"phase\":\"p\",\"anchor_regex\":\"a\",\"source_file\":\"s\","
+			     "\"rank\":-1,\"num_layers\":1,\"first_layer\":0,\"passes\":1,"
+			     "\"layers\":[]}");
+	ck_assert_int_eq(ranktab_report_parse(&rep[0], rep[0].text, strlen(rep[0].text), &msg),
+			 -1);
+	ck_assert_str_eq(msg.p, "r.json: \"rank\" is not an integer from 0 to 1000000000");
+	ranktab_report_free(&rep[0]);
+	buf_release(&msg);
+}
+END_TEST
+
+START_TEST(test_robust)
+{
+	struct ranktab t;
+	static const int64_t v[7] = { 1000, 1010, 990, 1020, 980, 1005, 2000 };
+	size_t r;
+
+	ck_assert_int_eq(ranktab_init(&t, 1, 7), 0);
+	for (r = 0; r < 7; r++)
+		t.cell[r] = v[r];
+	ck_assert_int_eq(ranktab_compute(&t), 0);
+	/* median 1005; deviations 5 5 15 15 25 995 0: MAD 15 */
+	ck_assert_int_eq(t.median[0], 1005);
+	ck_assert_int_eq(t.mad[0], 15);
+	/* 995 / (1.4826 x 15 = 22.24) */
+	ck_assert(ranktab_robust_z(&t, 0, 6) > 44.7 && ranktab_robust_z(&t, 0, 6) < 44.8);
+	ck_assert(ranktab_robust_z(&t, 0, 3) < RANKTAB_Z_NEUTRAL);
+	/* no spread: the sigma is 1% of the median */
+	for (r = 0; r < 7; r++)
+		t.cell[r] = r == 6 ? 1500 : 1000;
+	ck_assert_int_eq(ranktab_compute(&t), 0);
+	ck_assert_int_eq(t.mad[0], 0);
+	ck_assert(ranktab_robust_z(&t, 0, 6) > 49.99 && ranktab_robust_z(&t, 0, 6) < 50.01);
+	ck_assert(ranktab_robust_z(&t, 0, 0) == 0);
+	ranktab_free(&t);
+}
+END_TEST
+
+/* 30 ranks of one layer: the text table within 60 columns shows the
+ * three that fit, the stragglers first, the worst first; without a limit, all in order. */
+START_TEST(test_narrow_text)
+{
+	struct ranktab_report rep[30];
+	struct ranktab t;
+	struct ranktab_view view = { -1, 10, 60 };
+	struct buf out = BUF_INIT;
+	const char *table, *line;
+	char src[32];
+	size_t i;
+
+	for (i = 0; i < 30; i++) {
+		snprintf(src, sizeof src, "rank-%zu.json", i);
+		ranked(&rep[i], strdup(src), -1, i == 17 ? "150" : i == 4 ? "120" : "100");
+	}
+	ck_assert_int_eq(ranktab_labels(rep, 30), 0);
+	ck_assert_int_eq(ranktab_order(rep, 30), 0);
+	ck_assert_int_eq(ranktab_init(&t, 1, 30), 0);
+	ck_assert_int_eq(ranktab_fill(&t, rep, -1), 0);
+	ck_assert_int_eq(ranktab_render(&out, RANKTAB_TEXT, &t, rep, &view), 0);
+	ck_assert_ptr_nonnull(strstr(out.p, "\nshowing 3 of 30 ranks, the stragglers first, "
+				     "the worst first (--wide: every rank)\n"));
+	table = strstr(out.p, "\n\n") + 2;
+	ck_assert_str_eq(table,
+		"layer       17        4        0   median  stragglers\n"
+		"L0     150.000  120.000  100.000  100.000  4,17\n"
+		"total  150.000  120.000  100.000  100.000  4,17\n");
+	for (line = table; *line != '\0'; line = strchr(line, '\n') + 1)
+		ck_assert_int_le(strcspn(line, "\n"), 60);
+	buf_reset(&out);
+	view.width = 0;
+	ck_assert_int_eq(ranktab_render(&out, RANKTAB_TEXT, &t, rep, &view), 0);
+	ck_assert_ptr_null(strstr(out.p, "showing"));
+	table = strstr(out.p, "\n\n") + 2;
+	ck_assert_int_eq(strncmp(table, "layer        0        1        2        3", 41), 0);
+	ranktab_free(&t);
+	for (i = 0; i < 30; i++) {
+		free((char *)rep[i].path);
+		ranktab_report_free(&rep[i]);
+	}
+	buf_release(&out);
+}
+END_TEST
+
+
 static Suite *ranktab_suite(void)
 {
 	Suite *s = suite_create("ranktab");
@@ -266,6 +428,10 @@ static Suite *ranktab_suite(void)
 	tcase_add_test(tc, test_reports_to_tsv);
 	tcase_add_test(tc, test_reports_disagree);
 	tcase_add_test(tc, test_report_refused);
+	tcase_add_test(tc, test_natural_order);
+	tcase_add_test(tc, test_order);
+	tcase_add_test(tc, test_robust);
+	tcase_add_test(tc, test_narrow_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
