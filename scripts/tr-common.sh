@@ -523,7 +523,7 @@ tr_window_job() {
 	exec 3>&2 2>/dev/null
 	tr_quiet_open 2>&3
 	tr-decode -- "$output" 2>&3 |
-		tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
+		tr-window --quiet "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
 		tr-encode "${tr_lifeline_args[@]}" -o "$wout" 2>&"$tr_quiet_fd"
 	statuses=("${PIPESTATUS[@]}")
 	tr_quiet_close

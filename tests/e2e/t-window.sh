@@ -368,6 +368,20 @@ same "--pass-table /dev/stderr: the table written in place" want.passes got.devt
 # beside a window, every event read whole: the same table as alone
 tr-window --passes 0 --pass-table got.wtable <src.stream >/dev/null 2>"$T/err"
 same "--pass-table beside a window: the same table" want.passes got.wtable
+# the summary line once the window is written: the report's counts (checked
+# by the oracle above) in one line; --quiet and -q leave stderr empty
+tr-window --passes 0 <src.stream >sum.stream 2>"$T/err"
+tr-encode -o sum.json <sum.stream 2>/dev/null
+want=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print("tr-window: kept %d events (%d bytes), dropped %d events" % (sum(r["kept"].values()),
+      r["bytes_written"], sum(r["dropped"].values())))' sum.json.window.json)
+stderr_is "summary: kept, bytes and dropped, as the report counts them" "$want"
+for q in --quiet -q; do
+	tr-window "$q" --passes 0 <src.stream >quiet.stream 2>"$T/err"
+	[ ! -s "$T/err" ] && pass "$q: no summary" || fail "$q: no summary" "$(cat "$T/err")"
+	same "$q: the same window" sum.stream quiet.stream
+done
 # its temporary files cannot be made: system trouble, with the directory
 expect 2 "trouble: no temporary directory" \
 	"TMPDIR=/nonexistent/tr-window tr-window --passes 1-1 <src.stream >/dev/null" \
