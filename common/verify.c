@@ -226,8 +226,9 @@ static int load_compaction(struct verify *v, const struct jdoc *d, int obj, cons
 static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const char *path)
 {
 	size_t n;
-	int sha = json_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256);
+	int sha = json_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256), file;
 	const char *text;
+	struct buf name = BUF_INIT;
 
 	if (json_type(d, sha) != JT_STRING) {
 		verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: no source_sha256", path);
@@ -239,6 +240,14 @@ static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const cha
 	if (buf_add(&v->sha_claims, path, strlen(path) + 1) != 0 ||
 	    buf_add(&v->sha_claims, text, n) != 0 || buf_add(&v->sha_claims, "", 1) != 0)
 		verifycheck_nomem(v->vc);
+	/* the trace it was made from, as the report names it (empty: unnamed) */
+	file = json_find(d, obj, "source_file");
+	if (json_type(d, file) == JT_STRING && json_token_unescape(d, file, &name) == 0 &&
+	    memchr(name.p, '\0', name.len) == NULL && buf_add(&v->sha_claims, name.p, name.len) != 0)
+		verifycheck_nomem(v->vc);
+	if (buf_add(&v->sha_claims, "", 1) != 0)
+		verifycheck_nomem(v->vc);
+	buf_release(&name);
 }
 
 /* A layers report: the guide track, the selection (verifysel), and the
@@ -1153,15 +1162,25 @@ static int check_identity(struct verify *v, const char *tail, size_t len)
 		return -1;
 	}
 	actual = json_text(&d, sha, &n);
-	/* claim_sha's pairs: the report's path, its claim, each NUL-ended */
+	/* claim_sha's triples: the report's path, its claim, the source file it
+	 * names (empty when none), each NUL-ended */
 	end = v->sha_claims.p + v->sha_claims.len;
 	for (claim = v->sha_claims.p; claim < end; claim += strlen(claim) + 1) {
 		const char *path = claim, *text = (claim += strlen(claim) + 1);
+		const char *file = (claim += strlen(claim) + 1);
 		claims++;
-		if (strlen(text) != n || memcmp(text, actual, n) != 0)
+		if (strlen(text) == n && memcmp(text, actual, n) == 0)
+			continue;
+		if (*file != '\0')
+			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: source_sha256 %s, but %s has %.*s (%" PRId64
+				" bytes): it was made from %s; verify against that file (or the source "
+				"changed since)", path, text, v->src_path, (int)n, actual, bytes, file);
+		else
 			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: source_sha256 %s, but %s has %.*s (%" PRId64
 				" bytes): the source changed or is another file",
 				path, text, v->src_path, (int)n, actual, bytes);
+		/* every other check would compare against the wrong trace */
+		verifycheck_stop_after(v->vc, VERIFYCHECK_IDENTITY);
 	}
 	verifycheck_figures(v->vc, VERIFYCHECK_IDENTITY, "sha256 %.*s, %" PRId64 " bytes; %u "
 			    "report%s", (int)n, actual, bytes, claims, claims == 1 ? "" : "s");
