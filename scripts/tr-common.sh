@@ -125,7 +125,8 @@ tr_check_io_names() {
 
 # tr_check_paths SOURCE OUTPUT REPORT...: the source is readable and is never
 # written (not by path, not under another name); nothing exists in the place
-# of the output or a report.
+# of the output or a report, unless $force (--force): then a file there is
+# replaced by tr-encode once the run has succeeded, but never a directory.
 tr_check_paths() {
 	local trace=$1 output=$2 f
 	shift 2
@@ -135,7 +136,9 @@ tr_check_paths() {
 		tr_die "$output: the output is the source trace; choose another name"
 	fi
 	for f in "$output" "$@"; do
-		if [ -e "$f" ] || [ -L "$f" ]; then
+		if [ -n "${force:-}" ] && [ -d "$f" ]; then
+			tr_die "$f: is a directory"
+		elif [ -z "${force:-}" ] && { [ -e "$f" ] || [ -L "$f" ]; }; then
 			tr_die "$f: exists; refusing to overwrite it"
 		fi
 	done
@@ -524,7 +527,7 @@ tr_window_job() {
 	tr_quiet_open 2>&3
 	tr-decode -- "$output" 2>&3 |
 		tr-window --quiet "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
-		tr-encode "${tr_lifeline_args[@]}" -o "$wout" 2>&"$tr_quiet_fd"
+		tr-encode ${force:+--force} "${tr_lifeline_args[@]}" -o "$wout" 2>&"$tr_quiet_fd"
 	statuses=("${PIPESTATUS[@]}")
 	tr_quiet_close
 	tr_worst_status "${statuses[@]}" 2>&3
