@@ -306,6 +306,10 @@ int outfile_open_side(struct outfile *o, const char *path)
 			errno = EEXIST;  /* an existing file we may not write */
 		return -1;
 	}
+	if (replace && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		close(fd);  /* --force: a file to replace, not to write in place */
+		return outfile_open(o, path);
+	}
 	if (fstat(fd, &st) != 0 ||
 	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode))) {
 		close(fd);

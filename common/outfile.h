@@ -59,7 +59,9 @@ int outfile_commit_all_while(struct outfile *const *files, size_t n, size_t *fai
  * one rename(2) of a named temporary file, so that the old file stays as it
  * was until the new one is whole and takes its name.  A set that cannot be
  * placed whole is still taken back (outfile_commit_all), and the files it
- * had replaced are then gone.  outfile_open_side is not affected. */
+ * had replaced are then gone.  outfile_open_side then replaces an
+ * existing regular file the same way (a FIFO, a device or a descriptor is
+ * still written in place). */
 void outfile_set_replace(int on);
 /* 1 when path names the file that other describes (device and inode), so
  * that --force never replaces the input it reads. */
