@@ -249,6 +249,14 @@ START_TEST(test_replace)
 	ck_assert_int_eq(outfile_same_file(dest, &in), 1);
 	ck_assert_int_eq(stat(dir, &in), 0);
 	ck_assert_int_eq(outfile_same_file(dest, &in), 0);
+	/* a side output that is a regular file: replaced the same way */
+	ck_assert_int_eq(outfile_open_side(&o, dest), 0);
+	ck_assert_ptr_nonnull(o.path);
+	ck_assert_int_eq(io_write_all(o.fd, "side", 4), 0);
+	expect_contents(dest, "new");
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	expect_contents(dest, "side");
+	expect_no_tmp();
 	outfile_set_replace(0);
 	errno = 0;
 	ck_assert_int_eq(outfile_open(&o, dest), -1);
