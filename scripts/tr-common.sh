@@ -290,9 +290,11 @@ tr_quiet_close() {
 # unverified output once it is placed.  The command then dies of the same
 # signal, as an interrupted program should.  tr_catch_interrupts TRACE OUTPUT
 # sets this up for the whole run.
-tr_trace= tr_output=
+tr_trace= tr_output= tr_output_was=
 tr_catch_interrupts() {
 	tr_trace=$1 tr_output=$2
+	# with --force an earlier output may be there: only a new one counts
+	tr_output_was=$(stat -L -c %d:%i -- "$2" 2>/dev/null)
 	trap 'tr_interrupted INT' INT
 	trap 'tr_interrupted TERM' TERM
 	trap 'tr_interrupted HUP' HUP
@@ -313,7 +315,8 @@ tr_interrupted() {
 		kill -INT -- -"$job" 2>/dev/null || kill -TERM "$job" 2>/dev/null
 	done
 	wait
-	if [ -e "$tr_output" ]; then
+	if [ -e "$tr_output" ] &&
+	   [ "$(stat -L -c %d:%i -- "$tr_output" 2>/dev/null)" != "$tr_output_was" ]; then
 		echo "$prog: interrupted (SIG$1) after writing $tr_output and its report;" \
 			"it is not verified: verification did not run to the end. To verify it:" >&2
 		echo "  tr-verify --source $(tr_quote "$tr_trace") --output $(tr_quote "$tr_output")" >&2
