@@ -320,8 +320,9 @@ static void summary(const struct window_cut *c)
 		kept += c->kept[i];
 		dropped += c->dropped[i];
 	}
-	fprintf(stderr, "%s: kept %" PRIu64 " events (%" PRIu64 " bytes), dropped %" PRIu64
-		" events\n", diag_progname(), kept, c->bytes, dropped);
+	fprintf(stderr, "%s: kept %" PRIu64 " event%s (%" PRIu64 " bytes), dropped %" PRIu64
+		" event%s\n", diag_progname(), kept, kept == 1 ? "" : "s", c->bytes, dropped,
+		dropped == 1 ? "" : "s");
 }
 
 int main(int argc, char **argv)

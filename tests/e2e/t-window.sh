@@ -383,8 +383,9 @@ tr-window --passes 0 <src.stream >sum.stream 2>"$T/err"
 tr-encode -o sum.json <sum.stream 2>/dev/null
 want=$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-print("tr-window: kept %d events (%d bytes), dropped %d events" % (sum(r["kept"].values()),
-      r["bytes_written"], sum(r["dropped"].values())))' sum.json.window.json)
+k, d = sum(r["kept"].values()), sum(r["dropped"].values())
+print("tr-window: kept %d event%s (%d bytes), dropped %d event%s" % (k, "" if k == 1 else "s",
+      r["bytes_written"], d, "" if d == 1 else "s"))' sum.json.window.json)
 stderr_is "summary: kept, bytes and dropped, as the report counts them" "$want"
 for q in --quiet -q; do
 	tr-window "$q" --passes 0 <src.stream >quiet.stream 2>"$T/err"
