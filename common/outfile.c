@@ -128,6 +128,21 @@ static int open_anonymous(const char *path, size_t dirlen)
 #endif
 }
 
+/* --force: outfile_open takes an existing file, and commit renames over it. */
+static int replace;
+
+void outfile_set_replace(int on)
+{
+	replace = on;
+}
+
+int outfile_same_file(const char *path, const struct stat *other)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_dev == other->st_dev && st.st_ino == other->st_ino;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	struct stat st;
@@ -144,11 +159,18 @@ int outfile_open(struct outfile *o, const char *path)
 		return -1;
 	}
 	if (lstat(path, &st) == 0) {
-		errno = EEXIST;
+		if (!replace) {
+			errno = EEXIST;
+			return -1;
+		}
+		/* rename(2) would refuse a directory only at the end */
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+	} else if (errno != ENOENT) {
 		return -1;
 	}
-	if (errno != ENOENT)
-		return -1;
 	o->path = strdup(path);
 	if (o->path == NULL) {
 		errno = ENOMEM;
@@ -156,7 +178,7 @@ int outfile_open(struct outfile *o, const char *path)
 	}
 	/* An unnamed file where the kernel has them: a run killed even by
 	 * SIGKILL leaves nothing behind. */
-	if (simulate == OUTFILE_SIM_OFF && (o->fd = open_anonymous(path, dirlen)) >= 0)
+	if (simulate == OUTFILE_SIM_OFF && !replace && (o->fd = open_anonymous(path, dirlen)) >= 0)
 		return 0;
 	o->tmp = malloc(dirlen + strlen(base) + sizeof "..tmp.XXXXXX");
 	if (o->tmp == NULL) {
@@ -284,6 +306,10 @@ int outfile_open_side(struct outfile *o, const char *path)
 			errno = EEXIST;  /* an existing file we may not write */
 		return -1;
 	}
+	if (replace && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		close(fd);  /* --force: a file to replace, not to write in place */
+		return outfile_open(o, path);
+	}
 	if (fstat(fd, &st) != 0 ||
 	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode))) {
 		close(fd);
@@ -330,6 +356,14 @@ int outfile_commit(struct outfile *o)
 		goto fail;
 	}
 	o->fd = -1;
+	/* --force: one rename(2), so that the old file stays whole until the
+	 * new one takes its name */
+	if (replace) {
+		if (rename(o->tmp, o->path) != 0)
+			goto fail;
+		outfile_abort(o);
+		return 0;
+	}
 	/* link(2) fails with EEXIST if the destination appeared meanwhile,
 	 * where rename(2) would silently replace it. */
 	if ((no_links() ? (errno = EPERM, -1) : link(o->tmp, o->path)) != 0) {

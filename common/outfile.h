@@ -11,6 +11,7 @@
 #define TR_OUTFILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 struct outfile {
 	char *path;  /* destination */
@@ -53,6 +54,18 @@ int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed);
  * that stays was thus wanted after it was whole. */
 int outfile_commit_all_while(struct outfile *const *files, size_t n, size_t *failed,
 			     int (*wanted)(void *), void *ctx);
+/* --force, for the whole process: from now on outfile_open takes an
+ * existing file (not a directory: EISDIR) and outfile_commit replaces it by
+ * one rename(2) of a named temporary file, so that the old file stays as it
+ * was until the new one is whole and takes its name.  A set that cannot be
+ * placed whole is still taken back (outfile_commit_all), and the files it
+ * had replaced are then gone.  outfile_open_side then replaces an
+ * existing regular file the same way (a FIFO, a device or a descriptor is
+ * still written in place). */
+void outfile_set_replace(int on);
+/* 1 when path names the file that other describes (device and inode), so
+ * that --force never replaces the input it reads. */
+int outfile_same_file(const char *path, const struct stat *other);
 /* Remove the temporary file (safe to call twice, or after commit). */
 void outfile_abort(struct outfile *o);
 /* Remove every temporary file still registered (for die() hooks). */

@@ -223,11 +223,14 @@ static int load_compaction(struct verify *v, const struct jdoc *d, int obj, cons
 	return 0;
 }
 
-static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const char *path)
+/* window: a window report, whose failed claim stops the report (below) */
+static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const char *path,
+		      int window)
 {
 	size_t n;
-	int sha = json_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256);
+	int sha = json_find(d, obj, TRSTREAM_KEY_SOURCE_SHA256), file;
 	const char *text;
+	struct buf name = BUF_INIT;
 
 	if (json_type(d, sha) != JT_STRING) {
 		verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: no source_sha256", path);
@@ -239,6 +242,17 @@ static void claim_sha(struct verify *v, const struct jdoc *d, int obj, const cha
 	if (buf_add(&v->sha_claims, path, strlen(path) + 1) != 0 ||
 	    buf_add(&v->sha_claims, text, n) != 0 || buf_add(&v->sha_claims, "", 1) != 0)
 		verifycheck_nomem(v->vc);
+	/* the kind of report ('W' a window), then the trace it was made from,
+	 * as the report names it (empty: unnamed) */
+	if (buf_addch(&v->sha_claims, window ? 'W' : 'R') != 0)
+		verifycheck_nomem(v->vc);
+	file = json_find(d, obj, "source_file");
+	if (json_type(d, file) == JT_STRING && json_token_unescape(d, file, &name) == 0 &&
+	    memchr(name.p, '\0', name.len) == NULL && buf_add(&v->sha_claims, name.p, name.len) != 0)
+		verifycheck_nomem(v->vc);
+	if (buf_add(&v->sha_claims, "", 1) != 0)
+		verifycheck_nomem(v->vc);
+	buf_release(&name);
 }
 
 /* A layers report: the guide track, the selection (verifysel), and the
@@ -288,7 +302,7 @@ int verify_load_report(struct verify *v, const char *path)
 	} else if (json_parse(&d, head.p, head.len, NULL) != 0 || json_type(&d, 0) != JT_OBJECT) {
 		verifycheck_trouble(v->vc, "%s: not a JSON object", path);
 	} else {
-		claim_sha(v, &d, 0, path);
+		claim_sha(v, &d, 0, path, 0);
 		if (json_find(&d, 0, "guide_tid") >= 0) {
 			keep_fd = !v->have_layers;
 			rc = load_layers(v, &d, path, r.fd, rows_at, nrows);
@@ -1153,15 +1167,34 @@ static int check_identity(struct verify *v, const char *tail, size_t len)
 		return -1;
 	}
 	actual = json_text(&d, sha, &n);
-	/* claim_sha's pairs: the report's path, its claim, each NUL-ended */
+	/* claim_sha's triples: the report's path, its claim, 'W' (a window) or
+	 * 'R' and the source file it names (empty when none), each NUL-ended */
 	end = v->sha_claims.p + v->sha_claims.len;
 	for (claim = v->sha_claims.p; claim < end; claim += strlen(claim) + 1) {
 		const char *path = claim, *text = (claim += strlen(claim) + 1);
+		const char *file = (claim += strlen(claim) + 1);
+		int window = *file++ == 'W';
 		claims++;
-		if (strlen(text) != n || memcmp(text, actual, n) != 0)
+		if (strlen(text) == n && memcmp(text, actual, n) == 0)
+			continue;
+		if (window && *file != '\0') {
+			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: source_sha256 %s, but %s has %.*s (%" PRId64
+				" bytes): it was made from %s; verify against that file (or the source "
+				"changed since)", path, text, v->src_path, (int)n, actual, bytes, file);
+			/* a window checked against another trace fails event
+			 * after event: the line above is the one that matters */
+			verifycheck_stop_after(v->vc, VERIFYCHECK_IDENTITY);
+		} else if (*file != '\0') {
+			/* the other checks stay: a source changed in place is
+			 * named down to the event that differs */
+			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: source_sha256 %s, but %s has %.*s (%" PRId64
+				" bytes): the source changed or is another file (the report was made "
+				"from %s)", path, text, v->src_path, (int)n, actual, bytes, file);
+		} else {
 			verifycheck_fail(v->vc, VERIFYCHECK_IDENTITY, "%s: source_sha256 %s, but %s has %.*s (%" PRId64
 				" bytes): the source changed or is another file",
 				path, text, v->src_path, (int)n, actual, bytes);
+		}
 	}
 	verifycheck_figures(v->vc, VERIFYCHECK_IDENTITY, "sha256 %.*s, %" PRId64 " bytes; %u "
 			    "report%s", (int)n, actual, bytes, claims, claims == 1 ? "" : "s");
@@ -1759,7 +1792,7 @@ int verify_window_load(struct verify *v, const char *window_path)
 	    json_int64(&v->wdoc, json_find(&v->wdoc, 0, "window_end_ns"), &v->w1) != 0)
 		return verifycheck_trouble(v->vc, "%s: not a window report (no window_start_ns "
 					   "and window_end_ns)", window_path);
-	claim_sha(v, &v->wdoc, 0, window_path);
+	claim_sha(v, &v->wdoc, 0, window_path, 1);
 	if (load_dropped(v, window_path) != 0)
 		return -1;
 	/* the reports of the trace the window was cut from: its guides and lanes

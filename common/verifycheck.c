@@ -129,6 +129,17 @@ int verifycheck_report_error(struct verifycheck *vc, const char *path,
 					 "%s: %s", path, e->msg);
 }
 
+void verifycheck_stop_after(struct verifycheck *vc, int id)
+{
+	vc->stop = id + 1;
+}
+
+/* Whether the reports show check c. */
+static int shown_check(const struct verifycheck *vc, int c)
+{
+	return vc->item[c].ran && (vc->stop == 0 || c < vc->stop);
+}
+
 int verifycheck_verified(const struct verifycheck *vc)
 {
 	int c;
@@ -155,7 +166,7 @@ int verifycheck_text(const struct verifycheck *vc, struct buf *b)
 
 	for (c = 0; c < VERIFYCHECK_N; c++) {
 		const struct verifycheck_item *k = &vc->item[c];
-		if (!k->ran)
+		if (!shown_check(vc, c))
 			continue;
 		rc |= buf_printf(b, "%-16s %s: %s\n", k->name, k->failures ? "FAILED" : "ok",
 				 k->figures.p);
@@ -181,7 +192,7 @@ int verifycheck_json(const struct verifycheck *vc, struct buf *b)
 	for (c = 0; c < VERIFYCHECK_N; c++) {
 		const struct verifycheck_item *k = &vc->item[c];
 		const char *p, *shown = k->shown.p;
-		if (!k->ran)
+		if (!shown_check(vc, c))
 			continue;
 		if (!first)
 			rc |= buf_addch(b, ',');

@@ -41,6 +41,7 @@ struct verifycheck_item {
 struct verifycheck {
 	struct verifycheck_item item[VERIFYCHECK_N];
 	int error;            /* the first error; later ones are dropped */
+	int stop;             /* 1 + the last check the reports show; 0: all */
 	char err[5000];       /* its message, without the program's name */
 };
 
@@ -55,6 +56,10 @@ void verifycheck_fail(struct verifycheck *vc, int id, const char *fmt, ...)
 void verifycheck_figures(struct verifycheck *vc, int id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void verifycheck_ran(struct verifycheck *vc, int id);
+/* The reports show no check after id: a failure of id makes the later
+ * checks' failures mere consequences (a window compared with a trace it
+ * was not cut from fails event after event).  Their failures still count. */
+void verifycheck_stop_after(struct verifycheck *vc, int id);
 
 /* Record the error that stops the run (the first one wins); return -1. */
 int verifycheck_trouble(struct verifycheck *vc, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -22,15 +23,19 @@
 #include "passtable.h"
 #include "reportfiles.h"
 #include "stream.h"
+#include "json.h"
+#include "trstream.h"
 
 static const char usage_text[] =
-	"usage: tr-encode [-o OUTPUT] [--level N] [--report-base PATH] [--compact-report]\n"
-	"                 [--pass-table FILE] [--lifeline FD]...\n"
+	"usage: tr-encode [-o OUTPUT] [--force] [--level N] [--report-base PATH]\n"
+	"                 [--compact-report] [--pass-table FILE] [--lifeline FD]...\n"
 	"Encode the trace-layers event stream (tr-stream(5)) on standard input into\n"
 	"a Chrome JSON trace, gzip-compressed when OUTPUT ends in .gz.\n"
 	"\n"
 	"  -o, --output OUTPUT  the trace to write; - for standard output (default).\n"
-	"                       An existing file is never replaced.\n"
+	"                       An existing file is never replaced, unless --force.\n"
+	"  -f, --force          replace an existing OUTPUT and its reports, by a rename\n"
+	"                       once the whole run has succeeded (never the input)\n"
 	"  --level N            gzip level 1-9 for a .gz OUTPUT (default 1, the fastest)\n"
 	"  --report-base PATH   report files are PATH.SUFFIX (default: OUTPUT)\n"
 	"  --compact-report     write reports on one line (default: indented by 2)\n"
@@ -202,6 +207,25 @@ static void die_lifeline(const char *output, const char *what)
 	    "(its --lifeline hung up); nothing was written", output);
 }
 
+/* --force: the trace the stream was decoded from (its head names it) is
+ * never the output it replaces. */
+static void refuse_source(const char *output, const char *line, size_t len)
+{
+	struct jdoc d = JDOC_INIT;
+	struct trstream_head_in head;
+	struct stat st;
+	char err[100];
+
+	if (trstream_head_read(&d, line, len, &head, err, sizeof err) == 0) {
+		if (head.source != NULL && stat(head.source, &st) == 0 &&
+		    outfile_same_file(output, &st))
+			die(EXIT_TROUBLE, "%s: the output is the source trace %s; --force never "
+			    "replaces the file it reads", output, head.source);
+		free(head.source);
+	}
+	json_free(&d);
+}
+
 /* The encoder's output: sink_put dies on a write error itself. */
 static int put_sink(void *ctx, const void *data, size_t n)
 {
@@ -218,6 +242,7 @@ int main(int argc, char **argv)
 		{ "compact-report", no_argument, NULL, 'c' },
 		{ "pass-table", required_argument, NULL, 'T' },
 		{ "lifeline", required_argument, NULL, 'L' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -233,10 +258,11 @@ int main(int argc, char **argv)
 	unsigned report_indent = 2;
 	struct encoder enc;
 	struct table table;
-	int ch, rc, fd = STDOUT_FILENO;
+	int ch, rc, fd = STDOUT_FILENO, force = 0;
+	struct stat in_st;
 	const char *line;
 	size_t len, i;
-	struct opt_program prog = { NULL, ":o:h", longopts, usage_text };
+	struct opt_program prog = { NULL, ":o:fh", longopts, usage_text };
 
 	diag_init(argv[0]);
 	prog.name = diag_progname();
@@ -249,6 +275,7 @@ int main(int argc, char **argv)
 			break;
 		case 'r': report_base = optarg; break;
 		case 'c': report_indent = 0; break;
+		case 'f': force = 1; break;
 		case 'T': table_path = optarg; break;
 		case 'L':
 			if (opt_i64(&prog, stderr, "--lifeline", optarg, 3, INT_MAX, &lfd) != 0)
@@ -289,6 +316,12 @@ int main(int argc, char **argv)
 	if (table.path != NULL)
 		table_open(&table);
 	if (strcmp(output, "-") != 0) {
+		/* --force replaces a file, never the one being read */
+		if (force && fstat(STDIN_FILENO, &in_st) == 0 && S_ISREG(in_st.st_mode) &&
+		    outfile_same_file(output, &in_st))
+			die(EXIT_TROUBLE, "%s: the output is the input; --force never replaces "
+			    "the file it reads", output);
+		outfile_set_replace(force);
 		if (outfile_open(&file, output) != 0) {
 			if (errno == EEXIST)
 				die(EXIT_TROUBLE, "%s: output exists; refusing to overwrite it", output);
@@ -306,6 +339,8 @@ int main(int argc, char **argv)
 
 	while ((rc = stream_next(&in, &line, &len)) > 0) {
 		int erc = encode_line(&enc, rc, line, len, in.r.lineno);
+		if (rc == LINE_HEAD && force && file.path != NULL)
+			refuse_source(output, line, len);
 		if (erc == ENCODE_INPUT)
 			die(EXIT_INPUT, "stdin: %s; %s", enc.err,
 			    file.path ? "no output written" : "output incomplete");

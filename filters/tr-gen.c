@@ -1529,7 +1529,7 @@ static void write_scale(struct out *o, const struct config *cfg)
 static const char usage_text[] =
 	"usage: tr-gen [--array] [--compact] [--concurrency C] [--devices G]\n"
 	"              [--draft-layers M] [--draft-passes D] [--layers N]\n"
-	"              [-o file] [--origin-us U] [--passes P] [--seed N]\n"
+	"              [-o file [--force]] [--origin-us U] [--passes P] [--seed N]\n"
 	"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
 	"              [--ts-format kineto|int] [--rank K]\n"
 	"              [--slow-layer L --slowdown PCT] [--shape dense]\n"
@@ -1547,6 +1547,7 @@ static const char usage_text[] =
 	"  --draft-passes D   draft passes before each target pass (default 0)\n"
 	"  --layers N         layers of a target pass (default 4)\n"
 	"  -o, --output FILE  write FILE (never replaced), not standard output\n"
+	"  -f, --force        replace an existing FILE once it is written whole\n"
 	"  --origin-us U      the first timestamp, in microseconds\n"
 	"  --passes P         target passes (default 2)\n"
 	"  --rank K           the trace of rank K of a distributed job\n"
@@ -1579,6 +1580,7 @@ static const struct option long_options[] = {
 	{ "devices", required_argument, NULL, OPT_DEVICES },
 	{ "draft-layers", required_argument, NULL, OPT_DRAFT_LAYERS },
 	{ "draft-passes", required_argument, NULL, OPT_DRAFT_PASSES },
+	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "layers", required_argument, NULL, OPT_LAYERS },
 	{ "origin-us", required_argument, NULL, OPT_ORIGIN },
@@ -1630,7 +1632,7 @@ static uint64_t parse_number(const struct opt_program *prog, const char *opt,
 
 static void parse_options(int argc, char **argv, struct config *cfg)
 {
-	struct opt_program prog = { NULL, ":o:h", long_options, usage_text };
+	struct opt_program prog = { NULL, ":o:fh", long_options, usage_text };
 	int ch;
 
 	memset(cfg, 0, sizeof *cfg);
@@ -1676,6 +1678,7 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 			cfg->passes = parse_number(&prog, "--passes", optarg, 1, MAX_PASSES, 0);
 			break;
 		case OPT_ROCM: cfg->rocm = 1; break;
+		case 'f': outfile_set_replace(1); break;
 		case OPT_RANK:
 			cfg->rank = parse_number(&prog, "--rank", optarg, 0, MAX_RANK, 0);
 			break;
@@ -1747,7 +1750,8 @@ static void open_output(const struct config *cfg, struct writer *w)
 	int fd = STDOUT_FILENO;
 
 	if (cfg->output != NULL && strcmp(cfg->output, "-") != 0) {
-		/* Never overwrite: a generated trace is often a big file. */
+		/* Never overwrite (a generated trace is often a big file),
+		 * unless --force: then one rename once it is whole. */
 		diag_on_exit(outfile_abort_all);
 		outfile_catch_signals();
 		if (outfile_open(&output_file, cfg->output) != 0)

@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"  --wide           every rank in the text table (default: within 100\n"
 	"                   columns, the stragglers first)\n"
 	"  --svg FILE       also write a heat map of the table to FILE (must not exist)\n"
+	"  -f, --force      replace an existing --svg FILE once it is written whole\n"
 	"  --help           this text\n"
 	"  --version        the version\n"
 	"\n"
@@ -111,6 +112,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "svg", required_argument, NULL, 's' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -124,8 +126,8 @@ int main(int argc, char **argv)
 	struct buf out = BUF_INIT;
 	int64_t v;
 	size_t n, i;
-	int ch;
-	struct opt_program prog = { NULL, ":h", longopts, usage_text };
+	int ch, force = 0;
+	struct opt_program prog = { NULL, ":fh", longopts, usage_text };
 
 	diag_init(argv[0]);
 	prog.name = diag_progname();
@@ -145,6 +147,7 @@ int main(int argc, char **argv)
 		case 'j': o.json = 1; break;
 		case 'w': o.wide = 1; break;
 		case 's': o.svg = optarg; break;
+		case 'f': force = 1; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
 		default: exit(opt_fail(&prog, stderr, ch, argv));
@@ -160,6 +163,14 @@ int main(int argc, char **argv)
 			    "standard output");
 		outfile_catch_signals();
 		diag_on_exit(outfile_abort_all);
+		/* --force never replaces a report it reads */
+		for (i = (size_t)optind; force && i < (size_t)argc; i++) {
+			struct stat st;
+			if (stat(argv[i], &st) == 0 && outfile_same_file(o.svg, &st))
+				die(EXIT_TROUBLE, "--svg %s: the heat map would be written over "
+				    "the report %s", o.svg, argv[i]);
+		}
+		outfile_set_replace(force);
 		if (outfile_open_side(&svg, o.svg) != 0)
 			die_errno(EXIT_TROUBLE, "%s", o.svg);
 	}

@@ -40,6 +40,8 @@
 #define CHUNK (256 * 1024)       /* trace bytes per read */
 #define TOKEN_BYTES 16           /* 128 random bits, 32 hex digits */
 #define STREAM_ABOVE_DEFAULT (256LL * 1024 * 1024)
+/* beyond any file: the page's JavaScript compares it exactly (2^53 > 1024G) */
+#define STREAM_ABOVE_MAX ((uint64_t)1024 * 1024 * 1024 * 1024)
 #define BROWSER_JSON_LIMIT 1000000000LL   /* browsers fail to import about this much */
 #define REPORT_MAX (256 * 1024 * 1024)   /* a larger report beside a trace is refused */
 
@@ -63,7 +65,8 @@ static const char usage_text[] =
 	"  --layer LN also select the guide of layer N (L3 or 3) of that pass\n"
 	"  --query SQL  open a query tab with SQL instead of the guide listing\n"
 	"  --no-setup open the UI plainly: no pins, range, selection or query\n"
-	"  --stream-above BYTES  stream traces larger than BYTES (default 256 MiB)\n"
+	"  --stream-above BYTES  stream traces larger than BYTES (K, M or G allowed;\n"
+	"             default 256M)\n"
 	"  --help     this text\n"
 	"  --version  the version\n"
 	"\n"
@@ -1068,6 +1071,7 @@ int main(int argc, char **argv)
 	};
 	const char *ui = DEFAULT_UI, *path = NULL, *name, *s;
 	int64_t want_port = 0, stream_above = STREAM_ABOVE_DEFAULT;
+	uint64_t stream_bytes;
 	struct ui_choice choice = { 0, 0, 0, 0, 0, NULL };
 	int do_open = 0, ch;
 	char url[128], *ui_full;
@@ -1110,9 +1114,11 @@ int main(int argc, char **argv)
 			choice.no_setup = 1;
 			break;
 		case OPT_STREAM_ABOVE:
-			if (opt_parse_i64(optarg, 0, INT64_MAX, &stream_above) != 0)
-				exit(opt_bad_value(&prog, stderr, "--stream-above", optarg,
-						   "bytes, 0 or more"));
+			/* a byte count like every other: K, M or G allowed */
+			if (opt_size(&prog, stderr, "--stream-above", optarg, 0, STREAM_ABOVE_MAX,
+				     &stream_bytes) != 0)
+				exit(EXIT_TROUBLE);
+			stream_above = (int64_t)stream_bytes;
 			break;
 		case OPT_TRACE:
 			if (path != NULL)

@@ -37,7 +37,7 @@
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"
 	"                 --around LN --pass K [--pad DUR] | --from MS [--to MS]\n"
-	"                 [--max-bytes N] [--pass-table FILE]\n"
+	"                 [--max-bytes N] [--pass-table FILE] [-q | --quiet]\n"
 	"       tr-window --list-passes\n"
 	"       tr-window --pass-table FILE   (the stream passes through unchanged)\n"
 	"Keep the events of a trace-layers stream (tr-stream(5)) that overlap a\n"
@@ -54,6 +54,7 @@ static const char usage_text[] =
 	"  --pass-table FILE  write each pass's time span and bytes to FILE;\n"
 	"                  alone, without a window: pass the stream through\n"
 	"  --list-passes   write only that table, to standard output, and no stream\n"
+	"  -q, --quiet     no summary line on standard error\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or window refused, 2 usage or\n"
@@ -62,7 +63,7 @@ static const char usage_text[] =
 struct state {
 	struct window_spec w;   /* the window's options */
 	uint64_t max_bytes;
-	int have_max, through;
+	int have_max, through, quiet;
 	const char *table_path;
 	struct outfile table;     /* open from the start when table_path is set */
 	struct buf spec;
@@ -81,11 +82,12 @@ static void parse_options(int argc, char **argv, struct state *st)
 		{ "max-bytes", required_argument, NULL, 'm' },
 		{ "list-passes", no_argument, NULL, 'L' },
 		{ "pass-table", required_argument, NULL, 'T' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opt_program prog = { NULL, ":h", longopts, usage_text };
+	struct opt_program prog = { NULL, ":hq", longopts, usage_text };
 	int ch, kinds;
 
 	prog.name = diag_progname();
@@ -106,6 +108,7 @@ static void parse_options(int argc, char **argv, struct state *st)
 			break;
 		case 'L': st->w.list_passes = 1; break;
 		case 'T': st->table_path = optarg; break;
+		case 'q': st->quiet = 1; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
 		default: exit(opt_fail(&prog, stderr, ch, argv));
@@ -306,6 +309,22 @@ static int table_only(struct state *st)
 	return EXIT_OK;
 }
 
+/* One line on standard error once the window is written, as the other
+ * stages end: what was kept and what it weighs, what was left out. */
+static void summary(const struct window_cut *c)
+{
+	uint64_t kept = 0, dropped = 0;
+	int i;
+
+	for (i = 0; i < WCAT_N; i++) {
+		kept += c->kept[i];
+		dropped += c->dropped[i];
+	}
+	fprintf(stderr, "%s: kept %" PRIu64 " event%s (%" PRIu64 " bytes), dropped %" PRIu64
+		" event%s\n", diag_progname(), kept, kept == 1 ? "" : "s", c->bytes, dropped,
+		dropped == 1 ? "" : "s");
+}
+
 int main(int argc, char **argv)
 {
 	struct state st;
@@ -399,6 +418,8 @@ int main(int argc, char **argv)
 	write_window(&st, &cut, &f, src, recs, source_name, &sha);
 	if (filter_close(&f) != 0)
 		die_stream(f.write_errno, f.in.err, f.in.read_errno);
+	if (!st.quiet)
+		summary(&cut);
 	if (src.fd != 0)
 		close(src.fd);
 	close(recs->fd);

@@ -125,7 +125,8 @@ tr_check_io_names() {
 
 # tr_check_paths SOURCE OUTPUT REPORT...: the source is readable and is never
 # written (not by path, not under another name); nothing exists in the place
-# of the output or a report.
+# of the output or a report, unless $force (--force): then a file there is
+# replaced by tr-encode once the run has succeeded, but never a directory.
 tr_check_paths() {
 	local trace=$1 output=$2 f
 	shift 2
@@ -135,7 +136,9 @@ tr_check_paths() {
 		tr_die "$output: the output is the source trace; choose another name"
 	fi
 	for f in "$output" "$@"; do
-		if [ -e "$f" ] || [ -L "$f" ]; then
+		if [ -n "${force:-}" ] && [ -d "$f" ]; then
+			tr_die "$f: is a directory"
+		elif [ -z "${force:-}" ] && { [ -e "$f" ] || [ -L "$f" ]; }; then
 			tr_die "$f: exists; refusing to overwrite it"
 		fi
 	done
@@ -287,9 +290,11 @@ tr_quiet_close() {
 # unverified output once it is placed.  The command then dies of the same
 # signal, as an interrupted program should.  tr_catch_interrupts TRACE OUTPUT
 # sets this up for the whole run.
-tr_trace= tr_output=
+tr_trace= tr_output= tr_output_was=
 tr_catch_interrupts() {
 	tr_trace=$1 tr_output=$2
+	# with --force an earlier output may be there: only a new one counts
+	tr_output_was=$(stat -L -c %d:%i -- "$2" 2>/dev/null)
 	trap 'tr_interrupted INT' INT
 	trap 'tr_interrupted TERM' TERM
 	trap 'tr_interrupted HUP' HUP
@@ -310,7 +315,8 @@ tr_interrupted() {
 		kill -INT -- -"$job" 2>/dev/null || kill -TERM "$job" 2>/dev/null
 	done
 	wait
-	if [ -e "$tr_output" ]; then
+	if [ -e "$tr_output" ] &&
+	   [ "$(stat -L -c %d:%i -- "$tr_output" 2>/dev/null)" != "$tr_output_was" ]; then
 		echo "$prog: interrupted (SIG$1) after writing $tr_output and its report;" \
 			"it is not verified: verification did not run to the end. To verify it:" >&2
 		echo "  tr-verify --source $(tr_quote "$tr_trace") --output $(tr_quote "$tr_output")" >&2
@@ -523,8 +529,8 @@ tr_window_job() {
 	exec 3>&2 2>/dev/null
 	tr_quiet_open 2>&3
 	tr-decode -- "$output" 2>&3 |
-		tr-window "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
-		tr-encode "${tr_lifeline_args[@]}" -o "$wout" 2>&"$tr_quiet_fd"
+		tr-window --quiet "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
+		tr-encode ${force:+--force} "${tr_lifeline_args[@]}" -o "$wout" 2>&"$tr_quiet_fd"
 	statuses=("${PIPESTATUS[@]}")
 	tr_quiet_close
 	tr_worst_status "${statuses[@]}" 2>&3

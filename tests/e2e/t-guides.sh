@@ -675,7 +675,7 @@ lt_all() {
 		--end-anchor-regex=silu_kernel --phase=prefill --evidence='--not an option' \
 		--max-gpu-lanes=4 --max-event-bytes=1M --record-path --compact-report --no-verify ;;
 	abbr) set -- --tr "$SRC" --ou="$1/o.json" --anchor-r "$TARGET" --nu 3 \
-		--anchor-o=0 --pa 3 --f 2 --pi 0 --d=0 \
+		--anchor-o=0 --pa 3 --fi 2 --pi 0 --d=0 \
 		--en silu_kernel --ph prefill --ev '--not an option' \
 		--max-g 4 --max-e=1M --rec --com --no ;;
 	esac

@@ -115,7 +115,7 @@ reader=$!
 expect 0 "tr-window --pass-table FIFO: written in place" \
 	"tr-window --passes 0 --pass-table fifo <g.stream >w.stream"
 wait "$reader"
-tr-window --passes 0 --pass-table table.txt <g.stream >/dev/null
+tr-window -q --passes 0 --pass-table table.txt <g.stream >/dev/null
 same "tr-window --pass-table FIFO: the table" table.txt fifo.txt
 expect 0 "tr-encode --pass-table /dev/null: a character device" \
 	"tr-encode --pass-table /dev/null -o e.json <g.stream"
@@ -344,3 +344,71 @@ cp win.err "$T/err"
 stderr_is "tr-window, stdin shrunk between the passes: the message" \
 	"tr-window: stdin: the input changed between the two passes (it is shorter now); cut the window from a file that does not change"
 rm -f big.stream
+
+# ------------------------------------------------------------------ --force
+
+# --force replaces an existing output by a rename once the run succeeded;
+# a run that fails leaves the old file byte for byte (cksum); the input is
+# never the output it replaces (by device and inode, not by name).
+holds() {
+	name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "failed: $*"; fi
+}
+tr-gen --layers 6 --passes 3 --seed 7 -o fg.json
+tr-decode fg.json >fg.stream
+tr-encode -o fresh.json <fg.stream
+printf 'old\n' >f.json && cksum <f.json >f.sum
+expect 2 "tr-encode without --force: an existing output is refused" "tr-encode -o f.json <fg.stream" \
+	"tr-encode: f.json: output exists; refusing to overwrite it"
+expect 0 "tr-encode --force: exit 0" "tr-encode --force -o f.json <fg.stream"
+same "tr-encode --force: the output replaced by the new trace" fresh.json f.json
+printf 'old\n' >f.json
+head -c 5000 fg.stream >cut.stream
+expect 1 "tr-encode --force, a run that fails: exit 1" "tr-encode --force -o f.json <cut.stream"
+holds "tr-encode --force, a run that fails: the old file untouched" \
+	test "$(cksum <f.json)" = "$(cat f.sum)"
+holds "tr-encode --force, a run that fails: no temporary file left" \
+	test -z "$(find . -maxdepth 1 -name '.f.json.tmp.*')"
+cp fg.json same.json && cksum <same.json >same.sum
+expect 2 "tr-encode --force: the source trace as the output is refused" \
+	"tr-decode same.json | tr-encode --force -o same.json"
+stderr_is "tr-encode --force: the source trace as the output: the message" \
+	"tr-encode: same.json: the output is the source trace same.json; --force never replaces the file it reads"
+holds "tr-encode --force: the source trace untouched" test "$(cksum <same.json)" = "$(cat same.sum)"
+ln same.json same-link.json
+expect 2 "tr-encode --force: the source under another name (a hard link) is refused" \
+	"tr-decode same.json | tr-encode --force -o same-link.json" \
+	"tr-encode: same-link.json: the output is the source trace same.json; --force never replaces the file it reads"
+cp fg.stream in.stream && cksum <in.stream >in.sum
+expect 2 "tr-encode --force: standard input as the output is refused" \
+	"tr-encode --force -o in.stream <in.stream"
+stderr_is "tr-encode --force: standard input as the output: the message" \
+	"tr-encode: in.stream: the output is the input; --force never replaces the file it reads"
+holds "tr-encode --force: standard input untouched" test "$(cksum <in.stream)" = "$(cat in.sum)"
+printf 'old\n' >gen.json
+expect 2 "tr-gen without --force: an existing output is refused" "tr-gen -o gen.json" \
+	"tr-gen: gen.json: File exists"
+expect 0 "tr-gen --force: exit 0" "tr-gen --force --layers 6 --passes 3 --seed 7 -o gen.json"
+same "tr-gen --force: the output replaced" fg.json gen.json
+# the commands: the output, its report and the window, all replaced
+LT="tr-layer-track --trace fg.json --output lt.json --anchor-regex rotary_embedding --num-layers 6 --anchor-offset 0 --passes 3 --phase decode --evidence e --window '--passes 1'"
+expect 0 "tr-layer-track: a first run" "$LT"
+for f in lt.json lt.json.layers.json lt.window.json lt.window.json.window.json; do
+	cp "$f" "first.$f"
+	printf 'old\n' >"$f"
+done
+cksum lt.json lt.json.layers.json lt.window.json lt.window.json.window.json >lt.sum
+expect 2 "tr-layer-track without --force: an existing output is refused" "$LT" \
+	"tr-layer-track: lt.json: exists; refusing to overwrite it"
+expect 1 "tr-layer-track --force, a run that fails: exit 1" "$LT --force --num-layers 7"
+holds "tr-layer-track --force, a run that fails: the old files untouched" \
+	test "$(cksum lt.json lt.json.layers.json lt.window.json lt.window.json.window.json)" = "$(cat lt.sum)"
+expect 0 "tr-layer-track --force: exit 0" "$LT --force"
+for f in lt.json lt.json.layers.json lt.window.json lt.window.json.window.json; do
+	same "tr-layer-track --force: $f replaced" "first.$f" "$f"
+done
+expect 2 "tr-layer-track --force: the trace as the output is refused" \
+	"tr-layer-track --trace fg.json --output fg.json --anchor-regex rotary_embedding --num-layers 6 --anchor-offset 0 --passes 3 --phase decode --evidence e --force" \
+	"tr-layer-track: fg.json: the output is the source trace; choose another name"
+same "tr-layer-track --force: the trace untouched" gen.json fg.json

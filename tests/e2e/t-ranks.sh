@@ -147,6 +147,28 @@ run "TR_RANKS_XARGS=1 tr-layer-track-ranks --outdir xe $ANCHOR traces/rank-0.jso
 cp "$T/err" xe.err
 expect 0 "batch: TR_RANKS_XARGS=1 also chooses xargs" \
 	"test $RC = 0 && grep -q 'TR_RANKS_XARGS given: running the ranks with xargs' xe.err"
+# --force: a second batch into the same directory replaces each output
+cp xe/rank-0.layers.json.gz xe0.first
+printf 'old\n' >xe/rank-0.layers.json.gz
+run "TR_RANKS_XARGS=1 tr-layer-track-ranks --outdir xe $ANCHOR traces/rank-0.json"
+expect 0 "batch again without --force: the rank refuses its existing output" \
+	"test $RC = 2 && grep -q 'exists; refusing to overwrite it' xe/rank-0.log"
+run "TR_RANKS_XARGS=1 tr-layer-track-ranks --outdir xe $ANCHOR --force traces/rank-0.json"
+expect 0 "batch again with --force: exit 0" "test $RC = 0"
+same "batch again with --force: the output replaced" xe0.first xe/rank-0.layers.json.gz
+# tr-ranks --force: an existing --svg replaced; a report it reads never
+R0=xe/rank-0.layers.json.gz.layers.json
+tr-ranks --svg fresh.svg "$R0" >/dev/null
+printf 'old\n' >old.svg
+expect 2 "tr-ranks --svg over an existing file: refused" "tr-ranks --svg old.svg $R0" \
+	"tr-ranks: old.svg: File exists"
+expect 0 "tr-ranks --force --svg over an existing file: exit 0" "tr-ranks --force --svg old.svg $R0"
+same "tr-ranks --force: the heat map replaced" fresh.svg old.svg
+cp "$R0" r0.copy
+expect 2 "tr-ranks --force: the heat map over a report it reads is refused" \
+	"tr-ranks --force --svg $R0 $R0" \
+	"tr-ranks: --svg $R0: the heat map would be written over the report $R0"
+same "tr-ranks --force: the report untouched" r0.copy "$R0"
 expect 2 "batch (xargs): --joblog needs parallel" \
 	"tr-layer-track-ranks --outdir xj $ANCHOR --xargs --joblog j traces/rank-0.json" \
 	"tr-layer-track-ranks: --joblog needs GNU parallel (--xargs or TR_RANKS_XARGS given)"

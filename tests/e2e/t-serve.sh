@@ -543,6 +543,21 @@ stop s4 INT "SIGINT: exit 0 promptly"
 req GET "/$TOKEN/"
 status "stopped: nothing listens" 000
 
+# --stream-above takes a byte count as every option does: K, M or G.
+start s6 --stream-above 1M t.json
+req GET "/$TOKEN/"
+ok "--stream-above 1M: the page streams above 1048576 bytes" \
+	grep -qF "STREAM_ABOVE = 1048576;" b
+stop s6 TERM "--stream-above 1M: exit 0 on SIGTERM"
+start s7 --stream-above 3G t.json
+req GET "/$TOKEN/"
+ok "--stream-above 3G: 3221225472 bytes" grep -qF "STREAM_ABOVE = 3221225472;" b
+stop s7 TERM "--stream-above 3G: exit 0 on SIGTERM"
+expect 2 "--stream-above 1.5G: refused (whole numbers only)" "tr-serve --stream-above 1.5G t.json" \
+	"tr-serve: --stream-above: invalid value '1.5G' (allowed 0 to 1024G)"
+expect 2 "--stream-above 1m: refused (upper case only)" "tr-serve --stream-above 1m t.json" \
+	"tr-serve: --stream-above: invalid value '1m' (allowed 0 to 1024G)"
+
 # ---------------------------------------------- server: a large file
 
 # 48 MiB: larger than the socket buffers, so a client can leave mid-transfer.

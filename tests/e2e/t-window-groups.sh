@@ -81,7 +81,7 @@ gwindow() {
 	shift
 	rm -f w.json w.json.window.json
 	RC=0
-	tr-decode groups.json | tr-window "$@" | tr-encode -o w.json 2>"$T/err" || RC=$?
+	tr-decode groups.json | tr-window -q "$@" | tr-encode -o w.json 2>"$T/err" || RC=$?
 	if [ "$RC" != 0 ] || ! [ -f w.json.window.json ]; then
 		fail "$name: tr-window" "exit status $RC" "stderr: $(head -c 400 "$T/err")"
 		return 1

@@ -20,7 +20,7 @@ window() {
 	shift 2
 	rm -f w.json w.json.window.json
 	RC=0
-	tr-decode "$src" | tr-window "$@" | tr-encode -o w.json 2>"$T/err" || RC=$?
+	tr-decode "$src" | tr-window -q "$@" | tr-encode -o w.json 2>"$T/err" || RC=$?
 	if [ "$RC" != 0 ] || ! [ -f w.json.window.json ]; then
 		fail "$name: tr-window" "exit status $RC" "stderr: $(head -c 400 "$T/err")"
 		return 1
@@ -71,7 +71,7 @@ window "ts just above -2^62 ns: 0.5-1.5 ms" gneg.json --from 0.5 --to 1.5
 window "ts just below +2^62 ns: --from 0" gtop.json --from 0
 window "ts just below +2^62 ns: 0.5-1.5 ms" gtop.json --from 0.5 --to 1.5
 # a window of a window: its guides are there, so it can be cut again
-tr-decode o.json | tr-window --passes 1 | tr-encode -o p1.json
+tr-decode o.json | tr-window -q --passes 1 | tr-encode -o p1.json
 window "a layer of a window" p1.json --layers 0-1
 # every guide of the pass is in the window, flat
 n=$(grep -o '"cat":"layer_guide"' w.json | wc -l)
@@ -196,7 +196,7 @@ refuse 1 "refused: a window after the trace" o.json \
 	"tr-window: empty window: no event overlaps [1428626731456.000, 1428626732456.000] us (--from 1000 --to 1001)" \
 	--from 1000 --to 1001
 refuse 1 "refused: larger than --max-bytes" o.json \
-	"tr-window: the window would be $(tr-decode o.json | tr-window --passes 1 | grep -v '^{"@tr":' | wc -c) bytes of events, more than --max-bytes 1024; choose a smaller window" \
+	"tr-window: the window would be $(tr-decode o.json | tr-window -q --passes 1 | grep -v '^{"@tr":' | wc -c) bytes of events, more than --max-bytes 1024; choose a smaller window" \
 	--passes 1 --max-bytes 1K
 refuse 2 "usage: two windows" o.json \
 	"tr-window: give one window: --passes A-B, --pass K, --layers A-B [--pass K], --around LN [--pass K] [--pad DUR], or --from MS [--to MS]" \
@@ -220,7 +220,16 @@ absent "a refused window writes nothing: no file" none.json none.json.window.jso
 
 # --------------------------------------------------- tr-verify mutations
 
-tr-decode o.json | tr-window --passes 1 | tr-encode -o v.json
+tr-decode o.json | tr-window -q --passes 1 | tr-encode -o v.json
+# verified against another trace than the one it was cut from: the one
+# line that matters, naming the trace the report records, and nothing after
+expect 1 "the wrong source: exit 1" "tr-verify --source g.json --output v.json"
+shao=$(sha256sum <o.json | cut -d' ' -f1) shag=$(sha256sum <g.json | cut -d' ' -f1)
+printf '%s\n' "source identity  FAILED: sha256 $shag, $(wc -c <g.json | tr -d " ") bytes; 1 report" \
+	"  v.json.window.json: source_sha256 $shao, but g.json has $shag ($(wc -c <g.json | tr -d " ") bytes): it was made from o.json; verify against that file (or the source changed since)" \
+	"NOT VERIFIED: do not use this output" >wrong.want
+same "the wrong source: one failure, naming the recorded source, then the verdict" \
+	wrong.want "$T/out"
 # mutate the window's stream and re-encode it beside a copy of the report
 mutant() {
 	name=$1 script=$2
@@ -368,6 +377,21 @@ same "--pass-table /dev/stderr: the table written in place" want.passes got.devt
 # beside a window, every event read whole: the same table as alone
 tr-window --passes 0 --pass-table got.wtable <src.stream >/dev/null 2>"$T/err"
 same "--pass-table beside a window: the same table" want.passes got.wtable
+# the summary line once the window is written: the report's counts (checked
+# by the oracle above) in one line; --quiet and -q leave stderr empty
+tr-window --passes 0 <src.stream >sum.stream 2>"$T/err"
+tr-encode -o sum.json <sum.stream 2>/dev/null
+want=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+k, d = sum(r["kept"].values()), sum(r["dropped"].values())
+print("tr-window: kept %d event%s (%d bytes), dropped %d event%s" % (k, "" if k == 1 else "s",
+      r["bytes_written"], d, "" if d == 1 else "s"))' sum.json.window.json)
+stderr_is "summary: kept, bytes and dropped, as the report counts them" "$want"
+for q in --quiet -q; do
+	tr-window "$q" --passes 0 <src.stream >quiet.stream 2>"$T/err"
+	[ ! -s "$T/err" ] && pass "$q: no summary" || fail "$q: no summary" "$(cat "$T/err")"
+	same "$q: the same window" sum.stream quiet.stream
+done
 # its temporary files cannot be made: system trouble, with the directory
 expect 2 "trouble: no temporary directory" \
 	"TMPDIR=/nonexistent/tr-window tr-window --passes 1-1 <src.stream >/dev/null" \

@@ -1,6 +1,7 @@
 /* Unit tests for common/outfile.c: the destination appears whole or not at
  * all, is never replaced (a file, a directory, a symlink, dangling or not),
- * gets mode 0666 less the umask, and no temporary file is ever left. */
+ * gets mode 0666 less the umask, and no temporary file is ever left; with
+ * replace (--force) an existing file is replaced only at commit. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -216,8 +217,54 @@ START_TEST(test_commit_race_symlink)
 }
 END_TEST
 
-/* ---- open refuses ---- */
+/* ---- replace (--force) ---- */
 
+/* The old file stays whole until commit, which renames the new one over
+ * it; abort leaves the old one as it was.  A directory is refused; the
+ * unnamed file is not used (only a named one can be renamed over). */
+START_TEST(test_replace)
+{
+	struct outfile o;
+	struct stat in;
+
+	outfile_test_simulate(OUTFILE_SIM_OFF, NULL);
+	outfile_set_replace(1);
+	write_file(dest, "old");
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_ptr_nonnull(o.tmp);
+	ck_assert_int_eq(io_write_all(o.fd, "new", 3), 0);
+	expect_contents(dest, "old");
+	outfile_abort(&o);
+	expect_contents(dest, "old");
+	expect_no_tmp();
+	ck_assert_int_eq(outfile_open(&o, dest), 0);
+	ck_assert_int_eq(io_write_all(o.fd, "new", 3), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	expect_contents(dest, "new");
+	expect_no_tmp();
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, dir), -1);
+	ck_assert_int_eq(errno, EISDIR);
+	ck_assert_int_eq(stat(dest, &in), 0);
+	ck_assert_int_eq(outfile_same_file(dest, &in), 1);
+	ck_assert_int_eq(stat(dir, &in), 0);
+	ck_assert_int_eq(outfile_same_file(dest, &in), 0);
+	/* a side output that is a regular file: replaced the same way */
+	ck_assert_int_eq(outfile_open_side(&o, dest), 0);
+	ck_assert_ptr_nonnull(o.path);
+	ck_assert_int_eq(io_write_all(o.fd, "side", 4), 0);
+	expect_contents(dest, "new");
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	expect_contents(dest, "side");
+	expect_no_tmp();
+	outfile_set_replace(0);
+	errno = 0;
+	ck_assert_int_eq(outfile_open(&o, dest), -1);
+	ck_assert_int_eq(errno, EEXIST);
+}
+END_TEST
+
+/* ---- open refuses ---- */
 START_TEST(test_open_existing_file)
 {
 	struct outfile o;
@@ -904,6 +951,7 @@ static Suite *outfile_suite(void)
 
 	tcase_add_checked_fixture(refuse, setup, teardown);
 	tcase_add_test(refuse, test_open_existing_file);
+	tcase_add_test(refuse, test_replace);
 	tcase_add_test(refuse, test_open_side);
 	tcase_add_test(refuse, test_open_side_by_kind);
 	tcase_add_test(refuse, test_open_dangling_symlink);

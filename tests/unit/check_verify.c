@@ -560,6 +560,26 @@ START_TEST(test_identity_claim)
 }
 END_TEST
 
+/* A report that names its source: the message names it; the other checks
+ * stay (a source changed in place is named down to the event), as only a
+ * window report stops the report at that line (t-window). */
+START_TEST(test_identity_claim_names_source)
+{
+	struct run r;
+	char want[512];
+	const char *report = "{\"source_sha256\":\"ffff\",\"source_file\":\"t\\u00e9.json\","
+		"\"max_lanes\":2,\"groups\":[],\"retired_track_metadata\":[]}";
+
+	run(&r, HEAD E0 "\n" TAIL, HEAD E0 "\n" TAIL, report);
+	snprintf(want, sizeof want, "%s: source_sha256 ffff, but src.json has ab12 (93 bytes): "
+		 "the source changed or is another file (the report was made from t\xc3\xa9.json)",
+		 path_of("r.compact.json"));
+	ck_assert_str_eq(shown(&r, VERIFYCHECK_IDENTITY), want);
+	ck_assert_int_eq(r.vc.stop, 0);
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_report_errors)
 {
 	struct verifycheck vc;
@@ -788,6 +808,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, test_many_slices_spilled);
 	tcase_add_test(tc, test_sort_without_tmpdir);
 	tcase_add_test(tc, test_identity_claim);
+	tcase_add_test(tc, test_identity_claim_names_source);
 	tcase_add_test(tc, test_report_errors);
 	tcase_add_test(tc, test_reader);
 	tcase_add_test(tc, test_record_members);

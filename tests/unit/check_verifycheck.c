@@ -58,6 +58,36 @@ START_TEST(test_text_failed)
 }
 END_TEST
 
+/* After verifycheck_stop_after: the later checks are not shown, text or
+ * JSON, but their failures still count against the verdict. */
+START_TEST(test_stop_after)
+{
+	struct verifycheck vc;
+	struct buf b = BUF_INIT;
+
+	verifycheck_init(&vc);
+	verifycheck_ran(&vc, VERIFYCHECK_IDENTITY);
+	verifycheck_figures(&vc, VERIFYCHECK_IDENTITY, "sha256 x");
+	verifycheck_fail(&vc, VERIFYCHECK_IDENTITY, "r.json: another trace");
+	verifycheck_ran(&vc, VERIFYCHECK_WINDOW);
+	verifycheck_figures(&vc, VERIFYCHECK_WINDOW, "0 events kept");
+	verifycheck_fail(&vc, VERIFYCHECK_WINDOW, "source event 57 missing");
+	verifycheck_stop_after(&vc, VERIFYCHECK_IDENTITY);
+	ck_assert_int_eq(verifycheck_text(&vc, &b), 0);
+	ck_assert_str_eq(b.p, "source identity  FAILED: sha256 x\n"
+			 "  r.json: another trace\n"
+			 "NOT VERIFIED: do not use this output\n");
+	buf_setlen(&b, 0);
+	ck_assert_int_eq(verifycheck_json(&vc, &b), 0);
+	ck_assert_str_eq(b.p, "{\"checks\":[{\"name\":\"source identity\",\"ok\":false,"
+			 "\"figures\":\"sha256 x\",\"failures\":1,\"first_failures\":"
+			 "[\"r.json: another trace\"]}],\"verified\":false}\n");
+	ck_assert_uint_eq(verifycheck_failures(&vc), 2);
+	buf_release(&b);
+	verifycheck_free(&vc);
+}
+END_TEST
+
 START_TEST(test_json)
 {
 	struct verifycheck vc;
@@ -171,6 +201,7 @@ static Suite *verifycheck_suite(void)
 	tcase_add_test(tc, test_failure_of_a_check_not_run);
 	tcase_add_test(tc, test_first_error_wins);
 	tcase_add_test(tc, test_report_error);
+	tcase_add_test(tc, test_stop_after);
 	suite_add_tcase(s, tc);
 	return s;
 }
