@@ -26,7 +26,7 @@
 
 static const char usage_text[] =
 	"usage: tr-ranks [--pass K] [--threshold PCT] [--tsv | --json] [--wide]\n"
-	"                [--svg FILE] REPORT.layers.json...\n"
+	"                [--svg FILE [-f]] REPORT.layers.json...\n"
 	"Compare the layer reports of the ranks of one job: one row per layer, one\n"
 	"column per report (rank), each cell the anchor-to-anchor interval in\n"
 	"microseconds (the median over the passes), per-rank totals and the\n"
