@@ -14,7 +14,7 @@ shift 2
 # from its log.  A step that failed without a failure counted (a crash, a
 # build error) counts one failure; `build` counts only that.
 counts() {
-	awk -v step="$1" -v status="$2" -v log="$dir/$1.log" '
+	awk -v step="$1" -v status="$2" -v logf="$dir/$1.log" '
 	function add(text) { line = line (line != "" ? "; " : "") text }
 	/^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+/ {
 		gsub(/,/, "")
@@ -38,7 +38,7 @@ counts() {
 			p += checks - bad; f += bad
 		}
 		if (suites) { add(ep " passed, " ef " failed, " es " skipped"); p += ep; f += ef; s += es }
-		if (vok + vbad) { add(vok + vbad " programs under valgrind, " vbad " failed"); p += vok; f += vbad }
+		if (vok + vbad) { add(vok + vbad " programs under valgrind, " vbad + 0 " failed"); p += vok; f += vbad }
 		if (vskip) { add("valgrind not installed: skipped"); s++ }
 		if (man) { add(man " man pages clean"); p += man }
 		if (cpp == "clean") { add("cppcheck clean"); p++ }
@@ -47,8 +47,8 @@ counts() {
 		if (step == "build") p = s = 0
 		if (status != 0 && f == 0) f = 1
 		if (status == 0 && line == "") { add("ok"); if (step != "build") p++ }
-		if (status != 0) line = line (line != "" ? ": " : "") "FAILED, its log above (" log ")"
-		else if (s) line = line " (the skips: " log ")"
+		if (status != 0) line = line (line != "" ? ": " : "") "FAILED, its log above (" logf ")"
+		else if (s) line = line " (the skips: " logf ")"
 		print p, f, s, line
 	}' "$dir/$1.log"
 }
