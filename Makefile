@@ -196,17 +196,16 @@ valgrind: all
 # line of its own ("make: *** [check] Error 1") after that verdict.
 CHECK_DIR := $(B)/check
 STEP      := sh scripts/check-step.sh $(CHECK_DIR)
-SUBMAKE    = $(MAKE) --no-print-directory
 check: deps
 	@rm -rf $(CHECK_DIR) && mkdir -p $(CHECK_DIR)
 	@set +e; stop() { [ "$$(cat /proc/$$PPID/comm 2>/dev/null)" = make ] && kill -PIPE $$PPID; exit 1; }; \
-	$(STEP) run build $(SUBMAKE) all; $(STEP) show build || { $(STEP) total; stop; }; \
-	$(STEP) run unit $(SUBMAKE) unit; $(STEP) show unit; \
-	$(STEP) run asan-unit $(SUBMAKE) asan-unit & asan=$$!; \
-	$(STEP) run ubsan $(SUBMAKE) ubsan & ubsan=$$!; \
+	$(STEP) run build $(MAKE) --no-print-directory all; $(STEP) show build || { $(STEP) total; stop; }; \
+	$(STEP) run unit $(MAKE) --no-print-directory unit; $(STEP) show unit; \
+	$(STEP) run asan-unit $(MAKE) --no-print-directory asan-unit & asan=$$!; \
+	$(STEP) run ubsan $(MAKE) --no-print-directory ubsan & ubsan=$$!; \
 	echo "asan-unit, ubsan: running beside the steps below"; \
 	for step in lint fuzz-replay valgrind check-zlib man-examples e2e; do \
-		$(STEP) run $$step $(SUBMAKE) $$step; $(STEP) show $$step; \
+		$(STEP) run $$step $(MAKE) --no-print-directory $$step; $(STEP) show $$step; \
 	done; \
 	wait $$asan; $(STEP) show asan-unit; \
 	wait $$ubsan; $(STEP) show ubsan; \

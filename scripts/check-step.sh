@@ -31,6 +31,7 @@ counts() {
 	/^cppcheck: clean$/ { cpp = "clean"; next }
 	/^cppcheck: not installed; skipped$/ { cpp = "skipped"; next }
 	/: [0-9]+ inputs replayed$/ { fuzz += $(NF - 2); next }
+	/^gzip backend: / { gz = $0; next }
 	END {
 		p = f = s = 0
 		if (runners) {
@@ -44,6 +45,7 @@ counts() {
 		if (cpp == "clean") { add("cppcheck clean"); p++ }
 		if (cpp == "skipped") { add("cppcheck not installed: skipped"); s++ }
 		if (fuzz) { add(fuzz " inputs replayed"); p += fuzz }
+		if (gz != "") add(gz)
 		if (step == "build") p = s = 0
 		if (status != 0 && f == 0) f = 1
 		if (status == 0 && line == "") { add("ok"); if (step != "build") p++ }
