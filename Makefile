@@ -189,16 +189,18 @@ valgrind: all
 # which use about one core too, each into its own log.  Nothing times
 # anything, so the shared machine cannot fail a test.
 #
-# Each step prints one line of what it checked; its whole output is in
+# Each step prints one line of what it checked (deps: the packages of
+# `make deps`, installed or named; build: `make all`); its whole output is in
 # $(CHECK_DIR)/STEP.log, shown when the step fails (scripts/check-step.sh).
 # The last line sums them all: "N passed, N failed, N skipped".  A failure
 # stops make by SIGPIPE (exit status 141), the one way it stops without a
 # line of its own ("make: *** [check] Error 1") after that verdict.
 CHECK_DIR := $(B)/check
 STEP      := sh scripts/check-step.sh $(CHECK_DIR)
-check: deps
+check:
 	@rm -rf $(CHECK_DIR) && mkdir -p $(CHECK_DIR)
 	@set +e; stop() { [ "$$(cat /proc/$$PPID/comm 2>/dev/null)" = make ] && kill -PIPE $$PPID; exit 1; }; \
+	$(STEP) run deps sh scripts/install-deps.sh check; $(STEP) show deps || { $(STEP) total; stop; }; \
 	$(STEP) run build $(MAKE) --no-print-directory all; $(STEP) show build || { $(STEP) total; stop; }; \
 	$(STEP) run unit $(MAKE) --no-print-directory unit; $(STEP) show unit; \
 	$(STEP) run asan-unit $(MAKE) --no-print-directory asan-unit & asan=$$!; \

@@ -12,7 +12,8 @@ shift 2
 
 # counts STEP STATUS: "passed failed skipped" and the step's summary text
 # from its log.  A step that failed without a failure counted (a crash, a
-# build error) counts one failure; `build` counts only that.
+# build error) counts one failure; the set-up steps (deps, build) count
+# only that.
 counts() {
 	awk -v step="$1" -v status="$2" -v logf="$dir/$1.log" '
 	function add(text) { line = line (line != "" ? "; " : "") text }
@@ -31,7 +32,7 @@ counts() {
 	/^cppcheck: clean$/ { cpp = "clean"; next }
 	/^cppcheck: not installed; skipped$/ { cpp = "skipped"; next }
 	/: [0-9]+ inputs replayed$/ { fuzz += $(NF - 2); next }
-	/^gzip backend: / { gz = $0; next }
+	/^gzip backend: / { if (step == "build") gz = $0; next }
 	END {
 		p = f = s = 0
 		if (runners) {
@@ -46,9 +47,10 @@ counts() {
 		if (cpp == "skipped") { add("cppcheck not installed: skipped"); s++ }
 		if (fuzz) { add(fuzz " inputs replayed"); p += fuzz }
 		if (gz != "") add(gz)
-		if (step == "build") p = s = 0
+		setup = step == "deps" || step == "build"
+		if (setup) p = s = 0
 		if (status != 0 && f == 0) f = 1
-		if (status == 0 && line == "") { add("ok"); if (step != "build") p++ }
+		if (status == 0 && line == "") { add("ok"); if (!setup) p++ }
 		if (status != 0) line = line (line != "" ? ": " : "") "FAILED, its log above (" logf ")"
 		else if (s) line = line " (the skips: " logf ")"
 		print p, f, s, line
@@ -67,8 +69,9 @@ run)
 show)
 	read -r p f s line <"$dir/$1.counts"
 	if [ "$f" -ne 0 ]; then
+		# all of it but the one-line compile notes (in the file still)
 		echo "== $1 failed; its output ($dir/$1.log):"
-		cat "$dir/$1.log"
+		grep -Ev '^  (CC|AR|LD) +[^ ]+$' "$dir/$1.log"
 	fi
 	echo "$1: $line"
 	[ "$f" -eq 0 ]

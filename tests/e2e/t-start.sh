@@ -133,18 +133,22 @@ fi
 # --- make check's lines -----------------------------------------------------
 cs() { sh "$ROOT/scripts/check-step.sh" "$T/cs" "$@"; }
 mkdir "$T/cs"
-cs run build sh -c 'echo "  CC      build/common/x.o"'
-cs run unit sh -c 'echo "== build/tests/check_a"; echo "100%: Checks: 12, Failures: 0, Errors: 0"
+cs run deps sh -c 'echo "install-deps: note: chromium is not installed"'
+cs run build sh -c 'echo "  CC      build/common/x.o"; echo "gzip backend: ISA-L (GZIP=isal)"'
+cs run unit sh -c 'echo "  CC      build/tests/check_a"; echo "== build/tests/check_a"; echo "100%: Checks: 12, Failures: 0, Errors: 0"
 	echo "== build/tests/check_b"; echo "90%: Checks: 10, Failures: 1, Errors: 0"; exit 1'
 cs run e2e sh -c 'echo "SKIP - x: no traces"; echo "e2e: 30 passed, 0 failed, 2 skipped"'
 cs run man-examples sh -c 'echo "man examples: 5 passed, 0 failed, 1 skipped"'
 cs run lint sh -c 'echo "man pages: 16 clean"; echo "cppcheck: clean"'
 cs run fuzz-replay sh -c 'echo "build-fuzz/replay/fuzz_decode: 7 inputs replayed"
 	echo "build-fuzz/replay/fuzz_tsnum: 3 inputs replayed"'
-cs run valgrind sh -c 'echo "valgrind ok: tr-decode"; echo "valgrind ok: tr-encode"'
+cs run valgrind sh -c 'echo "gzip backend: ISA-L (GZIP=isal)"; echo "valgrind ok: tr-decode"; echo "valgrind ok: tr-encode"'
 cs run ubsan sh -c 'echo "runtime error: boom"; exit 2'
+cs show deps >"$T/out"
+ok "check: the set-up's line, not counted" test "$(cat "$T/out")" = "deps: ok"
 cs show build >"$T/out"
-ok "check: the build's line" test "$(cat "$T/out")" = "build: ok"
+ok "check: the build's line names the gzip backend, not counted" test "$(cat "$T/out")" = \
+	"build: gzip backend: ISA-L (GZIP=isal)"
 cs show e2e >"$T/out"
 ok "check: e2e's line, with where its skips are listed" test "$(cat "$T/out")" = \
 	"e2e: 30 passed, 0 failed, 2 skipped (the skips: $T/cs/e2e.log)"
@@ -153,10 +157,10 @@ ok "check: lint's line" test "$(cat "$T/out")" = "lint: 16 man pages clean; cppc
 cs show fuzz-replay >"$T/out"
 ok "check: fuzz-replay's line" test "$(cat "$T/out")" = "fuzz-replay: 10 inputs replayed"
 cs show valgrind >"$T/out"
-ok "check: valgrind's line" test "$(cat "$T/out")" = "valgrind: 2 programs under valgrind, 0 failed"
+ok "check: valgrind's line (its make's gzip line left out)" test "$(cat "$T/out")" = "valgrind: 2 programs under valgrind, 0 failed"
 RC=0
 cs show unit >"$T/out" || RC=$?
-ok "check: a failed unit step shows its output, then its line, and fails" test "$RC:$(cat "$T/out")" = \
+ok "check: a failed unit step shows its output but the compile lines, then its line, and fails" test "$RC:$(cat "$T/out")" = \
 	"1:== unit failed; its output ($T/cs/unit.log):
 == build/tests/check_a
 100%: Checks: 12, Failures: 0, Errors: 0
