@@ -597,10 +597,12 @@ expect 0 "a long name not selected: accepted" "tr-decode longother.json | $SA '^
 
 # Every number of the anchors and anchor records is checked before a stage
 # computes with it (tr-stream(5)): a forged record is refused, exit 1.
+# Two passes of two, 15 us apart (gaps of 10 and 5 us inside them).
 doc forge.json "$(kern rot 10 ',"dur":2')" "$(kern rot 20 ',"dur":2')" \
-	"$(kern rot 30 ',"dur":2')" "$(kern rot 40 ',"dur":2')"
+	"$(kern rot 35 ',"dur":2')" "$(kern rot 40 ',"dur":2')"
 tr-decode forge.json | tr-select-anchors --num-layers 2 --passes 2 --anchor-offset 0 \
-	--anchor-regex rot >forge.stream
+	--anchor-regex rot >forge.stream && grep -q '"@tr":"anchor",' forge.stream ||
+	fail "forged: the stream to forge" "tr-select-anchors refused it"
 forged() { # NAME SED MESSAGE
 	sed "$2" forge.stream >forged.stream
 	refused 1 "forged: $1" "tr-guides --phase p --evidence e <forged.stream >/dev/null" "tr-guides: $3"
