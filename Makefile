@@ -25,6 +25,14 @@ override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64 -Icommon \
 # Object directory: `make B=build-asan CFLAGS=...` gives a separate sanitizer build.
 B ?= build
 
+# Compile and link lines are one short line each (`  CC      build/common/x.o`);
+# `make V=1` prints the commands whole.
+ifeq ($(V),1)
+say =
+else
+say = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
 # gzip goes through one backend, chosen here (common/gz.c): Intel ISA-L when
 # it is installed (pkg-config libisal, or its header), else zlib.  `make
 # GZIP=zlib` forces zlib.  A GZIP in the environment is gzip(1)'s own
@@ -73,27 +81,27 @@ UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 all: $(BINS) $(COMPLETION)
 	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
-$(B)/common/%.o: common/%.c common/*.h | $(B)/common
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/common/%.o: common/%.c common/*.h | $(B)/common $(B)/build-deps.ok
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # gz.o is built for one backend; a change of GZIP= rebuilds it.
 GZ_STAMP := $(B)/gzip-backend
 $(shell mkdir -p $(B) && (echo $(GZIP) | cmp -s - $(GZ_STAMP) || echo $(GZIP) >$(GZ_STAMP)))
-$(B)/common/gz.o: common/gz.c common/*.h $(GZ_STAMP) | $(B)/common
-	$(CC) $(CPPFLAGS) $(GZ_CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/common/gz.o: common/gz.c common/*.h $(GZ_STAMP) | $(B)/common $(B)/build-deps.ok
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(GZ_CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/filters/%.o: filters/%.c common/*.h | $(B)/filters
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/filters/%.o: filters/%.c common/*.h | $(B)/filters $(B)/build-deps.ok
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(COMMON_OBJS)
-	rm -f $@
-	$(AR) rcs $@ $^
+	@rm -f $@
+	$(call say,AR,$@)$(AR) rcs $@ $^
 
 $(BINS): $(B)/bin/%: $(B)/filters/%.o $(LIB) | $(B)/bin
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(LIB) | $(B)/tests
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
+$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(LIB) | $(B)/tests $(B)/test-deps.ok
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
 		-o $@ $< $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
 $(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*.h
@@ -101,15 +109,31 @@ $(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scri
 	@sh scripts/gen-completion.sh >$@.tmp && mv $@.tmp $@
 
 $(B)/common $(B)/filters $(B)/bin $(B)/tests:
-	mkdir -p $@
+	@mkdir -p $@
 
+# The headers of the packages, found before anything is compiled, or one
+# message that names the missing packages and the command that installs them.
+BUILD_HEADERS := jsmn.h=libjsmn-dev pcre2.h=libpcre2-dev openssl/evp.h=libssl-dev \
+	$(if $(filter isal,$(GZIP)),isa-l.h=libisal-dev,zlib.h=zlib1g-dev)
+$(B)/build-deps.ok:
+	@CC='$(CC)' CPPFLAGS='$(CPPFLAGS) $(PKG_CFLAGS) $(GZ_CPPFLAGS)' \
+		sh scripts/check-build-deps.sh build $(BUILD_HEADERS)
+	@mkdir -p $(@D) && touch $@
+$(B)/test-deps.ok:
+	@CC='$(CC)' CPPFLAGS='$(CPPFLAGS) $(CHECK_CFLAGS)' sh scripts/check-build-deps.sh check check.h=check
+	@mkdir -p $(@D) && touch $@
+
+# Missing Debian packages, installed as root (else the command is printed):
+# `make deps` everything `make check` uses, the demo and the bench only theirs.
 deps:
-	@sh scripts/install-deps.sh
+	@sh scripts/install-deps.sh check
 
 # Check's per-test time limits are guards against a hang, not timing
 # assertions: ten times longer, so that a loaded machine cannot fail a test.
 unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; CK_TIMEOUT_MULTIPLIER=10 $$t; done
+	@failed=; for t in $(UNIT_BINS); do echo "== $$t"; \
+		CK_TIMEOUT_MULTIPLIER=10 $$t || failed="$$failed $${t##*/}"; done; \
+	[ -z "$$failed" ] || { echo "unit: failed:$$failed"; exit 1; }
 
 # The unit tests once more under AddressSanitizer and UBSan, in their own build tree.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -132,7 +156,7 @@ ubsan:
 # two outputs (tests/e2e/interrupt_placement.c).
 PRELOADS := $(B)/tests/interrupt_placement.so
 $(B)/tests/%.so: tests/e2e/%.c | $(B)/tests
-	$(CC) -std=c11 -Wall -Wextra -Werror -g -O1 -fPIC -shared -o $@ $< -ldl
+	$(call say,CC,$@)$(CC) -std=c11 -Wall -Wextra -Werror -g -O1 -fPIC -shared -o $@ $< -ldl
 
 # t-gzip compares this build's gzip with build-zlib's, when check-zlib made it.
 e2e: all $(PRELOADS)
@@ -173,34 +197,40 @@ valgrind: all
 # checking each forked test as it exits; ubsan about three and a half (its
 # build 15 s of CPU, the e2e suites 190 s, as many as without UBSan: most
 # of it is the oracles and the shell).  Both run beside the other steps,
-# which use about one core too, each into its own log, shown when it is
-# done.  Nothing times anything, so the shared machine cannot fail a test.
-ASAN_LOG  := $(B)/asan-unit.log
-UBSAN_LOG := $(B)/ubsan.log
-check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit
-	@set +e; mkdir -p $(B); \
-	$(MAKE) --no-print-directory asan-unit >$(ASAN_LOG) 2>&1 & asan=$$!; \
-	$(MAKE) --no-print-directory ubsan >$(UBSAN_LOG) 2>&1 & ubsan=$$!; \
-	echo "== asan-unit and ubsan: running beside the steps below, into $(ASAN_LOG) and $(UBSAN_LOG)"; \
-	status=0; \
+# which use about one core too, each into its own log.  Nothing times
+# anything, so the shared machine cannot fail a test.
+#
+# Each step prints one line of what it checked (deps: the packages of
+# `make deps`, installed or named; build: `make all`); its whole output is in
+# $(CHECK_DIR)/STEP.log, shown when the step fails (scripts/check-step.sh).
+# The last line sums them all: "N passed, N failed, N skipped".  A failure
+# stops make by SIGPIPE (exit status 141), the one way it stops without a
+# line of its own ("make: *** [check] Error 1") after that verdict.
+CHECK_DIR := $(B)/check
+STEP      := sh scripts/check-step.sh $(CHECK_DIR)
+check:
+	@rm -rf $(CHECK_DIR) && mkdir -p $(CHECK_DIR)
+	@set +e; stop() { [ "$$(cat /proc/$$PPID/comm 2>/dev/null)" = make ] && kill -PIPE $$PPID; exit 1; }; \
+	$(STEP) run deps sh scripts/install-deps.sh check; $(STEP) show deps || { $(STEP) total; stop; }; \
+	$(STEP) run build $(MAKE) --no-print-directory all; $(STEP) show build || { $(STEP) total; stop; }; \
+	$(STEP) run unit $(MAKE) --no-print-directory unit; $(STEP) show unit; \
+	$(STEP) run asan-unit $(MAKE) --no-print-directory asan-unit & asan=$$!; \
+	$(STEP) run ubsan $(MAKE) --no-print-directory ubsan & ubsan=$$!; \
+	echo "asan-unit, ubsan: running beside the steps below"; \
 	for step in lint fuzz-replay valgrind check-zlib man-examples e2e; do \
-		$(MAKE) --no-print-directory $$step || { status=1; echo "make check: $$step failed"; break; }; \
+		$(STEP) run $$step $(MAKE) --no-print-directory $$step; $(STEP) show $$step; \
 	done; \
-	wait $$asan || { status=1; asan_failed=1; }; \
-	wait $$ubsan || { status=1; ubsan_failed=1; }; \
-	echo "== asan-unit (its log)"; cat $(ASAN_LOG); \
-	echo "== ubsan (its log)"; cat $(UBSAN_LOG); \
-	[ -z "$${asan_failed:-}" ] || echo "make check: asan-unit failed"; \
-	[ -z "$${ubsan_failed:-}" ] || echo "make check: ubsan failed"; \
-	exit $$status
+	wait $$asan; $(STEP) show asan-unit; \
+	wait $$ubsan; $(STEP) show ubsan; \
+	$(STEP) total || stop
 
-demo: deps
+demo:
+	@sh scripts/install-deps.sh demo
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh $(B)/bin
 
-bench: deps
+bench:
+	@sh scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@bash scripts/bench.sh $(B)/bin
 
@@ -227,12 +257,12 @@ FUZZ_MAX_LEN_fuzz_tsnum  := 1024
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) common/*.h tests/*.h
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
+	$(call say,CC,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
 		$< $(FUZZ_COMMON) $(PKG_LIBS)
 
 build-fuzz/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_COMMON) common/*.h tests/*.h
 	@mkdir -p build-fuzz/replay
-	$(CC) $(REPLAY_FLAGS) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
+	$(call say,CC,$@)$(CC) $(REPLAY_FLAGS) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
 		$< tests/fuzz/replay_main.c $(FUZZ_COMMON) $(PKG_LIBS)
 
 # the binaries are intermediate files of fuzz-run-%: keep them

@@ -2,7 +2,18 @@
 # make demo: generate a Kineto-shaped trace and run the main job on it.
 # Usage: demo.sh BIN-DIR   (writes into ./demo/, which it replaces)
 set -eu
-BIN=$(cd "${1:-build/bin}" && pwd)
+# the commands printed at the end name the programs as the caller can run
+# them: by name when they are installed in the caller's PATH, else by their
+# paths here (the C programs in BIN-DIR, the one-line commands beside this
+# script, which find BIN-DIR's programs as ../build/bin)
+given=${1:-build/bin}
+if command -v tr-serve >/dev/null 2>&1 && command -v tr-layer-track >/dev/null 2>&1; then
+	run= srun=
+else
+	run=${given%/}/
+	case $0 in */*) srun=${0%/*}/ ;; *) srun=./ ;; esac
+fi
+BIN=$(cd "$given" && pwd)
 PATH=$BIN:$(cd "$(dirname "$0")" && pwd):$PATH
 out=demo
 rm -rf "$out"
@@ -44,4 +55,12 @@ tr-compact-track --trace "$out/trace.guides.json.gz" --output "$out/trace.view.j
 	--max-gpu-lanes 4
 echo "== a survey of the anchors, the step before choosing one (top 2)"
 tr-decode "$out/trace.json.gz" | tr-survey --num-layers 4 --top 2
-echo "demo output in $out/ (view one with: tr-serve $out/trace.view.json.gz)"
+anchor='^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,'
+echo "== done: outputs in $out/ (trace.view.json.gz: the guides and the compact lanes)"
+echo "view it (prints a local address to open in a browser; Ctrl-C stops it):"
+echo "  ${run}tr-serve $out/trace.view.json.gz"
+echo "the three steps on your own trace (put its path for $out/trace.json.gz; tr-survey finds the anchor and the counts):"
+echo "  ${run}tr-decode $out/trace.json.gz | ${run}tr-survey --num-layers 4"
+echo "  ${srun}tr-layer-track --trace $out/trace.json.gz --output $out/mine.layers.json.gz --anchor-regex '$anchor' --num-layers 4 --passes 2 --anchor-offset 0 --phase decode --evidence 'one per layer'"
+echo "  ${run}tr-serve $out/mine.layers.json.gz"
+[ -z "$run" ] || echo "to type the names alone: make install PREFIX=~/.local, and ~/.local/bin in PATH (README: Quick start)"
