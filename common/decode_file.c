@@ -21,7 +21,8 @@ static int put_writer(void *ctx, const void *data, size_t n)
 void decode_file(const char *path, int out_fd, size_t max_event, const char *tool,
 		 struct decode_file_result *result)
 {
-	decode_file_as(path, path, out_fd, max_event, DECODE_DEFAULT_MAX_MEMBERS, tool, result);
+	decode_file_as(path, path, out_fd, max_event, DECODE_DEFAULT_MAX_MEMBERS, tool, result,
+		       NULL);
 }
 
 static char *queue_room(void *ctx)
@@ -37,7 +38,7 @@ static void queue_commit(void *ctx, size_t n)
 /* Into out_fd, or into q when it is not NULL. */
 static void decode_into(const char *path, const char *recorded, int out_fd, struct blockq *q,
 			size_t max_event, size_t max_members, const char *tool,
-			struct decode_file_result *result)
+			struct decode_file_result *result, struct progress *meter)
 {
 	struct source *src;
 	struct writer out;
@@ -52,6 +53,8 @@ static void decode_into(const char *path, const char *recorded, int out_fd, stru
 		result->status = DECODE_OPEN;
 		return;
 	}
+	if (meter != NULL)
+		source_set_progress(src, meter);
 	/* into the queue's blocks in place: the events are scanned into them */
 	if (q != NULL) {
 		writer_init_blocks(&out, q->block_size, queue_room, queue_commit, q);
@@ -97,13 +100,15 @@ static void decode_into(const char *path, const char *recorded, int out_fd, stru
 }
 
 void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
-		    size_t max_members, const char *tool, struct decode_file_result *result)
+		    size_t max_members, const char *tool, struct decode_file_result *result,
+		    struct progress *meter)
 {
-	decode_into(path, recorded, out_fd, NULL, max_event, max_members, tool, result);
+	decode_into(path, recorded, out_fd, NULL, max_event, max_members, tool, result, meter);
 }
 
 void decode_file_to_queue(const char *path, struct blockq *q, size_t max_event,
-			  size_t max_members, const char *tool, struct decode_file_result *result)
+			  size_t max_members, const char *tool, struct decode_file_result *result,
+			  struct progress *meter)
 {
-	decode_into(path, path, -1, q, max_event, max_members, tool, result);
+	decode_into(path, path, -1, q, max_event, max_members, tool, result, meter);
 }

@@ -23,14 +23,18 @@ void decode_file(const char *path, int out_fd, size_t max_event, const char *too
 /* The same, recording the source in the head record as RECORDED (tr-decode
  * records the base name unless asked for the path), with a bound on the
  * top-level members on each side of traceEvents (struct decode's
- * max_members; decode_file uses DECODE_DEFAULT_MAX_MEMBERS). */
+ * max_members; decode_file uses DECODE_DEFAULT_MAX_MEMBERS), telling the
+ * meter (progress.h; NULL: none) the stored bytes read, in its phase. */
+struct progress;
 void decode_file_as(const char *path, const char *recorded, int out_fd, size_t max_event,
-		    size_t max_members, const char *tool, struct decode_file_result *result);
+		    size_t max_members, const char *tool, struct decode_file_result *result,
+		    struct progress *meter);
 
 /* The same (the path recorded as given) into a queue read by another
  * thread; the queue is not closed here. */
 struct blockq;
 void decode_file_to_queue(const char *path, struct blockq *q, size_t max_event,
-			  size_t max_members, const char *tool, struct decode_file_result *result);
+			  size_t max_members, const char *tool, struct decode_file_result *result,
+			  struct progress *meter);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "io.h"
 #include "progress.h"
@@ -31,6 +32,12 @@ void progress_init(struct progress *p, int fd, progress_clock_fn clock)
 	p->clock = clock != NULL ? clock : monotonic_ns;
 	p->phase = "working";
 	p->born_ns = p->phase_ns = p->clock();
+}
+
+void progress_start(struct progress *p, int mode, int fd, const char *phase)
+{
+	progress_init(p, progress_wanted(mode, isatty(fd)) ? fd : -1, NULL);
+	p->phase = phase;
 }
 
 void progress_phase(struct progress *p, const char *phase, uint64_t total)

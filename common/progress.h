@@ -48,6 +48,9 @@ int progress_wanted(int mode, int is_tty);
 /* The meter on fd (-1: off, and every call below does nothing), with the
  * clock (NULL: CLOCK_MONOTONIC).  The phase is "working" until set. */
 void progress_init(struct progress *p, int fd, progress_clock_fn clock);
+/* progress_init on fd when progress_wanted(mode, isatty(fd)), else off,
+ * in the phase given. */
+void progress_start(struct progress *p, int mode, int fd, const char *phase);
 /* A new phase over a source of total bytes (0: unknown): the rate and
  * the time left count from now. */
 void progress_phase(struct progress *p, const char *phase, uint64_t total);

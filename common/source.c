@@ -6,9 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <openssl/evp.h>
 #include "gz.h"
 #include "io.h"
+#include "progress.h"
 #include "source.h"
 
 #define RAW_BLOCK (1u << 20)
@@ -45,6 +48,7 @@ struct source {
 	unsigned char digest[32];
 	char error[160];
 	int damaged;         /* the last error is damaged gzip data, not I/O */
+	struct progress *progress;  /* told the stored bytes read, a block at a time */
 };
 
 static void *hash_blocks(void *arg)
@@ -168,6 +172,8 @@ static int read_raw(struct source *s)
 		return -1;
 	}
 	s->stored += (uint64_t)got;
+	if (s->progress != NULL)
+		(void)progress_update(s->progress, s->stored);
 	s->raw_pos = 0;
 	s->raw_len = (size_t)got;
 	return 0;
@@ -231,6 +237,17 @@ struct source *source_open(const char *path)
 int source_is_gzip(const struct source *s)
 {
 	return s->gzip;
+}
+
+void source_set_progress(struct source *s, struct progress *p)
+{
+	struct stat sb;
+	uint64_t size = 0;
+
+	if (fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
+		size = (uint64_t)sb.st_size;
+	s->progress = p;
+	progress_phase(p, p->phase, size);
 }
 
 uint64_t source_stored_bytes(const struct source *s)

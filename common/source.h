@@ -25,6 +25,11 @@ long source_read(struct source *s, void *dst, size_t n);
  * the whole file); -1 on a read error. */
 int source_drain(struct source *s);
 
+/* The meter p is told the stored bytes read after every block (1 MiB),
+ * in its current phase, over the file's size (unknown for a pipe). */
+struct progress;
+void source_set_progress(struct source *s, struct progress *p);
+
 int source_is_gzip(const struct source *s);
 uint64_t source_stored_bytes(const struct source *s);
 /* Valid after source_read returned 0 or source_drain succeeded. */

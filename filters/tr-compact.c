@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "io.h"
 #include "opt.h"
 #include "outfile.h"
+#include "progress.h"
 #include "tsnum.h"
 #include "trstream.h"
 
@@ -40,6 +42,7 @@
 
 static const char usage_text[] =
 	"usage: tr-compact [--max-gpu-lanes N] [--pid PID] [--device D]\n"
+	"                  [--progress[=PHASE] | -q | --quiet] [--progress-fd FD]\n"
 	"Pack each device's GPU activity of a trace-layers stream (tr-stream(5))\n"
 	"into at most N synthetic display lanes, reversibly.\n"
 	"\n"
@@ -47,6 +50,12 @@ static const char usage_text[] =
 	"  --pid PID          compact only this GPU pid\n"
 	"  --device D         compact only the GPU activity whose args.device is D\n"
 	"  --summary FILE     write a short summary for people to FILE (never replaced)\n"
+	"  --progress[=PHASE] the progress line of the second pass, which writes the\n"
+	"                     stream out (bytes of the spill read back, its size,\n"
+	"                     rate, time left), even when standard error is not a\n"
+	"                     terminal; PHASE names it (default writing)\n"
+	"  -q, --quiet        no progress line, even on a terminal\n"
+	"  --progress-fd FD   the progress line on descriptor FD, not standard error\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 1 input rejected or refused, 2 usage or system trouble.\n";
@@ -60,6 +69,10 @@ struct state {
 	struct compact c;
 	struct compact_spill spill;
 	struct buf text;
+	struct progress meter;
+	int progress_mode;
+	const char *phase;
+	uint64_t progress_fd;
 };
 
 /* A refusal or failure of the model: its message, its exit status. */
@@ -207,8 +220,12 @@ static void replay(struct state *st, struct filter *f)
 	size_t len, out_len;
 	int rc = 0;
 
+	uint64_t n = 0;
+
 	/* a failed write ends the replay; filter_close reports it */
 	while (f->write_errno == 0 && (rc = compact_spill_line(&st->spill, &line, &len)) == 1) {
+		if ((++n & 1023) == 0)
+			(void)progress_update(&st->meter, st->spill.file_offset);
 		if (!stream_is_control(line, len)) {
 			check(&st->c, compact_place(&st->c, line, len, &out, &out_len));
 			if (out == line)
@@ -268,15 +285,20 @@ static void parse_options(int argc, char **argv, struct state *st)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "summary", required_argument, NULL, 's' },
+		{ "progress", optional_argument, NULL, 'P' },
+		{ "progress-fd", required_argument, NULL, 'F' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opt_program prog = { NULL, ":h", longopts, usage_text };
+	struct opt_program prog = { NULL, ":hq", longopts, usage_text };
 	int ch;
 
 	prog.name = diag_progname();
 	st->max_lanes = MAX_LANES;
+	st->phase = "writing";
+	st->progress_fd = STDERR_FILENO;
 	while ((ch = opt_next(&prog, argc, argv)) != -1) {
 		switch (ch) {
 		case 'n':
@@ -287,6 +309,17 @@ static void parse_options(int argc, char **argv, struct state *st)
 		case 'p': st->only_pid = optarg; break;
 		case 'd': st->only_device = optarg; break;
 		case 's': st->summary_path = optarg; break;
+		case 'P':
+			st->progress_mode = PROGRESS_FORCE;
+			if (optarg != NULL && *optarg != '\0')
+				st->phase = optarg;
+			break;
+		case 'q': st->progress_mode = PROGRESS_QUIET; break;
+		case 'F':
+			if (opt_u64(&prog, stderr, "--progress-fd", optarg, 0, 1023,
+				    &st->progress_fd) != 0)
+				exit(EXIT_TROUBLE);
+			break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
 		case 'V': print_version_and_exit();
 		default: exit(opt_fail(&prog, stderr, ch, argv));
@@ -306,6 +339,7 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof st);
 	st.text = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
+	progress_start(&st.meter, st.progress_mode, (int)st.progress_fd, st.phase);
 	compact_init(&st.c);
 	st.c.max_lanes = st.max_lanes;
 	st.c.only_pid = st.only_pid;
@@ -322,8 +356,14 @@ int main(int argc, char **argv)
 	if (filter_open(&f) != 0)
 		die_nomem();
 	see_all(&st, &f);
+	{
+		struct stat sb;
+		progress_phase(&st.meter, st.phase,
+			       fstat(spill_fd, &sb) == 0 && sb.st_size > 0 ? (uint64_t)sb.st_size : 0);
+	}
 	plan(&st, &f);
 	replay(&st, &f);
+	(void)progress_end(&st.meter);
 	if (filter_close(&f) != 0)
 		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	compact_spill_free(&st.spill);

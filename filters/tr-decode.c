@@ -11,6 +11,7 @@
 #include "decode_file.h"
 #include "diag.h"
 #include "opt.h"
+#include "progress.h"
 
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
 /* json.c's token offsets are ints: no stream line may reach 2 GiB (the
@@ -19,7 +20,7 @@
 
 static const char usage_text[] =
 	"usage: tr-decode [--max-event-bytes N] [--max-member-bytes N] [--record-path]\n"
-	"                 [FILE | -]\n"
+	"                 [--progress[=PHASE] | -q | --quiet] [FILE | -]\n"
 	"Decode a Chrome JSON trace (.json or .json.gz, object or array format)\n"
 	"into the trace-layers event stream (tr-stream(5)) on standard output.\n"
 	"\n"
@@ -29,6 +30,10 @@ static const char usage_text[] =
 	"                       after it, larger than N bytes together (default 64M)\n"
 	"  --record-path        record FILE as given in the stream (and so in the\n"
 	"                       reports' source_file), not its base name\n"
+	"  --progress[=PHASE]   the progress line on standard error (bytes of FILE\n"
+	"                       read, its size, rate, time left) even when that is\n"
+	"                       not a terminal; PHASE names it (default reading)\n"
+	"  -q, --quiet          no progress line, even on a terminal\n"
 	"  --help               this text\n"
 	"  --version            the version\n"
 	"\n"
@@ -49,15 +54,18 @@ int main(int argc, char **argv)
 		{ "max-event-bytes", required_argument, NULL, 'm' },
 		{ "max-member-bytes", required_argument, NULL, 'M' },
 		{ "record-path", no_argument, NULL, 'p' },
+		{ "progress", optional_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t max_event = DEFAULT_MAX_EVENT, max_members = DECODE_DEFAULT_MAX_MEMBERS;
-	const char *path = "-", *name;
+	const char *path = "-", *name, *phase = "reading";
+	struct progress meter;
 	struct decode_file_result result;
-	struct opt_program prog = { NULL, ":h", longopts, usage_text };
-	int ch, record_path = 0;
+	struct opt_program prog = { NULL, ":hq", longopts, usage_text };
+	int ch, record_path = 0, mode = PROGRESS_AUTO;
 
 	diag_init(argv[0]);
 	prog.name = diag_progname();
@@ -76,6 +84,14 @@ int main(int argc, char **argv)
 		case 'p':
 			record_path = 1;
 			break;
+		case 'P':
+			mode = PROGRESS_FORCE;
+			if (optarg != NULL && *optarg != '\0')
+				phase = optarg;
+			break;
+		case 'q':
+			mode = PROGRESS_QUIET;
+			break;
 		case 'h':
 			exit(opt_help(&prog, stdout, stderr));
 		case 'V':
@@ -90,8 +106,11 @@ int main(int argc, char **argv)
 		path = argv[optind];
 	name = strcmp(path, "-") == 0 ? "stdin" : path;
 
+	progress_start(&meter, mode, STDERR_FILENO, phase);
 	decode_file_as(path, record_path ? path : base_name(path), STDOUT_FILENO,
-		       (size_t)max_event, (size_t)max_members, "tr-decode", &result);
+		       (size_t)max_event, (size_t)max_members, "tr-decode", &result, &meter);
+	/* a message or the next program's output starts on a clean line */
+	(void)progress_end(&meter);
 	switch (result.status) {
 	case DECODE_OK:
 		break;

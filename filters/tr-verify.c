@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "io.h"
 #include "opt.h"
+#include "progress.h"
 #include "stream.h"
 #include "trstream.h"
 #include "verify.h"
@@ -32,6 +33,7 @@ enum { EXIT_NOT_VERIFIED = 1, EXIT_CANNOT_RUN = 2 };
 static const char usage_text[] =
 	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
 	"                 [--max-event-bytes N] [--max-member-bytes N] [--window]\n"
+	"                 [--progress[=PHASE] | -q | --quiet] [--progress-fd FD]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
 	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
 	"names, and imports flat in Perfetto.\n"
@@ -50,6 +52,13 @@ static const char usage_text[] =
 	"  --max-member-bytes N\n"
 	"                 the bound on the top-level members before, and after,\n"
 	"                 traceEvents of either trace (default 64M), as tr-decode(1)\n"
+	"  --progress[=PHASE]\n"
+	"                 the progress line (bytes of SRC read, its size, rate, time\n"
+	"                 left) even when standard error is not a terminal; PHASE\n"
+	"                 names it (default verifying)\n"
+	"  -q, --quiet    no progress line, even on a terminal\n"
+	"  --progress-fd FD\n"
+	"                 the progress line on descriptor FD, not standard error\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 verified, 1 not verified, 2 could not run.\n";
@@ -71,8 +80,13 @@ struct input {
 	pthread_t thread;
 	const char *path;
 	size_t max_event;
+	struct progress *meter;  /* told the bytes read (the source's), or NULL */
 	int failed;          /* set by the decoder thread before it closes q */
 };
+
+/* The progress line follows the source's decoder: the source is the trace
+ * whose size the user knows and which is read to its end. */
+static struct progress meter;
 
 /* The decoders running now.  A failure elsewhere ends the process by
  * die(), whose exit(3) tears down what a decoder still uses (libcrypto's
@@ -96,7 +110,10 @@ static void *decoder_main(void *arg)
 	struct input *x = arg;
 	struct decode_file_result result;
 
-	decode_file_to_queue(x->path, &x->q, x->max_event, max_members, "tr-verify", &result);
+	decode_file_to_queue(x->path, &x->q, x->max_event, max_members, "tr-verify", &result,
+			     x->meter);
+	if (result.status != DECODE_OK && x->meter != NULL)
+		(void)progress_end(x->meter);  /* the message on a clean line */
 	if (result.status == DECODE_OPEN)
 		warn_errno("%s", x->path);
 	if (result.status == DECODE_INPUT || result.status == DECODE_READ)
@@ -116,12 +133,14 @@ static void advance_decoded(void *ctx, size_t n)
 	blockq_advance(ctx, n);
 }
 
-static void start_decoder(struct input *x, const char *path, size_t max_event)
+static void start_decoder(struct input *x, const char *path, size_t max_event,
+			  struct progress *pm)
 {
 	int rc;
 
 	x->path = path;
 	x->max_event = max_event;
+	x->meter = pm;
 	x->failed = 0;
 	if (blockq_init(&x->q, IO_WRITE_BLOCK) != 0 ||
 	    stream_in_init(&x->in, -1, STREAM_DEFAULT_MAX_LINE) != 0)
@@ -137,9 +156,9 @@ static void start_decoder(struct input *x, const char *path, size_t max_event)
 static void spawn_inputs(struct input *src, const char *src_path, struct input *out,
 			 const char *out_path, size_t max_event)
 {
-	start_decoder(src, src_path, max_event);
+	start_decoder(src, src_path, max_event, &meter);
 	if (out != NULL)
-		start_decoder(out, out_path, max_event);
+		start_decoder(out, out_path, max_event, NULL);
 }
 
 /* 0 when the decoder read its whole trace.  A decoder still running (the
@@ -229,6 +248,9 @@ int main(int argc, char **argv)
 		{ "max-event-bytes", required_argument, NULL, 'm' },
 		{ "max-member-bytes", required_argument, NULL, 'M' },
 		{ "window", no_argument, NULL, 'w' },
+		{ "progress", optional_argument, NULL, 'P' },
+		{ "progress-fd", required_argument, NULL, 'F' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -240,8 +262,10 @@ int main(int argc, char **argv)
 	int nreports = 0, json = 0, ch, c, failed, window = 0;
 	struct buf window_path = BUF_INIT, found[2] = { BUF_INIT, BUF_INIT };
 	struct stat wsb;
-	uint64_t max_event = DEFAULT_MAX_EVENT;
-	struct opt_program prog = { NULL, ":h", longopts, usage_text };
+	uint64_t max_event = DEFAULT_MAX_EVENT, progress_fd = STDERR_FILENO;
+	const char *phase = "verifying";
+	int mode = PROGRESS_AUTO;
+	struct opt_program prog = { NULL, ":hq", longopts, usage_text };
 
 	diag_init(argv[0]);
 	diag_on_exit(stop_decoders);
@@ -258,6 +282,16 @@ int main(int argc, char **argv)
 			break;
 		case 'j': json = 1; break;
 		case 'w': window = 1; break;
+		case 'P':
+			mode = PROGRESS_FORCE;
+			if (optarg != NULL && *optarg != '\0')
+				phase = optarg;
+			break;
+		case 'q': mode = PROGRESS_QUIET; break;
+		case 'F':
+			if (opt_u64(&prog, stderr, "--progress-fd", optarg, 0, 1023, &progress_fd) != 0)
+				exit(EXIT_CANNOT_RUN);
+			break;
 		case 'm':
 			if (opt_size(&prog, stderr, "--max-event-bytes", optarg, 1, LIMIT_MAX_EVENT,
 				     &max_event) != 0)
@@ -280,6 +314,7 @@ int main(int argc, char **argv)
 		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (st.src_path == NULL || st.out_path == NULL)
 		exit(opt_usage_error(&prog, stderr, "--source and --output are required"));
+	progress_start(&meter, mode, (int)progress_fd, phase);
 	verifycheck_init(&vc);
 	verify_init(&st, &vc, st.src_path, st.out_path);
 	/* a window: OUT.window.json, given with --window or found beside OUT */
@@ -307,6 +342,7 @@ int main(int argc, char **argv)
 		check_ran(&vc, verify_finish(&st));
 		check_landmark(&vc, st.src_path, (size_t)max_event, reports, nreports);
 	}
+	(void)progress_end(&meter);
 	print_results(&vc, json);
 	failed = verifycheck_failures(&vc) != 0;
 	verify_free(&st);

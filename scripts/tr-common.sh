@@ -2,6 +2,38 @@
 # Finds the programs, applies the output safety rules and runs a pipeline in
 # its own process group so that an interrupt reaches every stage.
 
+# The progress line: tr-decode draws the reading of the trace, tr-compact
+# its second pass, tr-verify its reading of the source (their --progress),
+# each in the phase the command names, on the command's standard error.
+# On when --progress is given, or when standard error is a terminal and
+# --quiet is not given (the last of the two wins).  tr_progress_setup
+# decides (tr_progress: 1 or empty); tr_progress_opts ARRAY PHASE [FD] sets
+# ARRAY to a stage's options: the phase and the descriptor to draw on
+# (when it is not the stage's standard error), or --quiet.
+tr_progress_mode= tr_progress=
+tr_set_progress() { tr_progress_mode=force; }
+tr_set_quiet() { tr_progress_mode=quiet; }
+tr_progress_setup() {
+	case $tr_progress_mode in
+	force) tr_progress=1 ;;
+	quiet) tr_progress= ;;
+	*) if [ -t 2 ]; then tr_progress=1; else tr_progress=; fi ;;
+	esac
+}
+tr_progress_opts() {
+	local -n tr_popts=$1
+	if [ -n "$tr_progress" ]; then
+		tr_popts=("--progress=$2")
+		[ -z "${3:-}" ] || tr_popts+=(--progress-fd "$3")
+	else
+		tr_popts=(--quiet)
+	fi
+}
+# A line a stage left drawn (it was stopped) cleared before a message.
+tr_progress_clear() {
+	[ -z "$tr_progress" ] || printf '\r\033[K' >&2
+}
+
 # Prefer the programs beside the command (installed, or in a build tree).
 tr_find_programs() {
 	local here=$1 d
@@ -269,10 +301,20 @@ tr_worst_status() {
 # current stderr; the stages after the first write their stderr there.  The
 # filter ignores interrupts, so that a stage's last words still get out;
 # tr_quiet_close waits until it has written everything.
+# With the progress line on, each message line begins by clearing the
+# terminal's line ("\r", erase to its end), where a stage may have left the
+# line half-drawn.
 tr_quiet_open() {
-	exec {tr_quiet_fd}> >(trap '' INT TERM HUP
-		exec grep --line-buffered -v -E \
-			'^tr-[a-z-]+: stdin: (empty input: no stream|truncated stream: )' >&2)
+	if [ -n "$tr_progress" ]; then
+		exec {tr_quiet_fd}> >(trap '' INT TERM HUP
+			grep --line-buffered -v -E \
+				'^tr-[a-z-]+: stdin: (empty input: no stream|truncated stream: )' |
+				sed -u 's/^/\r\x1b[K/' >&2)
+	else
+		exec {tr_quiet_fd}> >(trap '' INT TERM HUP
+			exec grep --line-buffered -v -E \
+				'^tr-[a-z-]+: stdin: (empty input: no stream|truncated stream: )' >&2)
+	fi
 	tr_quiet_pid=$!
 }
 tr_quiet_fd= tr_quiet_pid=
@@ -303,6 +345,7 @@ tr_catch_interrupts() {
 tr_interrupted() {
 	local job
 	trap '' INT TERM HUP
+	tr_progress_clear
 	# the filter of the stages' messages ends once nobody holds it open:
 	# the wait below waits for it too
 	tr_quiet_close
@@ -481,8 +524,11 @@ tr_verify() {
 # own stderr, where bash would report the program ended by a signal, goes
 # nowhere (the verdict says it).
 tr_verify_job() {
-	exec 2>/dev/null
-	tr-verify "${verify_args[@]}" --source "$trace" --output "$output" >&3 2>&1 3>&- 4<&-
+	local pfd popts
+	exec {pfd}>&2 2>/dev/null
+	tr_progress_opts popts verifying "$pfd"
+	tr-verify "${verify_args[@]}" "${popts[@]}" --source "$trace" --output "$output" \
+		>&3 2>&1 3>&- 4<&-
 }
 
 # tr_window_name OUTPUT: the default name of the window beside OUTPUT
@@ -525,10 +571,11 @@ window report: $wout.window.json"
 # tr_window's job: the window's pipeline (the stages write to the command's
 # stderr, 3; the job shell's own goes nowhere, as in the commands' pipeline).
 tr_window_job() {
-	local statuses
+	local statuses popts
 	exec 3>&2 2>/dev/null
 	tr_quiet_open 2>&3
-	tr-decode -- "$output" 2>&3 |
+	tr_progress_opts popts windowing
+	tr-decode "${popts[@]}" -- "$output" 2>&3 |
 		tr-window --quiet "${words[@]}" --pass-table "/dev/fd/$tr_scratch_fd" 2>&"$tr_quiet_fd" |
 		tr-encode ${force:+--force} "${tr_lifeline_args[@]}" -o "$wout" 2>&"$tr_quiet_fd"
 	statuses=("${PIPESTATUS[@]}")

@@ -828,7 +828,7 @@ cmdline() { # NAME WANTED-FIRST-LINE CMD
 	fi
 }
 cmdline "usage: ambiguous --p" \
-	"tr-layer-track: option '--p' is ambiguous; possibilities: '--passes' '--pid' '--phase'" \
+	"tr-layer-track: option '--p' is ambiguous; possibilities: '--passes' '--pid' '--phase' '--progress'" \
 	"$LTB --p 1 --phase p --evidence e"
 cmdline "usage: ambiguous --e=x" \
 	"tr-layer-track: option '--e' is ambiguous; possibilities: '--end-anchor-regex' '--evidence'" \

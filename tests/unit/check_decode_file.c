@@ -105,7 +105,7 @@ static void run(size_t max_event, size_t max_members, struct decode_file_result 
 {
 	int fd = open_output();
 
-	decode_file_as(in_path, "t.json", fd, max_event, max_members, "tr-test", r);
+	decode_file_as(in_path, "t.json", fd, max_event, max_members, "tr-test", r, NULL);
 	ck_assert_int_eq(close(fd), 0);
 }
 
@@ -284,7 +284,7 @@ START_TEST(test_write_fails)
 	signal(SIGPIPE, SIG_IGN);
 	write_input(S(TRACE));
 	errno = 0;
-	decode_file_as(in_path, "t.json", p[1], 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r);
+	decode_file_as(in_path, "t.json", p[1], 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r, NULL);
 	ck_assert_int_eq(r.status, DECODE_WRITE);
 	ck_assert_int_eq(errno, EPIPE);
 	close(p[1]);
@@ -304,7 +304,7 @@ START_TEST(test_queue)
 	write_input(trace_gz, sizeof trace_gz);
 	/* one thread: the whole stream must fit the queue's four blocks */
 	ck_assert_int_eq(blockq_init(&q, 1024), 0);
-	decode_file_to_queue(in_path, &q, 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r);
+	decode_file_to_queue(in_path, &q, 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r, NULL);
 	blockq_close(&q);
 	ck_assert_int_eq(r.status, DECODE_OK);
 	while ((n = blockq_take(&q, got + at, sizeof got - 1 - at)) > 0)
@@ -318,7 +318,7 @@ START_TEST(test_queue)
 
 	ck_assert_int_eq(blockq_init(&q, 16), 0);
 	blockq_cancel(&q);
-	decode_file_to_queue(in_path, &q, 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r);
+	decode_file_to_queue(in_path, &q, 1 << 20, DECODE_DEFAULT_MAX_MEMBERS, "tr-test", &r, NULL);
 	ck_assert_int_eq(r.status, DECODE_WRITE);
 	ck_assert_int_eq(errno, EPIPE);
 	blockq_free(&q);
