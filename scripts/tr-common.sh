@@ -34,6 +34,74 @@ tr_progress_clear() {
 	[ -z "$tr_progress" ] || printf '\r\033[K' >&2
 }
 
+# tr_bytes VAR N: VAR set to the byte count N as the progress line writes
+# it (progress.h): "512B", "1.0K", "612.3M", "1.6G".
+tr_bytes() {
+	local tr_n=$2 tr_unit=1024 tr_k=0 tr_t tr_units=KMG
+	if [ "$tr_n" -lt 1024 ]; then
+		printf -v "$1" '%sB' "$tr_n"
+		return
+	fi
+	while [ $tr_k -lt 2 ] && [ "$tr_n" -ge $((tr_unit * 1024)) ]; do
+		tr_unit=$((tr_unit * 1024)) tr_k=$((tr_k + 1))
+	done
+	tr_t=$((tr_n / tr_unit * 10 + (tr_n % tr_unit * 10 + tr_unit / 2) / tr_unit))
+	if [ $tr_t -ge 10240 ] && [ $tr_k -lt 2 ]; then
+		tr_unit=$((tr_unit * 1024)) tr_k=$((tr_k + 1))
+		tr_t=$((tr_n / tr_unit * 10 + (tr_n % tr_unit * 10 + tr_unit / 2) / tr_unit))
+	fi
+	printf -v "$1" '%d.%d%s' $((tr_t / 10)) $((tr_t % 10)) "${tr_units:tr_k:1}"
+}
+
+# tr_progress_line DONE-COUNT COUNT DONE-BYTES TOTAL-BYTES ELAPSED-US: the
+# progress line of a batch (tr-layer-track-ranks) on stderr, as tr-decode
+# draws its own: "ranks 3/8 612.3M/1.6G 37% 45.2M/s ETA 0:23".
+tr_progress_line() {
+	local d t r rate=0 pct=100 eta=0:00 left
+	[ "$5" -le 0 ] || rate=$(($3 * 1000000 / $5))
+	tr_bytes d "$3"
+	tr_bytes t "$4"
+	tr_bytes r "$rate"
+	if [ "$3" -lt "$4" ]; then
+		pct=$(($3 * 100 / $4))
+		if [ $rate -eq 0 ]; then
+			eta=-:--
+		else
+			left=$((($4 - $3 + rate - 1) / rate))
+			if [ $left -lt 3600 ]; then
+				printf -v eta '%d:%02d' $((left / 60)) $((left % 60))
+			else
+				printf -v eta '%d:%02d:%02d' $((left / 3600)) $((left / 60 % 60)) $((left % 60))
+			fi
+		fi
+	fi
+	printf '\rranks %d/%d %s/%s %d%% %s/s ETA %s\033[K' "$1" "$2" "$d" "$t" "$pct" "$r" "$eta" >&2
+}
+
+# tr_progress_ranks COUNT TOTAL-BYTES: reads one line per finished rank
+# (the bytes of its trace) and draws the batch's line: nothing in the first
+# second, then at each rank's end (at most four times a second) and once a
+# second; cleared at the end.
+tr_progress_ranks() {
+	local count=$1 total=$2 done=0 bytes=0 line start now last=0 drawn= us
+	start=${EPOCHREALTIME/./}
+	while :; do
+		if IFS= read -r -t 1 line; then
+			[[ $line =~ ^[0-9]+$ ]] || continue
+			done=$((done + 1)) bytes=$((bytes + line))
+		elif [ $? -le 128 ]; then
+			break
+		fi
+		now=${EPOCHREALTIME/./}
+		us=$((now - start))
+		[ $us -ge 1000000 ] || continue
+		[ -z "$drawn" ] || [ $((now - last)) -ge 250000 ] || continue
+		tr_progress_line "$done" "$count" "$bytes" "$total" "$us"
+		drawn=1 last=$now
+	done
+	[ -z "$drawn" ] || printf '\r\033[K' >&2
+}
+
 # Prefer the programs beside the command (installed, or in a build tree).
 tr_find_programs() {
 	local here=$1 d
