@@ -23,6 +23,7 @@
 #include "diag.h"
 #include "io.h"
 #include "opt.h"
+#include "progress.h"
 #include "outfile.h"
 
 /* Fixed identities of the generated process. */
@@ -81,6 +82,7 @@ struct config {
 	int64_t slow_layer;       /* -1, or the target layer whose attention is slowed */
 	uint64_t slowdown;        /* percent added to that attention kernel's duration */
 	const char *output;       /* NULL: stdout */
+	int progress_mode;        /* progress.h: auto, --progress, --quiet */
 };
 
 /* ---- kernel types -------------------------------------------------- */
@@ -767,11 +769,15 @@ static _Noreturn void output_failed(const struct out *o)
 	die_errno(EXIT_TROUBLE, "write %s", o->name);
 }
 
+/* The progress line: the bytes of --target-bytes counted, then written. */
+static struct progress meter;
+
 static void out_flush(struct out *o)
 {
 	if (o->w != NULL && o->len > 0 && writer_put(o->w, o->buf, o->len) != 0)
 		output_failed(o);
 	o->flushed += o->len;
+	(void)progress_update(&meter, o->flushed);
 	o->len = 0;
 }
 
@@ -1533,6 +1539,7 @@ static const char usage_text[] =
 	"              [--rocm] [--streams S] [--target-bytes B[K|M|G]]\n"
 	"              [--ts-format kineto|int] [--rank K]\n"
 	"              [--slow-layer L --slowdown PCT] [--shape dense]\n"
+	"              [--progress | -q | --quiet]\n"
 	"       tr-gen --scale-devices N | --scale-pids N [--rocm] [--compact]\n"
 	"              [--array] [-o file] [--origin-us U] [--ts-format kineto|int]\n"
 	"       tr-gen --help | --version\n"
@@ -1562,6 +1569,10 @@ static const char usage_text[] =
 	"  --ts-format F      kineto (microseconds, 3 decimals; default) or int\n"
 	"  --scale-devices N  a scaling case: one pid with N devices, one kernel each\n"
 	"  --scale-pids N     a scaling case: N pids, one kernel each\n"
+	"  --progress         the progress line on standard error (the counting run of\n"
+	"                     --target-bytes, then the writing) even when that is\n"
+	"                     not a terminal\n"
+	"  -q, --quiet        no progress line, even on a terminal\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 success, 2 usage or system trouble.\n";
@@ -1570,7 +1581,8 @@ enum {
 	OPT_ARRAY = 256, OPT_COMPACT, OPT_CONCURRENCY, OPT_DEVICES, OPT_DRAFT_LAYERS,
 	OPT_DRAFT_PASSES, OPT_HELP, OPT_LAYERS, OPT_ORIGIN, OPT_PASSES, OPT_SEED,
 	OPT_STREAMS, OPT_TARGET, OPT_TS_FORMAT, OPT_VERSION, OPT_ROCM, OPT_SCALE_DEVICES,
-	OPT_SCALE_PIDS, OPT_RANK, OPT_SLOW_LAYER, OPT_SLOWDOWN, OPT_SHAPE
+	OPT_SCALE_PIDS, OPT_RANK, OPT_SLOW_LAYER, OPT_SLOWDOWN, OPT_SHAPE,
+	OPT_PROGRESS
 };
 
 static const struct option long_options[] = {
@@ -1592,6 +1604,8 @@ static const struct option long_options[] = {
 	{ "scale-pids", required_argument, NULL, OPT_SCALE_PIDS },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "shape", required_argument, NULL, OPT_SHAPE },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "slow-layer", required_argument, NULL, OPT_SLOW_LAYER },
 	{ "slowdown", required_argument, NULL, OPT_SLOWDOWN },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
@@ -1632,7 +1646,7 @@ static uint64_t parse_number(const struct opt_program *prog, const char *opt,
 
 static void parse_options(int argc, char **argv, struct config *cfg)
 {
-	struct opt_program prog = { NULL, ":o:fh", long_options, usage_text };
+	struct opt_program prog = { NULL, ":o:fhq", long_options, usage_text };
 	int ch;
 
 	memset(cfg, 0, sizeof *cfg);
@@ -1720,6 +1734,8 @@ static void parse_options(int argc, char **argv, struct config *cfg)
 				exit(opt_bad_value(&prog, stderr, "--ts-format", optarg,
 						   "allowed kineto, int"));
 			break;
+		case OPT_PROGRESS: cfg->progress_mode = PROGRESS_FORCE; break;
+		case 'q': cfg->progress_mode = PROGRESS_QUIET; break;
 		case OPT_VERSION:
 			print_version_and_exit();
 		default:
@@ -1823,6 +1839,7 @@ int main(int argc, char **argv)
 	diag_init(argv[0]);
 	signal(SIGPIPE, SIG_DFL);
 	parse_options(argc, argv, &cfg);
+	progress_start(&meter, cfg.progress_mode, STDERR_FILENO, "counting");
 	init_kernel_names();
 	if (cfg.rocm) {
 		rocm = 1;
@@ -1844,8 +1861,11 @@ int main(int argc, char **argv)
 	open_output(&cfg, &w);
 	o.w = &w;
 	iterations = cfg.passes;
-	if (cfg.target_bytes > 0 && !cfg.scale_devices && !cfg.scale_pids)
+	if (cfg.target_bytes > 0 && !cfg.scale_devices && !cfg.scale_pids) {
+		progress_phase(&meter, "counting", cfg.target_bytes);
 		iterations = count_iterations(&g, header_size(&cfg));
+	}
+	progress_phase(&meter, "generating", cfg.target_bytes);
 
 	o.name = w.fd != STDOUT_FILENO ? cfg.output : "standard output";
 	o.buf = xmalloc(OUT_FLUSH_AT + EVENT_ROOM);
@@ -1870,6 +1890,7 @@ int main(int argc, char **argv)
 	} else {
 		emit_trailer(&o);
 	}
+	(void)progress_end(&meter);
 	close_output(&o);
 
 	for (d = 0; d < cfg.devices; d++)
