@@ -149,12 +149,13 @@ UBSAN_B     := build-ubsan
 UBSAN_FLAGS := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ubsan:
 	@$(MAKE) --no-print-directory B=$(UBSAN_B) CFLAGS='$(UBSAN_FLAGS)' LDFLAGS='$(UBSAN_FLAGS)' \
-		all $(UBSAN_B)/tests/interrupt_placement.so
+		all $(UBSAN_B)/tests/interrupt_placement.so $(UBSAN_B)/tests/slow_read.so
 	@UBSAN_OPTIONS=print_stacktrace=1 sh tests/e2e/run.sh $(UBSAN_B)/bin
 
 # Preloaded by the fault tests into tr-encode to interrupt it between placing
-# two outputs (tests/e2e/interrupt_placement.c).
-PRELOADS := $(B)/tests/interrupt_placement.so
+# two outputs (tests/e2e/interrupt_placement.c), and by the progress tests
+# to slow the reading of a trace (tests/e2e/slow_read.c).
+PRELOADS := $(B)/tests/interrupt_placement.so $(B)/tests/slow_read.so
 $(B)/tests/%.so: tests/e2e/%.c | $(B)/tests
 	$(call say,CC,$@)$(CC) -std=c11 -Wall -Wextra -Werror -g -O1 -fPIC -shared -o $@ $< -ldl
 

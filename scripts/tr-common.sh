@@ -9,7 +9,9 @@
 # --quiet is not given (the last of the two wins).  tr_progress_setup
 # decides (tr_progress: 1 or empty); tr_progress_opts ARRAY PHASE [FD] sets
 # ARRAY to a stage's options: the phase and the descriptor to draw on
-# (when it is not the stage's standard error), or --quiet.
+# (when it is not the stage's standard error), or --quiet for a stage on
+# the command's stderr when --quiet was given (else nothing: the stage
+# decides as the command did).
 tr_progress_mode= tr_progress=
 tr_set_progress() { tr_progress_mode=force; }
 tr_set_quiet() { tr_progress_mode=quiet; }
@@ -22,11 +24,12 @@ tr_progress_setup() {
 }
 tr_progress_opts() {
 	local -n tr_popts=$1
+	tr_popts=()
 	if [ -n "$tr_progress" ]; then
 		tr_popts=("--progress=$2")
 		[ -z "${3:-}" ] || tr_popts+=(--progress-fd "$3")
-	else
-		tr_popts=(--quiet)
+	elif [ "$tr_progress_mode" = quiet ] && [ -z "${3:-}" ]; then
+		tr_popts=(--quiet)  # a stage on the command's stderr, a terminal
 	fi
 }
 # A line a stage left drawn (it was stopped) cleared before a message.

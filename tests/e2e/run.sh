@@ -17,7 +17,7 @@ if [ ! -d "$TRACES" ]; then
 	echo "NOTE: $TRACES is absent: the tests on real traces are skipped"
 fi
 for t in "$ROOT"/tests/e2e/t-*.sh; do
-	[ -n "${ONLY:-}" ] && case $t in *"$ONLY"*) ;; *) continue ;; esac
+	[ -n "${ONLY:-}" ] && case ${t##*/} in *"$ONLY"*) ;; *) continue ;; esac
 	echo "== $(basename "$t")"
 	T=$WORK/$(basename "$t" .sh)
 	mkdir -p "$T"

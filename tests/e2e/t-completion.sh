@@ -73,7 +73,7 @@ completes "completion: tr-layer-track-ranks --re" "--record-path|--resume-failed
 completes "completion: tr-encode - (short and long)" \
 	"--compact-report|--force|--help|--level|--lifeline|--output|--pass-table|--report-base|--version|-f|-h|-o" \
 	tr-encode -
-completes "completion: an option after a value" "--passes|--phase|--pid" \
+completes "completion: an option after a value" "--passes|--phase|--pid|--progress" \
 	tr-layer-track --trace x.json --p
 completes "completion: tr-layer-track --trace gives files" "a b.json.gz|run dir|trace.json" \
 	tr-layer-track --trace ''

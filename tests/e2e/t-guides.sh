@@ -726,7 +726,7 @@ ct_all() {
 		--max-event-bytes 1M --record-path --compact-report --no-verify ;;
 	eq) set -- --trace="$SRC" --output="$1/o.json" --max-gpu-lanes=2 --pid=0 \
 		--max-event-bytes=1M --record-path --compact-report --no-verify ;;
-	abbr) set -- --t "$SRC" --o="$1/o.json" --max-g 2 --p=0 --max-e 1M --r --c --n ;;
+	abbr) set -- --t "$SRC" --o="$1/o.json" --max-g 2 --pi=0 --max-e 1M --r --c --n ;;
 	esac
 	RC=0
 	tr-compact-track "$@" >"$T/out" 2>"$T/err" || RC=$?
