@@ -50,7 +50,9 @@ emit() {
 	opts= argopts= fileopts= diropts=
 	while read -r name has; do
 		opts="$opts $name"
-		[ "$has" = no ] && continue
+		# an optional value is attached (--progress=PHASE): the next
+		# word is not it
+		case $has in no|optional) continue ;; esac
 		argopts="$argopts $name"
 		if in_list "$name" "$FILE_OPTS"; then fileopts="$fileopts $name"; fi
 		if in_list "$name" "$DIR_OPTS"; then diropts="$diropts $name"; fi

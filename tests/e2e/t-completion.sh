@@ -92,6 +92,8 @@ completes "completion: tr-select-anchors --num-layers gives nothing" "" \
 	tr-select-anchors --num-layers ''
 completes "completion: tr-decode's operand is a file" "a b.json.gz|run dir|trace.json" \
 	tr-decode ''
+completes "completion: after --progress (its value attached), tr-decode's operand" \
+	"a b.json.gz|run dir|trace.json" tr-decode --progress ''
 completes "completion: tr-serve's operand is a file" "trace.json" tr-serve --port 0 t
 completes "completion: tr-guides takes no operand" "" tr-guides ''
 completes "completion: another command is left alone" "" gzip --
