@@ -55,8 +55,10 @@ elif [ ! -f "$SLOW" ]; then
 else
 cd "$T" || exit 1
 tr-gen --layers 4 --passes 240 --streams 8 --concurrency 3 -o t.json
-# 16 MB: 16 reads of 1 MiB at 100 ms, 1.6 s a reading of the trace
-export SLOW_READ_MS=100
+# 16 MB: 16 reads of 1 MiB and the one that finds the end, each after
+# 70 ms: a reading of the trace lasts 1.19 s at least, however fast the
+# machine, so its last redraws come after the first second
+export SLOW_READ_MS=70
 size=$(stat -c %s t.json)
 SIZE=$(printf '%s' "$size" | awk '{ printf "%.1fM", $1 / 1048576 }')
 SIZE_RE=$(printf '%s' "$SIZE" | sed 's/\./\\./')
@@ -101,6 +103,9 @@ lt="tr-layer-track --trace t.json --output o.json.gz --anchor-regex '$ANCHOR' --
 tty "$lt"
 has_line "progress: tr-layer-track annotating" "$T/tty" annotating "$SIZE_RE"
 has_line "progress: tr-layer-track verifying" "$T/tty" verifying "$SIZE_RE"
+# tr-compact's spill is not the trace: its size is its own; its first
+# redraw comes at once, the run being more than a second old
+has_line "progress: tr-layer-track writing" "$T/tty" writing "$NUM"
 screen "$T/tty" >"$T/screen"
 rm -f o.json.gz o.json.gz.layers.json o.json.gz.compact.json
 sh -c "LD_PRELOAD='$SLOW' $lt" >"$T/plain" 2>&1
@@ -116,10 +121,28 @@ else
 	pass "progress: tr-layer-track, stderr a file: no line"
 fi
 rm -f o.json.gz o.json.gz.layers.json o.json.gz.compact.json
-run "LD_PRELOAD='$SLOW' $lt --progress"
+# with a window of a plain output: the output read again to cut it
+run "LD_PRELOAD='$SLOW' $(printf '%s' "$lt" | sed 's/o\.json\.gz/o.json/') --window '--passes 0-1' --progress"
+OSIZE_RE=$(stat -c %s o.json | awk '{ printf "%.1fM", $1 / 1048576 }' | sed 's/\./\\./')
 has_line "progress: tr-layer-track --progress into a file: annotating" "$T/err" annotating "$SIZE_RE"
+has_line "progress: tr-layer-track --progress into a file: writing" "$T/err" writing "$NUM"
 has_line "progress: tr-layer-track --progress into a file: verifying" "$T/err" verifying "$SIZE_RE"
-rm -f o.json.gz o.json.gz.layers.json o.json.gz.compact.json
+has_line "progress: tr-layer-track --progress into a file: windowing" "$T/err" windowing "$OSIZE_RE"
+# the window verified against the output: tr-verify reads the output
+has_line "progress: tr-layer-track --progress into a file: verifying the window" "$T/err" verifying "$OSIZE_RE"
+# what is left once every redraw and clearing is taken out: nothing
+left=$(python3 -c '
+import re, sys
+d = open(sys.argv[1], "rb").read()
+d = re.sub(rb"\r[a-z]+ [^\r\x1b]*\x1b\[K", b"", d).replace(b"\r\x1b[K", b"")
+sys.stdout.write(repr(d) if d else "")' "$T/err")
+if [ "$RC" = 0 ] && [ -z "$left" ]; then
+	pass "progress: tr-layer-track --progress: stderr holds the line alone"
+else
+	fail "progress: tr-layer-track --progress: stderr holds the line alone" "exit status $RC" \
+		"left: $(printf '%s' "$left" | head -c 300)"
+fi
+rm -f o.json o.json.layers.json o.json.compact.json o.window.json o.window.json.window.json
 tty "$lt --quiet"
 if grep -qaE 'annotating|writing|verifying [0-9]' "$T/tty"; then
 	fail "progress: tr-layer-track --quiet on a terminal" "got: $(grep -ac "$(printf '\r')" "$T/tty")"
