@@ -28,6 +28,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "opt.h"
+#include "serve_page.h"
 #include "ui.h"
 
 #define DEFAULT_UI "https://ui.perfetto.dev"
@@ -48,11 +49,12 @@
 static const char usage_text[] =
 	"usage: tr-serve [--port N] [--ui URL] [--open] [--pass K] [--layer LN]\n"
 	"                [--query SQL] [--no-setup] [--stream-above BYTES]\n"
+	"                [--print-ui-url]\n"
 	"                TRACE | --trace TRACE\n"
 	"Serve TRACE (.json or .json.gz, sent as stored) and a viewer page on\n"
 	"127.0.0.1 until interrupted; the page opens the Perfetto UI in a new\n"
 	"window and posts the trace to it.  The URL to open goes to standard output,\n"
-	"then the UI URL the page opens.  With a report beside TRACE (.layers.json,\n"
+	"then \"Ctrl-C to stop\".  With a report beside TRACE (.layers.json,\n"
 	".compact.json, .window.json), the UI pins the layer guides and synthetic\n"
 	"GPU lanes, expands the GPU process, shows pass 0 and lists the guides.\n"
 	"\n"
@@ -67,164 +69,12 @@ static const char usage_text[] =
 	"  --no-setup open the UI plainly: no pins, range, selection or query\n"
 	"  --stream-above BYTES  stream traces larger than BYTES (K, M or G allowed;\n"
 	"             default 256M)\n"
+	"  --print-ui-url  also print the UI URL the page opens, as \"ui URL\"\n"
 	"  --help     this text\n"
 	"  --version  the version\n"
 	"\n"
 	"Exit status: 0 stopped by SIGINT or SIGTERM, 1 input rejected,\n"
 	"2 usage or system trouble.\n";
-
-/* The viewer page.  Its only variable parts, the UI URL and the file name,
- * are percent-encoded by the server (so they cannot end the string or the
- * script) and decoded by the page.  The format holds no other '%'. */
-#define PAGE_FMT \
-"<!DOCTYPE html>\n" \
-"<html lang=\"en\"><head><meta charset=\"utf-8\">\n" \
-"<meta name=\"referrer\" content=\"no-referrer\">\n" \
-"<title>tr-serve</title>\n" \
-"<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46em;margin:2em auto;" \
-"padding:0 1em}button{font-size:1.1em;padding:.4em 1.2em}" \
-"#warn{color:#8a4b00}code{word-break:break-all}</style>\n" \
-"</head><body>\n" \
-"<h1>tr-serve: <span id=\"name\"></span></h1>\n" \
-"<p>The button opens the Perfetto UI (<code id=\"ui\"></code>) in a new\n" \
-"window and posts this trace to it with <code>postMessage</code>; the trace\n" \
-"goes from this page to that window and is not uploaded anywhere.\n" \
-"Browsers open a pop-up window only from a click, so the click is needed.</p>\n" \
-"<p><button id=\"go\" type=\"button\">Open in Perfetto</button></p>\n" \
-"<p id=\"status\" role=\"status\">Not sent yet.</p>\n" \
-"<p id=\"progress\"></p>\n" \
-"<p id=\"warn\" hidden>This confirms the transfer only, not that Perfetto\n" \
-"parsed the trace: look for errors in the Perfetto window.</p>\n" \
-"<script>\n" \
-"\"use strict\";\n" \
-"function dec(s) { try { return decodeURIComponent(s); } catch (e) { return s; } }\n" \
-"const UI = dec(\"%s\"), NAME = dec(\"%s\");\n" \
-"const SIZE = %jd, STREAM_ABOVE = %jd;\n" \
-"const statusEl = document.getElementById(\"status\");\n" \
-"const progressEl = document.getElementById(\"progress\");\n" \
-"const warnEl = document.getElementById(\"warn\");\n" \
-"let uiOrigin = null, win = null, timer = 0, busy = false;\n" \
-"let streamPosted = false, fellBack = false, streamReader = null;\n" \
-"try { uiOrigin = new URL(UI).origin; } catch (e) { }\n" \
-"document.getElementById(\"name\").textContent = NAME;\n" \
-"document.getElementById(\"ui\").textContent = UI;\n" \
-"document.title = NAME + \" - tr-serve\";\n" \
-"function say(text) { statusEl.textContent = text; }\n" \
-"function stopPing() { if (timer) { clearInterval(timer); timer = 0; } }\n" \
-"function openUI() {\n" \
-"  if (!uiOrigin) { say(\"Not a valid URL for the Perfetto UI: \" + UI); return; }\n" \
-"  stopPing(); busy = false; streamPosted = false; fellBack = false;\n" \
-"  warnEl.hidden = true; progressEl.textContent = \"\";\n" \
-"  win = window.open(UI, \"_blank\");\n" \
-"  if (!win) {\n" \
-"    say(\"The browser blocked the pop-up window (window.open returned null): \" +\n" \
-"        \"allow pop-ups for this page, or click the button again.\");\n" \
-"    return;\n" \
-"  }\n" \
-"  say(\"Waiting for the Perfetto UI to answer PING with PONG...\");\n" \
-"  /* The UI answers only once loaded and keeps no queue: ping until it does. */\n" \
-"  timer = setInterval(function () {\n" \
-"    if (win.closed) {\n" \
-"      stopPing();\n" \
-"      say(\"The Perfetto window was closed before it answered; click the button again.\");\n" \
-"      return;\n" \
-"    }\n" \
-"    win.postMessage(\"PING\", uiOrigin);\n" \
-"  }, 50);\n" \
-"}\n" \
-"async function fetchTrace() {\n" \
-"  const r = await fetch(\"trace\", { cache: \"no-store\" });\n" \
-"  if (!r.ok) throw new Error(\"HTTP \" + r.status);\n" \
-"  return r;\n" \
-"}\n" \
-"async function sendBuffer(note) {\n" \
-"  const buffer = await (await fetchTrace()).arrayBuffer();\n" \
-"  const n = buffer.byteLength;\n" \
-"  /* Transferred, not copied: a trace can be hundreds of megabytes. */\n" \
-"  win.postMessage({ perfetto: { buffer: buffer, title: NAME, fileName: NAME } },\n" \
-"                  uiOrigin, [buffer]);\n" \
-"  say(note + \"Local trace sent: \" + n + \" bytes\");\n" \
-"  warnEl.hidden = false;\n" \
-"}\n" \
-"/* A large trace goes as a ReadableStream: the UI reads it with backpressure\n" \
-" * and the page never holds it whole.  The progress line counts what the UI\n" \
-" * has taken. */\n" \
-"async function sendStream() {\n" \
-"  const r = await fetchTrace();\n" \
-"  if (!r.body) return sendBuffer(\"This browser gives no response stream; \");\n" \
-"  const reader = r.body.getReader();\n" \
-"  let sent = 0;\n" \
-"  const stream = new ReadableStream({\n" \
-"    async pull(c) {\n" \
-"      const x = await reader.read();\n" \
-"      if (x.done) {\n" \
-"        c.close();\n" \
-"        if (!fellBack) {\n" \
-"          say(\"Local trace streamed: \" + sent + \" bytes\");\n" \
-"          warnEl.hidden = false;\n" \
-"        }\n" \
-"        return;\n" \
-"      }\n" \
-"      sent += x.value.byteLength;\n" \
-"      if (!fellBack) progressEl.textContent = \"Sent \" + sent + \" of \" + SIZE + \" bytes\";\n" \
-"      c.enqueue(x.value);\n" \
-"    },\n" \
-"    cancel(reason) { return reader.cancel(reason); }\n" \
-"  }, { highWaterMark: 0 });\n" \
-"  try {\n" \
-"    win.postMessage({ perfetto: { stream: stream, title: NAME, bytesTotal: SIZE } },\n" \
-"                    uiOrigin, [stream]);\n" \
-"  } catch (e) {\n" \
-"    reader.cancel();\n" \
-"    return sendBuffer(\"This browser cannot post a stream (\" + e.message +\n" \
-"                      \"): sent as one buffer instead. \");\n" \
-"  }\n" \
-"  streamPosted = true;\n" \
-"  streamReader = reader;\n" \
-"  say(\"Streaming the trace to the Perfetto UI...\");\n" \
-"  /* A UI that took a trace stops listening; an older one ignores the\n" \
-"   * stream and still answers this PING, which comes after it. */\n" \
-"  win.postMessage(\"PING\", uiOrigin);\n" \
-"}\n" \
-"async function sendTrace() {\n" \
-"  try {\n" \
-"    if (SIZE > STREAM_ABOVE && typeof ReadableStream === \"function\") {\n" \
-"      say(\"The Perfetto UI answered; streaming the trace...\");\n" \
-"      await sendStream();\n" \
-"    } else {\n" \
-"      say(\"The Perfetto UI answered; fetching the trace...\");\n" \
-"      await sendBuffer(\"\");\n" \
-"    }\n" \
-"  } catch (e) {\n" \
-"    busy = false;\n" \
-"    say(\"Could not send the trace: \" + e.message);\n" \
-"  }\n" \
-"}\n" \
-"async function fallBack() {\n" \
-"  fellBack = true;\n" \
-"  if (streamReader) streamReader.cancel();\n" \
-"  progressEl.textContent = \"\";\n" \
-"  try {\n" \
-"    await sendBuffer(\"The Perfetto UI did not take a stream (an older UI): \" +\n" \
-"                     \"sent as one buffer instead. \");\n" \
-"  } catch (e) {\n" \
-"    say(\"Could not send the trace: \" + e.message);\n" \
-"  }\n" \
-"}\n" \
-"window.addEventListener(\"message\", function (ev) {\n" \
-"  if (ev.source !== win || ev.origin !== uiOrigin || ev.data !== \"PONG\")\n" \
-"    return;\n" \
-"  if (streamPosted && !fellBack) { fallBack(); return; }\n" \
-"  if (busy) return;\n" \
-"  busy = true;\n" \
-"  stopPing();\n" \
-"  sendTrace();\n" \
-"});\n" \
-"document.getElementById(\"go\").addEventListener(\"click\", openUI);\n" \
-"/* For tests: a headless browser started with --disable-popup-blocking. */\n" \
-"if (new URLSearchParams(location.search).get(\"auto\") === \"1\") openUI();\n" \
-"</script>\n" \
-"</body></html>\n"
 
 /* Sent with every response.  The Referrer-Policy keeps the token out of the
  * Referer that the UI would otherwise see; no Cross-Origin-Opener-Policy,
@@ -247,8 +97,7 @@ static int wake_rd = -1, wake_wr = -1;   /* self-pipe: signals wake poll() */
 static unsigned port;
 static char page_path[TOKEN_BYTES * 2 + 3];
 static char trace_path[TOKEN_BYTES * 2 + 8];
-static char *page;
-static size_t page_len;
+static struct buf page = BUF_INIT;
 static pid_t children[MAX_CHILDREN];
 static int nchildren;
 static pid_t opener_pid = -1;
@@ -317,49 +166,6 @@ static void default_signals(void)
 
 /* ---- setup --------------------------------------------------------- */
 
-/* Encode everything but RFC 3986 unreserved characters: the result is safe
- * inside a JavaScript string inside an HTML script element. */
-static char *percent_encode(const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(s), i, o = 0;
-	char *out;
-
-	if (n > (SIZE_MAX - 1) / 3)
-		die_nomem();
-	out = xmalloc(3 * n + 1);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
-			out[o++] = (char)c;
-		} else {
-			out[o++] = '%';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
-static void build_page(const char *ui, const char *name, off_t size, long long stream_above)
-{
-	char *ui_enc = percent_encode(ui), *name_enc = percent_encode(name);
-	int n = snprintf(NULL, 0, PAGE_FMT, ui_enc, name_enc, (intmax_t)size,
-			 (intmax_t)stream_above);
-
-	if (n < 0)
-		die_nomem();
-	page_len = (size_t)n;
-	page = xmalloc(page_len + 1);
-	snprintf(page, page_len + 1, PAGE_FMT, ui_enc, name_enc, (intmax_t)size,
-		 (intmax_t)stream_above);
-	free(ui_enc);
-	free(name_enc);
-}
-
 /* ---- the UI's startup parameters ------------------------------------ */
 
 /* The whole of a report into b: 1, or 0 when there is no such file. */
@@ -412,7 +218,7 @@ static void take_report(struct ui_view *v, const char *path, struct buf *text)
  * beside it (a guided trace compacted by tr-compact-track, a window cut by
  * tr-window from an annotated output) brings those too, since compaction
  * and windows keep the guides, their times and the lanes. */
-static void read_reports(const char *path, struct ui_view *v)
+static void read_reports(const char *path, struct ui_view *v, int64_t *events, int *nread)
 {
 	static const char *const kinds[] = { ".layers.json", ".compact.json", ".window.json" };
 	struct buf name = BUF_INIT, text = BUF_INIT, src = BUF_INIT;
@@ -427,6 +233,11 @@ static void read_reports(const char *path, struct ui_view *v)
 		if (!read_report(name.p, &text))
 			continue;
 		take_report(v, name.p, &text);
+		(*nread)++;
+		/* the later kinds describe the served file more closely: a
+		 * window of a trace, a compacted trace */
+		if (ui_report_events(text.p, text.len, events) == UI_NOMEM)
+			die_nomem();
 		if (i == 0)
 			have_layers = 1;
 		if (i >= 1 && !have_layers && ui_report_source_file(text.p, text.len, &src) == 1 &&
@@ -441,6 +252,7 @@ static void read_reports(const char *path, struct ui_view *v)
 					die_nomem();
 				if (strcmp(name.p, path) != 0 && read_report(name.p, &text)) {
 					take_report(v, name.p, &text);
+					(*nread)++;
 					have_layers |= k == 0;
 				}
 			}
@@ -452,7 +264,8 @@ static void read_reports(const char *path, struct ui_view *v)
 }
 
 /* The URL the page opens: the UI with its hash route and parameters. */
-static char *ui_url(const char *ui, const char *path, const struct ui_choice *choice)
+static char *ui_url(const char *ui, const char *path, const struct ui_choice *choice,
+	struct ui_view *vp, int64_t *events, int *nread)
 {
 	struct ui_view v = UI_VIEW_INIT;
 	struct buf params = BUF_INIT, why = BUF_INIT, url = BUF_INIT;
@@ -460,7 +273,7 @@ static char *ui_url(const char *ui, const char *path, const struct ui_choice *ch
 	int rc;
 
 	if (!choice->no_setup)
-		read_reports(path, &v);
+		read_reports(path, &v, events, nread);
 	rc = ui_build_params(&v, choice, &params, &why);
 	if (rc == UI_NOMEM)
 		die_nomem();
@@ -472,7 +285,7 @@ static char *ui_url(const char *ui, const char *path, const struct ui_choice *ch
 	    ((strpbrk(host, "/?") == NULL && buf_addch(&url, '/') != 0) ||
 	     buf_addstr(&url, "#!/?") != 0 || buf_add(&url, params.p, params.len) != 0))
 		die_nomem();
-	ui_view_free(&v);
+	*vp = v;
 	buf_release(&params);
 	buf_release(&why);
 	return url.p;
@@ -726,10 +539,10 @@ static void send_page(int fd, int head_only)
 		"Content-Length: %zu\r\n"
 		COMMON_HEADERS
 		PAGE_CSP
-		"\r\n", page_len);
+		"\r\n", page.len);
 
 	if (send_all(fd, hdr, (size_t)n) == 0 && !head_only)
-		send_all(fd, page, page_len);
+		send_all(fd, page.p, page.len);
 }
 
 /* The bytes as stored, in chunks: a trace can be larger than memory. */
@@ -1054,7 +867,8 @@ static void stop_children(void)
 int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_UI, OPT_OPEN, OPT_TRACE, OPT_HELP, OPT_VERSION,
-	       OPT_PASS, OPT_LAYER, OPT_QUERY, OPT_NO_SETUP, OPT_STREAM_ABOVE };
+	       OPT_PASS, OPT_LAYER, OPT_QUERY, OPT_NO_SETUP, OPT_STREAM_ABOVE,
+	       OPT_PRINT_UI_URL };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -1065,6 +879,7 @@ int main(int argc, char **argv)
 		{ "query", required_argument, NULL, OPT_QUERY },
 		{ "no-setup", no_argument, NULL, OPT_NO_SETUP },
 		{ "stream-above", required_argument, NULL, OPT_STREAM_ABOVE },
+		{ "print-ui-url", no_argument, NULL, OPT_PRINT_UI_URL },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -1073,8 +888,11 @@ int main(int argc, char **argv)
 	int64_t want_port = 0, stream_above = STREAM_ABOVE_DEFAULT;
 	uint64_t stream_bytes;
 	struct ui_choice choice = { 0, 0, 0, 0, 0, NULL };
-	int do_open = 0, ch;
+	int do_open = 0, print_ui = 0, nreports = 0, ch;
 	char url[128], *ui_full;
+	struct ui_view view = UI_VIEW_INIT;
+	struct serve_facts facts;
+	int64_t events = -1;
 	off_t size;
 	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
@@ -1112,6 +930,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_SETUP:
 			choice.no_setup = 1;
+			break;
+		case OPT_PRINT_UI_URL:
+			print_ui = 1;
 			break;
 		case OPT_STREAM_ABOVE:
 			/* a byte count like every other: K, M or G allowed */
@@ -1151,15 +972,21 @@ int main(int argc, char **argv)
 		die(EXIT_TROUBLE, "--no-setup: not with --pass, --layer or --query");
 
 	size = open_trace(path);
-	ui_full = ui_url(ui, path, &choice);
+	ui_full = ui_url(ui, path, &choice, &view, &events, &nreports);
 	warn_if_too_big(path, size);
 	make_token();
-	build_page(ui_full, name, size, (long long)stream_above);
+	facts = (struct serve_facts){ name, (uint64_t)size, events, nreports, &view, &choice,
+				      ui_full, (uint64_t)stream_above, NULL, 0 };
+	if (serve_page_build(&page, &facts) != 0)
+		die_nomem();
 	install_signals();
 	open_listener((unsigned)want_port);
 
 	snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, page_path);
-	if (printf("open %s\nui %s\n", url, ui_full) < 0 || fflush(stdout) != 0)
+	/* the address to open, short; the UI's (a thousand characters with
+	 * a setup) only when asked for: the page shows it too */
+	if (printf("open %s\nCtrl-C to stop\n", url) < 0 ||
+	    (print_ui && printf("ui %s\n", ui_full) < 0) || fflush(stdout) != 0)
 		die_write("standard output");
 	if (do_open)
 		spawn_opener(url);
@@ -1186,7 +1013,8 @@ int main(int argc, char **argv)
 	close(listen_fd);
 	stop_children();
 	close(trace_fd);
-	free(page);
+	buf_release(&page);
+	ui_view_free(&view);
 	free(ui_full);
 	return EXIT_OK;
 }

@@ -245,12 +245,12 @@ check_ui() {
 	fi
 }
 
-# serve_ui NAME [OPTIONS] TRACE: start server su, check it printed its URLs,
-# stop it; UIURL holds the UI URL.
+# serve_ui NAME [OPTIONS] TRACE: start server su with --print-ui-url, check
+# it printed its URLs, stop it; UIURL holds the UI URL.
 serve_ui() {
 	sname=$1
 	shift
-	if ! start su "$@" || [ -z "$TOKEN" ] || [ -z "$UIURL" ]; then
+	if ! start su --print-ui-url "$@" || [ -z "$TOKEN" ] || [ -z "$UIURL" ]; then
 		fail "$sname: prints both URLs" "stdout: $(head -c 300 su.out)" \
 			"stderr: $(head -c 400 su.err)"
 		[ ! -f su.pid ] || stop su TERM "$sname: exit 0 on SIGTERM"
@@ -265,6 +265,83 @@ if serve_ui "setup" g.json; then
 	ok "setup: the UI URL is the default UI's hash route" \
 		test "${UIURL%%#*}" = "https://ui.perfetto.dev/"
 fi
+# The viewer page of the guided trace, read as a user reads it: the title
+# and the button first, then what will open in plain words (its size and
+# events counted here from the file itself, the tracks pinned, the pass in
+# view), the guides' note, the download link, and the UI address inside the
+# details toggle, the same as --print-ui-url prints.
+# page_check PAGE TRACE UIURL NAME: the page's order and words (Python's
+# HTML parser); prints the differences.
+page_check() {
+	"$PY" - "$@" <<'EOF2'
+import html, json, re, sys
+page, trace, uiurl, name = sys.argv[1:5]
+p = open(page, encoding="utf-8").read()
+n = len(open(trace, "rb").read())
+events = len(json.load(open(trace))["traceEvents"])
+bad = []
+def want(what, ok):
+    if not ok:
+        bad.append(what)
+items = [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", p)]
+expect = [
+    "%s: %d bytes (%d.%d KiB), %d events, as its report counts them." % (
+        name, n, n // 1024, n % 1024 * 10 // 1024, events),
+    "Pinned at the top: \u201cLayer guide (decode) \u2014 anchor intervals\u201d, "
+    "\u201cGPU lane 1 (synthetic; device 0)\u201d and \u201cGPU lane 2 (synthetic; device 0)\u201d.",
+    "Expanded: the process of the guides and lanes (pid 0).",
+    "In view: pass 0, its layers L0 to L2.",
+    "A query tab lists the layer guides with their pass and start in ms, to click through the layers.",
+]
+want("summary %r, wanted %r" % (items, expect), items == expect)
+button = p.find('<button id="go" type="button">Open in Perfetto</button>')
+h1 = p.find("<h1>%s</h1>" % html.escape(name))
+summary = p.find('<ul id="summary">')
+details = p.find("<details>")
+code = re.search(r'<code id="ui">([^<]*)</code>', p)
+want("title, then the button", 0 <= h1 < button and p[h1:button].count("<p>") == 1)
+want("the button before the summary and the details", 0 <= button < summary < details)
+want("the UI address inside the details", code is not None and
+     details < code.start() < p.find("</details>") and html.unescape(code.group(1)) == uiurl)
+want("the address appears nowhere else", p.count(html.escape(uiurl, quote=True)) == 1)
+want("the guides' note", "L0 is the layer that starts at the first anchor." in p)
+want("the download link", ('<a href="trace" download="%s">Download the trace</a> (%d bytes)'
+                           % (html.escape(name), n)) in p)
+want("the hint when the UI is slow",
+     '<p id="slow" hidden>The Perfetto UI has not answered within 10 seconds.' in p and
+     "slowTimer = setTimeout(function () { slowEl.hidden = false; }, SLOW_MS);" in p and
+     "const SLOW_MS = 10000, RPC = false;" in p)
+print("\n".join(bad) or "ok")
+sys.exit(1 if bad else 0)
+EOF2
+}
+if start pg --print-ui-url g.json && [ -n "$TOKEN" ]; then
+	ok "terminal: the address, then Ctrl-C to stop, then (--print-ui-url) the UI address" \
+		test "$(sed -n 1,2p pg.out)" = "$(printf 'open http://127.0.0.1:%s/%s/\nCtrl-C to stop' "$PORT" "$TOKEN")" \
+		-a "$(sed -n '3s/ .*//p' pg.out)" = ui -a "$(wc -l <pg.out)" -eq 3
+	req GET "/$TOKEN/"
+	cp b page.html
+	if page_check page.html g.json "$UIURL" g.json >oracle.out 2>&1; then
+		pass "page: says what opens (size, events, pins, pass in view), button first, the UI address in the details"
+	else
+		fail "page: says what opens (size, events, pins, pass in view), button first, the UI address in the details" \
+			"$(head -c 1200 oracle.out)"
+	fi
+	href=$(sed -n 's|.*<a href="\([^"]*\)" download=.*|\1|p' page.html)
+	req GET "/$TOKEN/$href"
+	status "page: the download link: 200" 200
+	same "page: the download link serves the file's bytes" g.json b
+	stop pg TERM "page: exit 0 on SIGTERM"
+fi
+start pg t.json
+ok "terminal: without --print-ui-url, two lines: the address and Ctrl-C to stop" \
+	test "$(cat pg.out)" = "$(printf 'open http://127.0.0.1:%s/%s/\nCtrl-C to stop' "$PORT" "$TOKEN")"
+req GET "/$TOKEN/"
+ok "page without a report: says so, and nothing about events" test \
+	"$(grep '<li>' b)" = "$(printf '<li>t.json: %s bytes (%s KiB).</li>\n<li>No report beside it (t.json.layers.json, .compact.json or .window.json): the UI opens it plainly, nothing pinned, the whole trace in view.</li>' \
+		"$(size_of t.json)" "$(size_of t.json | awk '{ printf "%d.%d", $1 / 1024, ($1 % 1024) * 10 / 1024 }')")"
+ok "page without a report: no guides' note" test -z "$(grep 'id="guides"' b)"
+stop pg TERM "page without a report: exit 0 on SIGTERM"
 if serve_ui "setup --pass 1 --layer L1" --pass 1 --layer L1 g.json; then
 	check_ui "setup --pass 1 --layer L1: pass 1 in view, its L1 selected (ts/dur)" \
 		g.json "$UIURL" 1 1
