@@ -3,43 +3,32 @@
  * cannot fetch from a local HTTP server without CORS and HTTPS, but it accepts
  * a buffer posted by the window that opened it).  See tr-serve(1).
  *
- * Security model: loopback only, a random token in every path, the Host
- * header checked against DNS rebinding, no path from a request ever reaches
- * the file system, and each connection in its own child with time limits. */
-#include <arpa/inet.h>
+ * Options and glue: the page is common/serve_page's, the HTTP server (on
+ * GNU libmicrohttpd: loopback only, a random token in every path, the Host
+ * header checked, the library's limits) common/serve's. */
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
 #include "opt.h"
+#include "serve.h"
 #include "serve_page.h"
 #include "ui.h"
 
 #define DEFAULT_UI "https://ui.perfetto.dev"
 #define UI_MAX 2048              /* longer --ui URLs are refused */
-#define HEAD_MAX 8192            /* request line plus headers */
-#define HEAD_TIMEOUT_MS 10000    /* the whole head must arrive in this time */
-#define SEND_TIMEOUT_S 30        /* one write blocked longer: the reader is gone */
-#define LINGER_MS 1000           /* reading what the client still sends */
-#define MAX_CHILDREN 16          /* connections served at once */
-#define CHUNK (256 * 1024)       /* trace bytes per read */
-#define TOKEN_BYTES 16           /* 128 random bits, 32 hex digits */
 #define STREAM_ABOVE_DEFAULT (256LL * 1024 * 1024)
 /* beyond any file: the page's JavaScript compares it exactly (2^53 > 1024G) */
 #define STREAM_ABOVE_MAX ((uint64_t)1024 * 1024 * 1024 * 1024)
@@ -76,95 +65,10 @@ static const char usage_text[] =
 	"Exit status: 0 stopped by SIGINT or SIGTERM, 1 input rejected,\n"
 	"2 usage or system trouble.\n";
 
-/* Sent with every response.  The Referrer-Policy keeps the token out of the
- * Referer that the UI would otherwise see; no Cross-Origin-Opener-Policy,
- * which would cut the page off from the window it opens. */
-#define COMMON_HEADERS \
-	"Cache-Control: no-store\r\n" \
-	"X-Content-Type-Options: nosniff\r\n" \
-	"Referrer-Policy: no-referrer\r\n" \
-	"X-Frame-Options: DENY\r\n" \
-	"Connection: close\r\n"
-
-#define PAGE_CSP \
-	"Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; " \
-	"style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; " \
-	"form-action 'none'; frame-ancestors 'none'\r\n"
-
 static int trace_fd = -1;
-static int listen_fd = -1;
-static int wake_rd = -1, wake_wr = -1;   /* self-pipe: signals wake poll() */
-static unsigned port;
-static char page_path[TOKEN_BYTES * 2 + 3];
-static char trace_path[TOKEN_BYTES * 2 + 8];
 static struct buf page = BUF_INIT;
-static pid_t children[MAX_CHILDREN];
-static int nchildren;
 static pid_t opener_pid = -1;
 static const char *opener_name;
-static volatile sig_atomic_t got_stop;
-
-/* ---- signals ------------------------------------------------------- */
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	ssize_t w;
-
-	if (sig != SIGCHLD)
-		got_stop = 1;
-	/* a full pipe already holds a wake-up */
-	w = write(wake_wr, "", 1);
-	(void)w;
-	errno = saved;
-}
-
-static void set_flags(int fd, int fl_add, int fd_add)
-{
-	int fl = fcntl(fd, F_GETFL), fdf = fcntl(fd, F_GETFD);
-
-	if (fl < 0 || fdf < 0 || fcntl(fd, F_SETFL, fl | fl_add) < 0 ||
-	    fcntl(fd, F_SETFD, fdf | fd_add) < 0)
-		die_errno(EXIT_TROUBLE, "fcntl");
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	int p[2];
-
-	if (pipe(p) != 0)
-		die_errno(EXIT_TROUBLE, "pipe");
-	wake_rd = p[0];
-	wake_wr = p[1];
-	set_flags(wake_rd, O_NONBLOCK, FD_CLOEXEC);
-	set_flags(wake_wr, O_NONBLOCK, FD_CLOEXEC);
-
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: poll() returns EINTR, and the pipe covers the race */
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_NOCLDSTOP;
-	if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 ||
-	    sigaction(SIGCHLD, &sa, NULL) != 0)
-		die_errno(EXIT_TROUBLE, "sigaction");
-	/* A browser tab closed in the middle of a response must not kill the
-	 * server: writes to the socket then fail with EPIPE instead. */
-	sa.sa_handler = SIG_IGN;
-	sa.sa_flags = 0;
-	if (sigaction(SIGPIPE, &sa, NULL) != 0)
-		die_errno(EXIT_TROUBLE, "sigaction");
-}
-
-/* The defaults again, for a connection child or before exec. */
-static void default_signals(void)
-{
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-}
-
-/* ---- setup --------------------------------------------------------- */
 
 /* ---- the UI's startup parameters ------------------------------------ */
 
@@ -311,26 +215,11 @@ static void put_shell_word(struct buf *b, const char *s)
 
 /* The size of the JSON text: the file's, or for gzip the larger of the
  * compressed size and the trailer's ISIZE (the size modulo 4 GiB). */
-static long long json_text_size(off_t size)
-{
-	unsigned char tail[4], magic[2];
-	long long isize;
-
-	if (size < 18 || pread(trace_fd, magic, 2, 0) != 2 || magic[0] != 0x1f ||
-	    magic[1] != 0x8b)
-		return (long long)size;
-	if (pread(trace_fd, tail, 4, size - 4) != 4)
-		return (long long)size;
-	isize = (long long)tail[0] | (long long)tail[1] << 8 | (long long)tail[2] << 16 |
-		(long long)tail[3] << 24;
-	return isize > (long long)size ? isize : (long long)size;
-}
-
 /* Browsers fail to import JSON traces of about 1 GB and more: say so, and
  * give the command that cuts pass 0 out of the trace (tr-window(1)). */
 static void warn_if_too_big(const char *path, off_t size)
 {
-	long long text = json_text_size(size);
+	long long text = (long long)serve_text_size(trace_fd, (uint64_t)size);
 	struct buf cmd = BUF_INIT, out = BUF_INIT;
 	size_t n = strlen(path);
 
@@ -354,35 +243,6 @@ static void warn_if_too_big(const char *path, off_t size)
 	buf_release(&out);
 }
 
-static void make_token(void)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char raw[TOKEN_BYTES];
-	char tok[TOKEN_BYTES * 2 + 1];
-	size_t got = 0, i;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		die_errno(EXIT_TROUBLE, "/dev/urandom");
-	while (got < sizeof raw) {
-		ssize_t r = read(fd, raw + got, sizeof raw - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			die_errno(EXIT_TROUBLE, "/dev/urandom");
-		got += (size_t)r;
-	}
-	close(fd);
-	for (i = 0; i < sizeof raw; i++) {
-		tok[2 * i] = hex[raw[i] >> 4];
-		tok[2 * i + 1] = hex[raw[i] & 15];
-	}
-	tok[sizeof tok - 1] = '\0';
-	snprintf(page_path, sizeof page_path, "/%s/", tok);
-	snprintf(trace_path, sizeof trace_path, "/%s/trace", tok);
-}
-
 /* The trace is opened once, here; requests never name a file. */
 static off_t open_trace(const char *path)
 {
@@ -403,412 +263,30 @@ static off_t open_trace(const char *path)
 	return st.st_size;
 }
 
-static void open_listener(unsigned want_port)
-{
-	struct sockaddr_in sa;
-	socklen_t len = sizeof sa;
-	int one = 1;
 
-	listen_fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (listen_fd < 0)
-		die_errno(EXIT_TROUBLE, "socket");
-	set_flags(listen_fd, O_NONBLOCK, FD_CLOEXEC);
-	/* a restart on the same --port must not wait out TIME_WAIT */
-	if (setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
-		die_errno(EXIT_TROUBLE, "setsockopt");
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)want_port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);   /* never 0.0.0.0 */
-	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-		die_errno(EXIT_TROUBLE, "127.0.0.1:%u", want_port);
-	if (listen(listen_fd, 16) != 0)
-		die_errno(EXIT_TROUBLE, "listen");
-	if (getsockname(listen_fd, (struct sockaddr *)&sa, &len) != 0)
-		die_errno(EXIT_TROUBLE, "getsockname");
-	port = ntohs(sa.sin_port);
-}
-
-/* ---- one connection (in a child) ----------------------------------- */
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* 0, or -1 when the client is gone or too slow (SO_SNDTIMEO). */
-static int send_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Equal strings, in a time that does not depend on where they differ. */
-static int same_secret(const char *a, size_t alen, const char *b)
-{
-	size_t blen = strlen(b), i;
-	unsigned char d = 0;
-
-	if (alen != blen)
-		return 0;
-	for (i = 0; i < alen; i++)
-		d |= (unsigned char)(a[i] ^ b[i]);
-	return d == 0;
-}
-
-/* Read the request head into buf: its length (through the empty line), 0
- * when the client closed or was too slow, -1 when it is over HEAD_MAX. */
-static long read_head(int fd, char *buf)
-{
-	long deadline = now_ms() + HEAD_TIMEOUT_MS;
-	size_t len = 0, i;
-
-	for (;;) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		long left = deadline - now_ms();
-		ssize_t r;
-		int pr;
-
-		if (left <= 0)
-			return 0;
-		pr = poll(&pfd, 1, (int)left);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return 0;
-		r = read(fd, buf + len, HEAD_MAX - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return 0;
-		/* look for the end of the head in what is new (and 3 bytes back) */
-		i = len > 3 ? len - 3 : 0;
-		len += (size_t)r;
-		for (; i < len; i++) {
-			if (buf[i] != '\n')
-				continue;
-			if (i + 1 < len && buf[i + 1] == '\n')
-				return (long)(i + 2);
-			if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
-				return (long)(i + 3);
-		}
-		if (len == HEAD_MAX)
-			return -1;
-	}
-}
-
-static void send_error(int fd, int code, const char *reason, int head_only,
-	const char *extra)
-{
-	char msg[1024];
-	char body[128];
-	int bn = snprintf(body, sizeof body, "%d %s\n", code, reason);
-	int n = snprintf(msg, sizeof msg,
-		"HTTP/1.1 %d %s\r\n"
-		"Content-Type: text/plain; charset=utf-8\r\n"
-		"Content-Length: %d\r\n"
-		COMMON_HEADERS
-		"%s"
-		"\r\n"
-		"%s",
-		code, reason, bn, extra ? extra : "", head_only ? "" : body);
-
-	if (n > 0 && (size_t)n < sizeof msg)
-		send_all(fd, msg, (size_t)n);
-}
-
-static void send_page(int fd, int head_only)
-{
-	char hdr[1024];
-	int n = snprintf(hdr, sizeof hdr,
-		"HTTP/1.1 200 OK\r\n"
-		"Content-Type: text/html; charset=utf-8\r\n"
-		"Content-Length: %zu\r\n"
-		COMMON_HEADERS
-		PAGE_CSP
-		"\r\n", page.len);
-
-	if (send_all(fd, hdr, (size_t)n) == 0 && !head_only)
-		send_all(fd, page.p, page.len);
-}
-
-/* The bytes as stored, in chunks: a trace can be larger than memory. */
-static void send_trace(int fd, int head_only)
-{
-	static char chunk[CHUNK];
-	char hdr[1024];
-	struct stat st;
-	off_t off = 0;
-	int n;
-
-	if (fstat(trace_fd, &st) != 0) {
-		send_error(fd, 500, "Internal Server Error", head_only, NULL);
-		return;
-	}
-	n = snprintf(hdr, sizeof hdr,
-		"HTTP/1.1 200 OK\r\n"
-		"Content-Type: application/octet-stream\r\n"
-		"Content-Length: %jd\r\n"
-		COMMON_HEADERS
-		"\r\n", (intmax_t)st.st_size);
-	if (send_all(fd, hdr, (size_t)n) != 0 || head_only)
-		return;
-	while (off < st.st_size) {
-		size_t want = st.st_size - off < CHUNK ? (size_t)(st.st_size - off) : CHUNK;
-		/* pread: the children share one file offset */
-		ssize_t r = pread(trace_fd, chunk, want, off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		/* A read error or a file that shrank: the client sees fewer bytes
-		 * than Content-Length, which is what it should see. */
-		if (r <= 0 || send_all(fd, chunk, (size_t)r) != 0)
-			return;
-		off += r;
-	}
-}
-
-static int host_ok(const char *host)
-{
-	char a[32], b[32];
-
-	snprintf(a, sizeof a, "127.0.0.1:%u", port);
-	snprintf(b, sizeof b, "localhost:%u", port);
-	return strcmp(host, a) == 0 || strcasecmp(host, b) == 0;
-}
-
-static int is_tchar(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	       (c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-/* One request, one response, then close (Connection: close keeps one
- * connection from holding a child while the browser idles). */
-static void handle(int fd)
-{
-	char buf[HEAD_MAX + 1];
-	char *line, *next, *method, *target, *version, *q, *host = NULL;
-	int nhost = 0, head_only;
-	long len = read_head(fd, buf);
-
-	if (len == 0)
-		return;
-	if (len < 0) {
-		send_error(fd, 431, "Request Header Fields Too Large", 0, NULL);
-		return;
-	}
-	buf[len] = '\0';
-
-	/* request line: METHOD SP TARGET SP HTTP/1.x */
-	line = buf;
-	next = strchr(line, '\n');
-	*next++ = '\0';
-	if (next - line >= 2 && next[-2] == '\r')
-		next[-2] = '\0';
-	method = line;
-	target = strchr(method, ' ');
-	version = target ? strchr(target + 1, ' ') : NULL;
-	if (version == NULL || strchr(version + 1, ' ') != NULL) {
-		send_error(fd, 400, "Bad Request", 0, NULL);
-		return;
-	}
-	*target++ = '\0';
-	*version++ = '\0';
-	head_only = strcmp(method, "HEAD") == 0;
-	if (strcmp(version, "HTTP/1.1") != 0 && strcmp(version, "HTTP/1.0") != 0) {
-		send_error(fd, strncmp(version, "HTTP/", 5) == 0 ? 505 : 400,
-			strncmp(version, "HTTP/", 5) == 0 ? "HTTP Version Not Supported"
-			: "Bad Request", head_only, NULL);
-		return;
-	}
-
-	/* headers: only Host matters, but all must be well formed */
-	for (line = next; *line != '\0' && *line != '\r' && *line != '\n'; line = next) {
-		char *colon, *v, *e;
-
-		next = strchr(line, '\n');
-		*next++ = '\0';
-		e = next - 1;
-		if (e > line && e[-1] == '\r')
-			*--e = '\0';
-		for (colon = line; is_tchar((unsigned char)*colon); colon++)
-			;
-		if (colon == line || *colon != ':') {   /* also obs-fold lines */
-			send_error(fd, 400, "Bad Request", head_only, NULL);
-			return;
-		}
-		*colon = '\0';
-		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-			;
-		while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
-			*--e = '\0';
-		if (strcasecmp(line, "Host") == 0) {
-			host = v;
-			nhost++;
-		}
-	}
-	if (nhost != 1) {
-		send_error(fd, 400, "Bad Request", head_only, NULL);
-		return;
-	}
-	/* DNS rebinding: a page of evil.example resolved to 127.0.0.1 still
-	 * sends its own name. */
-	if (!host_ok(host)) {
-		send_error(fd, 421, "Misdirected Request", head_only, NULL);
-		return;
-	}
-	if (strcmp(method, "GET") != 0 && !head_only) {
-		send_error(fd, 405, "Method Not Allowed", 0, "Allow: GET, HEAD\r\n");
-		return;
-	}
-	/* The path is compared, never decoded or looked up. */
-	q = strchr(target, '?');
-	len = q ? (long)(q - target) : (long)strlen(target);
-	if (same_secret(target, (size_t)len, page_path))
-		send_page(fd, head_only);
-	else if (same_secret(target, (size_t)len, trace_path))
-		send_trace(fd, head_only);
-	else
-		send_error(fd, 404, "Not Found", head_only, NULL);
-}
-
-/* Close gracefully: after our FIN, read what the client still sends (a
- * request body we ignored) for a while, so that closing with unread data
- * does not reset the connection before the client reads the response. */
-static void finish(int fd)
-{
-	char sink[4096];
-	long deadline = now_ms() + LINGER_MS;
-	size_t total = 0;
-
-	shutdown(fd, SHUT_WR);
-	while (total < 65536) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		long left = deadline - now_ms();
-		ssize_t r;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
-			break;
-		r = read(fd, sink, sizeof sink);
-		if (r <= 0)
-			break;
-		total += (size_t)r;
-	}
-	close(fd);
-}
-
-static void serve_child(int fd)
-{
-	struct timeval tv = { SEND_TIMEOUT_S, 0 };
-	int fl;
-
-	default_signals();
-	close(listen_fd);
-	close(wake_rd);
-	close(wake_wr);
-	/* BSD accept() passes on the listener's O_NONBLOCK; Linux does not */
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	handle(fd);
-	finish(fd);
-	_exit(EXIT_OK);
-}
-
-/* ---- the parent ---------------------------------------------------- */
-
-static void accept_one(void)
-{
-	int fd = accept(listen_fd, NULL, NULL);
-	pid_t pid;
-
-	if (fd < 0) {
-		/* the client gave up, or a passing shortage: keep serving */
-		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != ECONNABORTED)
-			warn_errno("accept");
-		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-			poll(NULL, 0, 100);
-		return;
-	}
-	pid = fork();
-	if (pid < 0) {
-		warn_errno("fork");
-		close(fd);
-		return;
-	}
-	if (pid == 0)
-		serve_child(fd);
-	close(fd);
-	children[nchildren++] = pid;
-}
-
-/* A child has exited: the opener, or one connection less. */
-static void forget(pid_t pid, int st)
-{
-	int i;
-
-	if (pid == opener_pid) {
-		opener_pid = -1;
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			warnx_tr("%s failed: open the URL yourself", opener_name);
-		return;
-	}
-	for (i = 0; i < nchildren; i++) {
-		if (children[i] == pid) {
-			children[i] = children[--nchildren];
-			return;
-		}
-	}
-}
-
+/* A child has exited: the opener, or one we do not know. */
 static void reap(void)
 {
 	pid_t pid;
 	int st;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		forget(pid, st);
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == opener_pid) {
+			opener_pid = -1;
+			if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+				warnx_tr("%s failed: open the URL yourself", opener_name);
+		}
+	}
 }
 
-/* Is NAME an executable in PATH?  Checked first so that a missing opener
- * is a clear message, not a failed exec in a child. */
-static int in_path(const char *name)
+/* A child runs with the signals as they were before main blocked them. */
+static void child_signals(void)
 {
-	const char *p = getenv("PATH"), *colon;
-	char full[4096];
+	sigset_t none;
 
-	if (p == NULL)
-		p = "/usr/bin:/bin";
-	for (;; p = colon + 1) {
-		int dl;
-
-		colon = strchr(p, ':');
-		dl = colon ? (int)(colon - p) : (int)strlen(p);
-		if (dl == 0)
-			snprintf(full, sizeof full, "./%s", name);
-		else
-			snprintf(full, sizeof full, "%.*s/%s", dl, p, name);
-		if (access(full, X_OK) == 0)
-			return 1;
-		if (colon == NULL)
-			return 0;
-	}
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 /* fork and exec, never a shell: the URL is one argument. */
@@ -819,7 +297,7 @@ static void spawn_opener(const char *url)
 #else
 	opener_name = "xdg-open";
 #endif
-	if (!in_path(opener_name)) {
+	if (!serve_in_path(opener_name)) {
 		warnx_tr("%s not found in PATH: open the URL yourself", opener_name);
 		return;
 	}
@@ -831,8 +309,7 @@ static void spawn_opener(const char *url)
 	if (opener_pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
-		default_signals();
-		signal(SIGPIPE, SIG_DFL);
+		child_signals();
 		/* Our stdout may be a pipe a script reads to the end; a browser
 		 * started by the opener must not hold it open. */
 		if (null >= 0) {
@@ -842,25 +319,6 @@ static void spawn_opener(const char *url)
 		execlp(opener_name, opener_name, url, (char *)NULL);
 		warn_errno("%s", opener_name);
 		_exit(127);
-	}
-}
-
-static void stop_children(void)
-{
-	int i;
-
-	for (i = 0; i < nchildren; i++)
-		kill(children[i], SIGTERM);
-	/* they die at once: a connection child keeps no signal handler */
-	while (nchildren > 0) {
-		int st;
-		pid_t pid = waitpid(-1, &st, 0);
-
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			break;
-		forget(pid, st);
 	}
 }
 
@@ -889,7 +347,11 @@ int main(int argc, char **argv)
 	uint64_t stream_bytes;
 	struct ui_choice choice = { 0, 0, 0, 0, 0, NULL };
 	int do_open = 0, print_ui = 0, nreports = 0, ch;
-	char url[128], *ui_full;
+	char url[128], *ui_full, token[SERVE_TOKEN_HEX + 1];
+	struct serve_conf conf = { -1, 0, NULL, NULL, 0, -1, 0 };
+	struct serve *srv;
+	const char *what;
+	sigset_t sigs;
 	struct ui_view view = UI_VIEW_INIT;
 	struct serve_facts facts;
 	int64_t events = -1;
@@ -974,15 +436,37 @@ int main(int argc, char **argv)
 	size = open_trace(path);
 	ui_full = ui_url(ui, path, &choice, &view, &events, &nreports);
 	warn_if_too_big(path, size);
-	make_token();
+	if (serve_token(token) != 0)
+		die_errno(EXIT_TROUBLE, "/dev/urandom");
 	facts = (struct serve_facts){ name, (uint64_t)size, events, nreports, &view, &choice,
 				      ui_full, (uint64_t)stream_above, NULL, 0 };
 	if (serve_page_build(&page, &facts) != 0)
 		die_nomem();
-	install_signals();
-	open_listener((unsigned)want_port);
+	if (serve_listen((unsigned)want_port, &conf.listen_fd, &conf.port, &what) != 0) {
+		if (strcmp(what, "bind") == 0)
+			die_errno(EXIT_TROUBLE, "127.0.0.1:%u", (unsigned)want_port);
+		die_errno(EXIT_TROUBLE, "%s", what);
+	}
+	/* Blocked here, and so in the server's thread: this one takes them
+	 * with sigwait.  A browser tab closed in the middle of a response must
+	 * not kill the server: writes then fail with EPIPE instead. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGCHLD);
+	signal(SIGPIPE, SIG_IGN);
+	if (pthread_sigmask(SIG_BLOCK, &sigs, NULL) != 0)
+		die(EXIT_TROUBLE, "pthread_sigmask failed");
+	conf.token = token;
+	conf.page = page.p;
+	conf.page_len = page.len;
+	conf.trace_fd = trace_fd;
+	conf.trace_size = (uint64_t)size;
+	srv = serve_start(&conf);
+	if (srv == NULL)
+		die(EXIT_TROUBLE, "the HTTP server (libmicrohttpd) did not start");
 
-	snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, page_path);
+	snprintf(url, sizeof url, "http://127.0.0.1:%u/%s/", conf.port, token);
 	/* the address to open, short; the UI's (a thousand characters with
 	 * a setup) only when asked for: the page shows it too */
 	if (printf("open %s\nCtrl-C to stop\n", url) < 0 ||
@@ -991,27 +475,17 @@ int main(int argc, char **argv)
 	if (do_open)
 		spawn_opener(url);
 
-	while (!got_stop) {
-		struct pollfd pfd[2] = { { wake_rd, POLLIN, 0 }, { listen_fd, POLLIN, 0 } };
-		/* at the limit, leave new connections in the backlog */
-		nfds_t nfds = nchildren < MAX_CHILDREN ? 2 : 1;
-		char drain[64];
+	for (;;) {
+		int sig;
 
-		if (poll(pfd, nfds, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			die_errno(EXIT_TROUBLE, "poll");
-		}
-		if (pfd[0].revents & POLLIN)
-			while (read(wake_rd, drain, sizeof drain) > 0)
-				;
+		if (sigwait(&sigs, &sig) != 0)
+			continue;
+		if (sig != SIGCHLD)
+			break;
 		reap();
-		if (!got_stop && nfds == 2 && (pfd[1].revents & POLLIN))
-			accept_one();
 	}
 
-	close(listen_fd);
-	stop_children();
+	serve_stop(srv);
 	close(trace_fd);
 	buf_release(&page);
 	ui_view_free(&view);
