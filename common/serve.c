@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -71,6 +73,32 @@ fail:
 	close(s);
 	errno = saved;
 	return -1;
+}
+
+int serve_open_trace(const char *path, int *fd, uint64_t *size)
+{
+	struct stat st;
+	int saved;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (*fd < 0)
+		return -1;
+	if (fstat(*fd, &st) != 0 || (S_ISREG(st.st_mode) &&
+				     fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) < 0)) {
+		saved = errno;
+		close(*fd);
+		*fd = -1;
+		errno = saved;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return -2;
+	}
+	*size = (uint64_t)st.st_size;
+	return 0;
 }
 
 int serve_token(char tok[SERVE_TOKEN_HEX + 1])
@@ -222,6 +250,29 @@ int serve_in_path(const char *name)
 		if (colon == NULL)
 			return 0;
 	}
+}
+
+pid_t serve_spawn(char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		sigset_t none;
+
+		signal(SIGPIPE, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* Our stdout may be a pipe a script reads to the end; a
+		 * browser started by the program must not hold it open. */
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
 }
 
 /* ---- the request handler -------------------------------------------- */

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SERVE_TOKEN_HEX 32        /* 128 random bits */
 #define SERVE_MAX_CONNECTIONS 16  /* served at once */
@@ -37,6 +38,10 @@ int serve_listen(unsigned want_port, int *fd, unsigned *port, const char **what)
 struct serve *serve_start(const struct serve_conf *c);
 void serve_stop(struct serve *s);
 
+/* Open the trace to serve, once: 0 with the descriptor and size, -1 with
+ * errno, -2 when it is not a regular file. */
+int serve_open_trace(const char *path, int *fd, uint64_t *size);
+
 /* SERVE_TOKEN_HEX random hex digits (from /dev/urandom) and the NUL into
  * tok: 0, or -1 with errno. */
 int serve_token(char tok[SERVE_TOKEN_HEX + 1]);
@@ -60,6 +65,11 @@ enum serve_range serve_parse_range(const char *h, uint64_t size, uint64_t *off,
 /* The size of the JSON text of a trace: the file's, or for gzip the larger
  * of the compressed size and the trailer's ISIZE (the size modulo 4 GiB). */
 uint64_t serve_text_size(int fd, uint64_t size);
+
+/* Run argv (argv[0] looked up in PATH, never through a shell) with
+ * standard input and output on /dev/null and no signal blocked: its pid, or
+ * -1 with errno when fork fails.  A program that cannot be run exits 127. */
+pid_t serve_spawn(char *const argv[]);
 
 /* name is an executable file in PATH (or in /usr/bin:/bin without one). */
 int serve_in_path(const char *name);

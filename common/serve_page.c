@@ -1,6 +1,11 @@
 /* serve_page: the viewer page.  See serve_page.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "serve_page.h"
 
@@ -360,5 +365,176 @@ int serve_page_build(struct buf *out, const struct serve_facts *f)
 			   (unsigned long long)f->stream_above, SERVE_PAGE_SLOW_MS,
 			   f->rpc ? "true" : "false");
 	fail |= buf_addstr(out, page_script);
+	return fail ? -1 : 0;
+}
+
+/* ---- the reports beside a trace -------------------------------------- */
+
+static int sys_fail(struct buf *why, const char *path)
+{
+	buf_reset(why);
+	return buf_printf(why, "%s: %s", path, strerror(errno)) ? SERVE_NOMEM : SERVE_SYSTEM;
+}
+
+/* The whole of a report into b: 1, or 0 when there is no such file. */
+static int read_report(const char *path, struct buf *b, struct buf *why)
+{
+	char chunk[65536];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), rc;
+	struct stat st;
+
+	buf_reset(b);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0)
+		return sys_fail(why, path);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		rc = sys_fail(why, path);
+		goto out;
+	}
+	buf_reset(why);
+	if (!S_ISREG(st.st_mode)) {
+		rc = buf_printf(why, "%s: not a regular file", path) ? SERVE_NOMEM : SERVE_SYSTEM;
+		goto out;
+	}
+	if (st.st_size > SERVE_REPORT_MAX) {
+		rc = buf_printf(why, "%s: a report of %jd bytes (at most %d read; --no-setup "
+				"skips the reports)", path, (intmax_t)st.st_size, SERVE_REPORT_MAX)
+		     ? SERVE_NOMEM : SERVE_INPUT;
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof chunk);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = sys_fail(why, path);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		if (buf_add(b, chunk, (size_t)r) != 0) {
+			rc = SERVE_NOMEM;
+			goto out;
+		}
+	}
+	rc = 1;
+out:
+	close(fd);
+	return rc;
+}
+
+static int take_report(struct ui_view *v, const char *path, struct buf *text,
+	struct buf *why)
+{
+	struct buf reason = BUF_INIT;
+	int rc = ui_view_add_report(v, text->p, text->len, &reason);
+
+	if (rc != UI_OK && rc != UI_NOMEM) {
+		buf_reset(why);
+		rc = buf_printf(why, "%s: %s (--no-setup skips the reports)", path, reason.p)
+		     ? UI_NOMEM : SERVE_INPUT;
+	}
+	buf_release(&reason);
+	return rc == UI_NOMEM ? SERVE_NOMEM : rc;
+}
+
+/* The reports beside TRACE: TRACE.layers.json, TRACE.compact.json and
+ * TRACE.window.json; a compact or window report whose source has reports
+ * beside it (a guided trace compacted by tr-compact-track, a window cut by
+ * tr-window from an annotated output) brings those too, since compaction
+ * and windows keep the guides, their times and the lanes. */
+int serve_read_reports(const char *path, struct ui_view *v, int64_t *events, int *nread,
+	struct buf *why)
+{
+	static const char *const kinds[] = { ".layers.json", ".compact.json", ".window.json" };
+	struct buf name = BUF_INIT, text = BUF_INIT, src = BUF_INIT;
+	const char *slash = strrchr(path, '/');
+	int have_layers = 0, rc = SERVE_OK;
+	size_t i;
+
+	for (i = 0; i < sizeof kinds / sizeof kinds[0] && rc == SERVE_OK; i++) {
+		buf_reset(&name);
+		if (buf_printf(&name, "%s%s", path, kinds[i]) != 0) {
+			rc = SERVE_NOMEM;
+			break;
+		}
+		rc = read_report(name.p, &text, why);
+		if (rc == 0)
+			continue;
+		if (rc < 0 || (rc = take_report(v, name.p, &text, why)) != SERVE_OK)
+			break;
+		(*nread)++;
+		/* the later kinds describe the served file more closely: a
+		 * window of a trace, a compacted trace */
+		if (ui_report_events(text.p, text.len, events) == UI_NOMEM) {
+			rc = SERVE_NOMEM;
+			break;
+		}
+		if (i == 0)
+			have_layers = 1;
+		if (i >= 1 && !have_layers && ui_report_source_file(text.p, text.len, &src) == 1 &&
+		    strchr(src.p, '/') == NULL) {
+			/* the source's own reports, beside it: its guides (and,
+			 * for a window, its lanes) */
+			size_t k;
+			for (k = 0; k < i && rc == SERVE_OK; k++) {
+				buf_reset(&name);
+				if (buf_printf(&name, "%.*s%s%s", slash ? (int)(slash - path + 1) : 0,
+					       path, src.p, kinds[k]) != 0) {
+					rc = SERVE_NOMEM;
+					break;
+				}
+				if (strcmp(name.p, path) == 0)
+					continue;
+				rc = read_report(name.p, &text, why);
+				if (rc == 1 && (rc = take_report(v, name.p, &text, why)) == SERVE_OK) {
+					(*nread)++;
+					have_layers |= k == 0;
+				}
+				if (rc > 0)
+					rc = SERVE_OK;
+			}
+		}
+	}
+	buf_release(&name);
+	buf_release(&text);
+	buf_release(&src);
+	return rc;
+}
+
+
+/* s quoted for a POSIX shell when it needs it. */
+static int put_shell_word(struct buf *b, const char *s)
+{
+	int fail = 0;
+
+	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				 "0123456789-._/+,:=@%") == strlen(s))
+		return buf_addstr(b, s);
+	fail |= buf_addch(b, '\'');
+	for (; *s != '\0'; s++)
+		fail |= *s == '\'' ? buf_addstr(b, "'\\''") : buf_addch(b, *s);
+	fail |= buf_addch(b, '\'');
+	return fail ? -1 : 0;
+}
+
+int serve_window_command(struct buf *out, const char *path)
+{
+	struct buf name = BUF_INIT;
+	size_t n = strlen(path);
+	int fail = 0;
+
+	if (n > 8 && strcmp(path + n - 8, ".json.gz") == 0)
+		n -= 8;
+	else if (n > 5 && strcmp(path + n - 5, ".json") == 0)
+		n -= 5;
+	fail |= buf_printf(&name, "%.*s.pass0.json.gz", (int)n, path);
+	fail |= buf_addstr(out, "tr-decode ");
+	fail |= put_shell_word(out, path);
+	fail |= buf_addstr(out, " | tr-window --passes 0 | tr-encode -o ");
+	fail |= put_shell_word(out, name.p);
+	buf_release(&name);
 	return fail ? -1 : 0;
 }

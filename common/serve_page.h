@@ -43,4 +43,24 @@ int serve_page_summary(struct buf *out, const struct serve_facts *f);
 /* The whole page. 0, or -1 when memory runs out. */
 int serve_page_build(struct buf *out, const struct serve_facts *f);
 
+/* Read the reports beside the trace at path into v: PATH.layers.json,
+ * PATH.compact.json and PATH.window.json; a compact or window report whose
+ * source_file has reports beside it (a guided trace compacted by
+ * tr-compact-track, a window cut from an annotated output) brings those
+ * too, since compaction and windows keep the guides, their times and the
+ * lanes.  *nread counts the reports read; *events is set from the ones
+ * beside path (the last kind that counts them: a window, a compacted
+ * trace, a guided one), not from a source's.  SERVE_OK, SERVE_NOMEM, or
+ * SERVE_INPUT (a report that is not valid, or larger than
+ * SERVE_REPORT_MAX) and SERVE_SYSTEM (unreadable, not a regular file) with
+ * the message, "REPORT: why", in why. */
+#define SERVE_REPORT_MAX (256 * 1024 * 1024)
+enum { SERVE_OK = 0, SERVE_NOMEM = -1, SERVE_INPUT = -2, SERVE_SYSTEM = -3 };
+int serve_read_reports(const char *path, struct ui_view *v, int64_t *events, int *nread,
+	struct buf *why);
+
+/* The command that cuts pass 0 out of the trace at path with tr-window,
+ * its words quoted for a POSIX shell, appended to out. */
+int serve_window_command(struct buf *out, const char *path);
+
 #endif

@@ -6,8 +6,6 @@
  * Options and glue: the page is common/serve_page's, the HTTP server (on
  * GNU libmicrohttpd: loopback only, a random token in every path, the Host
  * header checked, the library's limits) common/serve's. */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -15,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +30,7 @@
 /* beyond any file: the page's JavaScript compares it exactly (2^53 > 1024G) */
 #define STREAM_ABOVE_MAX ((uint64_t)1024 * 1024 * 1024 * 1024)
 #define BROWSER_JSON_LIMIT 1000000000LL   /* browsers fail to import about this much */
+#define PROTO_LIMIT 2147483648LL          /* and this much of Perfetto protobuf */
 #define REPORT_MAX (256 * 1024 * 1024)   /* a larger report beside a trace is refused */
 
 static const char usage_text[] =
@@ -67,105 +65,8 @@ static const char usage_text[] =
 
 static int trace_fd = -1;
 static struct buf page = BUF_INIT;
-static pid_t opener_pid = -1;
-static const char *opener_name;
-
-/* ---- the UI's startup parameters ------------------------------------ */
-
-/* The whole of a report into b: 1, or 0 when there is no such file. */
-static int read_report(const char *path, struct buf *b)
-{
-	char chunk[65536];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-
-	buf_reset(b);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0 || fstat(fd, &st) != 0)
-		die_errno(EXIT_TROUBLE, "%s", path);
-	if (!S_ISREG(st.st_mode))
-		die(EXIT_TROUBLE, "%s: not a regular file", path);
-	if (st.st_size > REPORT_MAX)
-		die(EXIT_INPUT, "%s: a report of %jd bytes (at most %d read; --no-setup "
-		    "skips the reports)", path, (intmax_t)st.st_size, REPORT_MAX);
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof chunk);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			die_errno(EXIT_TROUBLE, "%s", path);
-		if (r == 0)
-			break;
-		if (buf_add(b, chunk, (size_t)r) != 0)
-			die_nomem();
-	}
-	close(fd);
-	return 1;
-}
-
-static void take_report(struct ui_view *v, const char *path, struct buf *text)
-{
-	struct buf why = BUF_INIT;
-	int rc = ui_view_add_report(v, text->p, text->len, &why);
-
-	if (rc == UI_NOMEM)
-		die_nomem();
-	if (rc != UI_OK)
-		die(EXIT_INPUT, "%s: %s (--no-setup skips the reports)", path, why.p);
-	buf_release(&why);
-}
-
-/* The reports beside TRACE: TRACE.layers.json, TRACE.compact.json and
- * TRACE.window.json; a compact or window report whose source has reports
- * beside it (a guided trace compacted by tr-compact-track, a window cut by
- * tr-window from an annotated output) brings those too, since compaction
- * and windows keep the guides, their times and the lanes. */
-static void read_reports(const char *path, struct ui_view *v, int64_t *events, int *nread)
-{
-	static const char *const kinds[] = { ".layers.json", ".compact.json", ".window.json" };
-	struct buf name = BUF_INIT, text = BUF_INIT, src = BUF_INIT;
-	const char *slash = strrchr(path, '/');
-	int have_layers = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-		buf_reset(&name);
-		if (buf_printf(&name, "%s%s", path, kinds[i]) != 0)
-			die_nomem();
-		if (!read_report(name.p, &text))
-			continue;
-		take_report(v, name.p, &text);
-		(*nread)++;
-		/* the later kinds describe the served file more closely: a
-		 * window of a trace, a compacted trace */
-		if (ui_report_events(text.p, text.len, events) == UI_NOMEM)
-			die_nomem();
-		if (i == 0)
-			have_layers = 1;
-		if (i >= 1 && !have_layers && ui_report_source_file(text.p, text.len, &src) == 1 &&
-		    strchr(src.p, '/') == NULL) {
-			/* the source's own reports, beside it: its guides (and,
-			 * for a window, its lanes) */
-			size_t k;
-			for (k = 0; k < i; k++) {
-				buf_reset(&name);
-				if (buf_printf(&name, "%.*s%s%s", slash ? (int)(slash - path + 1) : 0,
-					       path, src.p, kinds[k]) != 0)
-					die_nomem();
-				if (strcmp(name.p, path) != 0 && read_report(name.p, &text)) {
-					take_report(v, name.p, &text);
-					(*nread)++;
-					have_layers |= k == 0;
-				}
-			}
-		}
-	}
-	buf_release(&name);
-	buf_release(&text);
-	buf_release(&src);
-}
+static pid_t opener_pid = -1, tp_pid = -1;
+static const char *opener_name, *tp_name;
 
 /* The URL the page opens: the UI with its hash route and parameters. */
 static char *ui_url(const char *ui, const char *path, const struct ui_choice *choice,
@@ -176,8 +77,13 @@ static char *ui_url(const char *ui, const char *path, const struct ui_choice *ch
 	const char *host = strstr(ui, "://") + 3;
 	int rc;
 
-	if (!choice->no_setup)
-		read_reports(path, &v, events, nread);
+	if (!choice->no_setup) {
+		rc = serve_read_reports(path, &v, events, nread, &why);
+		if (rc == SERVE_NOMEM)
+			die_nomem();
+		if (rc != SERVE_OK)
+			die(rc == SERVE_INPUT ? EXIT_INPUT : EXIT_TROUBLE, "%s", why.p);
+	}
 	rc = ui_build_params(&v, choice, &params, &why);
 	if (rc == UI_NOMEM)
 		die_nomem();
@@ -195,72 +101,83 @@ static char *ui_url(const char *ui, const char *path, const struct ui_choice *ch
 	return url.p;
 }
 
-/* s quoted for a POSIX shell when it needs it. */
-static void put_shell_word(struct buf *b, const char *s)
-{
-	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				 "0123456789-._/+,:=@%") == strlen(s)) {
-		buf_addstr(b, s);
-		return;
-	}
-	buf_addch(b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			buf_addstr(b, "'\\''");
-		else
-			buf_addch(b, *s);
-	}
-	buf_addch(b, '\'');
-}
-
-/* The size of the JSON text: the file's, or for gzip the larger of the
- * compressed size and the trailer's ISIZE (the size modulo 4 GiB). */
-/* Browsers fail to import JSON traces of about 1 GB and more: say so, and
- * give the command that cuts pass 0 out of the trace (tr-window(1)). */
-static void warn_if_too_big(const char *path, off_t size)
+/* Too large for the UI in a browser (it parses the trace in WebAssembly
+ * memory): JSON text of about 1 GB and more, a Perfetto protobuf trace of
+ * about 2 GB.  Say so, give the command that cuts pass 0 out of a JSON
+ * trace (tr-window(1)), and explain the way Perfetto documents for large
+ * traces, its trace processor as a native accelerator of the UI: run it
+ * when it is in PATH.  The page's explanation goes to *large. */
+static void check_size(const char *path, off_t size, struct buf *large)
 {
 	long long text = (long long)serve_text_size(trace_fd, (uint64_t)size);
-	struct buf cmd = BUF_INIT, out = BUF_INIT;
 	size_t n = strlen(path);
+	int proto = (n > 8 && strcmp(path + n - 8, ".pftrace") == 0) ||
+		    (n > 11 && strcmp(path + n - 11, ".pftrace.gz") == 0);
+	struct buf cmd = BUF_INIT;
+	int fail = 0;
 
-	if (text <= BROWSER_JSON_LIMIT)
+	if (text <= (proto ? PROTO_LIMIT : BROWSER_JSON_LIMIT))
 		return;
-	if (n > 8 && strcmp(path + n - 8, ".json.gz") == 0)
-		n -= 8;
-	else if (n > 5 && strcmp(path + n - 5, ".json") == 0)
-		n -= 5;
-	buf_printf(&out, "%.*s.pass0.json.gz", (int)n, path);
-	buf_addstr(&cmd, "tr-decode ");
-	put_shell_word(&cmd, path);
-	buf_addstr(&cmd, " | tr-window --passes 0 | tr-encode -o ");
-	put_shell_word(&cmd, out.p);
-	if (cmd.len == 0 || out.len == 0)
+	tp_name = serve_in_path("trace_processor_shell") ? "trace_processor_shell"
+		: serve_in_path("trace_processor") ? "trace_processor" : NULL;
+	if (!proto) {
+		if (serve_window_command(&cmd, path) != 0)
+			die_nomem();
+		warnx_tr("warning: %s holds about %lld bytes of JSON; browsers fail to import "
+			 "JSON traces of about 1 GB and more. Cut a window (pass 0) with:\n  %s",
+			 path, text, cmd.p);
+	} else {
+		warnx_tr("warning: %s holds about %lld bytes of Perfetto protobuf; the Perfetto "
+			 "UI in a browser fails to load traces of about 2 GB and more", path, text);
+	}
+	fail |= buf_printf(large, "This trace holds about %lld bytes of %s: the Perfetto UI "
+			   "in a browser fails to load %s of about %s and more.  ", text,
+			   proto ? "Perfetto protobuf" : "JSON", proto ? "traces" : "JSON traces",
+			   proto ? "2 GB" : "1 GB");
+	if (tp_name != NULL) {
+		char *argv[] = { (char *)tp_name, (char *)"--httpd", (char *)path, NULL };
+
+		tp_pid = serve_spawn(argv);
+		if (tp_pid < 0)
+			die_errno(EXIT_TROUBLE, "fork");
+		warnx_tr("running %s --httpd %s: it loads the trace natively and serves it on "
+			 "127.0.0.1:9001, where the Perfetto UI finds it: open the UI (the page's "
+			 "button) and answer its dialog with YES, use loaded trace", tp_name, path);
+		fail |= buf_printf(large, "%s --httpd runs beside this server with the trace "
+				   "loaded: the button opens the Perfetto UI, which finds it on "
+				   "127.0.0.1:9001; answer its dialog with YES, use loaded trace.",
+				   tp_name);
+	} else {
+		warnx_tr("for traces this large, Perfetto runs its trace processor natively "
+			 "beside the UI (https://perfetto.dev/docs/visualization/large-traces):\n"
+			 "  trace_processor_shell --httpd %s\nthen open https://ui.perfetto.dev, "
+			 "which finds it on 127.0.0.1:9001 and offers to use it; trace_processor_shell "
+			 "is not in PATH (get it with: curl -LO https://get.perfetto.dev/trace_processor)",
+			 path);
+		fail |= buf_addstr(large, "Perfetto's way for large traces: run "
+				   "trace_processor_shell --httpd with this file on this machine, then "
+				   "open https://ui.perfetto.dev, which finds it on 127.0.0.1:9001 and "
+				   "offers to use it (https://perfetto.dev/docs/visualization/"
+				   "large-traces).  tr-serve runs it itself when it is in PATH.");
+	}
+	if (fail)
 		die_nomem();
-	warnx_tr("warning: %s holds about %lld bytes of JSON; browsers fail to import "
-		 "JSON traces of about 1 GB and more. Cut a window (pass 0) with:\n  %s",
-		 path, text, cmd.p);
 	buf_release(&cmd);
-	buf_release(&out);
 }
 
 /* The trace is opened once, here; requests never name a file. */
 static off_t open_trace(const char *path)
 {
-	struct stat st;
+	uint64_t size;
+	int rc = serve_open_trace(path, &trace_fd, &size);
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	trace_fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (trace_fd < 0)
-		die_errno(EXIT_TROUBLE, "%s", path);
-	if (fstat(trace_fd, &st) != 0)
-		die_errno(EXIT_TROUBLE, "%s", path);
-	if (!S_ISREG(st.st_mode))
+	if (rc == -2)
 		die(EXIT_TROUBLE, "%s: not a regular file", path);
-	if (fcntl(trace_fd, F_SETFL, fcntl(trace_fd, F_GETFL) & ~O_NONBLOCK) < 0)
+	if (rc != 0)
 		die_errno(EXIT_TROUBLE, "%s", path);
-	if (st.st_size == 0)
+	if (size == 0)
 		die(EXIT_INPUT, "%s: empty file (Perfetto refuses an empty trace)", path);
-	return st.st_size;
+	return (off_t)size;
 }
 
 
@@ -275,21 +192,16 @@ static void reap(void)
 			opener_pid = -1;
 			if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 				warnx_tr("%s failed: open the URL yourself", opener_name);
+		} else if (pid == tp_pid) {
+			tp_pid = -1;
+			warnx_tr("%s --httpd has ended (%s %d): the UI cannot use it", tp_name,
+				 WIFEXITED(st) ? "exit status" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 		}
 	}
 }
 
-/* A child runs with the signals as they were before main blocked them. */
-static void child_signals(void)
-{
-	sigset_t none;
-
-	signal(SIGPIPE, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* fork and exec, never a shell: the URL is one argument. */
+/* never a shell: the URL is one argument. */
 static void spawn_opener(const char *url)
 {
 #ifdef __APPLE__
@@ -297,29 +209,15 @@ static void spawn_opener(const char *url)
 #else
 	opener_name = "xdg-open";
 #endif
+	char *argv[] = { (char *)opener_name, (char *)url, NULL };
+
 	if (!serve_in_path(opener_name)) {
 		warnx_tr("%s not found in PATH: open the URL yourself", opener_name);
 		return;
 	}
-	opener_pid = fork();
-	if (opener_pid < 0) {
+	opener_pid = serve_spawn(argv);
+	if (opener_pid < 0)
 		warn_errno("fork");
-		return;
-	}
-	if (opener_pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		child_signals();
-		/* Our stdout may be a pipe a script reads to the end; a browser
-		 * started by the opener must not hold it open. */
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-		}
-		execlp(opener_name, opener_name, url, (char *)NULL);
-		warn_errno("%s", opener_name);
-		_exit(127);
-	}
 }
 
 int main(int argc, char **argv)
@@ -354,6 +252,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	struct ui_view view = UI_VIEW_INIT;
 	struct serve_facts facts;
+	struct buf large = BUF_INIT;
 	int64_t events = -1;
 	off_t size;
 	struct opt_program prog = { NULL, ":h", longopts, usage_text };
@@ -435,13 +334,8 @@ int main(int argc, char **argv)
 
 	size = open_trace(path);
 	ui_full = ui_url(ui, path, &choice, &view, &events, &nreports);
-	warn_if_too_big(path, size);
 	if (serve_token(token) != 0)
 		die_errno(EXIT_TROUBLE, "/dev/urandom");
-	facts = (struct serve_facts){ name, (uint64_t)size, events, nreports, &view, &choice,
-				      ui_full, (uint64_t)stream_above, NULL, 0 };
-	if (serve_page_build(&page, &facts) != 0)
-		die_nomem();
 	if (serve_listen((unsigned)want_port, &conf.listen_fd, &conf.port, &what) != 0) {
 		if (strcmp(what, "bind") == 0)
 			die_errno(EXIT_TROUBLE, "127.0.0.1:%u", (unsigned)want_port);
@@ -457,6 +351,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (pthread_sigmask(SIG_BLOCK, &sigs, NULL) != 0)
 		die(EXIT_TROUBLE, "pthread_sigmask failed");
+	check_size(path, size, &large);
+	facts = (struct serve_facts){ name, (uint64_t)size, events, nreports, &view, &choice,
+				      ui_full, (uint64_t)stream_above,
+				      large.len ? large.p : NULL, tp_pid > 0 };
+	if (serve_page_build(&page, &facts) != 0)
+		die_nomem();
 	conf.token = token;
 	conf.page = page.p;
 	conf.page_len = page.len;
@@ -486,7 +386,12 @@ int main(int argc, char **argv)
 	}
 
 	serve_stop(srv);
+	if (tp_pid > 0) {
+		kill(tp_pid, SIGTERM);
+		waitpid(tp_pid, NULL, 0);
+	}
 	close(trace_fd);
+	buf_release(&large);
 	buf_release(&page);
 	ui_view_free(&view);
 	free(ui_full);

@@ -423,9 +423,14 @@ if serve_ui "a broken report with --no-setup" --no-setup bad.json; then
 	ok "a broken report with --no-setup: the plain UI" test "$UIURL" = https://ui.perfetto.dev
 fi
 
-# Over about 1 GB of JSON: a warning with the tr-window command (a sparse
-# file: tr-serve reads nothing of it before a request).
+# Over about 1 GB of JSON: a warning with the tr-window command, and
+# Perfetto's way for large traces, its trace processor beside the UI,
+# explained, or run when it is in PATH (sparse files: tr-serve reads nothing
+# of them before a request).  The PATH holds no trace_processor_shell, or
+# the stand-in below, which records its arguments and stays until killed.
+TP_EXPLAINED="tr-serve: for traces this large, Perfetto runs its trace processor natively beside the UI (https://perfetto.dev/docs/visualization/large-traces):"
 if truncate -s 1100000000 "huge trace.json" 2>/dev/null; then
+	SERVE_PATH=$T/nosuchdir
 	if start sh "huge trace.json" && [ -n "$TOKEN" ]; then
 		want="tr-decode 'huge trace.json' | tr-window --passes 0 | tr-encode -o 'huge trace.pass0.json.gz'"
 		if grep -qF "warning: huge trace.json holds about 1100000000 bytes of JSON; browsers fail" sh.err &&
@@ -434,14 +439,65 @@ if truncate -s 1100000000 "huge trace.json" 2>/dev/null; then
 		else
 			fail "over 1 GB: warns and prints the tr-window command" "stderr: $(cat sh.err)"
 		fi
+		ok "over 1 GB: explains the trace processor, not in PATH" test \
+			"$(grep -A 2 -F "$TP_EXPLAINED" sh.err)" = "$(printf '%s\n%s\n%s' "$TP_EXPLAINED" \
+			"  trace_processor_shell --httpd huge trace.json" \
+			"then open https://ui.perfetto.dev, which finds it on 127.0.0.1:9001 and offers to use it; trace_processor_shell is not in PATH (get it with: curl -LO https://get.perfetto.dev/trace_processor)")"
+		req GET "/$TOKEN/"
+		ok "over 1 GB: the page says so and how" grep -qxF '<p id="large">This trace holds about 1100000000 bytes of JSON: the Perfetto UI in a browser fails to load JSON traces of about 1 GB and more.  Perfetto&#39;s way for large traces: run trace_processor_shell --httpd with this file on this machine, then open https://ui.perfetto.dev, which finds it on 127.0.0.1:9001 and offers to use it (https://perfetto.dev/docs/visualization/large-traces).  tr-serve runs it itself when it is in PATH.</p>' b
+		ok "over 1 GB: the page still posts the trace" grep -qF 'const SLOW_MS = 10000, RPC = false;' b
 		: >sh.err
 		stop sh TERM "over 1 GB: still serves, exit 0 on SIGTERM"
 	else
 		fail "over 1 GB: serves" "stderr: $(head -c 400 sh.err)"
 	fi
+	mkdir tpbin
+	printf '#!/bin/sh\necho $$ >"%s/tpfake.pid"\nprintf "%%s\\n" "$@" >"%s/tpfake.args"\nexec sleep 300\n' \
+		"$T" "$T" >tpbin/trace_processor_shell
+	chmod +x tpbin/trace_processor_shell
+	SERVE_PATH=$T/tpbin:$PATH
+	if start tp "huge trace.json" && [ -n "$TOKEN" ] && wait_file tpfake.args 60; then
+		ok "over 1 GB, trace_processor_shell in PATH: runs it with --httpd and the trace" \
+			test "$(cat tpfake.args)" = "$(printf -- '--httpd\nhuge trace.json')"
+		ok "over 1 GB, trace_processor_shell in PATH: says so" grep -qxF \
+			"tr-serve: running trace_processor_shell --httpd huge trace.json: it loads the trace natively and serves it on 127.0.0.1:9001, where the Perfetto UI finds it: open the UI (the page's button) and answer its dialog with YES, use loaded trace" tp.err
+		req GET "/$TOKEN/"
+		ok "over 1 GB, trace_processor_shell in PATH: the page opens the UI and posts nothing" \
+			grep -qF 'const SLOW_MS = 10000, RPC = true;' b
+		ok "over 1 GB, trace_processor_shell in PATH: the page says so" grep -qF \
+			'trace_processor_shell --httpd runs beside this server with the trace loaded: the button opens the Perfetto UI, which finds it on 127.0.0.1:9001; answer its dialog with YES, use loaded trace.</p>' b
+		: >tp.err
+		stop tp TERM "over 1 GB, trace_processor_shell in PATH: exit 0 on SIGTERM"
+		if kill -0 "$(cat tpfake.pid)" 2>/dev/null; then
+			fail "over 1 GB: trace_processor_shell stopped with tr-serve" "pid $(cat tpfake.pid) still runs"
+			kill "$(cat tpfake.pid)"
+		else
+			pass "over 1 GB: trace_processor_shell stopped with tr-serve"
+		fi
+	else
+		fail "over 1 GB, trace_processor_shell in PATH: runs it" "stderr: $(head -c 600 tp.err)"
+		[ ! -f tpfake.pid ] || kill "$(cat tpfake.pid)" 2>/dev/null
+	fi
+	SERVE_PATH=
 	rm -f "huge trace.json"
 else
 	skip "over 1 GB: warns" "no sparse file here (truncate failed)"
+fi
+# Perfetto protobuf: the limit is about 2 GB, and there is no window command.
+if truncate -s 2200000000 big.pftrace 2>/dev/null && truncate -s 1100000000 mid.pftrace; then
+	SERVE_PATH=$T/nosuchdir
+	start pb big.pftrace
+	ok "protobuf over 2 GB: warns, explains the trace processor" test \
+		"$(head -n 2 pb.err)" = "$(printf '%s\n%s' \
+		"tr-serve: warning: big.pftrace holds about 2200000000 bytes of Perfetto protobuf; the Perfetto UI in a browser fails to load traces of about 2 GB and more" \
+		"$TP_EXPLAINED")"
+	: >pb.err
+	stop pb TERM "protobuf over 2 GB: exit 0 on SIGTERM"
+	start pb mid.pftrace
+	ok "protobuf of 1.1 GB: no warning" test ! -s pb.err
+	stop pb TERM "protobuf of 1.1 GB: exit 0 on SIGTERM"
+	SERVE_PATH=
+	rm -f big.pftrace mid.pftrace
 fi
 start sh t.json
 ok "under 1 GB: no warning" test ! -s sh.err
