@@ -4,11 +4,14 @@
  * trace whole and in part, 416, 404, 405, 421, 400). */
 #include <arpa/inet.h>
 #include <check.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "serve.h"
@@ -227,6 +230,41 @@ START_TEST(test_server)
 }
 END_TEST
 
+START_TEST(test_open_and_spawn)
+{
+	char dir[] = "/tmp/check_serve.XXXXXX", path[256];
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"test -t 1 && exit 3; exit 7", NULL };
+	char *none[] = { (char *)"no-such-program-here", NULL };
+	uint64_t size = 9;
+	int fd, st;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/t.json", dir);
+	ck_assert_int_eq(serve_open_trace(path, &fd, &size), -1);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_eq(write(fd, "[1]", 3), 3);
+	close(fd);
+	ck_assert_int_eq(serve_open_trace(path, &fd, &size), 0);
+	ck_assert_uint_eq(size, 3);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	ck_assert_int_eq(serve_open_trace(dir, &fd, &size), -2);
+	ck_assert_int_eq(fd, -1);
+	unlink(path);
+	rmdir(dir);
+	/* the program runs, its standard output not a terminal but /dev/null */
+	pid = serve_spawn(argv);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	pid = serve_spawn(none);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 127);
+}
+END_TEST
+
 static Suite *serve_suite(void)
 {
 	Suite *s = suite_create("serve");
@@ -237,6 +275,7 @@ static Suite *serve_suite(void)
 	tcase_add_test(tc, test_text_size_and_path);
 	tcase_add_test(tc, test_token);
 	tcase_add_test(tc, test_server);
+	tcase_add_test(tc, test_open_and_spawn);
 	suite_add_tcase(s, tc);
 	return s;
 }

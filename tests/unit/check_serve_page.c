@@ -4,8 +4,11 @@
  * the button first, the UI address inside the details toggle, escaped, the
  * download link, the script's constants. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "serve_page.h"
@@ -202,6 +205,84 @@ START_TEST(test_page_order)
 }
 END_TEST
 
+START_TEST(test_window_command)
+{
+	struct buf out = BUF_INIT;
+
+	ck_assert_int_eq(serve_window_command(&out, "d/big.json.gz"), 0);
+	ck_assert_str_eq(out.p, "tr-decode d/big.json.gz | tr-window --passes 0 | tr-encode -o "
+			 "d/big.pass0.json.gz");
+	buf_reset(&out);
+	ck_assert_int_eq(serve_window_command(&out, "it's a.json"), 0);
+	ck_assert_str_eq(out.p, "tr-decode 'it'\\''s a.json' | tr-window --passes 0 | "
+			 "tr-encode -o 'it'\\''s a.pass0.json.gz'");
+	buf_release(&out);
+}
+END_TEST
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The reports beside a trace, and those of its source; the events of the
+ * served file, never the source's; the refusals with their messages. */
+START_TEST(test_read_reports)
+{
+	char dir[] = "/tmp/check_serve_page.XXXXXX", path[256], name[300];
+	struct ui_view v = UI_VIEW_INIT;
+	struct buf why = BUF_INIT;
+	int64_t events = -1;
+	int nread = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/c.json", dir);
+	/* no report */
+	ck_assert_int_eq(serve_read_reports(path, &v, &events, &nread, &why), SERVE_OK);
+	ck_assert_int_eq(nread, 0);
+	ck_assert_int_eq(events, -1);
+	/* a compacted trace whose source's layers report gives the guides */
+	snprintf(name, sizeof name, "%s/c.json.compact.json", dir);
+	put(name, "{\"output_event_count\": 383, \"source_file\": \"g.json\", \"groups\": []}");
+	snprintf(name, sizeof name, "%s/g.json.layers.json", dir);
+	put(name, layers_report);
+	ck_assert_int_eq(serve_read_reports(path, &v, &events, &nread, &why), SERVE_OK);
+	ck_assert_int_eq(nread, 2);
+	ck_assert_int_eq(events, 383);
+	ck_assert_uint_eq(v.nguides, 4);
+	ui_view_free(&v);
+	memset(&v, 0, sizeof v);
+	/* a broken report beside it: refused, named */
+	snprintf(name, sizeof name, "%s/c.json.layers.json", dir);
+	put(name, "{\"layers\": {}}");
+	ck_assert_int_eq(serve_read_reports(path, &v, &events, &nread, &why), SERVE_INPUT);
+	snprintf(path, sizeof path, "%s/c.json.layers.json: \"layers\" is not an array "
+		 "(--no-setup skips the reports)", dir);
+	ck_assert_str_eq(why.p, path);
+	ui_view_free(&v);
+	memset(&v, 0, sizeof v);
+	/* a directory where a report would be */
+	unlink(name);
+	ck_assert_int_eq(mkdir(name, 0700), 0);
+	snprintf(path, sizeof path, "%s/c.json", dir);
+	ck_assert_int_eq(serve_read_reports(path, &v, &events, &nread, &why), SERVE_SYSTEM);
+	snprintf(path, sizeof path, "%s/c.json.layers.json: not a regular file", dir);
+	ck_assert_str_eq(why.p, path);
+	rmdir(name);
+	snprintf(name, sizeof name, "%s/c.json.compact.json", dir);
+	unlink(name);
+	snprintf(name, sizeof name, "%s/g.json.layers.json", dir);
+	unlink(name);
+	rmdir(dir);
+	ui_view_free(&v);
+	buf_release(&why);
+}
+END_TEST
+
 static Suite *serve_page_suite(void)
 {
 	Suite *s = suite_create("serve_page");
@@ -212,6 +293,8 @@ static Suite *serve_page_suite(void)
 	tcase_add_test(tc, test_summary_guides);
 	tcase_add_test(tc, test_summary_plain);
 	tcase_add_test(tc, test_page_order);
+	tcase_add_test(tc, test_window_command);
+	tcase_add_test(tc, test_read_reports);
 	suite_add_tcase(s, tc);
 	return s;
 }
