@@ -565,6 +565,13 @@ ok "trace: Content-Length" test "$(hdr Content-Length)" = "$(size_of t.json)"
 ok "trace: Cache-Control no-store" test "$(hdr Cache-Control)" = no-store
 ok "trace: nosniff" test "$(hdr X-Content-Type-Options)" = nosniff
 ok "trace: no Cross-Origin-Opener-Policy" test -z "$(hdr Cross-Origin-Opener-Policy)"
+req GET "/$TOKEN/trace" "" "Range: bytes=10-19"
+status "trace, Range bytes=10-19: 206" 206
+ok "trace, Range bytes=10-19: those bytes" test "$(od -An -c b)" = "$(head -c 20 t.json | tail -c 10 | od -An -c)"
+ok "trace, Range bytes=10-19: Content-Range" test "$(hdr Content-Range)" = "bytes 10-19/$(size_of t.json)"
+req GET "/$TOKEN/trace" "" "Range: bytes=$(size_of t.json)-"
+status "trace, Range past the end: 416" 416
+ok "trace, Range past the end: Content-Range bytes */SIZE" test "$(hdr Content-Range)" = "bytes */$(size_of t.json)"
 req HEAD "/$TOKEN/trace"
 status "trace HEAD: 200" 200
 ok "trace HEAD: Content-Length" test "$(hdr Content-Length)" = "$(size_of t.json)"
@@ -724,7 +731,7 @@ fi
 # stream, read whole; then report the bytes' size and SHA-256, the names
 # and the location it was opened at to this page's own origin.  With ?old=1
 # it is an older UI that does not know streams: it ignores them and keeps
-# answering PING.
+# answering PING; with ?mute=1 a UI that never answers.
 mkdir ui
 cat >ui/standin.html <<'EOF'
 <!DOCTYPE html>
@@ -733,9 +740,10 @@ cat >ui/standin.html <<'EOF'
 <script>
 "use strict";
 const OLD = new URLSearchParams(location.search).get("old") === "1";
+const MUTE = new URLSearchParams(location.search).get("mute") === "1";
 let taken = false;
 window.addEventListener("message", async function (ev) {
-  if (ev.data === "PING") { if (!taken) ev.source.postMessage("PONG", "*"); return; }
+  if (ev.data === "PING") { if (!taken && !MUTE) ev.source.postMessage("PONG", "*"); return; }
   if (!ev.data || !ev.data.perfetto || taken) return;
   const p = ev.data.perfetto;
   let bytes, mode;
@@ -851,6 +859,26 @@ if browse "browser: buffer" t.json.gz; then
 		test "$(field location)" = "http://127.0.0.1:$P2/standin.html"
 	status_is "browser: the page shows Local trace sent: $size bytes" "Local trace sent: $size bytes"
 	ok "browser: the page shows the warning" grep -q '<p id="warn">This confirms the transfer only' dom.html
+	ok "browser: the UI answered, so no hint that it is slow" grep -q '<p id="slow" hidden' dom.html
+fi
+
+# A UI that never answers: after 10 s (of the browser's virtual time) the
+# page says so and what to try.
+if start bm --ui "http://127.0.0.1:$P2/standin.html?mute=1" t.json && [ -n "$TOKEN" ]; then
+	rm -rf profile
+	mkdir profile
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--no-default-browser-check --disable-background-networking \
+		--disable-component-update --disable-sync --disable-extensions \
+		--disable-default-apps --disable-domain-reliability --no-proxy-server \
+		--disable-breakpad --disable-crash-reporter \
+		--disable-popup-blocking --user-data-dir="$T/profile" \
+		--virtual-time-budget=15000 --dump-dom "${URL}?auto=1" >dom.html 2>chromium.err
+	ok "browser: a UI silent for 10 s: the page shows the hint" \
+		grep -q '<p id="slow">The Perfetto UI has not answered within 10 seconds.' dom.html
+	status_is "browser: a UI silent for 10 s: still waiting" \
+		"Waiting for the Perfetto UI to answer PING with PONG..."
+	stop bm TERM "browser: a UI silent: tr-serve exit 0 on SIGTERM"
 fi
 
 # The guided trace: the stand-in is opened at the UI URL with its setup.
