@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
 

@@ -31,7 +31,6 @@
 #define STREAM_ABOVE_MAX ((uint64_t)1024 * 1024 * 1024 * 1024)
 #define BROWSER_JSON_LIMIT 1000000000LL   /* browsers fail to import about this much */
 #define PROTO_LIMIT 2147483648LL          /* and this much of Perfetto protobuf */
-#define REPORT_MAX (256 * 1024 * 1024)   /* a larger report beside a trace is refused */
 
 static const char usage_text[] =
 	"usage: tr-serve [--port N] [--ui URL] [--open] [--pass K] [--layer LN]\n"
