@@ -57,16 +57,16 @@ else
 $(error GZIP=$(GZIP): the gzip backend is isal or zlib)
 endif
 
-PKGS       := libcrypto libpcre2-8
+PKGS       := libcrypto libpcre2-8 libmicrohttpd
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -lpcre2-8) $(GZ_LIBS) -lm
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -lpcre2-8 -lmicrohttpd) $(GZ_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
 SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
-COMMON  := diag buf io progress reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles
-UNITS   := buf io progress event reader writer teepass blockq gzasync scan json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag
+COMMON  := diag buf io progress reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles serve_page serve
+UNITS   := buf io progress event reader writer teepass blockq gzasync scan json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag serve_page serve
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -114,6 +114,7 @@ $(B)/common $(B)/filters $(B)/bin $(B)/tests:
 # The headers of the packages, found before anything is compiled, or one
 # message that names the missing packages and the command that installs them.
 BUILD_HEADERS := jsmn.h=libjsmn-dev pcre2.h=libpcre2-dev openssl/evp.h=libssl-dev \
+	microhttpd.h=libmicrohttpd-dev \
 	$(if $(filter isal,$(GZIP)),isa-l.h=libisal-dev,zlib.h=zlib1g-dev)
 $(B)/build-deps.ok:
 	@CC='$(CC)' CPPFLAGS='$(CPPFLAGS) $(PKG_CFLAGS) $(GZ_CPPFLAGS)' \

@@ -251,6 +251,53 @@ int ui_report_source_file(const char *text, size_t len, struct buf *out)
 	return rc;
 }
 
+/* The events of the trace a report was written beside: a window report's
+ * kept counts, a compact report's output_event_count (also under
+ * "compaction" in a layers report), else a layers report's source events
+ * plus the ones it added. */
+int ui_report_events(const char *text, size_t len, int64_t *events)
+{
+	struct jdoc d = JDOC_INIT;
+	int nomem = 0, rc = 0, t;
+	int64_t a, b;
+
+	trim(&text, &len);
+	if (json_parse(&d, text, len, &nomem) != 0) {
+		json_free(&d);
+		return nomem ? UI_NOMEM : UI_BAD;
+	}
+	if (json_type(&d, 0) != JT_OBJECT)
+		goto out;
+	t = json_find(&d, 0, "kept");
+	if (t >= 0 && json_type(&d, t) == JT_OBJECT) {
+		int n = json_size(&d, t), k, m = t + 1;
+		int64_t sum = 0;
+
+		for (k = 0; k < n; k++, m = json_next(&d, m + 1)) {
+			if (json_int64(&d, m + 1, &a) != 0 || a < 0 || a > INT64_MAX - sum)
+				goto out;
+			sum += a;
+		}
+		*events = sum;
+		rc = 1;
+		goto out;
+	}
+	t = json_find(&d, 0, "compaction");
+	if (int_member(&d, t >= 0 && json_type(&d, t) == JT_OBJECT ? t : 0,
+		       "output_event_count", &a) == 0 && a >= 0) {
+		*events = a;
+		rc = 1;
+	} else if (int_member(&d, 0, "original_event_count", &a) == 0 &&
+		   int_member(&d, 0, "added_event_count", &b) == 0 && a >= 0 && b >= 0 &&
+		   a <= INT64_MAX - b) {
+		*events = a + b;
+		rc = 1;
+	}
+out:
+	json_free(&d);
+	return rc;
+}
+
 void ui_view_free(struct ui_view *v)
 {
 	size_t i;
@@ -399,66 +446,81 @@ static int build_commands(const struct ui_view *v, const struct ui_choice *c, in
 	return rc;
 }
 
-int ui_build_params(const struct ui_view *v, const struct ui_choice *c, struct buf *out,
+int ui_shown(const struct ui_view *v, const struct ui_choice *c, struct ui_shown *s,
 	struct buf *why)
 {
-	struct buf cmds = BUF_INIT;
-	const struct ui_guide *sel = NULL;
-	int64_t pass, start = 0, end = 0;
 	size_t i;
-	int found = 0, guides = 0, rc;
+	int found = 0;
 
+	memset(s, 0, sizeof *s);
 	if (c->no_setup)
 		return UI_OK;
 	for (i = 0; i < v->nguides; i++)
-		guides |= in_window(v, &v->guides[i]);
+		s->guides |= in_window(v, &v->guides[i]);
 	/* the pass: asked for, else 0, else (in a window) the first one there */
-	pass = c->pass_given ? c->pass : 0;
+	s->pass = c->pass_given ? c->pass : 0;
 	if (!c->pass_given && v->have_window) {
-		pass = INT64_MAX;
+		s->pass = INT64_MAX;
 		for (i = 0; i < v->nguides; i++)
-			if (in_window(v, &v->guides[i]) && v->guides[i].pass < pass)
-				pass = v->guides[i].pass;
+			if (in_window(v, &v->guides[i]) && v->guides[i].pass < s->pass)
+				s->pass = v->guides[i].pass;
 	}
 	for (i = 0; i < v->nguides; i++) {
 		const struct ui_guide *g = &v->guides[i];
 
-		if (g->pass != pass || !in_window(v, g))
+		if (g->pass != s->pass || !in_window(v, g))
 			continue;
-		if (!found || g->start_ns < start)
-			start = g->start_ns;
-		if (!found || g->end_ns > end)
-			end = g->end_ns;
+		if (!found || g->start_ns < s->start_ns)
+			s->start_ns = g->start_ns;
+		if (!found || g->end_ns > s->end_ns)
+			s->end_ns = g->end_ns;
+		if (!found || g->layer < s->first_layer)
+			s->first_layer = g->layer;
+		if (!found || g->layer > s->last_layer)
+			s->last_layer = g->layer;
 		found = 1;
 		if (c->layer_given && g->layer == c->layer)
-			sel = g;
+			s->sel = g;
 	}
 	if ((c->pass_given || c->layer_given) && !found)
-		return refuse(why, v, "--pass", pass);
-	if (c->layer_given && sel == NULL) {
+		return refuse(why, v, "--pass", s->pass);
+	if (c->layer_given && s->sel == NULL) {
 		buf_reset(why);
 		buf_printf(why, "--layer %lld: pass %lld has no guide L%lld", (long long)c->layer,
-			   (long long)pass, (long long)c->layer);
+			   (long long)s->pass, (long long)c->layer);
 		return UI_REFUSED;
 	}
+	s->by_pass = found;
 	if (!found && v->have_window) {
-		start = v->window_start_ns;
-		end = v->window_end_ns;
+		s->start_ns = v->window_start_ns;
+		s->end_ns = v->window_end_ns;
+		s->by_window = 1;
 		found = 1;
 	}
 	/* a pass of one zero-length marker: 1 µs wide, or nothing shows */
-	if (found && end <= start)
-		end = start + 1000;
-	rc = UI_OK;
-	if (found && (add_ns_param(out, "visStart", start) != 0 ||
-		      add_ns_param(out, "visEnd", end) != 0))
+	if (found && s->end_ns <= s->start_ns)
+		s->end_ns = s->start_ns + 1000;
+	return UI_OK;
+}
+
+int ui_build_params(const struct ui_view *v, const struct ui_choice *c, struct buf *out,
+	struct buf *why)
+{
+	struct buf cmds = BUF_INIT;
+	struct ui_shown s;
+	int rc = ui_shown(v, c, &s, why);
+
+	if (rc != UI_OK || c->no_setup)
+		return rc;
+	if ((s.by_pass || s.by_window) && (add_ns_param(out, "visStart", s.start_ns) != 0 ||
+					     add_ns_param(out, "visEnd", s.end_ns) != 0))
 		rc = UI_NOMEM;
-	if (rc == UI_OK && sel != NULL &&
-	    (add_ns_param(out, "ts", sel->start_ns) != 0 ||
-	     add_ns_param(out, "dur", sel->end_ns - sel->start_ns) != 0))
+	if (rc == UI_OK && s.sel != NULL &&
+	    (add_ns_param(out, "ts", s.sel->start_ns) != 0 ||
+	     add_ns_param(out, "dur", s.sel->end_ns - s.sel->start_ns) != 0))
 		rc = UI_NOMEM;
-	if (rc == UI_OK && (v->npins > 0 || v->npids > 0 || guides || c->query != NULL)) {
-		rc = build_commands(v, c, guides, &cmds);
+	if (rc == UI_OK && (v->npins > 0 || v->npids > 0 || s.guides || c->query != NULL)) {
+		rc = build_commands(v, c, s.guides, &cmds);
 		if (rc == UI_OK)
 			rc = add_param(out, "startupCommands", cmds.p, cmds.len);
 	}

@@ -62,6 +62,26 @@ struct ui_choice {
 int ui_build_params(const struct ui_view *v, const struct ui_choice *c, struct buf *out,
 	struct buf *why);
 
+/* What the UI shows at load time for v and c: the pass in view (by_pass:
+ * from its first guide's start to its last guide's end, its guides' first
+ * and last layer ids) or the window (by_window), the selected guide (sel),
+ * and whether any guide is in view.  Refusals as ui_build_params. */
+struct ui_shown {
+	int guides;
+	int by_pass, by_window;
+	int64_t pass, first_layer, last_layer;
+	int64_t start_ns, end_ns;
+	const struct ui_guide *sel;
+};
+int ui_shown(const struct ui_view *v, const struct ui_choice *c, struct ui_shown *s,
+	struct buf *why);
+
+/* The number of events in the trace a report lies beside, as the report
+ * records it (tr-window's kept counts, tr-compact's output_event_count,
+ * tr-layer-track's original_event_count plus added_event_count): 1, 0 when
+ * it records none, UI_BAD or UI_NOMEM. */
+int ui_report_events(const char *text, size_t len, int64_t *events);
+
 /* The default query: the guides with their pass and relative start in ms. */
 extern const char ui_default_query[];
 

@@ -3,56 +3,44 @@
  * cannot fetch from a local HTTP server without CORS and HTTPS, but it accepts
  * a buffer posted by the window that opened it).  See tr-serve(1).
  *
- * Security model: loopback only, a random token in every path, the Host
- * header checked against DNS rebinding, no path from a request ever reaches
- * the file system, and each connection in its own child with time limits. */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
+ * Options and glue: the page is common/serve_page's, the HTTP server (on
+ * GNU libmicrohttpd: loopback only, a random token in every path, the Host
+ * header checked, the library's limits) common/serve's. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
 #include "opt.h"
+#include "serve.h"
+#include "serve_page.h"
 #include "ui.h"
 
 #define DEFAULT_UI "https://ui.perfetto.dev"
 #define UI_MAX 2048              /* longer --ui URLs are refused */
-#define HEAD_MAX 8192            /* request line plus headers */
-#define HEAD_TIMEOUT_MS 10000    /* the whole head must arrive in this time */
-#define SEND_TIMEOUT_S 30        /* one write blocked longer: the reader is gone */
-#define LINGER_MS 1000           /* reading what the client still sends */
-#define MAX_CHILDREN 16          /* connections served at once */
-#define CHUNK (256 * 1024)       /* trace bytes per read */
-#define TOKEN_BYTES 16           /* 128 random bits, 32 hex digits */
 #define STREAM_ABOVE_DEFAULT (256LL * 1024 * 1024)
 /* beyond any file: the page's JavaScript compares it exactly (2^53 > 1024G) */
 #define STREAM_ABOVE_MAX ((uint64_t)1024 * 1024 * 1024 * 1024)
 #define BROWSER_JSON_LIMIT 1000000000LL   /* browsers fail to import about this much */
-#define REPORT_MAX (256 * 1024 * 1024)   /* a larger report beside a trace is refused */
+#define PROTO_LIMIT 2147483648LL          /* and this much of Perfetto protobuf */
 
 static const char usage_text[] =
 	"usage: tr-serve [--port N] [--ui URL] [--open] [--pass K] [--layer LN]\n"
 	"                [--query SQL] [--no-setup] [--stream-above BYTES]\n"
+	"                [--print-ui-url]\n"
 	"                TRACE | --trace TRACE\n"
 	"Serve TRACE (.json or .json.gz, sent as stored) and a viewer page on\n"
 	"127.0.0.1 until interrupted; the page opens the Perfetto UI in a new\n"
 	"window and posts the trace to it.  The URL to open goes to standard output,\n"
-	"then the UI URL the page opens.  With a report beside TRACE (.layers.json,\n"
+	"then \"Ctrl-C to stop\".  With a report beside TRACE (.layers.json,\n"
 	".compact.json, .window.json), the UI pins the layer guides and synthetic\n"
 	"GPU lanes, expands the GPU process, shows pass 0 and lists the guides.\n"
 	"\n"
@@ -67,400 +55,34 @@ static const char usage_text[] =
 	"  --no-setup open the UI plainly: no pins, range, selection or query\n"
 	"  --stream-above BYTES  stream traces larger than BYTES (K, M or G allowed;\n"
 	"             default 256M)\n"
+	"  --print-ui-url  also print the UI URL the page opens, as \"ui URL\"\n"
 	"  --help     this text\n"
 	"  --version  the version\n"
 	"\n"
 	"Exit status: 0 stopped by SIGINT or SIGTERM, 1 input rejected,\n"
 	"2 usage or system trouble.\n";
 
-/* The viewer page.  Its only variable parts, the UI URL and the file name,
- * are percent-encoded by the server (so they cannot end the string or the
- * script) and decoded by the page.  The format holds no other '%'. */
-#define PAGE_FMT \
-"<!DOCTYPE html>\n" \
-"<html lang=\"en\"><head><meta charset=\"utf-8\">\n" \
-"<meta name=\"referrer\" content=\"no-referrer\">\n" \
-"<title>tr-serve</title>\n" \
-"<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46em;margin:2em auto;" \
-"padding:0 1em}button{font-size:1.1em;padding:.4em 1.2em}" \
-"#warn{color:#8a4b00}code{word-break:break-all}</style>\n" \
-"</head><body>\n" \
-"<h1>tr-serve: <span id=\"name\"></span></h1>\n" \
-"<p>The button opens the Perfetto UI (<code id=\"ui\"></code>) in a new\n" \
-"window and posts this trace to it with <code>postMessage</code>; the trace\n" \
-"goes from this page to that window and is not uploaded anywhere.\n" \
-"Browsers open a pop-up window only from a click, so the click is needed.</p>\n" \
-"<p><button id=\"go\" type=\"button\">Open in Perfetto</button></p>\n" \
-"<p id=\"status\" role=\"status\">Not sent yet.</p>\n" \
-"<p id=\"progress\"></p>\n" \
-"<p id=\"warn\" hidden>This confirms the transfer only, not that Perfetto\n" \
-"parsed the trace: look for errors in the Perfetto window.</p>\n" \
-"<script>\n" \
-"\"use strict\";\n" \
-"function dec(s) { try { return decodeURIComponent(s); } catch (e) { return s; } }\n" \
-"const UI = dec(\"%s\"), NAME = dec(\"%s\");\n" \
-"const SIZE = %jd, STREAM_ABOVE = %jd;\n" \
-"const statusEl = document.getElementById(\"status\");\n" \
-"const progressEl = document.getElementById(\"progress\");\n" \
-"const warnEl = document.getElementById(\"warn\");\n" \
-"let uiOrigin = null, win = null, timer = 0, busy = false;\n" \
-"let streamPosted = false, fellBack = false, streamReader = null;\n" \
-"try { uiOrigin = new URL(UI).origin; } catch (e) { }\n" \
-"document.getElementById(\"name\").textContent = NAME;\n" \
-"document.getElementById(\"ui\").textContent = UI;\n" \
-"document.title = NAME + \" - tr-serve\";\n" \
-"function say(text) { statusEl.textContent = text; }\n" \
-"function stopPing() { if (timer) { clearInterval(timer); timer = 0; } }\n" \
-"function openUI() {\n" \
-"  if (!uiOrigin) { say(\"Not a valid URL for the Perfetto UI: \" + UI); return; }\n" \
-"  stopPing(); busy = false; streamPosted = false; fellBack = false;\n" \
-"  warnEl.hidden = true; progressEl.textContent = \"\";\n" \
-"  win = window.open(UI, \"_blank\");\n" \
-"  if (!win) {\n" \
-"    say(\"The browser blocked the pop-up window (window.open returned null): \" +\n" \
-"        \"allow pop-ups for this page, or click the button again.\");\n" \
-"    return;\n" \
-"  }\n" \
-"  say(\"Waiting for the Perfetto UI to answer PING with PONG...\");\n" \
-"  /* The UI answers only once loaded and keeps no queue: ping until it does. */\n" \
-"  timer = setInterval(function () {\n" \
-"    if (win.closed) {\n" \
-"      stopPing();\n" \
-"      say(\"The Perfetto window was closed before it answered; click the button again.\");\n" \
-"      return;\n" \
-"    }\n" \
-"    win.postMessage(\"PING\", uiOrigin);\n" \
-"  }, 50);\n" \
-"}\n" \
-"async function fetchTrace() {\n" \
-"  const r = await fetch(\"trace\", { cache: \"no-store\" });\n" \
-"  if (!r.ok) throw new Error(\"HTTP \" + r.status);\n" \
-"  return r;\n" \
-"}\n" \
-"async function sendBuffer(note) {\n" \
-"  const buffer = await (await fetchTrace()).arrayBuffer();\n" \
-"  const n = buffer.byteLength;\n" \
-"  /* Transferred, not copied: a trace can be hundreds of megabytes. */\n" \
-"  win.postMessage({ perfetto: { buffer: buffer, title: NAME, fileName: NAME } },\n" \
-"                  uiOrigin, [buffer]);\n" \
-"  say(note + \"Local trace sent: \" + n + \" bytes\");\n" \
-"  warnEl.hidden = false;\n" \
-"}\n" \
-"/* A large trace goes as a ReadableStream: the UI reads it with backpressure\n" \
-" * and the page never holds it whole.  The progress line counts what the UI\n" \
-" * has taken. */\n" \
-"async function sendStream() {\n" \
-"  const r = await fetchTrace();\n" \
-"  if (!r.body) return sendBuffer(\"This browser gives no response stream; \");\n" \
-"  const reader = r.body.getReader();\n" \
-"  let sent = 0;\n" \
-"  const stream = new ReadableStream({\n" \
-"    async pull(c) {\n" \
-"      const x = await reader.read();\n" \
-"      if (x.done) {\n" \
-"        c.close();\n" \
-"        if (!fellBack) {\n" \
-"          say(\"Local trace streamed: \" + sent + \" bytes\");\n" \
-"          warnEl.hidden = false;\n" \
-"        }\n" \
-"        return;\n" \
-"      }\n" \
-"      sent += x.value.byteLength;\n" \
-"      if (!fellBack) progressEl.textContent = \"Sent \" + sent + \" of \" + SIZE + \" bytes\";\n" \
-"      c.enqueue(x.value);\n" \
-"    },\n" \
-"    cancel(reason) { return reader.cancel(reason); }\n" \
-"  }, { highWaterMark: 0 });\n" \
-"  try {\n" \
-"    win.postMessage({ perfetto: { stream: stream, title: NAME, bytesTotal: SIZE } },\n" \
-"                    uiOrigin, [stream]);\n" \
-"  } catch (e) {\n" \
-"    reader.cancel();\n" \
-"    return sendBuffer(\"This browser cannot post a stream (\" + e.message +\n" \
-"                      \"): sent as one buffer instead. \");\n" \
-"  }\n" \
-"  streamPosted = true;\n" \
-"  streamReader = reader;\n" \
-"  say(\"Streaming the trace to the Perfetto UI...\");\n" \
-"  /* A UI that took a trace stops listening; an older one ignores the\n" \
-"   * stream and still answers this PING, which comes after it. */\n" \
-"  win.postMessage(\"PING\", uiOrigin);\n" \
-"}\n" \
-"async function sendTrace() {\n" \
-"  try {\n" \
-"    if (SIZE > STREAM_ABOVE && typeof ReadableStream === \"function\") {\n" \
-"      say(\"The Perfetto UI answered; streaming the trace...\");\n" \
-"      await sendStream();\n" \
-"    } else {\n" \
-"      say(\"The Perfetto UI answered; fetching the trace...\");\n" \
-"      await sendBuffer(\"\");\n" \
-"    }\n" \
-"  } catch (e) {\n" \
-"    busy = false;\n" \
-"    say(\"Could not send the trace: \" + e.message);\n" \
-"  }\n" \
-"}\n" \
-"async function fallBack() {\n" \
-"  fellBack = true;\n" \
-"  if (streamReader) streamReader.cancel();\n" \
-"  progressEl.textContent = \"\";\n" \
-"  try {\n" \
-"    await sendBuffer(\"The Perfetto UI did not take a stream (an older UI): \" +\n" \
-"                     \"sent as one buffer instead. \");\n" \
-"  } catch (e) {\n" \
-"    say(\"Could not send the trace: \" + e.message);\n" \
-"  }\n" \
-"}\n" \
-"window.addEventListener(\"message\", function (ev) {\n" \
-"  if (ev.source !== win || ev.origin !== uiOrigin || ev.data !== \"PONG\")\n" \
-"    return;\n" \
-"  if (streamPosted && !fellBack) { fallBack(); return; }\n" \
-"  if (busy) return;\n" \
-"  busy = true;\n" \
-"  stopPing();\n" \
-"  sendTrace();\n" \
-"});\n" \
-"document.getElementById(\"go\").addEventListener(\"click\", openUI);\n" \
-"/* For tests: a headless browser started with --disable-popup-blocking. */\n" \
-"if (new URLSearchParams(location.search).get(\"auto\") === \"1\") openUI();\n" \
-"</script>\n" \
-"</body></html>\n"
-
-/* Sent with every response.  The Referrer-Policy keeps the token out of the
- * Referer that the UI would otherwise see; no Cross-Origin-Opener-Policy,
- * which would cut the page off from the window it opens. */
-#define COMMON_HEADERS \
-	"Cache-Control: no-store\r\n" \
-	"X-Content-Type-Options: nosniff\r\n" \
-	"Referrer-Policy: no-referrer\r\n" \
-	"X-Frame-Options: DENY\r\n" \
-	"Connection: close\r\n"
-
-#define PAGE_CSP \
-	"Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; " \
-	"style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; " \
-	"form-action 'none'; frame-ancestors 'none'\r\n"
-
 static int trace_fd = -1;
-static int listen_fd = -1;
-static int wake_rd = -1, wake_wr = -1;   /* self-pipe: signals wake poll() */
-static unsigned port;
-static char page_path[TOKEN_BYTES * 2 + 3];
-static char trace_path[TOKEN_BYTES * 2 + 8];
-static char *page;
-static size_t page_len;
-static pid_t children[MAX_CHILDREN];
-static int nchildren;
-static pid_t opener_pid = -1;
-static const char *opener_name;
-static volatile sig_atomic_t got_stop;
-
-/* ---- signals ------------------------------------------------------- */
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	ssize_t w;
-
-	if (sig != SIGCHLD)
-		got_stop = 1;
-	/* a full pipe already holds a wake-up */
-	w = write(wake_wr, "", 1);
-	(void)w;
-	errno = saved;
-}
-
-static void set_flags(int fd, int fl_add, int fd_add)
-{
-	int fl = fcntl(fd, F_GETFL), fdf = fcntl(fd, F_GETFD);
-
-	if (fl < 0 || fdf < 0 || fcntl(fd, F_SETFL, fl | fl_add) < 0 ||
-	    fcntl(fd, F_SETFD, fdf | fd_add) < 0)
-		die_errno(EXIT_TROUBLE, "fcntl");
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	int p[2];
-
-	if (pipe(p) != 0)
-		die_errno(EXIT_TROUBLE, "pipe");
-	wake_rd = p[0];
-	wake_wr = p[1];
-	set_flags(wake_rd, O_NONBLOCK, FD_CLOEXEC);
-	set_flags(wake_wr, O_NONBLOCK, FD_CLOEXEC);
-
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: poll() returns EINTR, and the pipe covers the race */
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_NOCLDSTOP;
-	if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 ||
-	    sigaction(SIGCHLD, &sa, NULL) != 0)
-		die_errno(EXIT_TROUBLE, "sigaction");
-	/* A browser tab closed in the middle of a response must not kill the
-	 * server: writes to the socket then fail with EPIPE instead. */
-	sa.sa_handler = SIG_IGN;
-	sa.sa_flags = 0;
-	if (sigaction(SIGPIPE, &sa, NULL) != 0)
-		die_errno(EXIT_TROUBLE, "sigaction");
-}
-
-/* The defaults again, for a connection child or before exec. */
-static void default_signals(void)
-{
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-}
-
-/* ---- setup --------------------------------------------------------- */
-
-/* Encode everything but RFC 3986 unreserved characters: the result is safe
- * inside a JavaScript string inside an HTML script element. */
-static char *percent_encode(const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(s), i, o = 0;
-	char *out;
-
-	if (n > (SIZE_MAX - 1) / 3)
-		die_nomem();
-	out = xmalloc(3 * n + 1);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
-			out[o++] = (char)c;
-		} else {
-			out[o++] = '%';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
-static void build_page(const char *ui, const char *name, off_t size, long long stream_above)
-{
-	char *ui_enc = percent_encode(ui), *name_enc = percent_encode(name);
-	int n = snprintf(NULL, 0, PAGE_FMT, ui_enc, name_enc, (intmax_t)size,
-			 (intmax_t)stream_above);
-
-	if (n < 0)
-		die_nomem();
-	page_len = (size_t)n;
-	page = xmalloc(page_len + 1);
-	snprintf(page, page_len + 1, PAGE_FMT, ui_enc, name_enc, (intmax_t)size,
-		 (intmax_t)stream_above);
-	free(ui_enc);
-	free(name_enc);
-}
-
-/* ---- the UI's startup parameters ------------------------------------ */
-
-/* The whole of a report into b: 1, or 0 when there is no such file. */
-static int read_report(const char *path, struct buf *b)
-{
-	char chunk[65536];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-
-	buf_reset(b);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0 || fstat(fd, &st) != 0)
-		die_errno(EXIT_TROUBLE, "%s", path);
-	if (!S_ISREG(st.st_mode))
-		die(EXIT_TROUBLE, "%s: not a regular file", path);
-	if (st.st_size > REPORT_MAX)
-		die(EXIT_INPUT, "%s: a report of %jd bytes (at most %d read; --no-setup "
-		    "skips the reports)", path, (intmax_t)st.st_size, REPORT_MAX);
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof chunk);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			die_errno(EXIT_TROUBLE, "%s", path);
-		if (r == 0)
-			break;
-		if (buf_add(b, chunk, (size_t)r) != 0)
-			die_nomem();
-	}
-	close(fd);
-	return 1;
-}
-
-static void take_report(struct ui_view *v, const char *path, struct buf *text)
-{
-	struct buf why = BUF_INIT;
-	int rc = ui_view_add_report(v, text->p, text->len, &why);
-
-	if (rc == UI_NOMEM)
-		die_nomem();
-	if (rc != UI_OK)
-		die(EXIT_INPUT, "%s: %s (--no-setup skips the reports)", path, why.p);
-	buf_release(&why);
-}
-
-/* The reports beside TRACE: TRACE.layers.json, TRACE.compact.json and
- * TRACE.window.json; a compact or window report whose source has reports
- * beside it (a guided trace compacted by tr-compact-track, a window cut by
- * tr-window from an annotated output) brings those too, since compaction
- * and windows keep the guides, their times and the lanes. */
-static void read_reports(const char *path, struct ui_view *v)
-{
-	static const char *const kinds[] = { ".layers.json", ".compact.json", ".window.json" };
-	struct buf name = BUF_INIT, text = BUF_INIT, src = BUF_INIT;
-	const char *slash = strrchr(path, '/');
-	int have_layers = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-		buf_reset(&name);
-		if (buf_printf(&name, "%s%s", path, kinds[i]) != 0)
-			die_nomem();
-		if (!read_report(name.p, &text))
-			continue;
-		take_report(v, name.p, &text);
-		if (i == 0)
-			have_layers = 1;
-		if (i >= 1 && !have_layers && ui_report_source_file(text.p, text.len, &src) == 1 &&
-		    strchr(src.p, '/') == NULL) {
-			/* the source's own reports, beside it: its guides (and,
-			 * for a window, its lanes) */
-			size_t k;
-			for (k = 0; k < i; k++) {
-				buf_reset(&name);
-				if (buf_printf(&name, "%.*s%s%s", slash ? (int)(slash - path + 1) : 0,
-					       path, src.p, kinds[k]) != 0)
-					die_nomem();
-				if (strcmp(name.p, path) != 0 && read_report(name.p, &text)) {
-					take_report(v, name.p, &text);
-					have_layers |= k == 0;
-				}
-			}
-		}
-	}
-	buf_release(&name);
-	buf_release(&text);
-	buf_release(&src);
-}
+static struct buf page = BUF_INIT;
+static pid_t opener_pid = -1, tp_pid = -1;
+static const char *opener_name, *tp_name;
 
 /* The URL the page opens: the UI with its hash route and parameters. */
-static char *ui_url(const char *ui, const char *path, const struct ui_choice *choice)
+static char *ui_url(const char *ui, const char *path, const struct ui_choice *choice,
+	struct ui_view *vp, int64_t *events, int *nread)
 {
 	struct ui_view v = UI_VIEW_INIT;
 	struct buf params = BUF_INIT, why = BUF_INIT, url = BUF_INIT;
 	const char *host = strstr(ui, "://") + 3;
 	int rc;
 
-	if (!choice->no_setup)
-		read_reports(path, &v);
+	if (!choice->no_setup) {
+		rc = serve_read_reports(path, &v, events, nread, &why);
+		if (rc == SERVE_NOMEM)
+			die_nomem();
+		if (rc != SERVE_OK)
+			die(rc == SERVE_INPUT ? EXIT_INPUT : EXIT_TROUBLE, "%s", why.p);
+	}
 	rc = ui_build_params(&v, choice, &params, &why);
 	if (rc == UI_NOMEM)
 		die_nomem();
@@ -472,533 +94,113 @@ static char *ui_url(const char *ui, const char *path, const struct ui_choice *ch
 	    ((strpbrk(host, "/?") == NULL && buf_addch(&url, '/') != 0) ||
 	     buf_addstr(&url, "#!/?") != 0 || buf_add(&url, params.p, params.len) != 0))
 		die_nomem();
-	ui_view_free(&v);
+	*vp = v;
 	buf_release(&params);
 	buf_release(&why);
 	return url.p;
 }
 
-/* s quoted for a POSIX shell when it needs it. */
-static void put_shell_word(struct buf *b, const char *s)
+/* Too large for the UI in a browser (it parses the trace in WebAssembly
+ * memory): JSON text of about 1 GB and more, a Perfetto protobuf trace of
+ * about 2 GB.  Say so, give the command that cuts pass 0 out of a JSON
+ * trace (tr-window(1)), and explain the way Perfetto documents for large
+ * traces, its trace processor as a native accelerator of the UI: run it
+ * when it is in PATH.  The page's explanation goes to *large. */
+static void check_size(const char *path, off_t size, struct buf *large)
 {
-	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				 "0123456789-._/+,:=@%") == strlen(s)) {
-		buf_addstr(b, s);
-		return;
-	}
-	buf_addch(b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			buf_addstr(b, "'\\''");
-		else
-			buf_addch(b, *s);
-	}
-	buf_addch(b, '\'');
-}
-
-/* The size of the JSON text: the file's, or for gzip the larger of the
- * compressed size and the trailer's ISIZE (the size modulo 4 GiB). */
-static long long json_text_size(off_t size)
-{
-	unsigned char tail[4], magic[2];
-	long long isize;
-
-	if (size < 18 || pread(trace_fd, magic, 2, 0) != 2 || magic[0] != 0x1f ||
-	    magic[1] != 0x8b)
-		return (long long)size;
-	if (pread(trace_fd, tail, 4, size - 4) != 4)
-		return (long long)size;
-	isize = (long long)tail[0] | (long long)tail[1] << 8 | (long long)tail[2] << 16 |
-		(long long)tail[3] << 24;
-	return isize > (long long)size ? isize : (long long)size;
-}
-
-/* Browsers fail to import JSON traces of about 1 GB and more: say so, and
- * give the command that cuts pass 0 out of the trace (tr-window(1)). */
-static void warn_if_too_big(const char *path, off_t size)
-{
-	long long text = json_text_size(size);
-	struct buf cmd = BUF_INIT, out = BUF_INIT;
+	long long text = (long long)serve_text_size(trace_fd, (uint64_t)size);
 	size_t n = strlen(path);
+	int proto = (n > 8 && strcmp(path + n - 8, ".pftrace") == 0) ||
+		    (n > 11 && strcmp(path + n - 11, ".pftrace.gz") == 0);
+	struct buf cmd = BUF_INIT;
+	int fail = 0;
 
-	if (text <= BROWSER_JSON_LIMIT)
+	if (text <= (proto ? PROTO_LIMIT : BROWSER_JSON_LIMIT))
 		return;
-	if (n > 8 && strcmp(path + n - 8, ".json.gz") == 0)
-		n -= 8;
-	else if (n > 5 && strcmp(path + n - 5, ".json") == 0)
-		n -= 5;
-	buf_printf(&out, "%.*s.pass0.json.gz", (int)n, path);
-	buf_addstr(&cmd, "tr-decode ");
-	put_shell_word(&cmd, path);
-	buf_addstr(&cmd, " | tr-window --passes 0 | tr-encode -o ");
-	put_shell_word(&cmd, out.p);
-	if (cmd.len == 0 || out.len == 0)
+	tp_name = serve_in_path("trace_processor_shell") ? "trace_processor_shell"
+		: serve_in_path("trace_processor") ? "trace_processor" : NULL;
+	if (!proto) {
+		if (serve_window_command(&cmd, path) != 0)
+			die_nomem();
+		warnx_tr("warning: %s holds about %lld bytes of JSON; browsers fail to import "
+			 "JSON traces of about 1 GB and more. Cut a window (pass 0) with:\n  %s",
+			 path, text, cmd.p);
+	} else {
+		warnx_tr("warning: %s holds about %lld bytes of Perfetto protobuf; the Perfetto "
+			 "UI in a browser fails to load traces of about 2 GB and more", path, text);
+	}
+	fail |= buf_printf(large, "This trace holds about %lld bytes of %s: the Perfetto UI "
+			   "in a browser fails to load %s of about %s and more.  ", text,
+			   proto ? "Perfetto protobuf" : "JSON", proto ? "traces" : "JSON traces",
+			   proto ? "2 GB" : "1 GB");
+	if (tp_name != NULL) {
+		char *argv[] = { (char *)tp_name, (char *)"--httpd", (char *)path, NULL };
+
+		tp_pid = serve_spawn(argv);
+		if (tp_pid < 0)
+			die_errno(EXIT_TROUBLE, "fork");
+		warnx_tr("running %s --httpd %s: it loads the trace natively and serves it on "
+			 "127.0.0.1:9001, where the Perfetto UI finds it: open the UI (the page's "
+			 "button) and answer its dialog with YES, use loaded trace", tp_name, path);
+		fail |= buf_printf(large, "%s --httpd runs beside this server with the trace "
+				   "loaded: the button opens the Perfetto UI, which finds it on "
+				   "127.0.0.1:9001; answer its dialog with YES, use loaded trace.",
+				   tp_name);
+	} else {
+		warnx_tr("for traces this large, Perfetto runs its trace processor natively "
+			 "beside the UI (https://perfetto.dev/docs/visualization/large-traces):\n"
+			 "  trace_processor_shell --httpd %s\nthen open https://ui.perfetto.dev, "
+			 "which finds it on 127.0.0.1:9001 and offers to use it; trace_processor_shell "
+			 "is not in PATH (get it with: curl -LO https://get.perfetto.dev/trace_processor)",
+			 path);
+		fail |= buf_addstr(large, "Perfetto's way for large traces: run "
+				   "trace_processor_shell --httpd with this file on this machine, then "
+				   "open https://ui.perfetto.dev, which finds it on 127.0.0.1:9001 and "
+				   "offers to use it (https://perfetto.dev/docs/visualization/"
+				   "large-traces).  tr-serve runs it itself when it is in PATH.");
+	}
+	if (fail)
 		die_nomem();
-	warnx_tr("warning: %s holds about %lld bytes of JSON; browsers fail to import "
-		 "JSON traces of about 1 GB and more. Cut a window (pass 0) with:\n  %s",
-		 path, text, cmd.p);
 	buf_release(&cmd);
-	buf_release(&out);
-}
-
-static void make_token(void)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char raw[TOKEN_BYTES];
-	char tok[TOKEN_BYTES * 2 + 1];
-	size_t got = 0, i;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		die_errno(EXIT_TROUBLE, "/dev/urandom");
-	while (got < sizeof raw) {
-		ssize_t r = read(fd, raw + got, sizeof raw - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			die_errno(EXIT_TROUBLE, "/dev/urandom");
-		got += (size_t)r;
-	}
-	close(fd);
-	for (i = 0; i < sizeof raw; i++) {
-		tok[2 * i] = hex[raw[i] >> 4];
-		tok[2 * i + 1] = hex[raw[i] & 15];
-	}
-	tok[sizeof tok - 1] = '\0';
-	snprintf(page_path, sizeof page_path, "/%s/", tok);
-	snprintf(trace_path, sizeof trace_path, "/%s/trace", tok);
 }
 
 /* The trace is opened once, here; requests never name a file. */
 static off_t open_trace(const char *path)
 {
-	struct stat st;
+	uint64_t size;
+	int rc = serve_open_trace(path, &trace_fd, &size);
 
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	trace_fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (trace_fd < 0)
-		die_errno(EXIT_TROUBLE, "%s", path);
-	if (fstat(trace_fd, &st) != 0)
-		die_errno(EXIT_TROUBLE, "%s", path);
-	if (!S_ISREG(st.st_mode))
+	if (rc == -2)
 		die(EXIT_TROUBLE, "%s: not a regular file", path);
-	if (fcntl(trace_fd, F_SETFL, fcntl(trace_fd, F_GETFL) & ~O_NONBLOCK) < 0)
+	if (rc != 0)
 		die_errno(EXIT_TROUBLE, "%s", path);
-	if (st.st_size == 0)
+	if (size == 0)
 		die(EXIT_INPUT, "%s: empty file (Perfetto refuses an empty trace)", path);
-	return st.st_size;
+	return (off_t)size;
 }
 
-static void open_listener(unsigned want_port)
-{
-	struct sockaddr_in sa;
-	socklen_t len = sizeof sa;
-	int one = 1;
 
-	listen_fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (listen_fd < 0)
-		die_errno(EXIT_TROUBLE, "socket");
-	set_flags(listen_fd, O_NONBLOCK, FD_CLOEXEC);
-	/* a restart on the same --port must not wait out TIME_WAIT */
-	if (setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
-		die_errno(EXIT_TROUBLE, "setsockopt");
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)want_port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);   /* never 0.0.0.0 */
-	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-		die_errno(EXIT_TROUBLE, "127.0.0.1:%u", want_port);
-	if (listen(listen_fd, 16) != 0)
-		die_errno(EXIT_TROUBLE, "listen");
-	if (getsockname(listen_fd, (struct sockaddr *)&sa, &len) != 0)
-		die_errno(EXIT_TROUBLE, "getsockname");
-	port = ntohs(sa.sin_port);
-}
-
-/* ---- one connection (in a child) ----------------------------------- */
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* 0, or -1 when the client is gone or too slow (SO_SNDTIMEO). */
-static int send_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Equal strings, in a time that does not depend on where they differ. */
-static int same_secret(const char *a, size_t alen, const char *b)
-{
-	size_t blen = strlen(b), i;
-	unsigned char d = 0;
-
-	if (alen != blen)
-		return 0;
-	for (i = 0; i < alen; i++)
-		d |= (unsigned char)(a[i] ^ b[i]);
-	return d == 0;
-}
-
-/* Read the request head into buf: its length (through the empty line), 0
- * when the client closed or was too slow, -1 when it is over HEAD_MAX. */
-static long read_head(int fd, char *buf)
-{
-	long deadline = now_ms() + HEAD_TIMEOUT_MS;
-	size_t len = 0, i;
-
-	for (;;) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		long left = deadline - now_ms();
-		ssize_t r;
-		int pr;
-
-		if (left <= 0)
-			return 0;
-		pr = poll(&pfd, 1, (int)left);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return 0;
-		r = read(fd, buf + len, HEAD_MAX - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return 0;
-		/* look for the end of the head in what is new (and 3 bytes back) */
-		i = len > 3 ? len - 3 : 0;
-		len += (size_t)r;
-		for (; i < len; i++) {
-			if (buf[i] != '\n')
-				continue;
-			if (i + 1 < len && buf[i + 1] == '\n')
-				return (long)(i + 2);
-			if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
-				return (long)(i + 3);
-		}
-		if (len == HEAD_MAX)
-			return -1;
-	}
-}
-
-static void send_error(int fd, int code, const char *reason, int head_only,
-	const char *extra)
-{
-	char msg[1024];
-	char body[128];
-	int bn = snprintf(body, sizeof body, "%d %s\n", code, reason);
-	int n = snprintf(msg, sizeof msg,
-		"HTTP/1.1 %d %s\r\n"
-		"Content-Type: text/plain; charset=utf-8\r\n"
-		"Content-Length: %d\r\n"
-		COMMON_HEADERS
-		"%s"
-		"\r\n"
-		"%s",
-		code, reason, bn, extra ? extra : "", head_only ? "" : body);
-
-	if (n > 0 && (size_t)n < sizeof msg)
-		send_all(fd, msg, (size_t)n);
-}
-
-static void send_page(int fd, int head_only)
-{
-	char hdr[1024];
-	int n = snprintf(hdr, sizeof hdr,
-		"HTTP/1.1 200 OK\r\n"
-		"Content-Type: text/html; charset=utf-8\r\n"
-		"Content-Length: %zu\r\n"
-		COMMON_HEADERS
-		PAGE_CSP
-		"\r\n", page_len);
-
-	if (send_all(fd, hdr, (size_t)n) == 0 && !head_only)
-		send_all(fd, page, page_len);
-}
-
-/* The bytes as stored, in chunks: a trace can be larger than memory. */
-static void send_trace(int fd, int head_only)
-{
-	static char chunk[CHUNK];
-	char hdr[1024];
-	struct stat st;
-	off_t off = 0;
-	int n;
-
-	if (fstat(trace_fd, &st) != 0) {
-		send_error(fd, 500, "Internal Server Error", head_only, NULL);
-		return;
-	}
-	n = snprintf(hdr, sizeof hdr,
-		"HTTP/1.1 200 OK\r\n"
-		"Content-Type: application/octet-stream\r\n"
-		"Content-Length: %jd\r\n"
-		COMMON_HEADERS
-		"\r\n", (intmax_t)st.st_size);
-	if (send_all(fd, hdr, (size_t)n) != 0 || head_only)
-		return;
-	while (off < st.st_size) {
-		size_t want = st.st_size - off < CHUNK ? (size_t)(st.st_size - off) : CHUNK;
-		/* pread: the children share one file offset */
-		ssize_t r = pread(trace_fd, chunk, want, off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		/* A read error or a file that shrank: the client sees fewer bytes
-		 * than Content-Length, which is what it should see. */
-		if (r <= 0 || send_all(fd, chunk, (size_t)r) != 0)
-			return;
-		off += r;
-	}
-}
-
-static int host_ok(const char *host)
-{
-	char a[32], b[32];
-
-	snprintf(a, sizeof a, "127.0.0.1:%u", port);
-	snprintf(b, sizeof b, "localhost:%u", port);
-	return strcmp(host, a) == 0 || strcasecmp(host, b) == 0;
-}
-
-static int is_tchar(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	       (c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-/* One request, one response, then close (Connection: close keeps one
- * connection from holding a child while the browser idles). */
-static void handle(int fd)
-{
-	char buf[HEAD_MAX + 1];
-	char *line, *next, *method, *target, *version, *q, *host = NULL;
-	int nhost = 0, head_only;
-	long len = read_head(fd, buf);
-
-	if (len == 0)
-		return;
-	if (len < 0) {
-		send_error(fd, 431, "Request Header Fields Too Large", 0, NULL);
-		return;
-	}
-	buf[len] = '\0';
-
-	/* request line: METHOD SP TARGET SP HTTP/1.x */
-	line = buf;
-	next = strchr(line, '\n');
-	*next++ = '\0';
-	if (next - line >= 2 && next[-2] == '\r')
-		next[-2] = '\0';
-	method = line;
-	target = strchr(method, ' ');
-	version = target ? strchr(target + 1, ' ') : NULL;
-	if (version == NULL || strchr(version + 1, ' ') != NULL) {
-		send_error(fd, 400, "Bad Request", 0, NULL);
-		return;
-	}
-	*target++ = '\0';
-	*version++ = '\0';
-	head_only = strcmp(method, "HEAD") == 0;
-	if (strcmp(version, "HTTP/1.1") != 0 && strcmp(version, "HTTP/1.0") != 0) {
-		send_error(fd, strncmp(version, "HTTP/", 5) == 0 ? 505 : 400,
-			strncmp(version, "HTTP/", 5) == 0 ? "HTTP Version Not Supported"
-			: "Bad Request", head_only, NULL);
-		return;
-	}
-
-	/* headers: only Host matters, but all must be well formed */
-	for (line = next; *line != '\0' && *line != '\r' && *line != '\n'; line = next) {
-		char *colon, *v, *e;
-
-		next = strchr(line, '\n');
-		*next++ = '\0';
-		e = next - 1;
-		if (e > line && e[-1] == '\r')
-			*--e = '\0';
-		for (colon = line; is_tchar((unsigned char)*colon); colon++)
-			;
-		if (colon == line || *colon != ':') {   /* also obs-fold lines */
-			send_error(fd, 400, "Bad Request", head_only, NULL);
-			return;
-		}
-		*colon = '\0';
-		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-			;
-		while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
-			*--e = '\0';
-		if (strcasecmp(line, "Host") == 0) {
-			host = v;
-			nhost++;
-		}
-	}
-	if (nhost != 1) {
-		send_error(fd, 400, "Bad Request", head_only, NULL);
-		return;
-	}
-	/* DNS rebinding: a page of evil.example resolved to 127.0.0.1 still
-	 * sends its own name. */
-	if (!host_ok(host)) {
-		send_error(fd, 421, "Misdirected Request", head_only, NULL);
-		return;
-	}
-	if (strcmp(method, "GET") != 0 && !head_only) {
-		send_error(fd, 405, "Method Not Allowed", 0, "Allow: GET, HEAD\r\n");
-		return;
-	}
-	/* The path is compared, never decoded or looked up. */
-	q = strchr(target, '?');
-	len = q ? (long)(q - target) : (long)strlen(target);
-	if (same_secret(target, (size_t)len, page_path))
-		send_page(fd, head_only);
-	else if (same_secret(target, (size_t)len, trace_path))
-		send_trace(fd, head_only);
-	else
-		send_error(fd, 404, "Not Found", head_only, NULL);
-}
-
-/* Close gracefully: after our FIN, read what the client still sends (a
- * request body we ignored) for a while, so that closing with unread data
- * does not reset the connection before the client reads the response. */
-static void finish(int fd)
-{
-	char sink[4096];
-	long deadline = now_ms() + LINGER_MS;
-	size_t total = 0;
-
-	shutdown(fd, SHUT_WR);
-	while (total < 65536) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		long left = deadline - now_ms();
-		ssize_t r;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
-			break;
-		r = read(fd, sink, sizeof sink);
-		if (r <= 0)
-			break;
-		total += (size_t)r;
-	}
-	close(fd);
-}
-
-static void serve_child(int fd)
-{
-	struct timeval tv = { SEND_TIMEOUT_S, 0 };
-	int fl;
-
-	default_signals();
-	close(listen_fd);
-	close(wake_rd);
-	close(wake_wr);
-	/* BSD accept() passes on the listener's O_NONBLOCK; Linux does not */
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	handle(fd);
-	finish(fd);
-	_exit(EXIT_OK);
-}
-
-/* ---- the parent ---------------------------------------------------- */
-
-static void accept_one(void)
-{
-	int fd = accept(listen_fd, NULL, NULL);
-	pid_t pid;
-
-	if (fd < 0) {
-		/* the client gave up, or a passing shortage: keep serving */
-		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != ECONNABORTED)
-			warn_errno("accept");
-		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-			poll(NULL, 0, 100);
-		return;
-	}
-	pid = fork();
-	if (pid < 0) {
-		warn_errno("fork");
-		close(fd);
-		return;
-	}
-	if (pid == 0)
-		serve_child(fd);
-	close(fd);
-	children[nchildren++] = pid;
-}
-
-/* A child has exited: the opener, or one connection less. */
-static void forget(pid_t pid, int st)
-{
-	int i;
-
-	if (pid == opener_pid) {
-		opener_pid = -1;
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			warnx_tr("%s failed: open the URL yourself", opener_name);
-		return;
-	}
-	for (i = 0; i < nchildren; i++) {
-		if (children[i] == pid) {
-			children[i] = children[--nchildren];
-			return;
-		}
-	}
-}
-
+/* A child has exited: the opener, or one we do not know. */
 static void reap(void)
 {
 	pid_t pid;
 	int st;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		forget(pid, st);
-}
-
-/* Is NAME an executable in PATH?  Checked first so that a missing opener
- * is a clear message, not a failed exec in a child. */
-static int in_path(const char *name)
-{
-	const char *p = getenv("PATH"), *colon;
-	char full[4096];
-
-	if (p == NULL)
-		p = "/usr/bin:/bin";
-	for (;; p = colon + 1) {
-		int dl;
-
-		colon = strchr(p, ':');
-		dl = colon ? (int)(colon - p) : (int)strlen(p);
-		if (dl == 0)
-			snprintf(full, sizeof full, "./%s", name);
-		else
-			snprintf(full, sizeof full, "%.*s/%s", dl, p, name);
-		if (access(full, X_OK) == 0)
-			return 1;
-		if (colon == NULL)
-			return 0;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == opener_pid) {
+			opener_pid = -1;
+			if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+				warnx_tr("%s failed: open the URL yourself", opener_name);
+		} else if (pid == tp_pid) {
+			tp_pid = -1;
+			warnx_tr("%s --httpd has ended (%s %d): the UI cannot use it", tp_name,
+				 WIFEXITED(st) ? "exit status" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		}
 	}
 }
 
-/* fork and exec, never a shell: the URL is one argument. */
+/* never a shell: the URL is one argument. */
 static void spawn_opener(const char *url)
 {
 #ifdef __APPLE__
@@ -1006,55 +208,22 @@ static void spawn_opener(const char *url)
 #else
 	opener_name = "xdg-open";
 #endif
-	if (!in_path(opener_name)) {
+	char *argv[] = { (char *)opener_name, (char *)url, NULL };
+
+	if (!serve_in_path(opener_name)) {
 		warnx_tr("%s not found in PATH: open the URL yourself", opener_name);
 		return;
 	}
-	opener_pid = fork();
-	if (opener_pid < 0) {
+	opener_pid = serve_spawn(argv);
+	if (opener_pid < 0)
 		warn_errno("fork");
-		return;
-	}
-	if (opener_pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		default_signals();
-		signal(SIGPIPE, SIG_DFL);
-		/* Our stdout may be a pipe a script reads to the end; a browser
-		 * started by the opener must not hold it open. */
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-		}
-		execlp(opener_name, opener_name, url, (char *)NULL);
-		warn_errno("%s", opener_name);
-		_exit(127);
-	}
-}
-
-static void stop_children(void)
-{
-	int i;
-
-	for (i = 0; i < nchildren; i++)
-		kill(children[i], SIGTERM);
-	/* they die at once: a connection child keeps no signal handler */
-	while (nchildren > 0) {
-		int st;
-		pid_t pid = waitpid(-1, &st, 0);
-
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			break;
-		forget(pid, st);
-	}
 }
 
 int main(int argc, char **argv)
 {
 	enum { OPT_PORT = 256, OPT_UI, OPT_OPEN, OPT_TRACE, OPT_HELP, OPT_VERSION,
-	       OPT_PASS, OPT_LAYER, OPT_QUERY, OPT_NO_SETUP, OPT_STREAM_ABOVE };
+	       OPT_PASS, OPT_LAYER, OPT_QUERY, OPT_NO_SETUP, OPT_STREAM_ABOVE,
+	       OPT_PRINT_UI_URL };
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -1065,6 +234,7 @@ int main(int argc, char **argv)
 		{ "query", required_argument, NULL, OPT_QUERY },
 		{ "no-setup", no_argument, NULL, OPT_NO_SETUP },
 		{ "stream-above", required_argument, NULL, OPT_STREAM_ABOVE },
+		{ "print-ui-url", no_argument, NULL, OPT_PRINT_UI_URL },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -1073,8 +243,16 @@ int main(int argc, char **argv)
 	int64_t want_port = 0, stream_above = STREAM_ABOVE_DEFAULT;
 	uint64_t stream_bytes;
 	struct ui_choice choice = { 0, 0, 0, 0, 0, NULL };
-	int do_open = 0, ch;
-	char url[128], *ui_full;
+	int do_open = 0, print_ui = 0, nreports = 0, ch;
+	char url[128], *ui_full, token[SERVE_TOKEN_HEX + 1];
+	struct serve_conf conf = { -1, 0, NULL, NULL, 0, -1, 0 };
+	struct serve *srv;
+	const char *what;
+	sigset_t sigs;
+	struct ui_view view = UI_VIEW_INIT;
+	struct serve_facts facts;
+	struct buf large = BUF_INIT;
+	int64_t events = -1;
 	off_t size;
 	struct opt_program prog = { NULL, ":h", longopts, usage_text };
 
@@ -1112,6 +290,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_SETUP:
 			choice.no_setup = 1;
+			break;
+		case OPT_PRINT_UI_URL:
+			print_ui = 1;
 			break;
 		case OPT_STREAM_ABOVE:
 			/* a byte count like every other: K, M or G allowed */
@@ -1151,42 +332,67 @@ int main(int argc, char **argv)
 		die(EXIT_TROUBLE, "--no-setup: not with --pass, --layer or --query");
 
 	size = open_trace(path);
-	ui_full = ui_url(ui, path, &choice);
-	warn_if_too_big(path, size);
-	make_token();
-	build_page(ui_full, name, size, (long long)stream_above);
-	install_signals();
-	open_listener((unsigned)want_port);
+	ui_full = ui_url(ui, path, &choice, &view, &events, &nreports);
+	if (serve_token(token) != 0)
+		die_errno(EXIT_TROUBLE, "/dev/urandom");
+	if (serve_listen((unsigned)want_port, &conf.listen_fd, &conf.port, &what) != 0) {
+		if (strcmp(what, "bind") == 0)
+			die_errno(EXIT_TROUBLE, "127.0.0.1:%u", (unsigned)want_port);
+		die_errno(EXIT_TROUBLE, "%s", what);
+	}
+	/* Blocked here, and so in the server's thread: this one takes them
+	 * with sigwait.  A browser tab closed in the middle of a response must
+	 * not kill the server: writes then fail with EPIPE instead. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGCHLD);
+	signal(SIGPIPE, SIG_IGN);
+	if (pthread_sigmask(SIG_BLOCK, &sigs, NULL) != 0)
+		die(EXIT_TROUBLE, "pthread_sigmask failed");
+	check_size(path, size, &large);
+	facts = (struct serve_facts){ name, (uint64_t)size, events, nreports, &view, &choice,
+				      ui_full, (uint64_t)stream_above,
+				      large.len ? large.p : NULL, tp_pid > 0 };
+	if (serve_page_build(&page, &facts) != 0)
+		die_nomem();
+	conf.token = token;
+	conf.page = page.p;
+	conf.page_len = page.len;
+	conf.trace_fd = trace_fd;
+	conf.trace_size = (uint64_t)size;
+	srv = serve_start(&conf);
+	if (srv == NULL)
+		die(EXIT_TROUBLE, "the HTTP server (libmicrohttpd) did not start");
 
-	snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, page_path);
-	if (printf("open %s\nui %s\n", url, ui_full) < 0 || fflush(stdout) != 0)
+	snprintf(url, sizeof url, "http://127.0.0.1:%u/%s/", conf.port, token);
+	/* the address to open, short; the UI's (a thousand characters with
+	 * a setup) only when asked for: the page shows it too */
+	if (printf("open %s\nCtrl-C to stop\n", url) < 0 ||
+	    (print_ui && printf("ui %s\n", ui_full) < 0) || fflush(stdout) != 0)
 		die_write("standard output");
 	if (do_open)
 		spawn_opener(url);
 
-	while (!got_stop) {
-		struct pollfd pfd[2] = { { wake_rd, POLLIN, 0 }, { listen_fd, POLLIN, 0 } };
-		/* at the limit, leave new connections in the backlog */
-		nfds_t nfds = nchildren < MAX_CHILDREN ? 2 : 1;
-		char drain[64];
+	for (;;) {
+		int sig;
 
-		if (poll(pfd, nfds, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			die_errno(EXIT_TROUBLE, "poll");
-		}
-		if (pfd[0].revents & POLLIN)
-			while (read(wake_rd, drain, sizeof drain) > 0)
-				;
+		if (sigwait(&sigs, &sig) != 0)
+			continue;
+		if (sig != SIGCHLD)
+			break;
 		reap();
-		if (!got_stop && nfds == 2 && (pfd[1].revents & POLLIN))
-			accept_one();
 	}
 
-	close(listen_fd);
-	stop_children();
+	serve_stop(srv);
+	if (tp_pid > 0) {
+		kill(tp_pid, SIGTERM);
+		waitpid(tp_pid, NULL, 0);
+	}
 	close(trace_fd);
-	free(page);
+	buf_release(&large);
+	buf_release(&page);
+	ui_view_free(&view);
 	free(ui_full);
 	return EXIT_OK;
 }

@@ -14,7 +14,7 @@ case ${1:-} in
 build | demo | bench | check) job=$1; shift ;;
 -*) echo "usage: install-deps.sh [build|demo|bench|check] [extra-package...]" >&2; exit 2 ;;
 esac
-build="libjsmn-dev zlib1g-dev libisal-dev libpcre2-dev libssl-dev pkg-config"
+build="libjsmn-dev zlib1g-dev libisal-dev libpcre2-dev libssl-dev libmicrohttpd-dev pkg-config"
 case $job in
 build) need="$build" ;;
 demo) need="$build gzip" ;;

@@ -245,12 +245,12 @@ check_ui() {
 	fi
 }
 
-# serve_ui NAME [OPTIONS] TRACE: start server su, check it printed its URLs,
-# stop it; UIURL holds the UI URL.
+# serve_ui NAME [OPTIONS] TRACE: start server su with --print-ui-url, check
+# it printed its URLs, stop it; UIURL holds the UI URL.
 serve_ui() {
 	sname=$1
 	shift
-	if ! start su "$@" || [ -z "$TOKEN" ] || [ -z "$UIURL" ]; then
+	if ! start su --print-ui-url "$@" || [ -z "$TOKEN" ] || [ -z "$UIURL" ]; then
 		fail "$sname: prints both URLs" "stdout: $(head -c 300 su.out)" \
 			"stderr: $(head -c 400 su.err)"
 		[ ! -f su.pid ] || stop su TERM "$sname: exit 0 on SIGTERM"
@@ -265,6 +265,83 @@ if serve_ui "setup" g.json; then
 	ok "setup: the UI URL is the default UI's hash route" \
 		test "${UIURL%%#*}" = "https://ui.perfetto.dev/"
 fi
+# The viewer page of the guided trace, read as a user reads it: the title
+# and the button first, then what will open in plain words (its size and
+# events counted here from the file itself, the tracks pinned, the pass in
+# view), the guides' note, the download link, and the UI address inside the
+# details toggle, the same as --print-ui-url prints.
+# page_check PAGE TRACE UIURL NAME: the page's order and words (Python's
+# HTML parser); prints the differences.
+page_check() {
+	"$PY" - "$@" <<'EOF2'
+import html, json, re, sys
+page, trace, uiurl, name = sys.argv[1:5]
+p = open(page, encoding="utf-8").read()
+n = len(open(trace, "rb").read())
+events = len(json.load(open(trace))["traceEvents"])
+bad = []
+def want(what, ok):
+    if not ok:
+        bad.append(what)
+items = [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", p)]
+expect = [
+    "%s: %d bytes (%d.%d KiB), %d events, as its report counts them." % (
+        name, n, n // 1024, n % 1024 * 10 // 1024, events),
+    "Pinned at the top: \u201cLayer guide (decode) \u2014 anchor intervals\u201d, "
+    "\u201cGPU lane 1 (synthetic; device 0)\u201d and \u201cGPU lane 2 (synthetic; device 0)\u201d.",
+    "Expanded: the process of the guides and lanes (pid 0).",
+    "In view: pass 0, its layers L0 to L2.",
+    "A query tab lists the layer guides with their pass and start in ms, to click through the layers.",
+]
+want("summary %r, wanted %r" % (items, expect), items == expect)
+button = p.find('<button id="go" type="button">Open in Perfetto</button>')
+h1 = p.find("<h1>%s</h1>" % html.escape(name))
+summary = p.find('<ul id="summary">')
+details = p.find("<details>")
+code = re.search(r'<code id="ui">([^<]*)</code>', p)
+want("title, then the button", 0 <= h1 < button and p[h1:button].count("<p>") == 1)
+want("the button before the summary and the details", 0 <= button < summary < details)
+want("the UI address inside the details", code is not None and
+     details < code.start() < p.find("</details>") and html.unescape(code.group(1)) == uiurl)
+want("the address appears nowhere else", p.count(html.escape(uiurl, quote=True)) == 1)
+want("the guides' note", "L0 is the layer that starts at the first anchor." in p)
+want("the download link", ('<a href="trace" download="%s">Download the trace</a> (%d bytes)'
+                           % (html.escape(name), n)) in p)
+want("the hint when the UI is slow",
+     '<p id="slow" hidden>The Perfetto UI has not answered within 10 seconds.' in p and
+     "slowTimer = setTimeout(function () { slowEl.hidden = false; }, SLOW_MS);" in p and
+     "const SLOW_MS = 10000, RPC = false;" in p)
+print("\n".join(bad) or "ok")
+sys.exit(1 if bad else 0)
+EOF2
+}
+if start pg --print-ui-url g.json && [ -n "$TOKEN" ]; then
+	ok "terminal: the address, then Ctrl-C to stop, then (--print-ui-url) the UI address" \
+		test "$(sed -n 1,2p pg.out)" = "$(printf 'open http://127.0.0.1:%s/%s/\nCtrl-C to stop' "$PORT" "$TOKEN")" \
+		-a "$(sed -n '3s/ .*//p' pg.out)" = ui -a "$(wc -l <pg.out)" -eq 3
+	req GET "/$TOKEN/"
+	cp b page.html
+	if page_check page.html g.json "$UIURL" g.json >oracle.out 2>&1; then
+		pass "page: says what opens (size, events, pins, pass in view), button first, the UI address in the details"
+	else
+		fail "page: says what opens (size, events, pins, pass in view), button first, the UI address in the details" \
+			"$(head -c 1200 oracle.out)"
+	fi
+	href=$(sed -n 's|.*<a href="\([^"]*\)" download=.*|\1|p' page.html)
+	req GET "/$TOKEN/$href"
+	status "page: the download link: 200" 200
+	same "page: the download link serves the file's bytes" g.json b
+	stop pg TERM "page: exit 0 on SIGTERM"
+fi
+start pg t.json
+ok "terminal: without --print-ui-url, two lines: the address and Ctrl-C to stop" \
+	test "$(cat pg.out)" = "$(printf 'open http://127.0.0.1:%s/%s/\nCtrl-C to stop' "$PORT" "$TOKEN")"
+req GET "/$TOKEN/"
+ok "page without a report: says so, and nothing about events" test \
+	"$(grep '<li>' b)" = "$(printf '<li>t.json: %s bytes (%s KiB).</li>\n<li>No report beside it (t.json.layers.json, .compact.json or .window.json): the UI opens it plainly, nothing pinned, the whole trace in view.</li>' \
+		"$(size_of t.json)" "$(size_of t.json | awk '{ printf "%d.%d", $1 / 1024, ($1 % 1024) * 10 / 1024 }')")"
+ok "page without a report: no guides' note" test -z "$(grep 'id="guides"' b)"
+stop pg TERM "page without a report: exit 0 on SIGTERM"
 if serve_ui "setup --pass 1 --layer L1" --pass 1 --layer L1 g.json; then
 	check_ui "setup --pass 1 --layer L1: pass 1 in view, its L1 selected (ts/dur)" \
 		g.json "$UIURL" 1 1
@@ -346,9 +423,14 @@ if serve_ui "a broken report with --no-setup" --no-setup bad.json; then
 	ok "a broken report with --no-setup: the plain UI" test "$UIURL" = https://ui.perfetto.dev
 fi
 
-# Over about 1 GB of JSON: a warning with the tr-window command (a sparse
-# file: tr-serve reads nothing of it before a request).
+# Over about 1 GB of JSON: a warning with the tr-window command, and
+# Perfetto's way for large traces, its trace processor beside the UI,
+# explained, or run when it is in PATH (sparse files: tr-serve reads nothing
+# of them before a request).  The PATH holds no trace_processor_shell, or
+# the stand-in below, which records its arguments and stays until killed.
+TP_EXPLAINED="tr-serve: for traces this large, Perfetto runs its trace processor natively beside the UI (https://perfetto.dev/docs/visualization/large-traces):"
 if truncate -s 1100000000 "huge trace.json" 2>/dev/null; then
+	SERVE_PATH=$T/nosuchdir
 	if start sh "huge trace.json" && [ -n "$TOKEN" ]; then
 		want="tr-decode 'huge trace.json' | tr-window --passes 0 | tr-encode -o 'huge trace.pass0.json.gz'"
 		if grep -qF "warning: huge trace.json holds about 1100000000 bytes of JSON; browsers fail" sh.err &&
@@ -357,14 +439,65 @@ if truncate -s 1100000000 "huge trace.json" 2>/dev/null; then
 		else
 			fail "over 1 GB: warns and prints the tr-window command" "stderr: $(cat sh.err)"
 		fi
+		ok "over 1 GB: explains the trace processor, not in PATH" test \
+			"$(grep -A 2 -F "$TP_EXPLAINED" sh.err)" = "$(printf '%s\n%s\n%s' "$TP_EXPLAINED" \
+			"  trace_processor_shell --httpd huge trace.json" \
+			"then open https://ui.perfetto.dev, which finds it on 127.0.0.1:9001 and offers to use it; trace_processor_shell is not in PATH (get it with: curl -LO https://get.perfetto.dev/trace_processor)")"
+		req GET "/$TOKEN/"
+		ok "over 1 GB: the page says so and how" grep -qxF '<p id="large">This trace holds about 1100000000 bytes of JSON: the Perfetto UI in a browser fails to load JSON traces of about 1 GB and more.  Perfetto&#39;s way for large traces: run trace_processor_shell --httpd with this file on this machine, then open https://ui.perfetto.dev, which finds it on 127.0.0.1:9001 and offers to use it (https://perfetto.dev/docs/visualization/large-traces).  tr-serve runs it itself when it is in PATH.</p>' b
+		ok "over 1 GB: the page still posts the trace" grep -qF 'const SLOW_MS = 10000, RPC = false;' b
 		: >sh.err
 		stop sh TERM "over 1 GB: still serves, exit 0 on SIGTERM"
 	else
 		fail "over 1 GB: serves" "stderr: $(head -c 400 sh.err)"
 	fi
+	mkdir tpbin
+	printf '#!/bin/sh\necho $$ >"%s/tpfake.pid"\nprintf "%%s\\n" "$@" >"%s/tpfake.args"\nexec sleep 300\n' \
+		"$T" "$T" >tpbin/trace_processor_shell
+	chmod +x tpbin/trace_processor_shell
+	SERVE_PATH=$T/tpbin:$PATH
+	if start tp "huge trace.json" && [ -n "$TOKEN" ] && wait_file tpfake.args 60; then
+		ok "over 1 GB, trace_processor_shell in PATH: runs it with --httpd and the trace" \
+			test "$(cat tpfake.args)" = "$(printf -- '--httpd\nhuge trace.json')"
+		ok "over 1 GB, trace_processor_shell in PATH: says so" grep -qxF \
+			"tr-serve: running trace_processor_shell --httpd huge trace.json: it loads the trace natively and serves it on 127.0.0.1:9001, where the Perfetto UI finds it: open the UI (the page's button) and answer its dialog with YES, use loaded trace" tp.err
+		req GET "/$TOKEN/"
+		ok "over 1 GB, trace_processor_shell in PATH: the page opens the UI and posts nothing" \
+			grep -qF 'const SLOW_MS = 10000, RPC = true;' b
+		ok "over 1 GB, trace_processor_shell in PATH: the page says so" grep -qF \
+			'trace_processor_shell --httpd runs beside this server with the trace loaded: the button opens the Perfetto UI, which finds it on 127.0.0.1:9001; answer its dialog with YES, use loaded trace.</p>' b
+		: >tp.err
+		stop tp TERM "over 1 GB, trace_processor_shell in PATH: exit 0 on SIGTERM"
+		if kill -0 "$(cat tpfake.pid)" 2>/dev/null; then
+			fail "over 1 GB: trace_processor_shell stopped with tr-serve" "pid $(cat tpfake.pid) still runs"
+			kill "$(cat tpfake.pid)"
+		else
+			pass "over 1 GB: trace_processor_shell stopped with tr-serve"
+		fi
+	else
+		fail "over 1 GB, trace_processor_shell in PATH: runs it" "stderr: $(head -c 600 tp.err)"
+		[ ! -f tpfake.pid ] || kill "$(cat tpfake.pid)" 2>/dev/null
+	fi
+	SERVE_PATH=
 	rm -f "huge trace.json"
 else
 	skip "over 1 GB: warns" "no sparse file here (truncate failed)"
+fi
+# Perfetto protobuf: the limit is about 2 GB, and there is no window command.
+if truncate -s 2200000000 big.pftrace 2>/dev/null && truncate -s 1100000000 mid.pftrace; then
+	SERVE_PATH=$T/nosuchdir
+	start pb big.pftrace
+	ok "protobuf over 2 GB: warns, explains the trace processor" test \
+		"$(head -n 2 pb.err)" = "$(printf '%s\n%s' \
+		"tr-serve: warning: big.pftrace holds about 2200000000 bytes of Perfetto protobuf; the Perfetto UI in a browser fails to load traces of about 2 GB and more" \
+		"$TP_EXPLAINED")"
+	: >pb.err
+	stop pb TERM "protobuf over 2 GB: exit 0 on SIGTERM"
+	start pb mid.pftrace
+	ok "protobuf of 1.1 GB: no warning" test ! -s pb.err
+	stop pb TERM "protobuf of 1.1 GB: exit 0 on SIGTERM"
+	SERVE_PATH=
+	rm -f big.pftrace mid.pftrace
 fi
 start sh t.json
 ok "under 1 GB: no warning" test ! -s sh.err
@@ -432,6 +565,13 @@ ok "trace: Content-Length" test "$(hdr Content-Length)" = "$(size_of t.json)"
 ok "trace: Cache-Control no-store" test "$(hdr Cache-Control)" = no-store
 ok "trace: nosniff" test "$(hdr X-Content-Type-Options)" = nosniff
 ok "trace: no Cross-Origin-Opener-Policy" test -z "$(hdr Cross-Origin-Opener-Policy)"
+req GET "/$TOKEN/trace" "" "Range: bytes=10-19"
+status "trace, Range bytes=10-19: 206" 206
+ok "trace, Range bytes=10-19: those bytes" test "$(od -An -c b)" = "$(head -c 20 t.json | tail -c 10 | od -An -c)"
+ok "trace, Range bytes=10-19: Content-Range" test "$(hdr Content-Range)" = "bytes 10-19/$(size_of t.json)"
+req GET "/$TOKEN/trace" "" "Range: bytes=$(size_of t.json)-"
+status "trace, Range past the end: 416" 416
+ok "trace, Range past the end: Content-Range bytes */SIZE" test "$(hdr Content-Range)" = "bytes */$(size_of t.json)"
 req HEAD "/$TOKEN/trace"
 status "trace HEAD: 200" 200
 ok "trace HEAD: Content-Length" test "$(hdr Content-Length)" = "$(size_of t.json)"
@@ -591,7 +731,7 @@ fi
 # stream, read whole; then report the bytes' size and SHA-256, the names
 # and the location it was opened at to this page's own origin.  With ?old=1
 # it is an older UI that does not know streams: it ignores them and keeps
-# answering PING.
+# answering PING; with ?mute=1 a UI that never answers.
 mkdir ui
 cat >ui/standin.html <<'EOF'
 <!DOCTYPE html>
@@ -600,9 +740,10 @@ cat >ui/standin.html <<'EOF'
 <script>
 "use strict";
 const OLD = new URLSearchParams(location.search).get("old") === "1";
+const MUTE = new URLSearchParams(location.search).get("mute") === "1";
 let taken = false;
 window.addEventListener("message", async function (ev) {
-  if (ev.data === "PING") { if (!taken) ev.source.postMessage("PONG", "*"); return; }
+  if (ev.data === "PING") { if (!taken && !MUTE) ev.source.postMessage("PONG", "*"); return; }
   if (!ev.data || !ev.data.perfetto || taken) return;
   const p = ev.data.perfetto;
   let bytes, mode;
@@ -718,6 +859,26 @@ if browse "browser: buffer" t.json.gz; then
 		test "$(field location)" = "http://127.0.0.1:$P2/standin.html"
 	status_is "browser: the page shows Local trace sent: $size bytes" "Local trace sent: $size bytes"
 	ok "browser: the page shows the warning" grep -q '<p id="warn">This confirms the transfer only' dom.html
+	ok "browser: the UI answered, so no hint that it is slow" grep -q '<p id="slow" hidden' dom.html
+fi
+
+# A UI that never answers: after 10 s (of the browser's virtual time) the
+# page says so and what to try.
+if start bm --ui "http://127.0.0.1:$P2/standin.html?mute=1" t.json && [ -n "$TOKEN" ]; then
+	rm -rf profile
+	mkdir profile
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--no-default-browser-check --disable-background-networking \
+		--disable-component-update --disable-sync --disable-extensions \
+		--disable-default-apps --disable-domain-reliability --no-proxy-server \
+		--disable-breakpad --disable-crash-reporter \
+		--disable-popup-blocking --user-data-dir="$T/profile" \
+		--virtual-time-budget=15000 --dump-dom "${URL}?auto=1" >dom.html 2>chromium.err
+	ok "browser: a UI silent for 10 s: the page shows the hint" \
+		grep -q '<p id="slow">The Perfetto UI has not answered within 10 seconds.' dom.html
+	status_is "browser: a UI silent for 10 s: still waiting" \
+		"Waiting for the Perfetto UI to answer PING with PONG..."
+	stop bm TERM "browser: a UI silent: tr-serve exit 0 on SIGTERM"
 fi
 
 # The guided trace: the stand-in is opened at the UI URL with its setup.

@@ -67,6 +67,9 @@ run_printed() {
 		n=$((n + 1))
 		case $cmd in
 		*tr-serve\ *)
+			# emptied first: the child's own redirection may come after
+			# the first look, which would find the previous address
+			: >"$T/serve.out"
 			(cd "$d" && exec sh -c "exec $cmd") >"$T/serve.out" 2>&1 &
 			spid=$!
 			# a guard against a hang, not a timing: it ends at the address

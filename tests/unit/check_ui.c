@@ -269,6 +269,75 @@ START_TEST(test_bad_reports)
 }
 END_TEST
 
+/* The events of the file a report lies beside. */
+START_TEST(test_report_events)
+{
+	int64_t n = -7;
+
+	ck_assert_int_eq(ui_report_events(layers_report, strlen(layers_report), &n), 0);
+	ck_assert_int_eq(n, -7);
+	ck_assert_int_eq(ui_report_events("{\"original_event_count\": 376, "
+					  "\"added_event_count\": 8}", 53, &n), 1);
+	ck_assert_int_eq(n, 384);
+	/* compacted: the output's count, not the source's */
+	ck_assert_int_eq(ui_report_events("{\"original_event_count\": 376, \"added_event_count\": 8, "
+					  "\"compaction\": {\"original_event_count\": 384, "
+					  "\"output_event_count\": 383}}", 125, &n), 1);
+	ck_assert_int_eq(n, 383);
+	ck_assert_int_eq(ui_report_events(" {\"output_event_count\": 5}\n", 27, &n), 1);
+	ck_assert_int_eq(n, 5);
+	/* a window: what it kept */
+	ck_assert_int_eq(ui_report_events("{\"source_events\": 383, \"kept\": {\"complete\": 80, "
+					  "\"metadata\": 17, \"flow\": 34, \"async\": 0}}", 88, &n), 1);
+	ck_assert_int_eq(n, 131);
+	ck_assert_int_eq(ui_report_events("{\"kept\": {\"complete\": -1}}", 26, &n), 0);
+	ck_assert_int_eq(ui_report_events("{\"added_event_count\": 8}", 24, &n), 0);
+	ck_assert_int_eq(ui_report_events("[1]", 3, &n), 0);
+	ck_assert_int_eq(ui_report_events("{", 1, &n), UI_BAD);
+}
+END_TEST
+
+/* What is in view: the pass, its layers, the selection, or the window. */
+START_TEST(test_shown)
+{
+	struct ui_view v = UI_VIEW_INIT;
+	struct ui_choice c = { 0, 0, 0, 0, 0, NULL };
+	struct ui_shown s;
+	struct buf why = BUF_INIT;
+
+	add(&v, layers_report);
+	ck_assert_int_eq(ui_shown(&v, &c, &s, &why), UI_OK);
+	ck_assert(s.guides && s.by_pass && !s.by_window && s.sel == NULL);
+	ck_assert_int_eq(s.pass, 0);
+	ck_assert_int_eq(s.first_layer, 0);
+	ck_assert_int_eq(s.last_layer, 1);
+	ck_assert_int_eq(s.start_ns, 100000);
+	ck_assert_int_eq(s.end_ns, 400000);
+	c.pass_given = 1;
+	c.pass = 1;
+	c.layer_given = 1;
+	c.layer = 1;
+	ck_assert_int_eq(ui_shown(&v, &c, &s, &why), UI_OK);
+	ck_assert_ptr_nonnull(s.sel);
+	ck_assert_int_eq(s.sel->layer, 1);
+	ck_assert_int_eq(s.end_ns, 1100000);
+	c.pass = 4;
+	ck_assert_int_eq(ui_shown(&v, &c, &s, &why), UI_REFUSED);
+	ck_assert_str_eq(why.p, "--pass 4: no such pass (the guides have passes 0-1)");
+	ui_view_free(&v);
+	/* a window without guides: the window is in view */
+	memset(&v, 0, sizeof v);
+	add(&v, "{\"window_start_ns\": 5, \"window_end_ns\": 9}");
+	memset(&c, 0, sizeof c);
+	ck_assert_int_eq(ui_shown(&v, &c, &s, &why), UI_OK);
+	ck_assert(!s.guides && !s.by_pass && s.by_window);
+	ck_assert_int_eq(s.start_ns, 5);
+	ck_assert_int_eq(s.end_ns, 9);
+	ui_view_free(&v);
+	buf_release(&why);
+}
+END_TEST
+
 static Suite *ui_suite(void)
 {
 	Suite *s = suite_create("ui");
@@ -285,6 +354,8 @@ static Suite *ui_suite(void)
 	tcase_add_test(tc, test_compact_report);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_bad_reports);
+	tcase_add_test(tc, test_report_events);
+	tcase_add_test(tc, test_shown);
 	suite_add_tcase(s, tc);
 	return s;
 }
