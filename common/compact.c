@@ -1272,60 +1272,14 @@ static int refuse_nothing(struct compact *c)
 	return fail ? COMPACT_NOMEM : COMPACT_REFUSED;
 }
 
-/* The lanes of one group being packed: lanes.h's greedy rule, lowest free
- * lane first, over the group's records in start order. */
-struct packing {
-	uint32_t group;
-	unsigned nlanes, peak;
-	int exceeded;
-	int64_t first_from, first_to;
-	int64_t lane_end[LANES_MAX_OVERLAP];
-	unsigned char lane_zero[LANES_MAX_OVERLAP];
-};
-
-/* The lane of record a (its group's next in start order): 0, or
- * LANES_OVERLAP. */
-static int pack_one(struct packing *k, struct compact_act *a, unsigned max_lanes)
-{
-	int64_t lo = a->start_ns - a->lo_pad, hi = a->end_ns + a->hi_pad;
-	unsigned l;
-
-	for (l = 0; l < k->nlanes; l++)
-		if (k->lane_end[l] < lo || (k->lane_end[l] == lo && !k->lane_zero[l]))
-			break;
-	if (l == k->nlanes) {
-		if (k->nlanes == LANES_MAX_OVERLAP)
-			return LANES_OVERLAP;
-		k->nlanes++;
-		if (k->nlanes > max_lanes && !k->exceeded) {
-			k->exceeded = 1;
-			k->first_from = lo;
-			k->first_to = hi;
-			for (l = 0; l + 1 < k->nlanes; l++)
-				if (k->lane_end[l] < k->first_to)
-					k->first_to = k->lane_end[l];
-			l = k->nlanes - 1;
-		}
-	}
-	k->lane_end[l] = hi;
-	k->lane_zero[l] = (a->flags & COMPACT_F_ZERO) != 0;
-	a->lane = (uint8_t)l;
-	if (k->nlanes > k->peak)
-		k->peak = k->nlanes;
-	return LANES_OK;
-}
-
 /* A group's packing is done: its lane count, or the refusal. */
-static int pack_done(struct compact *c, const struct packing *k)
+static int pack_done(struct compact *c, const struct lanes_pack *k, uint32_t group)
 {
-	if (k->exceeded) {
-		c->refusal.group = k->group;
-		c->refusal.peak = k->peak;
-		c->refusal.from = k->first_from;
-		c->refusal.to = k->first_to;
+	unsigned nlanes = 0;
+
+	if (lanes_end(k, &nlanes, &c->refusal) != LANES_OK)
 		return COMPACT_LANES;
-	}
-	c->groups[k->group].nlanes = k->nlanes;
+	c->groups[group].nlanes = nlanes;
 	return COMPACT_OK;
 }
 
@@ -1343,9 +1297,10 @@ static int sort_failed(void)
 static int assign_lanes(struct compact *c, struct extsort *by_corr,
 			struct extsort *by_start)
 {
-	struct packing *k = malloc(sizeof *k);
+	struct lanes_pack *k = lanes_pack_new((unsigned)c->max_lanes);
 	const void *p;
 	int got, rc = COMPACT_OK, started = 0;
+	uint32_t group = 0;
 
 	if (k == NULL)
 		return COMPACT_NOMEM;
@@ -1354,29 +1309,32 @@ static int assign_lanes(struct compact *c, struct extsort *by_corr,
 	while (rc == COMPACT_OK && (got = extsort_next(&c->acts, &p)) != 0) {
 		struct compact_act a;
 		struct compact_lane_rec out;
+		unsigned lane;
+		int packed;
 		if (got < 0) {
 			rc = sort_failed();
 			break;
 		}
 		memcpy(&a, p, sizeof a);
-		if (!started || a.group != k->group) {
-			if (started && (rc = pack_done(c, k)) != COMPACT_OK)
+		if (!started || a.group != group) {
+			if (started && (rc = pack_done(c, k, group)) != COMPACT_OK)
 				break;
-			memset(k, 0, offsetof(struct packing, lane_end));
-			k->group = a.group;
+			group = a.group;
+			lanes_begin(k, group);
 			started = 1;
 		}
-		if (pack_one(k, &a, (unsigned)c->max_lanes) != LANES_OK) {
-			c->refusal.group = k->group;
-			c->refusal.peak = k->nlanes + 1;
-			c->refusal.from = c->refusal.to = 0;
+		packed = lanes_next(k, a.start_ns - a.lo_pad, a.end_ns + a.hi_pad,
+				    (a.flags & COMPACT_F_ZERO) != 0, &lane);
+		if (packed == LANES_OVERLAP) {
+			(void)lanes_end(k, &lane, &c->refusal);
 			rc = refuse(c, "pid %s, device %s: more than %d GPU events overlap",
-				    c->groups[k->group].pid, c->groups[k->group].device,
+				    c->groups[group].pid, c->groups[group].device,
 				    LANES_MAX_OVERLAP);
 			break;
 		}
-		if (k->exceeded)
+		if (packed == LANES_TOO_MANY)
 			continue; /* refused when the group ends: its lanes are not kept */
+		a.lane = (uint8_t)lane;
 		if ((rc = count_lane(c, &a)) != COMPACT_OK)
 			break;
 		memset(&out, 0, sizeof out);
@@ -1392,8 +1350,8 @@ static int assign_lanes(struct compact *c, struct extsort *by_corr,
 			rc = sort_failed();
 	}
 	if (rc == COMPACT_OK && started)
-		rc = pack_done(c, k);
-	free(k);
+		rc = pack_done(c, k, group);
+	lanes_pack_free(k);
 	return rc;
 }
 
