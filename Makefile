@@ -100,9 +100,15 @@ $(LIB): $(COMMON_OBJS)
 $(BINS): $(B)/bin/%: $(B)/filters/%.o $(LIB) | $(B)/bin
 	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(LIB) | $(B)/tests $(B)/test-deps.ok
+# The oracles of tests/oracle.h, linked into the unit runners only.
+ORACLES := $(patsubst tests/unit/%.c,$(B)/tests/%.o,$(wildcard tests/unit/oracle_*.c))
+.SECONDARY: $(ORACLES)
+$(B)/tests/oracle_%.o: tests/unit/oracle_%.c tests/*.h common/*.h | $(B)/tests
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(ORACLES) $(LIB) | $(B)/tests $(B)/test-deps.ok
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
-		-o $@ $< $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
+		-o $@ $< $(ORACLES) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
 $(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*.h
 	@mkdir -p $(@D)

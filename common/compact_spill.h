@@ -69,8 +69,6 @@ int compact_spill_line(struct compact_spill *s, const char **line, size_t *len);
 /* With on set, the pages read stay (a rewind may read them again); set
  * back to 0, they are given back as reading goes on. */
 void compact_spill_hold(struct compact_spill *s, int on);
-/* 1 when the spill is compressed (for tests and the bench). */
-int compact_spill_is_gzip(const struct compact_spill *s);
 void compact_spill_free(struct compact_spill *s);
 
 #endif

@@ -228,11 +228,6 @@ struct source *source_open(const char *path)
 	return s;
 }
 
-int source_is_gzip(const struct source *s)
-{
-	return s->gzip;
-}
-
 uint64_t source_stored_bytes(const struct source *s)
 {
 	return s->stored;

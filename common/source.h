@@ -25,7 +25,6 @@ long source_read(struct source *s, void *dst, size_t n);
  * the whole file); -1 on a read error. */
 int source_drain(struct source *s);
 
-int source_is_gzip(const struct source *s);
 uint64_t source_stored_bytes(const struct source *s);
 /* Valid after source_read returned 0 or source_drain succeeded. */
 void source_sha256_hex(struct source *s, char hex[SOURCE_SHA256_HEX]);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "blockq.h"
+#include "../oracle.h"
 #include "io.h"
 
 #define TOTAL (3u << 20)

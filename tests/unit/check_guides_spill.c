@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "guides_spill.h"
+#include "../oracle.h"
 #include "io.h"
 
 static int spill_fd(void)
