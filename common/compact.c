@@ -24,27 +24,6 @@
 #define MAX_SEEN_CATS 4096  /* distinct categories kept for the "nothing" message */
 #define MAX_LISTED 10       /* pids or categories named in a message */
 
-static int refuse(struct compact *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int refuse(struct compact *c, const char *fmt, ...)
-{
-	va_list ap;
-	char small[1];
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	buf_reset(&c->msg);
-	if (n < 0 || buf_grow(&c->msg, (size_t)n + 1) != 0)
-		return COMPACT_NOMEM;
-	va_start(ap, fmt);
-	vsnprintf(c->msg.p, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	buf_setlen(&c->msg, (size_t)n);
-	return COMPACT_REFUSED;
-}
-
 /* Room for one more item in a growing array: 0 or COMPACT_NOMEM. */
 static int room(void **items, size_t n, size_t *cap, size_t first, size_t elem)
 {
@@ -114,14 +93,6 @@ void compact_init(struct compact *c)
 	c->out = (struct buf)BUF_INIT;
 	c->line = (struct buf)BUF_INIT;
 	c->msg = (struct buf)BUF_INIT;
-}
-
-const char *compact_display_pid(const struct compact_group *g, char *space)
-{
-	if (g->display_pid < 0)
-		return g->pid;
-	snprintf(space, 24, "%" PRId64, g->display_pid);
-	return space;
 }
 
 /* The intern key of a (pid, tid): raw pid, \001, raw tid, in c->key. */
@@ -227,7 +198,7 @@ static int group_of(struct compact *c, const struct compact_track *t, const char
 static int clamp_pad(struct compact *c, int64_t v, uint64_t index, int16_t *out)
 {
 	if (v > INT16_MAX)
-		return refuse(c, "event %" PRIu64 ": Perfetto's double conversion moves this "
+		return compact_refuse(c, "event %" PRIu64 ": Perfetto's double conversion moves this "
 			      "timestamp by %" PRId64 " ns; rebase the trace's timestamps first",
 			      index, v);
 	*out = (int16_t)v;
@@ -387,28 +358,6 @@ static int is_primitive(struct member m)
 	return m.len > 0 && m.p[0] != '"' && m.p[0] != '{' && m.p[0] != '[';
 }
 
-int compact_members(struct compact *c, const char *line, size_t len, const char *const *keys,
-		    int n, struct member *out)
-{
-	struct jdoc *d = &c->doc;
-	int k;
-
-	if (memchr(line, '\\', len) == NULL) {
-		event_members(line, len, keys, n, out);
-		return COMPACT_OK;
-	}
-	if (json_parse(d, line, len, NULL) != 0)
-		return refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
-	for (k = 0; k < n; k++) {
-		int tok = json_find(d, 0, keys[k]);
-		out[k].p = NULL;
-		out[k].len = 0;
-		if (tok >= 0)
-			out[k].p = json_raw(d, tok, &out[k].len);
-	}
-	return COMPACT_OK;
-}
-
 /* Exact and Perfetto bounds of an X event. */
 static int bounds(struct compact *c, struct member ts, struct member dur, struct compact_act *a)
 {
@@ -416,15 +365,15 @@ static int bounds(struct compact *c, struct member ts, struct member dur, struct
 	int rc;
 
 	if (!is_primitive(ts) || !is_primitive(dur))
-		return refuse(c, "event %" PRIu64 ": GPU event without a numeric ts and dur",
+		return compact_refuse(c, "event %" PRIu64 ": GPU event without a numeric ts and dur",
 			      c->events);
 	rc = lanes_bounds(ts.p, ts.len, dur.p, dur.len, &lb);
 	if (rc == LANES_BOUNDS_RANGE)
-		return refuse(c, "event %" PRIu64 ": ts %.*s or dur %.*s is out of range (beyond "
+		return compact_refuse(c, "event %" PRIu64 ": ts %.*s or dur %.*s is out of range (beyond "
 			      "+/-" TSNUM_MAX_US_TEXT " us, 2^62 ns, the time range of trace-layers)",
 			      c->events, (int)ts.len, ts.p, (int)dur.len, dur.p);
 	if (rc == LANES_BOUNDS_NEGATIVE)
-		return refuse(c, "event %" PRIu64 ": negative dur %.*s", c->events,
+		return compact_refuse(c, "event %" PRIu64 ": negative dur %.*s", c->events,
 			      (int)dur.len, dur.p);
 	a->start_ns = lb.start_ns;
 	a->end_ns = lb.end_ns;
@@ -539,7 +488,7 @@ static int add_act(struct compact *c, const char *line, size_t len, uint32_t tra
 	int rc, fast = w != NULL && len <= UINT32_MAX && memchr(line, '\\', len) == NULL;
 
 	if (c->events > UINT32_MAX)
-		return refuse(c, "more than 2^32 events: too many for tr-compact's records");
+		return compact_refuse(c, "more than 2^32 events: too many for tr-compact's records");
 	memset(a, 0, sizeof *a);
 	if (fast) {
 		w->open_args = 1;
@@ -762,7 +711,7 @@ static int see_guide(struct compact *c, const char *line, size_t len, const char
 		return guide_done(c, &g, has_args);
 	}
 	if (json_parse(d, line, len, NULL) != 0)
-		return refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
+		return compact_refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
 	args = json_find(d, 0, "args");
 	has_args = json_type(d, args) == JT_OBJECT && json_find(d, args, "layer_id") >= 0 &&
 		   json_find(d, args, "pass_index") >= 0 &&
@@ -859,13 +808,13 @@ static int refuse_untracked(struct compact *c, struct member pid, struct member 
 	const char *what = scope ? "GPU scope (gpu_user_annotation)" : "GPU activity";
 
 	if (pid.len == 0 && tid.len == 0)
-		return refuse(c, "event %" PRIu64 ": %s without pid and tid: its device and "
+		return compact_refuse(c, "event %" PRIu64 ": %s without pid and tid: its device and "
 			      "stream are unknown, so it cannot be placed on a lane", c->events, what);
 	if (pid.len == 0)
-		return refuse(c, "event %" PRIu64 ": %s without pid (tid %.*s): its process is "
+		return compact_refuse(c, "event %" PRIu64 ": %s without pid (tid %.*s): its process is "
 			      "unknown, so it cannot be placed on a lane", c->events, what,
 			      (int)tid.len, tid.p);
-	return refuse(c, "event %" PRIu64 ": %s without tid (pid %.*s): its stream is unknown, "
+	return compact_refuse(c, "event %" PRIu64 ": %s without tid (pid %.*s): its stream is unknown, "
 		      "so it cannot be placed on a lane", c->events, what, (int)pid.len, pid.p);
 }
 
@@ -990,7 +939,7 @@ static int see_flow(struct compact *c, const char *line, size_t len, uint32_t tr
 	int sub = 0;
 
 	if (c->events > UINT32_MAX)
-		return refuse(c, "more than 2^32 events: too many for tr-compact's records");
+		return compact_refuse(c, "more than 2^32 events: too many for tr-compact's records");
 	memset(&f, 0, sizeof f);
 	f.index = (uint32_t)c->events;
 	f.track = track;
@@ -1079,7 +1028,7 @@ static int see(struct compact *c, const char *line, size_t len)
 	int kernel = 0, activity = 0, scope = 0, guide = 0, selected, rc;
 
 	if (has_compact_key(line, len))
-		return refuse(c, "event %" PRIu64 ": already compacted (%s); start from the "
+		return compact_refuse(c, "event %" PRIu64 ": already compacted (%s); start from the "
 			      "original trace", c->events, TRSTREAM_KEY_COMPACT_TRACK);
 	/* one walk over the leading members; args is not looked at yet */
 	walk_init(&w, line, len);
@@ -1327,7 +1276,7 @@ static int assign_lanes(struct compact *c, struct extsort *by_corr,
 				    (a.flags & COMPACT_F_ZERO) != 0, &lane);
 		if (packed == LANES_OVERLAP) {
 			(void)lanes_end(k, &lane, &c->refusal);
-			rc = refuse(c, "pid %s, device %s: more than %d GPU events overlap",
+			rc = compact_refuse(c, "pid %s, device %s: more than %d GPU events overlap",
 				    c->groups[group].pid, c->groups[group].device,
 				    LANES_MAX_OVERLAP);
 			break;
@@ -1461,7 +1410,7 @@ static int choose_ids(struct compact *c)
 			if (used < 0)
 				rc = COMPACT_NOMEM;
 			else if (tid > INT32_MAX)
-				rc = refuse(c, "no free tid below 2^31 in pid %s", lane_pid);
+				rc = compact_refuse(c, "no free tid below 2^31 in pid %s", lane_pid);
 			g->lane_tid[lane] = tid;
 			cursor[k] = tid + 1;
 		}
@@ -1536,7 +1485,7 @@ static void order_counts(struct compact *c)
 
 static int bad_guide(struct compact *c, uint64_t index, const char *why)
 {
-	return refuse(c, "event %" PRIu64 ": the existing layer guide %s; regenerate the "
+	return compact_refuse(c, "event %" PRIu64 ": the existing layer guide %s; regenerate the "
 		      "guides from the original trace with tr-layer-track (with --max-gpu-lanes)",
 		      index, why);
 }
@@ -1644,7 +1593,7 @@ int compact_plan(struct compact *c)
 		for (i = 0; i < c->tracks_by_key.n; i++) {
 			const struct compact_track *t = &c->tracks[i];
 			if (t->moved && t->nother > 0) {
-				rc = refuse(c, "event %" PRIu64 ": on GPU track pid %s tid %s, which "
+				rc = compact_refuse(c, "event %" PRIu64 ": on GPU track pid %s tid %s, which "
 					    "is moved to synthetic lanes, but it is neither GPU activity, "
 					    "a GPU scope, a flow nor thread metadata, so it cannot be "
 					    "placed (%" PRIu64 " such events); use --pid to leave this "
@@ -1742,7 +1691,7 @@ int compact_place_skip(struct compact *c, uint64_t n)
 	for (; !changed && c->next_ret < c->nret && c->ret[c->next_ret].index < n; c->next_ret++)
 		changed = c->tracks[c->ret[c->next_ret].track].moved;
 	if (changed)
-		return refuse(c, "internal error: pass two passed %" PRIu64 " events before the "
+		return compact_refuse(c, "internal error: pass two passed %" PRIu64 " events before the "
 			      "plan was made, but the plan changes one of them", n);
 	c->index = n;
 	return COMPACT_OK;

@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "compact.h"
+#include "compact_state.h"
 #include "compact_rewrite.h"
 #include "trstream.h"
 

@@ -23,6 +23,7 @@
 
 #include "gz.h"
 #include "io.h"
+#include "writer.h"
 
 /* Bytes written plain before the rest is compressed (COMPACT_SPILL_AUTO). */
 #define COMPACT_SPILL_PLAIN_MAX ((uint64_t)1 << 30)

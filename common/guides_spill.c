@@ -6,6 +6,7 @@
 #include "guides_spill.h"
 #include "io.h"
 #include "tsnum.h"
+#include "writer.h"
 
 int guides_spill_init(struct guides_spill *s, int fd)
 {

@@ -1832,7 +1832,7 @@ static int window_missing(struct verify *v, const char *sl, size_t sn, uint64_t 
 	if (window_category(m[0].p, m[0].len) != WCAT_METADATA &&
 	    window_interval(m[1].p, m[1].len, window_category(m[0].p, m[0].len) ==
 			    WCAT_COMPLETE ? m[2].p : NULL, m[2].len, &lo, &hi) == 0 &&
-	    window_overlaps(lo, hi, v->w0, v->w1)) {
+	    windowspan_overlaps(lo, hi, v->w0, v->w1)) {
 		while (*k < v->ndropped && v->dropped[*k] < si)
 			++*k;
 		if (*k == v->ndropped || v->dropped[*k] != si) {

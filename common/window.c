@@ -205,16 +205,6 @@ int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
 	return 0;
 }
 
-int window_overlaps(int64_t lo, int64_t hi, int64_t w0, int64_t w1)
-{
-	return lo <= w1 && hi >= w0;
-}
-
-int window_contains(int64_t lo, int64_t hi, int64_t w0, int64_t w1)
-{
-	return lo >= w0 && hi <= w1;
-}
-
 enum window_cat window_category(const char *ph, size_t n)
 {
 	if (n != 3 || ph[0] != '"' || ph[2] != '"')
@@ -1244,7 +1234,7 @@ static enum verdict decide(struct window_cut *c, const struct window_rec *r)
 		default: return FAILED;
 		}
 	}
-	return window_overlaps(r->lo, r->hi, c->w0, c->w1) ? KEEP : DROP;
+	return windowspan_overlaps(r->lo, r->hi, c->w0, c->w1) ? KEEP : DROP;
 }
 
 static int mark(uint8_t **kept, const struct intern *t, uint32_t id)

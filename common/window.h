@@ -21,6 +21,7 @@
 #include "intern.h"
 #include "json.h"
 #include "windowgroup.h"
+#include "windowspan.h"
 
 /* A decimal duration ("2", "1.5", "0.000001") with an optional unit "ns",
  * "us", "ms" or "s" (default_unit_ns when none, e.g. 1000000 for ms) ->
@@ -45,12 +46,6 @@ int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
 
 /* Half ns of a whole-ns value (saturating at the int64 range). */
 int64_t window_half(int64_t ns);
-
-/* [lo, hi] overlaps the closed window [w0, w1] (all in half ns): touching
- * counts. */
-int window_overlaps(int64_t lo, int64_t hi, int64_t w0, int64_t w1);
-/* [lo, hi] lies inside [w0, w1]. */
-int window_contains(int64_t lo, int64_t hi, int64_t w0, int64_t w1);
 
 /* The categories a window counts, by the event's ph. */
 enum window_cat {

@@ -24,6 +24,7 @@
 #include "io.h"
 #include "opt.h"
 #include "outfile.h"
+#include "writer.h"
 
 /* Fixed identities of the generated process. */
 enum {

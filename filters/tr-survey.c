@@ -23,6 +23,7 @@
 #include "survey.h"
 #include "survey_report.h"
 #include "window.h"
+#include "writer.h"
 
 static const char usage_text[] =
 	"usage: tr-survey [--num-layers N] [--pid PID] [--device D] [--top K] [--json]\n"

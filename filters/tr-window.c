@@ -29,10 +29,12 @@
 #include "opt.h"
 #include "outfile.h"
 #include "passtable.h"
+#include "reader.h"
 #include "stream.h"
 #include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
+#include "writer.h"
 
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"

@@ -14,6 +14,7 @@
 #include "blockq.h"
 #include "../oracle.h"
 #include "io.h"
+#include "writer.h"
 
 #define TOTAL (3u << 20)
 
