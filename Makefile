@@ -65,7 +65,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
 SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
-COMMON  := diag buf io reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact_state compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles
+COMMON  := diag buf io reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact_state compact compact_scan compact_plan compact_place compact_flow compact_rewrite compact_report compact_spill extsort reportfiles
 UNITS   := buf io event reader writer teepass blockq gzasync scan json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact_state compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)

@@ -11,7 +11,9 @@
  * (compact_place, per event again) reads the lanes and the bindings back in
  * source order and rewrites the moved events (compact_rewrite.h).  Memory
  * holds a bounded window of the records, whatever the number of events.
- * The report and the summary are compact_report.h.
+ * The report and the summary are compact_report.h.  The passes are
+ * compact_scan.c, compact_plan.c and compact_place.c (compact_impl.h is
+ * what they share); compact.c holds the state's tracks and groups.
  *
  * The common/ rule: library code returns a status and never prints or
  * exits.  A function that refuses the input returns COMPACT_REFUSED with
