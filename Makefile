@@ -65,8 +65,8 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
 SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
-COMMON  := diag buf io progress reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles serve_page serve
-UNITS   := buf io progress event reader writer teepass blockq gzasync scan json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag serve_page serve
+COMMON  := diag buf io reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact_state compact compact_scan compact_plan compact_place compact_flow compact_rewrite compact_report compact_spill extsort reportfiles progress serve_page serve
+UNITS   := buf io event reader writer teepass blockq gzasync scan json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact_state compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag progress serve_page serve
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -100,9 +100,15 @@ $(LIB): $(COMMON_OBJS)
 $(BINS): $(B)/bin/%: $(B)/filters/%.o $(LIB) | $(B)/bin
 	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(LIB) | $(B)/tests $(B)/test-deps.ok
+# The oracles of tests/oracle.h, linked into the unit runners only.
+ORACLES := $(patsubst tests/unit/%.c,$(B)/tests/%.o,$(wildcard tests/unit/oracle_*.c))
+.SECONDARY: $(ORACLES)
+$(B)/tests/oracle_%.o: tests/unit/oracle_%.c tests/*.h common/*.h | $(B)/tests
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(ORACLES) $(LIB) | $(B)/tests $(B)/test-deps.ok
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
-		-o $@ $< $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
+		-o $@ $< $(ORACLES) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
 $(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*.h
 	@mkdir -p $(@D)
@@ -131,8 +137,12 @@ deps:
 
 # Check's per-test time limits are guards against a hang, not timing
 # assertions: ten times longer, so that a loaded machine cannot fail a test.
-unit: $(UNIT_BINS)
-	@failed=; for t in $(UNIT_BINS); do echo "== $$t"; \
+# `make unit ONLY='lanes guides'` builds and runs those runners alone
+# (check_lanes or lanes); CK_RUN_CASE=NAME narrows a runner to one case.
+UNIT_RUN := $(if $(ONLY),$(filter $(addprefix $(B)/tests/check_,$(patsubst check_%,%,$(ONLY))),$(UNIT_BINS)),$(UNIT_BINS))
+unit: $(UNIT_RUN)
+	@[ -n "$(UNIT_RUN)" ] || { echo "unit: no unit runner named '$(ONLY)' (the runners: $(UNITS))"; exit 2; }
+	@failed=; for t in $(UNIT_RUN); do echo "== $$t"; \
 		CK_TIMEOUT_MULTIPLIER=10 $$t || failed="$$failed $${t##*/}"; done; \
 	[ -z "$$failed" ] || { echo "unit: failed:$$failed"; exit 1; }
 

@@ -67,24 +67,6 @@ void blockq_commit(struct blockq *q, size_t n)
 	pthread_mutex_unlock(&q->mu);
 }
 
-int blockq_put(struct blockq *q, const void *data, size_t n)
-{
-	const char *p = data;
-
-	while (n > 0) {
-		size_t k = n < q->block_size ? n : q->block_size;
-		char *room = blockq_room(q);
-
-		if (room == NULL)
-			return -1;
-		memcpy(room, p, k);
-		blockq_commit(q, k);
-		p += k;
-		n -= k;
-	}
-	return 0;
-}
-
 void blockq_close(struct blockq *q)
 {
 	pthread_mutex_lock(&q->mu);
@@ -122,20 +104,6 @@ void blockq_advance(struct blockq *q, size_t n)
 	q->taken = 0;
 	pthread_cond_broadcast(&q->changed);
 	pthread_mutex_unlock(&q->mu);
-}
-
-long blockq_take(struct blockq *q, void *dst, size_t n)
-{
-	const char *data;
-	size_t k = blockq_peek(q, &data);
-
-	if (k > n)
-		k = n;
-	if (k > 0) {
-		memcpy(dst, data, k);
-		blockq_advance(q, k);
-	}
-	return (long)k;
 }
 
 void blockq_cancel(struct blockq *q)

@@ -28,10 +28,7 @@ struct blockq {
 int blockq_init(struct blockq *q, size_t block_size);
 void blockq_free(struct blockq *q);
 
-/* Producer: queue n bytes (waiting for room); 0, or -1 with errno EPIPE
- * once the consumer has cancelled. */
-int blockq_put(struct blockq *q, const void *data, size_t n);
-/* Producer, without a copy: the next free block (block_size bytes, waiting
+/* Producer: the next free block (block_size bytes, waiting
  * for one), or NULL with errno EPIPE once the consumer has cancelled; fill
  * it, then blockq_commit the bytes filled (1 to block_size). */
 char *blockq_room(struct blockq *q);
@@ -39,11 +36,7 @@ void blockq_commit(struct blockq *q, size_t n);
 /* Producer: no more bytes will come. */
 void blockq_close(struct blockq *q);
 
-/* Consumer: up to n bytes into dst, waiting for some: the count, or 0
- * when the producer has closed and everything was taken, or once the
- * queue is cancelled. */
-long blockq_take(struct blockq *q, void *dst, size_t n);
-/* Consumer, without a copy: the bytes of the first block not yet taken
+/* Consumer: the bytes of the first block not yet taken
  * (*data, valid until blockq_advance passes them), waiting for a block; 0
  * when the producer has closed and everything was taken.  blockq_advance
  * takes n of them (at most what blockq_peek gave). */

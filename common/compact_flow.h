@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "compact.h"
+#include "compact_state.h"
 
 /* The order the join reads records in: (corr, track, start_ns, index). */
 int compact_flow_cmp_act(const void *a, const void *b);

@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "compact.h"
+#include "compact_state.h"
 #include "compact_rewrite.h"
 #include "trstream.h"
 
@@ -59,8 +59,10 @@ static int refused(struct buf *msg, uint64_t index, const char *what)
 int compact_rewrite(const char *line, size_t len, const struct member *m, uint64_t index,
 		    const char *new_pid, int64_t new_tid, struct buf *out, struct buf *msg)
 {
-	struct { size_t at, end; int what; } e[3], t;
-	size_t pos = 0, k, j, tid_len, index_len, pid_len, lead_len, tail_len, insert;
+	struct { size_t at, end; int what; } e[3], in[3];
+	size_t at[3];
+	unsigned order[3];
+	size_t pos = 0, k, tid_len, index_len, pid_len, lead_len, tail_len, insert;
 	char tid_space[24], index_space[24], *w;
 	const char *tid_text, *index_text, *lead, *tail;
 	int had_args;
@@ -72,17 +74,15 @@ int compact_rewrite(const char *line, size_t len, const struct member *m, uint64
 		return refused(msg, index, "args is not an object");
 	/* three edits in offset order: pid, tid, the insertion before the '}'
 	 * of args (or of the event) */
-	e[0].at = (size_t)(m[0].p - line), e[0].end = e[0].at + m[0].len, e[0].what = 0;
-	e[1].at = (size_t)(m[1].p - line), e[1].end = e[1].at + m[1].len, e[1].what = 1;
-	e[2].at = e[2].end = had_args ? (size_t)(m[2].p - line) + m[2].len - 1 : len - 1;
-	e[2].what = 2;
+	in[0].at = (size_t)(m[0].p - line), in[0].end = in[0].at + m[0].len, in[0].what = 0;
+	in[1].at = (size_t)(m[1].p - line), in[1].end = in[1].at + m[1].len, in[1].what = 1;
+	in[2].at = in[2].end = had_args ? (size_t)(m[2].p - line) + m[2].len - 1 : len - 1;
+	in[2].what = 2;
 	for (k = 0; k < 3; k++)
-		for (j = k + 1; j < 3; j++)
-			if (e[j].at < e[k].at) {
-				t = e[k];
-				e[k] = e[j];
-				e[j] = t;
-			}
+		at[k] = in[k].at;
+	event_edit_order(at, order);
+	for (k = 0; k < 3; k++)
+		e[k] = in[order[k]];
 	/* the pieces, measured first: the line is built in one buffer with a
 	 * copy each (this runs for every moved event) */
 	tid_text = decimal((long long)new_tid, tid_space + sizeof tid_space);

@@ -96,11 +96,6 @@ int compact_spill_finish(struct compact_spill *s)
 	return 0;
 }
 
-int compact_spill_is_gzip(const struct compact_spill *s)
-{
-	return s->gzip;
-}
-
 int compact_spill_rewind(struct compact_spill *s)
 {
 	if (lseek(s->fd, 0, SEEK_SET) != 0)

@@ -23,6 +23,7 @@
 
 #include "gz.h"
 #include "io.h"
+#include "writer.h"
 
 /* Bytes written plain before the rest is compressed (COMPACT_SPILL_AUTO). */
 #define COMPACT_SPILL_PLAIN_MAX ((uint64_t)1 << 30)
@@ -69,8 +70,6 @@ int compact_spill_line(struct compact_spill *s, const char **line, size_t *len);
 /* With on set, the pages read stay (a rewind may read them again); set
  * back to 0, they are given back as reading goes on. */
 void compact_spill_hold(struct compact_spill *s, int on);
-/* 1 when the spill is compressed (for tests and the bench). */
-int compact_spill_is_gzip(const struct compact_spill *s);
 void compact_spill_free(struct compact_spill *s);
 
 #endif

@@ -7,6 +7,7 @@
 #include "io.h"
 #include "scan.h"
 #include "source.h"
+#include "writer.h"
 
 static long read_source(void *ctx, void *dst, size_t n)
 {

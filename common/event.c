@@ -190,6 +190,21 @@ int event_raw_matches_arg(const char *raw, size_t n, const char *arg)
 	return n == a + 2 && raw[0] == '"' && raw[n - 1] == '"' && memcmp(raw + 1, arg, a) == 0;
 }
 
+void event_edit_order(const size_t at[3], unsigned order[3])
+{
+	unsigned k, j, t;
+
+	for (k = 0; k < 3; k++)
+		order[k] = k;
+	for (k = 0; k < 3; k++)
+		for (j = k + 1; j < 3; j++)
+			if (at[order[j]] < at[order[k]]) {
+				t = order[k];
+				order[k] = order[j];
+				order[j] = t;
+			}
+}
+
 const char *event_memmem(const char *hay, size_t n, const char *needle, size_t m)
 {
 	return memmem(hay, n, needle, m);

@@ -111,6 +111,10 @@ static inline size_t event_string_end(const char *line, size_t len, size_t i)
 	return event_skip_string(line, len, i);
 }
 
+/* The order in which to apply three edits of one line, by their offsets
+ * at[0..2]: order[0..2] are their indices, the lowest offset first. */
+void event_edit_order(const size_t at[3], unsigned order[3]);
+
 /* memmem(3), which needs _GNU_SOURCE: wrapped so that only event.c asks
  * for it. */
 const char *event_memmem(const char *hay, size_t n, const char *needle, size_t m);

@@ -429,11 +429,6 @@ int extsort_next(struct extsort *s, const void **rec)
 	return merge_pop(s, rec);
 }
 
-size_t extsort_runs(const struct extsort *s)
-{
-	return s->nspilled;
-}
-
 void extsort_free(struct extsort *s)
 {
 	if (s->has_file)

@@ -79,8 +79,6 @@ int extsort_finish(struct extsort *s);
 /* The next record in order into *rec (valid until the next call): 1, 0 at
  * the end, -1 on error. */
 int extsort_next(struct extsort *s, const void **rec);
-/* Sorted runs written from memory (0: all in memory), for tests. */
-size_t extsort_runs(const struct extsort *s);
 void extsort_free(struct extsort *s);
 
 #endif

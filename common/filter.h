@@ -13,6 +13,7 @@
 #include "io.h"
 #include "stream.h"
 #include "teepass.h"
+#include "writer.h"
 
 /* Between pipes, lines passed go on without a copy (teepass.h); the
  * output bytes are the same either way. */

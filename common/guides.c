@@ -45,27 +45,6 @@ int guides_span_of(const struct guides_anchor *a, const struct guides_anchor *ne
 	return x->end_us < x->start_us ? GUIDES_BACKWARDS : GUIDES_OK;
 }
 
-int guides_build(const struct guides_anchor *a, size_t n, size_t num_layers,
-		 struct guides_span *out, size_t *where)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (guides_span_of(&a[i], i + 1 < n ? &a[i + 1] : NULL, num_layers,
-				   &out[i]) != GUIDES_OK) {
-			*where = i;
-			return GUIDES_BACKWARDS;
-		}
-	/* A zero-length guide sharing its start with another guide would nest
-	 * under it in Perfetto (depth 1); so would any two sharing a start. */
-	for (i = 0; i + 1 < n; i++)
-		if (out[i + 1].start_us == out[i].start_us) {
-			*where = i;
-			return GUIDES_SAME_US;
-		}
-	return GUIDES_OK;
-}
-
 const char guides_notice[] =
 	"Layer guides are anchor-to-anchor navigation aids: each slice runs from one "
 	"layer's anchor kernel to the next layer's anchor (or to the terminal kernel's "
@@ -201,18 +180,6 @@ int guides_put_slice_tail(struct buf *b, const struct guides_track *t,
 	if (rc != 0 || guides_put_row(b, g, origin_ns) != 0)
 		return -1;
 	return buf_add(b, tail->p, tail->len);
-}
-
-int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
-		     int64_t origin_ns)
-{
-	struct buf tail = BUF_INIT;
-	int rc = guides_slice_tail(&tail, t);
-
-	if (rc == 0)
-		rc = guides_put_slice_tail(b, t, g, origin_ns, &tail);
-	buf_release(&tail);
-	return rc;
 }
 
 int guides_track_name(struct buf *b, const char *phase)

@@ -51,14 +51,6 @@ const char *guides_kind_name(enum guides_kind kind);
  * time builds its guides with this and a one-anchor lookahead. */
 int guides_span_of(const struct guides_anchor *a, const struct guides_anchor *next,
 		   size_t num_layers, struct guides_span *x);
-/* The n guides of anchors a[0..n) into out[0..n).  A guide ends at the
- * next anchor, except the last layer of a pass (layer + 1 == num_layers).
- * Refused (the first problem found, *where naming the guide): a guide
- * whose rounded end is before its rounded start, then two guides starting
- * within the same microsecond (Perfetto would nest them). */
-int guides_build(const struct guides_anchor *a, size_t n, size_t num_layers,
-		 struct guides_span *out, size_t *where);
-
 
 /* The guide track sorts first (thread_sort_index) and takes the smallest
  * free positive tid below 2^31 in its pid. */
@@ -102,13 +94,9 @@ extern const char guides_notice[];
  * ts (us), as two lines without newlines: meta[0], meta[1]. */
 int guides_put_meta(struct buf *name_event, struct buf *sort_event,
 		    const struct guides_track *t, int64_t ts_us);
-/* The X slice of guide g: {"ph":"X","cat":"layer_guide","name":"L7",...}. */
-int guides_put_slice(struct buf *b, const struct guides_track *t, const struct guides_row *g,
-		     int64_t origin_ns);
 /* The end every slice of track t shares, its texts escaped:
- * ,"phase":..,"evidence":..,"notice":..}}  A stage writing many slices
- * makes it once and hands it to guides_put_slice_tail, which writes the
- * same slice as guides_put_slice. */
+ * ,"phase":..,"evidence":..,"notice":..}}  made once, then the X slice of
+ * guide g, {"ph":"X","cat":"layer_guide","name":"L7",...}, with that end. */
 int guides_slice_tail(struct buf *b, const struct guides_track *t);
 int guides_put_slice_tail(struct buf *b, const struct guides_track *t,
 			  const struct guides_row *g, int64_t origin_ns, const struct buf *tail);

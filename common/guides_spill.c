@@ -5,6 +5,8 @@
 
 #include "guides_spill.h"
 #include "io.h"
+#include "tsnum.h"
+#include "writer.h"
 
 int guides_spill_init(struct guides_spill *s, int fd)
 {
@@ -137,4 +139,81 @@ void guides_walk_free(struct guides_walk *w)
 {
 	free(w->v);
 	w->v = NULL;
+}
+
+int guides_spill_check(const struct guides_spill *s, size_t num_layers, size_t first_layer,
+		       struct buf *msg)
+{
+	struct guides_walk w = { 0 };
+	struct guides_kept prev;
+	int64_t prev_us = 0;
+	int have_back = 0, have_same = 0, rc;
+	size_t back_layer = 0;
+
+	buf_reset(msg);
+	if (guides_walk_start(&w, s) != 0)
+		return -1;
+	while ((rc = guides_walk_next(&w, num_layers)) > 0) {
+		if (w.status != GUIDES_OK && !have_back) {
+			have_back = 1;
+			back_layer = (size_t)w.cur.layer;
+		}
+		if (w.i > 0 && !have_same && w.sp.start_us == prev_us) {
+			/* worded now, while both ts texts are at hand */
+			have_same = 1;
+			if (buf_printf(msg, "anchors %zu and %zu start within the same microsecond "
+				       "(%s and %s); their guides would overlap in Perfetto",
+				       (size_t)prev.anchor_index, (size_t)w.cur.anchor_index,
+				       guides_spill_ts(s, &prev), guides_spill_ts(s, &w.cur)) != 0) {
+				rc = -2;
+				break;
+			}
+		}
+		prev = w.cur;
+		prev_us = w.sp.start_us;
+	}
+	guides_walk_free(&w);
+	if (rc < 0)
+		return rc;
+	if (have_back) {
+		buf_reset(msg);
+		if (buf_printf(msg, "guide L%zu would end before it starts",
+			       first_layer + back_layer) != 0)
+			return -2;
+		return GUIDES_BACKWARDS;
+	}
+	return have_same ? GUIDES_SAME_US : 0;
+}
+
+int guides_walk_row(const struct guides_walk *w, const char *const *names,
+		    const char *const *tids, size_t first_layer, struct guides_row *x,
+		    struct buf *end)
+{
+	const struct guides_kept *a = &w->cur;
+	const struct guides_span *sp = &w->sp;
+	int rc;
+
+	memset(x, 0, sizeof *x);
+	x->pass = (size_t)a->pass;
+	x->layer = first_layer + (size_t)a->layer;
+	x->anchor_index = (size_t)a->anchor_index;
+	x->anchor_name = names[a->name];
+	x->anchor_tid = tids[a->tid];
+	x->start_text = guides_spill_ts(w->s, a);
+	x->start_ns = sp->start_ns;
+	x->end_ns = sp->end_ns;
+	x->start_us = sp->start_us;
+	x->end_us = sp->end_us;
+	x->kind = guides_kind_name(sp->kind);
+	buf_reset(end);
+	if (sp->kind == GUIDES_NEXT_LAYER_ANCHOR)
+		rc = buf_addstr(end, guides_spill_ts(w->s, &w->next));
+	else if (sp->kind == GUIDES_TERMINAL_KERNEL_END)
+		rc = tsnum_append_us3(end, sp->end_ns);
+	else
+		rc = buf_addstr(end, x->start_text);
+	if (rc != 0)
+		return -1;
+	x->end_text = end->p;
+	return 0;
 }

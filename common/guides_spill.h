@@ -67,4 +67,22 @@ int guides_walk_start(struct guides_walk *w, const struct guides_spill *s);
 int guides_walk_next(struct guides_walk *w, size_t num_layers);
 void guides_walk_free(struct guides_walk *w);
 
+/* Every guide of the kept anchors checked before one is written, by the
+ * rules of guides.h (the first refusal of each kind; a backwards guide is
+ * told first).  first_layer labels layer 0.  0; GUIDES_BACKWARDS or
+ * GUIDES_SAME_US with the refusal in msg ("guide L7 would end before it
+ * starts"; "anchors 3 and 4 start within the same microsecond (10.0001
+ * and 10.0004); their guides would overlap in Perfetto"); -1 with errno
+ * set when the spill cannot be read; -2 when memory runs out. */
+int guides_spill_check(const struct guides_spill *s, size_t num_layers, size_t first_layer,
+		       struct buf *msg);
+
+/* The walk's guide (w->cur, w->sp) as a row of tr-guides' slices and
+ * report: names and tids give the texts of the caller's ids, first_layer
+ * labels layer 0; end receives the end text, which x->end_text points
+ * into.  0, or -1 when memory runs out. */
+int guides_walk_row(const struct guides_walk *w, const char *const *names,
+		    const char *const *tids, size_t first_layer, struct guides_row *x,
+		    struct buf *end);
+
 #endif

@@ -10,11 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The reader and the writer come with io.h: a stage that reads lines
- * writes them too. */
-#include "reader.h"
-#include "writer.h"
-
 /* bytes per read(2) (writes: IO_WRITE_BLOCK); the fuzz build makes both small */
 #ifndef IO_BLOCK
 #define IO_BLOCK (4u << 20)

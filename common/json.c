@@ -178,7 +178,7 @@ int json_int64(const struct jdoc *d, int i, int64_t *value)
 	return tsnum_parse_int64(text, n, value) == NUM_OK ? 0 : -1;
 }
 
-static int hex_value(int c)
+int json_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -197,7 +197,7 @@ static long read_u16(const char *s, size_t n, size_t at)
 	if (at + 4 > n)
 		return -1;
 	for (k = 0; k < 4; k++) {
-		int h = hex_value((unsigned char)s[at + k]);
+		int h = json_hex_digit((unsigned char)s[at + k]);
 		if (h < 0)
 			return -1;
 		v = v * 16 + h;

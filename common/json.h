@@ -55,6 +55,8 @@ int json_int64(const struct jdoc *d, int i, int64_t *value);
  * escapes resolved; \u surrogate pairs combine, a lone surrogate is encoded
  * as its three-byte form so that nothing is lost.  -1 on a malformed escape. */
 int json_unescape(const char *s, size_t n, struct buf *out);
+/* The value of one hex digit (0-9, a-f, A-F), or -1 for any other byte. */
+int json_hex_digit(int c);
 /* Append s as a JSON string with quotes; bytes >= 0x80 pass unchanged. */
 int json_escape(struct buf *out, const char *s, size_t n);
 

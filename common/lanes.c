@@ -1,6 +1,4 @@
 /* lanes: see lanes.h. */
-/* qsort_r, which passes the caller's context to the comparison */
-#define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 
@@ -123,80 +121,86 @@ int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,
 	return LANES_BOUNDS_OK;
 }
 
-static int cmp_start(const void *a, const void *b, void *ctx)
-{
-	const struct lanes_src *src = ctx;
-	struct lane_iv x, y;
+struct lanes_pack {
+	unsigned max_lanes;
+	uint32_t group;
+	unsigned nlanes, peak;
+	int exceeded, overlap;
+	int64_t first_from, first_to;
+	int64_t lane_end[LANES_MAX_OVERLAP];
+	unsigned char lane_zero[LANES_MAX_OVERLAP];
+};
 
-	src->get(src->ctx, *(const uint32_t *)a, &x);
-	src->get(src->ctx, *(const uint32_t *)b, &y);
-	if (x.group != y.group)
-		return x.group < y.group ? -1 : 1;
-	if (x.lo != y.lo)
-		return x.lo < y.lo ? -1 : 1;
-	return x.index < y.index ? -1 : x.index > y.index;
+struct lanes_pack *lanes_pack_new(unsigned max_lanes)
+{
+	struct lanes_pack *k = malloc(sizeof *k);
+
+	if (k != NULL) {
+		k->max_lanes = max_lanes;
+		lanes_begin(k, 0);
+	}
+	return k;
 }
 
-int lanes_assign(const struct lanes_src *src, size_t n, uint32_t *order, unsigned max_lanes,
-		 unsigned *group_lanes, struct lanes_refusal *why)
+void lanes_pack_free(struct lanes_pack *k)
 {
-	size_t i;
-	struct lanes_src sort_src = *src;
+	free(k);
+}
 
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, n, sizeof *order, cmp_start, &sort_src);
-	i = 0;
-	while (i < n) {
-		struct lane_iv iv;
-		uint32_t gid;
-		int64_t lane_end[LANES_MAX_OVERLAP];
-		int lane_zero[LANES_MAX_OVERLAP];
-		unsigned nlanes = 0, peak = 0, k;
-		int64_t first_from = 0, first_to = 0;
-		int exceeded = 0;
+void lanes_begin(struct lanes_pack *k, uint32_t group)
+{
+	k->group = group;
+	k->nlanes = k->peak = 0;
+	k->exceeded = k->overlap = 0;
+	k->first_from = k->first_to = 0;
+}
 
-		src->get(src->ctx, order[i], &iv);
-		gid = iv.group;
-		for (; i < n; i++) {
-			src->get(src->ctx, order[i], &iv);
-			if (iv.group != gid)
-				break;
-			for (k = 0; k < nlanes; k++)
-				if (lane_end[k] < iv.lo || (lane_end[k] == iv.lo && !lane_zero[k]))
-					break;
-			if (k == nlanes) {
-				if (nlanes == LANES_MAX_OVERLAP) {
-					why->group = gid;
-					why->peak = nlanes + 1;
-					why->from = why->to = 0;
-					return LANES_OVERLAP;
-				}
-				nlanes++;
-				if (nlanes > max_lanes && !exceeded) {
-					exceeded = 1;
-					first_from = iv.lo;
-					first_to = iv.hi;
-					for (k = 0; k + 1 < nlanes; k++)
-						if (lane_end[k] < first_to)
-							first_to = lane_end[k];
-					k = nlanes - 1;
-				}
-			}
-			lane_end[k] = iv.hi;
-			lane_zero[k] = iv.zero;
-			src->set_lane(src->ctx, order[i], k);
-			if (nlanes > peak)
-				peak = nlanes;
+int lanes_next(struct lanes_pack *k, int64_t lo, int64_t hi, int zero, unsigned *lane)
+{
+	unsigned l;
+
+	for (l = 0; l < k->nlanes; l++)
+		if (k->lane_end[l] < lo || (k->lane_end[l] == lo && !k->lane_zero[l]))
+			break;
+	if (l == k->nlanes) {
+		if (k->nlanes == LANES_MAX_OVERLAP) {
+			k->overlap = 1;
+			return LANES_OVERLAP;
 		}
-		if (exceeded) {
-			why->group = gid;
-			why->peak = peak;
-			why->from = first_from;
-			why->to = first_to;
-			return LANES_TOO_MANY;
+		k->nlanes++;
+		if (k->nlanes > k->max_lanes && !k->exceeded) {
+			k->exceeded = 1;
+			k->first_from = lo;
+			k->first_to = hi;
+			for (l = 0; l + 1 < k->nlanes; l++)
+				if (k->lane_end[l] < k->first_to)
+					k->first_to = k->lane_end[l];
+			l = k->nlanes - 1;
 		}
-		group_lanes[gid] = nlanes;
 	}
+	k->lane_end[l] = hi;
+	k->lane_zero[l] = zero != 0;
+	*lane = l;
+	if (k->nlanes > k->peak)
+		k->peak = k->nlanes;
+	return k->exceeded ? LANES_TOO_MANY : LANES_OK;
+}
+
+int lanes_end(const struct lanes_pack *k, unsigned *nlanes, struct lanes_refusal *why)
+{
+	if (k->overlap) {
+		why->group = k->group;
+		why->peak = LANES_MAX_OVERLAP + 1;
+		why->from = why->to = 0;
+		return LANES_OVERLAP;
+	}
+	if (k->exceeded) {
+		why->group = k->group;
+		why->peak = k->peak;
+		why->from = k->first_from;
+		why->to = k->first_to;
+		return LANES_TOO_MANY;
+	}
+	*nlanes = k->nlanes;
 	return LANES_OK;
 }

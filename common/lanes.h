@@ -38,24 +38,6 @@ int lanes_us_to_ns(const char *text, size_t len, int64_t *ns, int *sub);
 int lanes_bounds(const char *ts, size_t ts_len, const char *dur, size_t dur_len,
 		 struct lane_bounds *out);
 
-/* One interval as the packing sees it: the union of the exact and
- * Perfetto's bounds.  Touching is fine, except after a zero-length
- * interval: Perfetto sorts a longer slice with the same ts first and would
- * nest the zero-length one under it. */
-struct lane_iv {
-	int64_t lo, hi;
-	uint32_t group;   /* intervals are packed per group */
-	uint32_t index;   /* ties of lo are broken by index (source order) */
-	int zero;
-};
-
-/* The caller's intervals 0..n-1, read and annotated through ctx. */
-struct lanes_src {
-	void *ctx;
-	void (*get)(void *ctx, uint32_t i, struct lane_iv *iv);
-	void (*set_lane)(void *ctx, uint32_t i, unsigned lane);
-};
-
 enum lanes_status {
 	LANES_OK = 0,
 	LANES_TOO_MANY = 1,   /* a group needs more than max_lanes lanes */
@@ -71,12 +53,40 @@ struct lanes_refusal {
 	int64_t from, to;
 };
 
-/* Assign a lane to every interval, groups in ascending order.  order has
- * room for n ids (it is left sorted by group, then lo, then index);
- * group_lanes[g] receives group g's lane count for every group packed.
- * Stops at the first refused group: LANES_TOO_MANY or LANES_OVERLAP, with
- * *why filled (peak, from and to for LANES_TOO_MANY only). */
-int lanes_assign(const struct lanes_src *src, size_t n, uint32_t *order, unsigned max_lanes,
-		 unsigned *group_lanes, struct lanes_refusal *why);
+/* The packer, fed one group at a time with the group's intervals in start
+ * order (ties of the start in source order), so that it holds only the
+ * lanes' ends, never the intervals:
+ *
+ *	k = lanes_pack_new(max_lanes);
+ *	for each group g: lanes_begin(k, g);
+ *		for each interval: lanes_next(k, lo, hi, zero, &lane);
+ *		lanes_end(k, &nlanes, &why);
+ *	lanes_pack_free(k);
+ *
+ * An interval is [lo, hi], the union of the exact and Perfetto's bounds
+ * (lane_bounds).  Touching is fine, except after a zero-length interval:
+ * Perfetto sorts a longer slice with the same ts first and would nest the
+ * zero-length one under it. */
+struct lanes_pack;
+
+/* NULL when out of memory. */
+struct lanes_pack *lanes_pack_new(unsigned max_lanes);
+void lanes_pack_free(struct lanes_pack *k);
+
+/* Starts group `group` afresh: no lanes in use. */
+void lanes_begin(struct lanes_pack *k, uint32_t group);
+
+/* The group's next interval: its lane in *lane, the lowest one free.
+ * LANES_OK; LANES_TOO_MANY once the group has needed more than max_lanes
+ * lanes (the lanes go on being counted for the peak, and the group will be
+ * refused); LANES_OVERLAP, *lane unset, when LANES_MAX_OVERLAP lanes are
+ * all in use (stop feeding the group: lanes_end says why). */
+int lanes_next(struct lanes_pack *k, int64_t lo, int64_t hi, int zero, unsigned *lane);
+
+/* The group is done: LANES_OK with its lane count in *nlanes, or the
+ * refusal (LANES_TOO_MANY or LANES_OVERLAP) with *why filled (peak, from
+ * and to for LANES_TOO_MANY only; for LANES_OVERLAP the peak is
+ * LANES_MAX_OVERLAP + 1). */
+int lanes_end(const struct lanes_pack *k, unsigned *nlanes, struct lanes_refusal *why);
 
 #endif

@@ -392,11 +392,6 @@ static int interrupt_pending(void)
 	       sigismember(&arrived, SIGHUP) == 1;
 }
 
-int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed)
-{
-	return outfile_commit_all_while(files, n, failed, NULL, NULL);
-}
-
 int outfile_commit_all_while(struct outfile *const *files, size_t n, size_t *failed,
 			     int (*wanted)(void *), void *ctx)
 {

@@ -45,20 +45,19 @@ int outfile_commit(struct outfile *o);
  * that the set appears whole or not at all.  0, or -1 with errno set (EINTR
  * for a signal) and *failed the index of the output that failed (n for a
  * signal); every temporary file is gone either way.  A signal that arrived is
- * delivered when the mask is restored, after the roll-back. */
-int outfile_commit_all(struct outfile *const *files, size_t n, size_t *failed);
-/* outfile_commit_all, placing the set only while wanted(ctx) says 1: it is
- * asked before the first output is placed and again once the last is (the
- * signals still blocked); a 0 either time places nothing, or takes back
- * what was placed, and gives -1 with errno ECANCELED and *failed n.  A set
- * that stays was thus wanted after it was whole. */
+ * delivered when the mask is restored, after the roll-back.
+ * With wanted not NULL, the set is placed only while wanted(ctx) says 1: it
+ * is asked before the first output is placed and again once the last is
+ * (the signals still blocked); a 0 either time places nothing, or takes
+ * back what was placed, and gives -1 with errno ECANCELED and *failed n.  A
+ * set that stays was thus wanted after it was whole. */
 int outfile_commit_all_while(struct outfile *const *files, size_t n, size_t *failed,
 			     int (*wanted)(void *), void *ctx);
 /* --force, for the whole process: from now on outfile_open takes an
  * existing file (not a directory: EISDIR) and outfile_commit replaces it by
  * one rename(2) of a named temporary file, so that the old file stays as it
  * was until the new one is whole and takes its name.  A set that cannot be
- * placed whole is still taken back (outfile_commit_all), and the files it
+ * placed whole is still taken back (outfile_commit_all_while), and the files it
  * had replaced are then gone.  outfile_open_side then replaces an
  * existing regular file the same way (a FIFO, a device or a descriptor is
  * still written in place). */

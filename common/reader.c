@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "reader.h"
 
 int reader_init(struct reader *r, int fd, size_t max_line)
 {

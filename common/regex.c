@@ -4,24 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "regex.h"
 
 struct regex {
 	pcre2_code *code;
 	pcre2_match_data *match;
 };
-
-/* The value of a hex digit, or -1. */
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Python's \uXXXX and \UXXXXXXXX, which PCRE2 does not know, become its
  * \x{...}; everything else is copied (an escaped backslash as a pair, so
@@ -47,8 +36,12 @@ static char *translate(const char *pattern, size_t **map, char *err, size_t errs
 		if (next == 'u' || next == 'U') {
 			size_t digits = next == 'u' ? 4 : 8, k;
 			unsigned long value = 0;
-			for (k = 0; k < digits && hex_value(pattern[i + 2 + k]) >= 0; k++)
-				value = value * 16 + (unsigned long)hex_value(pattern[i + 2 + k]);
+			for (k = 0; k < digits; k++) {
+				int h = json_hex_digit((unsigned char)pattern[i + 2 + k]);
+				if (h < 0)
+					break;
+				value = value * 16 + (unsigned long)h;
+			}
 			if (k < digits) {
 				snprintf(err, errsz, "at offset %zu: incomplete escape \\%c (Python's "
 					 "\\%c takes exactly %zu hex digits)", i, next, next, digits);

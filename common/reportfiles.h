@@ -4,7 +4,7 @@
  * that body, and records with "member" and "items" append to an array
  * member, so that no stage has to hold a report that grows with the layers
  * as one line.  Everything goes to the file's temporary outfile (outfile.h)
- * as soon as it arrives; the caller places the files (outfile_commit_all).
+ * as soon as it arrives; the caller places the files (outfile_commit_all_while).
  * The common/ rule: library code returns a status and never prints or
  * exits; a failure comes back as the whole message the program prints
  * after its name. */

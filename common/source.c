@@ -234,11 +234,6 @@ struct source *source_open(const char *path)
 	return s;
 }
 
-int source_is_gzip(const struct source *s)
-{
-	return s->gzip;
-}
-
 void source_set_progress(struct source *s, struct progress *p)
 {
 	struct stat sb;

@@ -29,8 +29,6 @@ int source_drain(struct source *s);
  * in its current phase, over the file's size (unknown for a pipe). */
 struct progress;
 void source_set_progress(struct source *s, struct progress *p);
-
-int source_is_gzip(const struct source *s);
 uint64_t source_stored_bytes(const struct source *s);
 /* Valid after source_read returned 0 or source_drain succeeded. */
 void source_sha256_hex(struct source *s, char hex[SOURCE_SHA256_HEX]);

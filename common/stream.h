@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "io.h"
+#include "reader.h"
 
 #define STREAM_CONTROL_PREFIX "{\"@tr\":"
 #define STREAM_PREFIX_LEN 7

@@ -830,3 +830,77 @@ int survey_short_name(struct buf *b, const char *name, size_t n)
 		return short_cpp(b, name, n);
 	return cut_name(b, name, n);
 }
+
+int survey_steps_see(struct survey_steps *s, const struct member *m)
+{
+	static const char prefix[] = "\"ProfilerStep#";
+	int64_t ns, dur = 0;
+	int sub;
+
+	if (!(m[2].len > sizeof prefix - 1 && memcmp(m[2].p, prefix, sizeof prefix - 1) == 0 &&
+	      m[1].len == 3 && memcmp(m[1].p, "\"X\"", 3) == 0 && m[0].len > 0 &&
+	      tsnum_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK))
+		return 0;
+	if (m[3].len == 0 || tsnum_us_to_ns(m[3].p, m[3].len, &dur, &sub) != NUM_OK || dur < 0)
+		dur = 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct survey_step *v;
+		if (cap > SIZE_MAX / sizeof *v || (v = realloc(s->v, cap * sizeof *v)) == NULL)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n].start = ns;
+	if (__builtin_add_overflow(ns, dur, &s->v[s->n].end))
+		s->v[s->n].end = INT64_MAX;
+	s->n++;
+	return 0;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct survey_step *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+void survey_steps_sort(struct survey_steps *s)
+{
+	if (s->n > 0)
+		qsort(s->v, s->n, sizeof *s->v, cmp_step);
+}
+
+void survey_steps_free(struct survey_steps *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+int survey_training_name(const struct member *name)
+{
+	return name->len > 0 && (event_find_bytes(name->p, name->len, "ackward", 7) != NULL ||
+				 event_find_bytes(name->p, name->len, "\"Optimizer.", 11) != NULL);
+}
+
+size_t survey_group_members(struct survey_name *names, size_t first, const size_t *next,
+			    struct survey_name ***members, size_t *cap)
+{
+	size_t m = 0, i;
+
+	for (i = first; i != SIZE_MAX; i = next[i]) {
+		if (m == *cap) {
+			size_t c = *cap ? 2 * *cap : 64;
+			struct survey_name **v;
+			if (c > SIZE_MAX / sizeof *v || (v = realloc(*members, c * sizeof *v)) == NULL)
+				return SIZE_MAX;
+			*members = v;
+			*cap = c;
+		}
+		(*members)[m++] = &names[i];
+	}
+	return m;
+}

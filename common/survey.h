@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "event.h"
 
 /* Spacing above this coefficient of variation inside passes is called
  * irregular in the reasons a candidate ranks lower. */
@@ -66,6 +67,30 @@ struct survey_name {
 struct survey_step {
 	int64_t start, end;
 };
+
+/* The ProfilerStep#N spans of a trace, kept as its events come. */
+struct survey_steps {
+	struct survey_step *v;
+	size_t n, cap;
+};
+/* An event's raw members ts, ph, name and dur (m[0..3], len 0 when
+ * absent): a complete "ProfilerStep#..." event's span is kept (a dur that
+ * is absent, unreadable or negative as 0; an end past the int64 range as
+ * INT64_MAX).  0, or -1 when memory runs out. */
+int survey_steps_see(struct survey_steps *s, const struct member *m);
+/* By start, then end: the order the functions below take them in. */
+void survey_steps_sort(struct survey_steps *s);
+void survey_steps_free(struct survey_steps *s);
+
+/* 1 when an event's raw name shows a training run: autograd's backward
+ * ops and kernels ("...ackward..."), the optimizer's step ("Optimizer."). */
+int survey_training_name(const struct member *name);
+
+/* The names of one group, listed from its first (next: the chain of the
+ * names in each group, SIZE_MAX ends it) into *members, grown as needed:
+ * how many, or SIZE_MAX when memory runs out. */
+size_t survey_group_members(struct survey_name *names, size_t first, const size_t *next,
+			    struct survey_name ***members, size_t *cap);
 
 /* A group's names in rank order: the ncand candidates (score > 0) first,
  * best first, listed of them reported; then the other names. */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "io.h"
+#include "writer.h"
 
 struct teepass {
 	int on;           /* both ends are pipes and the shadow pipe is open */

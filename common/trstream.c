@@ -599,12 +599,16 @@ int trstream_report_string(struct buf *b, const char *suffix, const char *member
 	return buf_addch(b, '}');
 }
 
-int trstream_report_raw(struct buf *b, const char *suffix, const char *member,
-			const char *raw, size_t n)
+int trstream_report_is(const char *line, size_t len, const char *suffix)
 {
-	if (trstream_report_member(b, suffix, member, 0) != 0 || buf_add(b, raw, n) != 0)
-		return -1;
-	return buf_addch(b, '}');
+	static const char key[] = "\"suffix\":\"";
+	size_t k = sizeof key - 1, m = strlen(suffix), i;
+
+	for (i = 0; i + k + m + 1 <= len; i++)
+		if (line[i] == '"' && memcmp(line + i, key, k) == 0 &&
+		    memcmp(line + i + k, suffix, m) == 0 && line[i + k + m] == '"')
+			return 1;
+	return 0;
 }
 
 int trstream_report_items_end(struct buf *b)

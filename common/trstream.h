@@ -186,11 +186,12 @@ int trstream_anchor_check(const struct trstream_anchor *a, size_t n,
 /* ---- report -------------------------------------------------------- */
 
 /* A whole member record whose value is the string text (plain, escaped
- * here), or the raw JSON value raw[0..n). */
+ * here). */
 int trstream_report_string(struct buf *b, const char *suffix, const char *member,
 			   const char *text);
-int trstream_report_raw(struct buf *b, const char *suffix, const char *member,
-			const char *raw, size_t n);
+/* 1 when the report record line[0..len) belongs to the report SUFFIX (its
+ * "suffix" member as the functions here write it), else 0. */
+int trstream_report_is(const char *line, size_t len, const char *suffix);
 /* Close an items record: "]}". */
 int trstream_report_items_end(struct buf *b);
 
@@ -231,7 +232,6 @@ int trstream_put_source_sha256(struct buf *b, const struct jdoc *tail);
 #define TRSTREAM_WINDOW_REPORT_MAX_TEXT "1 GiB"
 #define TRSTREAM_WINDOW_ROWS_MAX ((size_t)512 << 20)
 #define TRSTREAM_WINDOW_ROWS_MAX_TEXT "512 MiB"
-#define TRSTREAM_WINDOW_SUFFIX ".window.json"
 
 enum trstream_error_kind {
 	TRSTREAM_ERR_INPUT = 1,   /* the file is not what it should be: msg */

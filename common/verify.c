@@ -388,26 +388,22 @@ struct edit {
 
 /* Apply three edits of line, in offset order, into out: 0, or -1 when two
  * overlap. */
-static int apply_edits(const char *line, size_t len, struct edit *e, struct buf *out)
+static int apply_edits(const char *line, size_t len, const struct edit *e, struct buf *out)
 {
-	size_t k, pos = 0;
+	size_t k, pos = 0, at[3];
+	unsigned order[3];
 
-	for (k = 0; k < 3; k++) {
-		size_t j;
-		for (j = k + 1; j < 3; j++)
-			if (e[j].at < e[k].at) {
-				struct edit t = e[k];
-				e[k] = e[j];
-				e[j] = t;
-			}
-	}
+	for (k = 0; k < 3; k++)
+		at[k] = e[k].at;
+	event_edit_order(at, order);
 	buf_reset(out);
 	for (k = 0; k < 3; k++) {
-		if (e[k].at < pos)
+		const struct edit *ek = &e[order[k]];
+		if (ek->at < pos)
 			return -1;
-		buf_add(out, line + pos, e[k].at - pos);
-		buf_add(out, e[k].text, e[k].len);
-		pos = e[k].end;
+		buf_add(out, line + pos, ek->at - pos);
+		buf_add(out, ek->text, ek->len);
+		pos = ek->end;
 	}
 	buf_add(out, line + pos, len - pos);
 	return 0;
@@ -1836,7 +1832,7 @@ static int window_missing(struct verify *v, const char *sl, size_t sn, uint64_t 
 	if (window_category(m[0].p, m[0].len) != WCAT_METADATA &&
 	    window_interval(m[1].p, m[1].len, window_category(m[0].p, m[0].len) ==
 			    WCAT_COMPLETE ? m[2].p : NULL, m[2].len, &lo, &hi) == 0 &&
-	    window_overlaps(lo, hi, v->w0, v->w1)) {
+	    windowspan_overlaps(lo, hi, v->w0, v->w1)) {
 		while (*k < v->ndropped && v->dropped[*k] < si)
 			++*k;
 		if (*k == v->ndropped || v->dropped[*k] != si) {

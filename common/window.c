@@ -10,6 +10,7 @@
 #include "opt.h"
 #include "io.h"
 #include "scan.h"
+#include "stream.h"
 #include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
@@ -203,16 +204,6 @@ int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
 	 * the upper bound */
 	*hi = ts_sub && dur_sub ? 2 * (t + d + 1) : 2 * (t + d) + ts_sub + dur_sub;
 	return 0;
-}
-
-int window_overlaps(int64_t lo, int64_t hi, int64_t w0, int64_t w1)
-{
-	return lo <= w1 && hi >= w0;
-}
-
-int window_contains(int64_t lo, int64_t hi, int64_t w0, int64_t w1)
-{
-	return lo >= w0 && hi <= w1;
 }
 
 enum window_cat window_category(const char *ph, size_t n)
@@ -1244,7 +1235,7 @@ static enum verdict decide(struct window_cut *c, const struct window_rec *r)
 		default: return FAILED;
 		}
 	}
-	return window_overlaps(r->lo, r->hi, c->w0, c->w1) ? KEEP : DROP;
+	return windowspan_overlaps(r->lo, r->hi, c->w0, c->w1) ? KEEP : DROP;
 }
 
 static int mark(uint8_t **kept, const struct intern *t, uint32_t id)
@@ -1464,4 +1455,78 @@ int window_spec_text(const struct window_spec *w, struct buf *out)
 		    buf_printf(out, "%s--%s %s", out->len ? " " : "", names[i], values[i]) != 0)
 			return -1;
 	return 0;
+}
+
+int window_cut_line(struct window_cut *c, int kind, const char *line, size_t len,
+		    struct window_rec *rec, char **source, struct buf *sha)
+{
+	memset(rec, 0, sizeof *rec);
+	rec->line = WLINE_COPY;
+	rec->len = (uint32_t)(len + 1);
+	if (kind == LINE_HEAD) {
+		struct trstream_head_in head;
+		char err[100];
+		if (trstream_head_read(&c->doc, line, len, &head, err, sizeof err) != 0) {
+			buf_reset(&c->err);
+			return buf_addstr(&c->err, err) != 0 ? -1 : WINDOW_REFUSED;
+		}
+		*source = head.source;
+	}
+	if (kind == LINE_EVENT)
+		return window_cut_see(c, line, len, rec);
+	if (kind == LINE_CONTROL && stream_is_kind(line, len, TRSTREAM_REPORT))
+		rec->line = WLINE_REPORT;  /* earlier reports describe the whole trace */
+	if (kind == LINE_TAIL) {
+		const char *p;
+		size_t n;
+		rec->line = WLINE_TAIL;
+		if (event_member(line, len, TRSTREAM_KEY_SOURCE_SHA256, &p, &n) && p[0] == '"')
+			return buf_add(sha, p, n) != 0 ? -1 : 0;
+		return buf_addstr(sha, "null") != 0 ? -1 : 0;
+	}
+	return 0;
+}
+
+int window_cut_summary(const struct window_cut *c, struct buf *out)
+{
+	uint64_t kept = 0, dropped = 0;
+	int i;
+
+	for (i = 0; i < WCAT_N; i++) {
+		kept += c->kept[i];
+		dropped += c->dropped[i];
+	}
+	return buf_printf(out, "kept %" PRIu64 " event%s (%" PRIu64 " bytes), dropped %" PRIu64
+			  " event%s", kept, kept == 1 ? "" : "s", c->bytes, dropped,
+			  dropped == 1 ? "" : "s");
+}
+
+int window_cut_write(struct window_cut *c, struct window_recs *recs,
+		     int (*copy)(void *ctx, uint64_t from, uint64_t to), int (*report)(void *ctx),
+		     void *ctx)
+{
+	const struct window_rec *r;
+	uint64_t at = 0, run = 0;
+	int got, keep, rc;
+
+	if (window_recs_rewind(recs) != 0)
+		return -1;
+	while ((got = window_recs_next(recs, &r)) > 0) {
+		if (r->line == WLINE_TAIL) {
+			if ((run < at && (rc = copy(ctx, run, at)) != 0) || (rc = report(ctx)) != 0)
+				return rc;
+			run = at;
+		}
+		if ((keep = window_cut_keeps(c, r)) < 0)
+			return -2;
+		if (!keep) {
+			if (run < at && (rc = copy(ctx, run, at)) != 0)
+				return rc;
+			run = at + r->len;
+		}
+		at += r->len;
+	}
+	if (got < 0)
+		return -1;
+	return run < at ? copy(ctx, run, at) : 0;
 }

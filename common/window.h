@@ -21,6 +21,7 @@
 #include "intern.h"
 #include "json.h"
 #include "windowgroup.h"
+#include "windowspan.h"
 
 /* A decimal duration ("2", "1.5", "0.000001") with an optional unit "ns",
  * "us", "ms" or "s" (default_unit_ns when none, e.g. 1000000 for ms) ->
@@ -45,12 +46,6 @@ int window_interval(const char *ts, size_t tn, const char *dur, size_t dn,
 
 /* Half ns of a whole-ns value (saturating at the int64 range). */
 int64_t window_half(int64_t ns);
-
-/* [lo, hi] overlaps the closed window [w0, w1] (all in half ns): touching
- * counts. */
-int window_overlaps(int64_t lo, int64_t hi, int64_t w0, int64_t w1);
-/* [lo, hi] lies inside [w0, w1]. */
-int window_contains(int64_t lo, int64_t hi, int64_t w0, int64_t w1);
 
 /* The categories a window counts, by the event's ph. */
 enum window_cat {
@@ -199,6 +194,26 @@ void window_cut_free(struct window_cut *c);
  * 0; WINDOW_REFUSED for a guide without its args (message in c->err); -1
  * when memory runs out. */
 int window_cut_see(struct window_cut *c, const char *line, size_t len, struct window_rec *rec);
+/* Any line of the first read, of stream kind `kind` (stream.h's LINE_*),
+ * into *rec: events through window_cut_see; the head's source name into
+ * *source (the caller frees it); earlier reports and the tail marked; the
+ * tail's raw source_sha256 string (or null) appended to sha.  0,
+ * WINDOW_REFUSED (a head that is not one, or as window_cut_see; message in
+ * c->err), -1 when memory runs out. */
+int window_cut_line(struct window_cut *c, int kind, const char *line, size_t len,
+		    struct window_rec *rec, char **source, struct buf *sha);
+/* The third read, the records from the first: for each run of stream
+ * bytes [from, to) that goes out as it is, copy(ctx, from, to); where the
+ * window's report goes (before the tail), report(ctx).  0; the first
+ * non-zero status of a callback; -1 when the records cannot be read (errno
+ * set); -2 when window_cut_keeps fails (c->err). */
+struct window_recs;
+int window_cut_write(struct window_cut *c, struct window_recs *recs,
+		     int (*copy)(void *ctx, uint64_t from, uint64_t to), int (*report)(void *ctx),
+		     void *ctx);
+/* What the window kept, as the summary line says it (no program name, no
+ * newline): "kept 3 events (120 bytes), dropped 1 event". */
+int window_cut_summary(const struct window_cut *c, struct buf *out);
 /* After the first read: the passes and the window of spec (with
  * list_passes: every event).  0, WINDOW_REFUSED, WINDOW_BAD_OPTION, -1. */
 int window_cut_choose(struct window_cut *c, const struct window_spec *spec);

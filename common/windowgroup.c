@@ -5,8 +5,8 @@
 
 #include "buf.h"
 #include "io.h"
-#include "window.h"
 #include "windowgroup.h"
+#include "windowspan.h"
 
 /* A chunk on disk: the offset of the partition's next chunk (NO_CHUNK for
  * none), the bytes of tuples that follow, then the tuples. */
@@ -395,7 +395,7 @@ static int see_tuple(void *arg, const struct tuple *u)
 			s->lo = u->lo;
 		if (u->hi > s->hi)
 			s->hi = u->hi;
-		if (window_overlaps(u->lo, u->hi, m->w0, m->w1))
+		if (windowspan_overlaps(u->lo, u->hi, m->w0, m->w1))
 			s->inside = 1;
 	}
 	return 0;
@@ -435,11 +435,11 @@ static int judge_tuple(void *arg, const struct tuple *u)
 	}
 	s = find(&m->t, u);
 	if (u->kind == WGROUP_BEGIN || u->kind == WGROUP_END)
-		v = window_overlaps(s->lo, s->hi, m->w0, m->w1) ? WGROUP_KEEP : WGROUP_DROP;
-	else if (window_contains(s->lo, s->hi, m->w0, m->w1))
+		v = windowspan_overlaps(s->lo, s->hi, m->w0, m->w1) ? WGROUP_KEEP : WGROUP_DROP;
+	else if (windowspan_contains(s->lo, s->hi, m->w0, m->w1))
 		v = WGROUP_KEEP;
 	else
-		v = window_overlaps(u->lo, u->hi, m->w0, m->w1) ? WGROUP_CUT : WGROUP_DROP;
+		v = windowspan_overlaps(u->lo, u->hi, m->w0, m->w1) ? WGROUP_CUT : WGROUP_DROP;
 	m->out[m->nout++] = v;
 	return 0;
 }
@@ -461,7 +461,7 @@ static int match_round(struct match *m, size_t p, struct buf *chunk, uint64_t st
 	for (i = 0; i < m->t.nslots; i++) {
 		const struct slot *s = &m->t.slots[i];
 		if (!s->used || s->cls == WGROUP_BEGIN || !s->inside ||
-		    window_contains(s->lo, s->hi, m->w0, m->w1))
+		    windowspan_contains(s->lo, s->hi, m->w0, m->w1))
 			continue;
 		if (s->cls == WGROUP_FLOW)
 			g->flows_cut++;

@@ -16,6 +16,18 @@
 #include <stdint.h>
 
 
+/* [lo, hi] overlaps the closed window [w0, w1] (all in half ns): touching
+ * counts.  Inline: the window asks it of every event. */
+static inline int windowspan_overlaps(int64_t lo, int64_t hi, int64_t w0, int64_t w1)
+{
+	return lo <= w1 && hi >= w0;
+}
+/* [lo, hi] lies inside [w0, w1]. */
+static inline int windowspan_contains(int64_t lo, int64_t hi, int64_t w0, int64_t w1)
+{
+	return lo >= w0 && hi <= w1;
+}
+
 #define WINDOWSPAN_MAX 25          /* bytes of the longest span: 10 + 10 + 5 */
 #define WINDOWSPAN_BLOCK 65536     /* bytes written and read at a time */
 

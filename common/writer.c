@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "writer.h"
 
 int writer_init(struct writer *w, int fd)
 {

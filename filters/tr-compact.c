@@ -37,8 +37,6 @@
 #include "trstream.h"
 
 #define MAX_LANES COMPACT_MAX_LANES
-/* a layers report passed by: fold the compaction report into it */
-#define LAYERS_SUFFIX "\"suffix\":\"" TRSTREAM_LAYERS_SUFFIX "\""
 
 static const char usage_text[] =
 	"usage: tr-compact [--max-gpu-lanes N] [--pid PID] [--device D]\n"
@@ -137,8 +135,8 @@ static void see_all(struct state *st, struct filter *f)
 		if (kind == LINE_EVENT)
 			check(&st->c, compact_see_event(&st->c, line, len));
 		else if (kind == LINE_CONTROL && stream_is_kind(line, len, "report") &&
-			 event_find_bytes(line, len, LAYERS_SUFFIX, sizeof LAYERS_SUFFIX - 1) != NULL)
-			st->c.layers_report = 1;
+			 trstream_report_is(line, len, TRSTREAM_LAYERS_SUFFIX))
+			st->c.layers_report = 1; /* the compaction report folds into it */
 		if (compact_spill_put(&st->spill, line, len + 1) != 0)
 			spill_failed(&st->spill);
 	}

@@ -25,6 +25,7 @@
 #include "stream.h"
 #include "json.h"
 #include "trstream.h"
+#include "writer.h"
 
 static const char usage_text[] =
 	"usage: tr-encode [-o OUTPUT] [--force] [--level N] [--report-base PATH]\n"

@@ -25,6 +25,7 @@
 #include "opt.h"
 #include "progress.h"
 #include "outfile.h"
+#include "writer.h"
 
 /* Fixed identities of the generated process. */
 enum {

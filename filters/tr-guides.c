@@ -102,11 +102,6 @@ static void read_anchor(struct state *st, const char *line, size_t len)
 	trstream_anchor_free(&a);
 }
 
-static const char *ts_text(const struct state *st, const struct guides_kept *k)
-{
-	return guides_spill_ts(&st->kept, k);
-}
-
 static void walk_start(const struct state *st, struct guides_walk *w)
 {
 	if (guides_walk_start(w, &st->kept) != 0)
@@ -123,41 +118,20 @@ static int walk_next(struct guides_walk *w, size_t num_layers)
 	return rc;
 }
 
-/* Check every guide before one is written (guides.h's refusals, the first
- * of each kind; a backwards guide is told first); dies on a refusal. */
+/* Check every guide before one is written; dies on a refusal. */
 static void check_guides(const struct state *st, const struct trstream_anchors_in *sm)
 {
-	struct guides_walk w = { 0 };
-	struct guides_kept prev;
-	int64_t prev_us = 0;
-	int have_back = 0, have_same = 0;
-	size_t back_layer = 0, same_index[2] = { 0, 0 };
-	char *same[2] = { NULL, NULL };
+	struct buf msg = BUF_INIT;
+	int rc = guides_spill_check(&st->kept, (size_t)sm->num_layers, (size_t)sm->first_layer,
+				    &msg);
 
-	walk_start(st, &w);
-	while (walk_next(&w, (size_t)sm->num_layers)) {
-		if (w.status != GUIDES_OK && !have_back) {
-			have_back = 1;
-			back_layer = (size_t)w.cur.layer;
-		}
-		if (w.i > 0 && !have_same && w.sp.start_us == prev_us) {
-			have_same = 1;
-			same_index[0] = (size_t)prev.anchor_index;
-			same_index[1] = (size_t)w.cur.anchor_index;
-			same[0] = xmemdup(ts_text(st, &prev), strlen(ts_text(st, &prev)));
-			same[1] = xmemdup(ts_text(st, &w.cur), strlen(ts_text(st, &w.cur)));
-		}
-		prev = w.cur;
-		prev_us = w.sp.start_us;
-	}
-	guides_walk_free(&w);
-	if (have_back)
-		die(EXIT_INPUT, "guide L%zu would end before it starts",
-		    (size_t)sm->first_layer + back_layer);
-	if (have_same)
-		die(EXIT_INPUT, "anchors %zu and %zu start within the same microsecond "
-		    "(%s and %s); their guides would overlap in Perfetto",
-		    same_index[0], same_index[1], same[0], same[1]);
+	if (rc == -2)
+		die_nomem();
+	if (rc < 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
+	if (rc != 0)
+		die(EXIT_INPUT, "%s", msg.p);
+	buf_release(&msg);
 }
 
 /* The guide of the walk with the report's texts, made when it is written
@@ -165,32 +139,10 @@ static void check_guides(const struct state *st, const struct trstream_anchors_i
 static void guide_row(const struct state *st, const struct trstream_anchors_in *sm,
 		      const struct guides_walk *w, struct guides_row *x, struct buf *end)
 {
-	const struct guides_kept *a = &w->cur;
-	const struct guides_span *sp = &w->sp;
-	int rc;
-
-	memset(x, 0, sizeof *x);
-	x->pass = (size_t)a->pass;
-	x->layer = (size_t)sm->first_layer + (size_t)a->layer;
-	x->anchor_index = (size_t)a->anchor_index;
-	x->anchor_name = st->names.keys[a->name];
-	x->anchor_tid = st->tids.keys[a->tid];
-	x->start_text = ts_text(st, a);
-	x->start_ns = sp->start_ns;
-	x->end_ns = sp->end_ns;
-	x->start_us = sp->start_us;
-	x->end_us = sp->end_us;
-	x->kind = guides_kind_name(sp->kind);
-	buf_reset(end);
-	if (sp->kind == GUIDES_NEXT_LAYER_ANCHOR)
-		rc = buf_addstr(end, ts_text(st, &w->next));
-	else if (sp->kind == GUIDES_TERMINAL_KERNEL_END)
-		rc = tsnum_append_us3(end, sp->end_ns);
-	else
-		rc = buf_addstr(end, x->start_text);
-	if (rc != 0)
+	if (guides_walk_row(w, (const char *const *)st->names.keys,
+			    (const char *const *)st->tids.keys, (size_t)sm->first_layer, x,
+			    end) != 0)
 		die_nomem();
-	x->end_text = end->p;
 }
 
 static void read_head(struct state *st, const char *line, size_t len)

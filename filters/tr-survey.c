@@ -23,6 +23,7 @@
 #include "survey.h"
 #include "survey_report.h"
 #include "window.h"
+#include "writer.h"
 
 static const char usage_text[] =
 	"usage: tr-survey [--num-layers N] [--pid PID] [--device D] [--top K] [--json]\n"
@@ -59,8 +60,7 @@ struct state {
 	struct intern elsewhere; /* pid \001 device of kernels the filters left out */
 	uint64_t *elsewhere_n;
 	size_t elsewhere_cap;
-	struct survey_step *steps;    /* ProfilerStep#N spans */
-	size_t nsteps, steps_cap;
+	struct survey_steps steps;    /* ProfilerStep#N spans */
 	int64_t origin_ns;
 	int have_origin;
 	int training;          /* a backward or optimizer event was seen */
@@ -193,17 +193,14 @@ static void spill_extent(struct state *st, struct member ph, struct member ts,
 static void see_event(struct state *st, const char *line, size_t len)
 {
 	static const char *const keys[] = { "ts", "ph", "name", "dur" };
-	static const char step_prefix[] = "\"ProfilerStep#";
 	struct member m[4];
-	int64_t ns, dur = 0;
+	int64_t ns;
 	int sub;
 
 	event_members(line, len, keys, 4, m);
 	spill_extent(st, m[1], m[0], m[3], len);
 	/* training: autograd's backward ops and kernels, the optimizer's step */
-	if (!st->training && m[2].len > 0 &&
-	    (event_find_bytes(m[2].p, m[2].len, "ackward", 7) != NULL ||
-	     event_find_bytes(m[2].p, m[2].len, "\"Optimizer.", 11) != NULL))
+	if (!st->training && survey_training_name(&m[2]))
 		st->training = 1;
 	st->events++;
 	if (m[0].len > 0 && m[0].p[0] != '"' &&
@@ -217,32 +214,10 @@ static void see_event(struct state *st, const char *line, size_t len)
 		if (buf_add(&st->origin_text, m[0].p, m[0].len) != 0)
 			die_nomem();
 	}
-	if (m[2].len > sizeof step_prefix - 1 &&
-	    memcmp(m[2].p, step_prefix, sizeof step_prefix - 1) == 0 &&
-	    m[1].len == 3 && memcmp(m[1].p, "\"X\"", 3) == 0 && m[0].len > 0 &&
-	    tsnum_us_to_ns(m[0].p, m[0].len, &ns, &sub) == NUM_OK) {
-		if (m[3].len == 0 || tsnum_us_to_ns(m[3].p, m[3].len, &dur, &sub) != NUM_OK || dur < 0)
-			dur = 0;
-		if (st->nsteps == st->steps_cap) {
-			st->steps_cap = grow_cap(st->steps_cap, 16, sizeof *st->steps);
-			st->steps = xrealloc(st->steps, st->steps_cap * sizeof *st->steps);
-		}
-		st->steps[st->nsteps].start = ns;
-		if (__builtin_add_overflow(ns, dur, &st->steps[st->nsteps].end))
-			st->steps[st->nsteps].end = INT64_MAX;
-		st->nsteps++;
-	}
+	if (survey_steps_see(&st->steps, m) != 0)
+		die_nomem();
 	if (event_find_bytes(line, len, "ernel", 5) != NULL)
 		see_kernel(st, line, len);
-}
-
-static int cmp_step(const void *a, const void *b)
-{
-	const struct survey_step *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
 }
 
 /* The bytes of the events that overlap each pass of the listed
@@ -269,23 +244,6 @@ static void tally_passes(struct state *st, int fd)
 	if (got < 0)
 		die_errno(EXIT_TROUBLE, "temporary file");
 	window_tally_sum(&st->tally);
-}
-
-/* The names of one group, listed from its first (next: the chain of the
- * names in each group) into *members, grown as needed; how many. */
-static size_t group_members(struct state *st, size_t first, const size_t *next,
-			    struct survey_name ***members, size_t *cap)
-{
-	size_t m = 0, i;
-
-	for (i = first; i != SIZE_MAX; i = next[i]) {
-		if (m == *cap) {
-			*cap = grow_cap(*cap, 64, sizeof **members);
-			*members = xrealloc(*members, *cap * sizeof **members);
-		}
-		(*members)[m++] = &st->names[i];
-	}
-	return m;
 }
 
 int main(int argc, char **argv)
@@ -349,8 +307,7 @@ int main(int argc, char **argv)
 		if (kind == LINE_EVENT)
 			see_event(&st, line, len);
 	}
-	if (st.nsteps)
-		qsort(st.steps, st.nsteps, sizeof *st.steps, cmp_step);
+	survey_steps_sort(&st.steps);
 	for (i = 0; i < st.keys.n; i++)
 		if (survey_analyse(&st.names[i], (size_t)st.num_layers) != 0)
 			die_nomem();
@@ -364,7 +321,7 @@ int main(int argc, char **argv)
 		first[st.names[i].group] = i;
 	}
 	report = (struct survey_report){ .N = (size_t)st.num_layers, .top_k = (size_t)st.top,
-					 .json = st.json, .steps = st.steps, .nsteps = st.nsteps,
+					 .json = st.json, .steps = st.steps.v, .nsteps = st.steps.n,
 					 .have_origin = st.have_origin, .origin_ns = st.origin_ns,
 					 .tally = &st.tally, .training = st.training };
 	if (survey_report_head(&report, &out) != 0)
@@ -373,7 +330,8 @@ int main(int argc, char **argv)
 	if (st.num_layers == 0) {
 		/* without --num-layers: the counts per step, no ranking */
 		for (g = 0; g < st.groups.n; g++) {
-			m = group_members(&st, first[g], next, &members, &cap);
+			if ((m = survey_group_members(st.names, first[g], next, &members, &cap)) == SIZE_MAX)
+				die_nomem();
 			if (survey_report_counts(&report, st.groups.keys[g], members, m, g == 0,
 						 &out) != 0)
 				die_nomem();
@@ -385,10 +343,11 @@ int main(int argc, char **argv)
 	}
 	st.ranks = xmalloc((st.groups.n + 1) * sizeof *st.ranks);
 	for (g = 0; g < st.groups.n; g++) {
-		m = group_members(&st, first[g], next, &members, &cap);
+		if ((m = survey_group_members(st.names, first[g], next, &members, &cap)) == SIZE_MAX)
+			die_nomem();
 		if (survey_rank(&st.ranks[g], members, m, (size_t)st.num_layers, (size_t)st.top) != 0)
 			die_nomem();
-		if (survey_rank_start(&st.ranks[g], (size_t)st.num_layers, st.steps, st.nsteps) != 0)
+		if (survey_rank_start(&st.ranks[g], (size_t)st.num_layers, st.steps.v, st.steps.n) != 0)
 			die_nomem();
 	}
 	tally_passes(&st, spill_fd);
@@ -421,7 +380,7 @@ tail:
 	free(first);
 	free(next);
 	free(st.names);
-	free(st.steps);
+	survey_steps_free(&st.steps);
 	free(st.elsewhere_n);
 	intern_free(&st.keys);
 	intern_free(&st.groups);

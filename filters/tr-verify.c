@@ -19,11 +19,13 @@
 #include "io.h"
 #include "opt.h"
 #include "progress.h"
+#include "reader.h"
 #include "stream.h"
 #include "trstream.h"
 #include "verify.h"
 #include "verifycheck.h"
 #include "verifylm.h"
+#include "writer.h"
 
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
 /* as tr-decode: json.c's token offsets are ints */

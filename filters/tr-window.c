@@ -29,10 +29,12 @@
 #include "opt.h"
 #include "outfile.h"
 #include "passtable.h"
+#include "reader.h"
 #include "stream.h"
 #include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
+#include "writer.h"
 
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"
@@ -152,12 +154,6 @@ static const struct window_rec *records_next(struct window_recs *r)
 	return rc ? rec : NULL;
 }
 
-static void records_rewind(struct window_recs *r)
-{
-	if (window_recs_rewind(r) != 0)
-		die_errno(EXIT_TROUBLE, "temporary file");
-}
-
 /* Where the stream is read back from: the spill, or standard input itself
  * when that is a regular file (then nothing is spilled). */
 struct source {
@@ -165,66 +161,52 @@ struct source {
 	uint64_t base;   /* the stream's first byte in fd */
 };
 
+/* The third look's output: the lines kept, copied from the spill in runs,
+ * and the report. */
+struct out {
+	const struct state *st;
+	struct window_cut *c;
+	struct filter *f;
+	struct source src;
+	const char *source_name;
+	const struct buf *sha;
+	char *buf;
+	size_t cap;
+};
+
 /* Copy bytes [from, to) of the stream to the output. */
-static void copy_run(struct filter *f, struct source src, uint64_t from, uint64_t to, char *buf,
-		     size_t cap)
+static int copy_run(void *ctx, uint64_t from, uint64_t to)
 {
+	struct out *o = ctx;
+
 	while (from < to) {
-		size_t want = to - from < cap ? (size_t)(to - from) : cap;
-		ssize_t got = pread(src.fd, buf, want, (off_t)(src.base + from));
+		size_t want = to - from < o->cap ? (size_t)(to - from) : o->cap;
+		ssize_t got = pread(o->src.fd, o->buf, want, (off_t)(o->src.base + from));
 		/* standard input read back in place: a file that shrank
 		 * since the first pass was changed under us */
-		if (got == 0 && src.fd == 0)
+		if (got == 0 && o->src.fd == 0)
 			die(EXIT_TROUBLE, "stdin: the input changed between the two passes (it is "
 			    "shorter now); cut the window from a file that does not change");
 		if (got <= 0)
-			die_errno(EXIT_TROUBLE, "%s", src.fd == 0 ? "stdin" : "temporary file");
-		if (writer_put(&f->out, buf, (size_t)got) != 0)
+			die_errno(EXIT_TROUBLE, "%s", o->src.fd == 0 ? "stdin" : "temporary file");
+		if (writer_put(&o->f->out, o->buf, (size_t)got) != 0)
 			die_write("standard output");
 		from += (uint64_t)got;
 	}
+	return 0;
 }
 
-static void put_report(const struct state *st, struct window_cut *c, struct filter *f,
-		       const char *source_name, const struct buf *sha)
+static int put_report(void *ctx)
 {
+	struct out *o = ctx;
 	struct buf r = BUF_INIT;
 
-	if (window_cut_report(c, st->spec.p, source_name, sha->p, sha->len, &r) != 0)
+	if (window_cut_report(o->c, o->st->spec.p, o->source_name, o->sha->p, o->sha->len, &r) != 0)
 		die_nomem();
-	if (writer_put(&f->out, r.p, r.len) != 0)
+	if (writer_put(&o->f->out, r.p, r.len) != 0)
 		die_write("standard output");
 	buf_release(&r);
-}
-
-/* The third look: the lines kept, copied from the spill in runs. */
-static void write_window(const struct state *st, struct window_cut *c, struct filter *f,
-			 struct source spill, struct window_recs *recs, const char *source_name,
-			 const struct buf *sha)
-{
-	const struct window_rec *r;
-	uint64_t at = 0, run = 0;
-	size_t cap = (size_t)1 << 20;
-	char *buf = xmalloc(cap);
-	int keep;
-
-	records_rewind(recs);
-	while ((r = records_next(recs)) != NULL) {
-		if (r->line == WLINE_TAIL) {
-			copy_run(f, spill, run, at, buf, cap);
-			put_report(st, c, f, source_name, sha);
-			run = at;
-		}
-		if ((keep = window_cut_keeps(c, r)) < 0)
-			die(EXIT_TROUBLE, "%s", c->err.p);
-		if (!keep) {
-			copy_run(f, spill, run, at, buf, cap);
-			run = at + r->len;
-		}
-		at += r->len;
-	}
-	copy_run(f, spill, run, at, buf, cap);
-	free(buf);
+	return 0;
 }
 
 /* --pass-table FILE: a new file placed whole, or a /dev/ descriptor (the
@@ -313,16 +295,12 @@ static int table_only(struct state *st)
  * stages end: what was kept and what it weighs, what was left out. */
 static void summary(const struct window_cut *c)
 {
-	uint64_t kept = 0, dropped = 0;
-	int i;
+	struct buf line = BUF_INIT;
 
-	for (i = 0; i < WCAT_N; i++) {
-		kept += c->kept[i];
-		dropped += c->dropped[i];
-	}
-	fprintf(stderr, "%s: kept %" PRIu64 " event%s (%" PRIu64 " bytes), dropped %" PRIu64
-		" event%s\n", diag_progname(), kept, kept == 1 ? "" : "s", c->bytes, dropped,
-		dropped == 1 ? "" : "s");
+	if (window_cut_summary(c, &line) != 0)
+		die_nomem();
+	fprintf(stderr, "%s: %s\n", diag_progname(), line.p);
+	buf_release(&line);
 }
 
 int main(int argc, char **argv)
@@ -334,13 +312,13 @@ int main(int argc, char **argv)
 	struct writer spill, recw;
 	struct window_recs *recs;
 	const struct window_rec *r;
-	struct jdoc doc = { 0 };
 	struct buf sha = BUF_INIT, table = BUF_INIT;
 	char *source_name = NULL;
 	const char *line;
 	size_t len;
 	int kind;
 	struct source src = { 0, 0 };
+	struct out out;
 	struct stat sb;
 	off_t at;
 
@@ -369,29 +347,7 @@ int main(int argc, char **argv)
 	if (filter_open(&f) != 0)
 		die_nomem();
 	while ((kind = filter_next(&f, &line, &len)) > LINE_END) {
-		memset(&rec, 0, sizeof rec);
-		rec.line = WLINE_COPY;
-		rec.len = (uint32_t)(len + 1);
-		if (kind == LINE_HEAD) {
-			struct trstream_head_in head;
-			char err[100];
-			if (trstream_head_read(&doc, line, len, &head, err, sizeof err) != 0)
-				die(EXIT_INPUT, "%s", err);
-			source_name = head.source;
-		}
-		if (kind == LINE_EVENT)
-			check(&cut, window_cut_see(&cut, line, len, &rec));
-		if (kind == LINE_CONTROL && stream_is_kind(line, len, TRSTREAM_REPORT))
-			rec.line = WLINE_REPORT;  /* earlier reports describe the whole trace */
-		if (kind == LINE_TAIL) {
-			const char *p;
-			size_t n;
-			rec.line = WLINE_TAIL;
-			if (event_member(line, len, TRSTREAM_KEY_SOURCE_SHA256, &p, &n) && p[0] == '"')
-				buf_add(&sha, p, n);
-			else
-				buf_addstr(&sha, "null");
-		}
+		check(&cut, window_cut_line(&cut, kind, line, len, &rec, &source_name, &sha));
 		if ((src.fd != 0 && writer_put(&spill, line, len + 1) != 0) ||
 		    writer_put(&recw, &rec, sizeof rec) != 0)
 			die_errno(EXIT_TROUBLE, "temporary file");
@@ -407,7 +363,8 @@ int main(int argc, char **argv)
 
 	check(&cut, window_cut_choose(&cut, &st.w));
 	/* the second look: measure */
-	records_rewind(recs);
+	if (window_recs_rewind(recs) != 0)
+		die_errno(EXIT_TROUBLE, "temporary file");
 	while ((r = records_next(recs)) != NULL)
 		check(&cut, window_cut_measure(&cut, r));
 	if (window_cut_pass_table(&cut, &table) != 0)
@@ -415,7 +372,15 @@ int main(int argc, char **argv)
 	check(&cut, window_cut_check(&cut, st.spec.p, st.have_max, st.max_bytes));
 	if (st.table_path != NULL)
 		write_table(&st, &table);
-	write_window(&st, &cut, &f, src, recs, source_name, &sha);
+	out.st = &st, out.c = &cut, out.f = &f, out.src = src;
+	out.source_name = source_name, out.sha = &sha;
+	out.cap = (size_t)1 << 20, out.buf = xmalloc(out.cap);
+	switch (window_cut_write(&cut, recs, copy_run, put_report, &out)) {
+	case 0: break;
+	case -2: die(EXIT_TROUBLE, "%s", cut.err.p);
+	default: die_errno(EXIT_TROUBLE, "temporary file");
+	}
+	free(out.buf);
 	if (filter_close(&f) != 0)
 		die_stream(f.write_errno, f.in.err, f.in.read_errno);
 	if (!st.quiet)
@@ -426,7 +391,6 @@ int main(int argc, char **argv)
 	free(recs);
 	free(source_name);
 	window_cut_free(&cut);
-	json_free(&doc);
 	buf_release(&sha);
 	buf_release(&table);
 	buf_release(&st.spec);

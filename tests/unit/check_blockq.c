@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "blockq.h"
+#include "../oracle.h"
 #include "io.h"
+#include "writer.h"
 
 #define TOTAL (3u << 20)
 

@@ -52,7 +52,7 @@ static void round_trip(int mode, uint64_t plain_max, size_t nlines, int want_gzi
 		ck_assert_int_eq(compact_spill_put(&s, want.p + 3, want.len - 3), 0);
 	}
 	ck_assert_int_eq(compact_spill_finish(&s), 0);
-	ck_assert_int_eq(compact_spill_is_gzip(&s), want_gzip);
+	ck_assert_int_eq(s.gzip, want_gzip);
 	for (pass = 0; pass < 2; pass++) {
 		ck_assert_int_eq(compact_spill_rewind(&s), 0);
 		for (k = 0; k < nlines; k++) {

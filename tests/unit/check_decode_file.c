@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "blockq.h"
+#include "../oracle.h"
 #include "decode_file.h"
 
 #define S(lit) lit, sizeof(lit) - 1

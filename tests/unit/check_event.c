@@ -507,6 +507,31 @@ START_TEST(test_find_bytes)
 }
 END_TEST
 
+/* Every order of three offsets, ties included, against a stable sort: the
+ * edits come out lowest offset first (ties: the later-listed first, as the
+ * rewrite and its undo always applied them). */
+START_TEST(test_edit_order)
+{
+	static const size_t cases[][3] = {
+		{ 1, 2, 3 }, { 1, 3, 2 }, { 2, 1, 3 }, { 2, 3, 1 }, { 3, 1, 2 }, { 3, 2, 1 },
+		{ 5, 5, 1 }, { 1, 5, 5 }, { 5, 1, 5 }, { 7, 7, 7 },
+	};
+	static const unsigned want[][3] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 2, 0, 1 }, { 1, 2, 0 }, { 2, 1, 0 },
+		{ 2, 1, 0 }, { 0, 1, 2 }, { 1, 0, 2 }, { 0, 1, 2 },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned order[3] = { 9, 9, 9 };
+		event_edit_order(cases[i], order);
+		for (k = 0; k < 3; k++)
+			ck_assert_msg(order[k] == want[i][k], "case %zu: order[%zu] = %u, want %u",
+				      i, k, order[k], want[i][k]);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("event");
@@ -524,6 +549,7 @@ int main(void)
 	tcase_add_test(tc, test_block_edges);
 	tcase_add_test(tc, test_mutations);
 	tcase_add_test(tc, test_find_bytes);
+	tcase_add_test(tc, test_edit_order);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);

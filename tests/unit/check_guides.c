@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "guides.h"
+#include "../oracle.h"
 #include "tsnum.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -21,6 +22,19 @@ static struct guides_anchor T(size_t layer, int64_t ts, int64_t term_end)
 {
 	struct guides_anchor a = { layer, ts, 1, term_end };
 	return a;
+}
+
+/* The X slice of guide g alone: its track's tail made for it. */
+static int guides_put_slice(struct buf *b, const struct guides_track *t,
+			    const struct guides_row *g, int64_t origin_ns)
+{
+	struct buf tail = BUF_INIT;
+	int rc = guides_slice_tail(&tail, t);
+
+	if (rc == 0)
+		rc = guides_put_slice_tail(b, t, g, origin_ns, &tail);
+	buf_release(&tail);
+	return rc;
 }
 
 START_TEST(test_kind_names)

@@ -2,7 +2,8 @@
  * walked as guides with a one-anchor lookahead, against guides_build over
  * the same anchors held in memory (every span, across read blocks, three
  * walks in a row), ts texts in the record and too long for it, the empty
- * spill, a backwards guide's status, a torn record. */
+ * spill, a backwards guide's status, a torn record; tr-guides' refusals
+ * worded exactly and the rows it writes. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "guides_spill.h"
+#include "../oracle.h"
 #include "io.h"
 
 static int spill_fd(void)
@@ -169,6 +171,118 @@ START_TEST(test_torn_record)
 }
 END_TEST
 
+/* A spill of hand-written anchors: ts texts (us) and layers, one pass of
+ * `layers`; anchor i has anchor_index 10 + i, and the last layer a
+ * terminal kernel ending at term_end_ns when that is not 0. */
+static void spill_of(struct guides_spill *s, const char *const *ts, const int64_t *ns, size_t n,
+		     size_t layers, int64_t term_end_ns)
+{
+	struct guides_kept k;
+	size_t i;
+
+	ck_assert_int_eq(guides_spill_init(s, spill_fd()), 0);
+	for (i = 0; i < n; i++) {
+		memset(&k, 0, sizeof k);
+		k.pass = i / layers;
+		k.layer = i % layers;
+		k.anchor_index = 10 + i;
+		k.ts_ns = ns[i];
+		k.has_terminal = k.layer + 1 == layers && term_end_ns != 0;
+		k.term_end_ns = term_end_ns;
+		k.name = (uint32_t)(i % 2);
+		k.tid = 0;
+		ck_assert_int_eq(guides_spill_put(s, &k, ts[i]), 0);
+	}
+	ck_assert_int_eq(guides_spill_finish(s), 0);
+}
+
+/* tr-guides' refusals, worded exactly: none; two starts in one
+ * microsecond (the first pair named, with its ts texts); a backwards guide
+ * (told before a same-microsecond pair found earlier), labelled from
+ * first_layer. */
+START_TEST(test_check_refusals)
+{
+	static const char *const ok_ts[] = { "10.000", "12.500", "15.000" };
+	static const int64_t ok_ns[] = { 10000, 12500, 15000 };
+	static const char *const same_ts[] = { "10.0001", "10.0004", "11", "11.2" };
+	static const int64_t same_ns[] = { 10000, 10000, 11000, 11200 };
+	static const char *const back_ts[] = { "20.1", "20.1004", "30" };
+	static const int64_t back_ns[] = { 20100, 20100, 30000 };
+	struct guides_spill s;
+	struct buf msg = BUF_INIT;
+
+	spill_of(&s, ok_ts, ok_ns, 3, 3, 16000);
+	ck_assert_int_eq(guides_spill_check(&s, 3, 0, &msg), 0);
+	ck_assert_uint_eq(msg.len, 0);
+	guides_spill_free(&s);
+
+	/* 10.0001 and 10.0004 round to 10 us; 11 and 11.2 to 11 us too, but
+	 * only the first pair is named */
+	spill_of(&s, same_ts, same_ns, 4, 4, 0);
+	ck_assert_int_eq(guides_spill_check(&s, 4, 0, &msg), GUIDES_SAME_US);
+	ck_assert_str_eq(msg.p, "anchors 10 and 11 start within the same microsecond "
+			 "(10.0001 and 10.0004); their guides would overlap in Perfetto");
+	guides_spill_free(&s);
+
+	/* the last layer (anchor 12) ends at its terminal kernel, 29 us: before
+	 * its start; anchors 10 and 11 share a microsecond as well */
+	spill_of(&s, back_ts, back_ns, 3, 3, 29000);
+	ck_assert_int_eq(guides_spill_check(&s, 3, 5, &msg), GUIDES_BACKWARDS);
+	ck_assert_str_eq(msg.p, "guide L7 would end before it starts");
+	guides_spill_free(&s);
+	buf_release(&msg);
+}
+END_TEST
+
+/* The rows tr-guides writes, field by field: each kind of end text. */
+START_TEST(test_walk_rows)
+{
+	static const char *const ts[] = { "1.5", "2.25", "3", "4" };
+	static const int64_t ns[] = { 1500, 2250, 3000, 4000 };
+	static const char *const names[] = { "\"a\"", "\"b\"" }, *const tids[] = { "7" };
+	struct guides_spill s;
+	struct guides_walk w = { 0 };
+	struct guides_row x;
+	struct buf end = BUF_INIT;
+
+	/* two passes of 2: the first ends at its terminal kernel (5.5 us) */
+	spill_of(&s, ts, ns, 4, 2, 5500);
+	ck_assert_int_eq(guides_walk_start(&w, &s), 0);
+	ck_assert_int_eq(guides_walk_next(&w, 2), 1);
+	ck_assert_int_eq(guides_walk_row(&w, names, tids, 3, &x, &end), 0);
+	ck_assert_uint_eq(x.pass, 0);
+	ck_assert_uint_eq(x.layer, 3);
+	ck_assert_uint_eq(x.anchor_index, 10);
+	ck_assert_str_eq(x.anchor_name, "\"a\"");
+	ck_assert_str_eq(x.anchor_tid, "7");
+	ck_assert_str_eq(x.start_text, "1.5");
+	ck_assert_str_eq(x.end_text, "2.25");
+	ck_assert_str_eq(x.kind, "next_layer_anchor");
+	ck_assert_int_eq(x.start_ns, 1500);
+	ck_assert_int_eq(x.end_ns, 2250);
+	ck_assert_int_eq(x.start_us, 2);
+	ck_assert_int_eq(x.end_us, 2);
+	ck_assert_int_eq(guides_walk_next(&w, 2), 1);
+	ck_assert_int_eq(guides_walk_row(&w, names, tids, 3, &x, &end), 0);
+	ck_assert_uint_eq(x.layer, 4);
+	ck_assert_str_eq(x.anchor_name, "\"b\"");
+	ck_assert_str_eq(x.start_text, "2.25");
+	ck_assert_str_eq(x.end_text, "5.500");
+	ck_assert_str_eq(x.kind, "terminal_kernel_end");
+	ck_assert_int_eq(guides_walk_next(&w, 2), 1);
+	ck_assert_int_eq(guides_walk_next(&w, 2), 1);
+	ck_assert_int_eq(guides_walk_row(&w, names, tids, 0, &x, &end), 0);
+	ck_assert_uint_eq(x.pass, 1);
+	ck_assert_uint_eq(x.layer, 1);
+	ck_assert_str_eq(x.start_text, "4");
+	ck_assert_str_eq(x.end_text, "5.500");
+	ck_assert_int_eq(guides_walk_next(&w, 2), 0);
+	guides_walk_free(&w);
+	guides_spill_free(&s);
+	buf_release(&end);
+}
+END_TEST
+
 static Suite *guides_spill_suite(void)
 {
 	Suite *s = suite_create("guides_spill");
@@ -178,6 +292,8 @@ static Suite *guides_spill_suite(void)
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_backwards);
 	tcase_add_test(tc, test_torn_record);
+	tcase_add_test(tc, test_check_refusals);
+	tcase_add_test(tc, test_walk_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "writer.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

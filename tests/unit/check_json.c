@@ -563,6 +563,20 @@ START_TEST(test_escape_round_trip)
 }
 END_TEST
 
+START_TEST(test_hex_digit)
+{
+	int c;
+
+	for (c = 0; c < 256; c++) {
+		int want = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			   c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		ck_assert_int_eq(json_hex_digit(c), want);
+	}
+	ck_assert_int_eq(json_hex_digit('f'), 15);
+	ck_assert_int_eq(json_hex_digit('G'), -1);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -591,6 +605,7 @@ static Suite *json_suite(void)
 	tcase_add_test(strings, test_escape_basic);
 	tcase_add_loop_test(strings, test_escape_control, 0, 0x20);
 	tcase_add_test(strings, test_escape_round_trip);
+	tcase_add_test(strings, test_hex_digit);
 	suite_add_tcase(s, strings);
 	return s;
 }

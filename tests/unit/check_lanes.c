@@ -180,32 +180,28 @@ END_TEST
 
 /* ------------------------------------------------------------ packing */
 
+/* The intervals of a test, in source order, with the lane each gets. */
+struct iv {
+	int64_t lo, hi;
+	uint32_t group;
+	int zero;
+};
+
 struct ivs {
-	struct lane_iv iv[5000];
+	struct iv iv[5000];
 	unsigned lane[5000];
 	size_t n;
 };
-
-static void get(void *ctx, uint32_t i, struct lane_iv *iv)
-{
-	*iv = ((struct ivs *)ctx)->iv[i];
-}
-
-static void set_lane(void *ctx, uint32_t i, unsigned lane)
-{
-	((struct ivs *)ctx)->lane[i] = lane;
-}
 
 static struct ivs *ivs;
 
 static void add(int64_t lo, int64_t hi, uint32_t group, int zero)
 {
-	struct lane_iv *iv = &ivs->iv[ivs->n];
+	struct iv *iv = &ivs->iv[ivs->n];
 
 	iv->lo = lo;
 	iv->hi = hi;
 	iv->group = group;
-	iv->index = (uint32_t)ivs->n;
 	iv->zero = zero;
 	ivs->lane[ivs->n++] = 99;
 }
@@ -219,12 +215,57 @@ static void add_text(const char *ts, const char *dur, uint32_t group)
 	add(b.start_ns - b.lo_pad, b.end_ns + b.hi_pad, group, b.zero);
 }
 
+/* tr-compact's order: by group, then start, then source order. */
+static int cmp_start(const void *a, const void *b)
+{
+	const struct iv *x = &ivs->iv[*(const uint32_t *)a], *y = &ivs->iv[*(const uint32_t *)b];
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* The intervals through the packer as tr-compact feeds it, one group after
+ * another, stopping at the first refused group; group_lanes[g] receives
+ * each packed group's lane count. */
 static int pack(unsigned max_lanes, unsigned *group_lanes, struct lanes_refusal *why)
 {
-	struct lanes_src src = { ivs, get, set_lane };
 	static uint32_t order[5000];
+	struct lanes_pack *k = lanes_pack_new(max_lanes);
+	size_t i = 0;
+	int rc = LANES_OK;
 
-	return lanes_assign(&src, ivs->n, order, max_lanes, group_lanes, why);
+	ck_assert_ptr_nonnull(k);
+	for (i = 0; i < ivs->n; i++)
+		order[i] = (uint32_t)i;
+	qsort(order, ivs->n, sizeof *order, cmp_start);
+	i = 0;
+	while (rc == LANES_OK && i < ivs->n) {
+		uint32_t g = ivs->iv[order[i]].group;
+		unsigned nlanes = 0;
+
+		lanes_begin(k, g);
+		for (; i < ivs->n && ivs->iv[order[i]].group == g; i++) {
+			const struct iv *iv = &ivs->iv[order[i]];
+			unsigned lane = 99;
+			int got = lanes_next(k, iv->lo, iv->hi, iv->zero, &lane);
+
+			if (got == LANES_OVERLAP) {
+				ck_assert_uint_eq(lane, 99);
+				break;
+			}
+			ck_assert_uint_lt(lane, LANES_MAX_OVERLAP);
+			ivs->lane[order[i]] = lane;
+		}
+		rc = lanes_end(k, &nlanes, why);
+		if (rc == LANES_OK)
+			group_lanes[g] = nlanes;
+	}
+	lanes_pack_free(k);
+	return rc;
 }
 
 static void setup(void)
@@ -373,6 +414,43 @@ START_TEST(test_overlap_limit)
 	add(LANES_MAX_OVERLAP, 100000, 1, 0);
 	ck_assert_int_eq(pack(10, g, &why), LANES_OVERLAP);
 	ck_assert_uint_eq(why.group, 1);
+	ck_assert_uint_eq(why.peak, LANES_MAX_OVERLAP + 1);
+	ck_assert_int_eq(why.from, 0);
+	ck_assert_int_eq(why.to, 0);
+}
+END_TEST
+
+/* The statuses record by record: LANES_TOO_MANY from the interval that
+ * needs one lane too many on, the lanes still given for the peak; a new
+ * group starts with no lanes in use and no refusal. */
+START_TEST(test_stream_statuses)
+{
+	struct lanes_pack *k = lanes_pack_new(1);
+	struct lanes_refusal why;
+	unsigned lane = 99, n = 99;
+
+	ck_assert_ptr_nonnull(k);
+	lanes_begin(k, 4);
+	ck_assert_int_eq(lanes_next(k, 0, 10, 0, &lane), LANES_OK);
+	ck_assert_uint_eq(lane, 0);
+	ck_assert_int_eq(lanes_next(k, 5, 20, 0, &lane), LANES_TOO_MANY);
+	ck_assert_uint_eq(lane, 1);
+	ck_assert_int_eq(lanes_next(k, 30, 40, 0, &lane), LANES_TOO_MANY);
+	ck_assert_uint_eq(lane, 0);
+	ck_assert_int_eq(lanes_end(k, &n, &why), LANES_TOO_MANY);
+	ck_assert_uint_eq(n, 99);
+	ck_assert_uint_eq(why.group, 4);
+	ck_assert_uint_eq(why.peak, 2);
+	ck_assert_int_eq(why.from, 5);
+	ck_assert_int_eq(why.to, 10);
+	lanes_begin(k, 5);
+	ck_assert_int_eq(lanes_next(k, 0, 10, 0, &lane), LANES_OK);
+	ck_assert_uint_eq(lane, 0);
+	ck_assert_int_eq(lanes_next(k, 10, 20, 0, &lane), LANES_OK);
+	ck_assert_uint_eq(lane, 0);
+	ck_assert_int_eq(lanes_end(k, &n, &why), LANES_OK);
+	ck_assert_uint_eq(n, 1);
+	lanes_pack_free(k);
 }
 END_TEST
 
@@ -406,6 +484,7 @@ static Suite *lanes_suite(void)
 	tcase_add_test(tp, test_refusal_where_other_lane_ends_first);
 	tcase_add_test(tp, test_overlap_limit);
 	tcase_add_test(tp, test_empty);
+	tcase_add_test(tp, test_stream_statuses);
 	suite_add_tcase(s, tp);
 	return s;
 }

@@ -616,7 +616,7 @@ START_TEST(test_commit_all)
 	ck_assert_int_eq(outfile_open(&b, second), 0);
 	ck_assert_int_eq(io_write_all(a.fd, "a", 1), 0);
 	ck_assert_int_eq(io_write_all(b.fd, "b", 1), 0);
-	ck_assert_int_eq(outfile_commit_all(set, 2, &failed), 0);
+	ck_assert_int_eq(outfile_commit_all_while(set, 2, &failed, NULL, NULL), 0);
 	ck_assert_int_eq(stat(dest, &st), 0);
 	ck_assert_int_eq(stat(second, &st), 0);
 	ck_assert_int_eq(count_entries(&tmps), 2);
@@ -641,7 +641,7 @@ START_TEST(test_commit_all_takes_back)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	errno = 0;
-	ck_assert_int_eq(outfile_commit_all(set, 2, &failed), -1);
+	ck_assert_int_eq(outfile_commit_all_while(set, 2, &failed, NULL, NULL), -1);
 	ck_assert_int_eq(errno, EEXIST);
 	ck_assert_uint_eq(failed, 1);
 	ck_assert_int_eq(lstat(dest, &st), -1);
@@ -768,7 +768,7 @@ START_TEST(test_commit_all_interrupted)
 		sigaddset(&term, SIGTERM);
 		sigprocmask(SIG_BLOCK, &term, &old);
 		raise(SIGTERM);
-		rc = outfile_commit_all(set, 2, &failed);
+		rc = outfile_commit_all_while(set, 2, &failed, NULL, NULL);
 		dprintf(fds[1], "%d %d %zu", rc, errno, failed);
 		close(fds[1]);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -912,7 +912,7 @@ START_TEST(test_unnamed_commit_all_interrupted)
 		sigaddset(&term, SIGTERM);
 		sigprocmask(SIG_BLOCK, &term, NULL);
 		raise(SIGTERM);
-		if (outfile_commit_all(set, 2, &failed) != -1 || errno != EINTR || failed != 2)
+		if (outfile_commit_all_while(set, 2, &failed, NULL, NULL) != -1 || errno != EINTR || failed != 2)
 			_exit(4);
 		sigprocmask(SIG_UNBLOCK, &term, NULL);
 		_exit(5);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "reader.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

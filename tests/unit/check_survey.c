@@ -521,6 +521,90 @@ START_TEST(test_short_name)
 }
 END_TEST
 
+static struct member mem(const char *text)
+{
+	struct member m = { text, text ? strlen(text) : 0 };
+	return m;
+}
+
+/* ProfilerStep spans from an event's members: only complete events whose
+ * name starts "ProfilerStep#"; dur absent or negative as 0, an end past the
+ * int64 range saturated; sorted by start, then end. */
+START_TEST(test_steps_see)
+{
+	struct survey_steps st = { 0 };
+	struct member m[4];
+
+	m[0] = mem("20"), m[1] = mem("\"X\""), m[2] = mem("\"ProfilerStep#2\""), m[3] = mem("5.5");
+	ck_assert_int_eq(survey_steps_see(&st, m), 0);
+	m[0] = mem("10"), m[3] = mem("-1");
+	ck_assert_int_eq(survey_steps_see(&st, m), 0);
+	m[0] = mem("10"), m[3] = mem(NULL);
+	ck_assert_int_eq(survey_steps_see(&st, m), 0);
+	m[0] = mem("9223372036854775"), m[3] = mem("9223372036854775");
+	ck_assert_int_eq(survey_steps_see(&st, m), 0);
+	/* not steps: another ph, another name, no ts */
+	m[0] = mem("1"), m[1] = mem("\"B\""), m[3] = mem("1");
+	ck_assert_int_eq(survey_steps_see(&st, m), 0);
+	m[1] = mem("\"X\""), m[2] = mem("\"ProfilerStep\"");
+	ck_assert_int_eq(survey_steps_see(&st, m), 0);
+	m[0] = mem(NULL), m[2] = mem("\"ProfilerStep#3\"");
+	ck_assert_int_eq(survey_steps_see(&st, m), 0);
+	ck_assert_uint_eq(st.n, 4);
+	survey_steps_sort(&st);
+	ck_assert_int_eq(st.v[0].start, 10000);
+	ck_assert_int_eq(st.v[0].end, 10000);
+	ck_assert_int_eq(st.v[1].start, 10000);
+	ck_assert_int_eq(st.v[1].end, 10000);
+	ck_assert_int_eq(st.v[2].start, 20000);
+	ck_assert_int_eq(st.v[2].end, 25500);
+	ck_assert_int_eq(st.v[3].start, INT64_C(9223372036854775000));
+	ck_assert_int_eq(st.v[3].end, INT64_MAX);
+	survey_steps_free(&st);
+	ck_assert_ptr_null(st.v);
+	ck_assert_uint_eq(st.n, 0);
+}
+END_TEST
+
+START_TEST(test_training_name)
+{
+	struct member m = mem("\"autograd::engine::evaluate_function: MmBackward0\"");
+
+	ck_assert_int_eq(survey_training_name(&m), 1);
+	m = mem("\"Optimizer.step#SGD.step\"");
+	ck_assert_int_eq(survey_training_name(&m), 1);
+	m = mem("\"aten::mm\"");
+	ck_assert_int_eq(survey_training_name(&m), 0);
+	m = mem("\"x Optimizer.step\"");  /* only at the start of the name */
+	ck_assert_int_eq(survey_training_name(&m), 0);
+	m = mem(NULL);
+	ck_assert_int_eq(survey_training_name(&m), 0);
+}
+END_TEST
+
+START_TEST(test_group_members)
+{
+	struct survey_name names[5];
+	/* group A: 0 -> 3 -> 4; group B: 1 -> 2 */
+	static const size_t next[5] = { 3, 2, SIZE_MAX, 4, SIZE_MAX };
+	struct survey_name **members = NULL;
+	size_t cap = 0, n;
+
+	memset(names, 0, sizeof names);
+	n = survey_group_members(names, 0, next, &members, &cap);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_ptr_eq(members[0], &names[0]);
+	ck_assert_ptr_eq(members[1], &names[3]);
+	ck_assert_ptr_eq(members[2], &names[4]);
+	n = survey_group_members(names, 1, next, &members, &cap);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_eq(members[1], &names[2]);
+	ck_assert_uint_eq(survey_group_members(names, SIZE_MAX, next, &members, &cap), 0);
+	ck_assert_uint_ge(cap, 3);
+	free(members);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("survey");
@@ -532,6 +616,9 @@ int main(void)
 	tcase_add_test(tc, test_split_ambiguous_and_none);
 	tcase_add_test(tc, test_analyse_and_interleave);
 	tcase_add_test(tc, test_steps);
+	tcase_add_test(tc, test_steps_see);
+	tcase_add_test(tc, test_training_name);
+	tcase_add_test(tc, test_group_members);
 	tcase_add_test(tc, test_family_and_regex);
 	tcase_add_test(tc, test_rank_order_and_ties);
 	tcase_add_test(tc, test_rank_none);

@@ -573,9 +573,18 @@ START_TEST(test_report_whole_members)
 			 "\"source_file\",\"body\":\"a\\\"b.json\"}");
 	assert_json(&b);
 	buf_reset(&b);
-	ck_assert_int_eq(trstream_report_raw(&b, TRSTREAM_COMPACT_SUFFIX, "n", "[1,2]", 5), 0);
-	ck_assert_str_eq(b.p, "{\"@tr\":\"report\",\"suffix\":\".compact.json\",\"member\":"
-			 "\"n\",\"body\":[1,2]}");
+	ck_assert_int_eq(trstream_report_body(&b, TRSTREAM_COMPACT_SUFFIX), 0);
+	buf_addstr(&b, "[1,2]}");
+	ck_assert_str_eq(b.p, "{\"@tr\":\"report\",\"suffix\":\".compact.json\",\"body\":[1,2]}");
+	ck_assert_int_eq(trstream_report_is(b.p, b.len, TRSTREAM_COMPACT_SUFFIX), 1);
+	ck_assert_int_eq(trstream_report_is(b.p, b.len, TRSTREAM_LAYERS_SUFFIX), 0);
+	ck_assert_int_eq(trstream_report_is(b.p, (size_t)(strstr(b.p, ".json") - b.p) + 5,
+					    TRSTREAM_COMPACT_SUFFIX), 0);  /* no closing quote */
+	ck_assert_int_eq(trstream_report_is(b.p, b.len, ".compact"), 0);
+	ck_assert_int_eq(trstream_report_is("{\"suffix\":\".compact.json\"", 25,
+					    TRSTREAM_COMPACT_SUFFIX), 1);
+	ck_assert_int_eq(trstream_report_is("{\"suffix\":\".compact.json\"", 24,
+					    TRSTREAM_COMPACT_SUFFIX), 0);
 	buf_reset(&b);
 	trstream_report_member(&b, TRSTREAM_LAYERS_SUFFIX, "layers", 1);
 	buf_addstr(&b, "{}");

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "io.h"
+#include "stream.h"
+#include "trstream.h"
 #include "tsnum.h"
 #include "window.h"
 
@@ -120,17 +124,6 @@ END_TEST
 
 START_TEST(test_rules)
 {
-	/* closed intervals: touching counts */
-	ck_assert(window_overlaps(0, 10, 10, 20));
-	ck_assert(window_overlaps(20, 20, 10, 20));
-	ck_assert(!window_overlaps(0, 9, 10, 20));
-	ck_assert(!window_overlaps(21, 30, 10, 20));
-	ck_assert(window_overlaps(0, 30, 10, 20));
-	/* an instant 1 ns after a window end at a sub-ns text */
-	ck_assert(!window_overlaps(2001, 2001, 0, 2000));
-	ck_assert(window_contains(10, 20, 10, 20));
-	ck_assert(!window_contains(9, 20, 10, 20));
-	ck_assert(!window_contains(10, 21, 10, 20));
 	ck_assert(window_half(3) == 6);
 	ck_assert(window_half(INT64_MAX) == INT64_MAX);
 }
@@ -170,7 +163,7 @@ START_TEST(test_tally)
 	for (k = 0; k < 4; k++) {
 		uint64_t want = 0;
 		for (i = 0; i < COUNT(ev); i++)
-			if (window_overlaps(ev[i].lo, ev[i].hi, lo[k], hi[k]))
+			if (windowspan_overlaps(ev[i].lo, ev[i].hi, lo[k], hi[k]))
 				want += ev[i].bytes;
 		ck_assert_uint_eq(window_tally_bytes(&t, k), want);
 	}
@@ -480,7 +473,7 @@ START_TEST(test_tally_hints)
 	for (k = 0; k < SPANS; k++) {
 		uint64_t want = 0;
 		for (i = 0; i < EVENTS; i++)
-			if (window_overlaps(elo[i], ehi[i], lo[k], hi[k]))
+			if (windowspan_overlaps(elo[i], ehi[i], lo[k], hi[k]))
 				want += eb[i];
 		ck_assert_uint_eq(window_tally_bytes(&t, k), want);
 	}
@@ -614,7 +607,7 @@ START_TEST(test_tally_sum)
 	}
 	for (k = 0; k < SPANS; k++)
 		for (i = 0; i < EVENTS; i++)
-			if (window_overlaps(elo[i], ehi[i], lo[k], hi[k]))
+			if (windowspan_overlaps(elo[i], ehi[i], lo[k], hi[k]))
 				want[k] += eb[i];
 	ck_assert_int_eq(window_tally_init(&t, lo, hi, SPANS), 0);
 	for (i = 0; i < EVENTS; i++)
@@ -703,7 +696,7 @@ START_TEST(test_cut_many_passes)
 	for (i = 0; i < P; i++) {
 		bytes = 0;
 		for (k = 0; k < P; k++)
-			if (window_overlaps(elo[k], ehi[k], glo[i], ghi[i]))
+			if (windowspan_overlaps(elo[k], ehi[k], glo[i], ghi[i]))
 				bytes += strlen(line[k]) + 1;
 		tsnum_format_ms6(glo[i] / 2 - c.origin_ns, a);
 		tsnum_format_ms6((ghi[i] + 1) / 2 - c.origin_ns, b);
@@ -788,6 +781,134 @@ START_TEST(test_spec_check)
 }
 END_TEST
 
+/* The first look's records of control lines: the head's source, an
+ * earlier report (not written), the tail (its sha appended, or null), a
+ * head that is not one refused as trstream_head_read words it. */
+START_TEST(test_cut_lines)
+{
+	static const char head[] = "{\"@tr\":\"head\",\"format\":\"object\",\"source\":\"in.json\","
+		"\"tool\":\"t\",\"version\":\"1\",\"members\":{}}";
+	static const char report[] = "{\"@tr\":\"report\",\"suffix\":\".layers.json\",\"body\":{}}";
+	static const char tail[] = "{\"@tr\":\"tail\",\"source_sha256\":\"ab\"}";
+	static const char tail_none[] = "{\"@tr\":\"tail\"}";
+	static const char bad[] = "{\"@tr\":\"head\",\"format\":\"object\"";
+	struct window_cut c;
+	struct window_rec r;
+	struct buf sha = BUF_INIT;
+	struct jdoc d = JDOC_INIT;
+	struct trstream_head_in h;
+	char *source = NULL, want[100];
+
+	window_cut_init(&c);
+	ck_assert_int_eq(window_cut_line(&c, LINE_HEAD, head, sizeof head - 1, &r, &source, &sha), 0);
+	ck_assert_str_eq(source, "in.json");
+	ck_assert_int_eq(r.line, WLINE_COPY);
+	ck_assert_uint_eq(r.len, sizeof head);
+	ck_assert_int_eq(window_cut_line(&c, LINE_CONTROL, report, sizeof report - 1, &r, &source,
+					 &sha), 0);
+	ck_assert_int_eq(r.line, WLINE_REPORT);
+	ck_assert_int_eq(window_cut_line(&c, LINE_TAIL, tail, sizeof tail - 1, &r, &source, &sha), 0);
+	ck_assert_int_eq(r.line, WLINE_TAIL);
+	ck_assert_str_eq(sha.p, "\"ab\"");
+	buf_reset(&sha);
+	ck_assert_int_eq(window_cut_line(&c, LINE_TAIL, tail_none, sizeof tail_none - 1, &r, &source,
+					 &sha), 0);
+	ck_assert_str_eq(sha.p, "null");
+	ck_assert_int_ne(trstream_head_read(&d, bad, sizeof bad - 1, &h, want, sizeof want), 0);
+	ck_assert_int_eq(window_cut_line(&c, LINE_HEAD, bad, sizeof bad - 1, &r, &source, &sha),
+			 WINDOW_REFUSED);
+	ck_assert_str_eq(c.err.p, want);
+	free(source);
+	json_free(&d);
+	buf_release(&sha);
+	window_cut_free(&c);
+}
+END_TEST
+
+struct calls { char log[200]; int fail_at, n; };
+
+static int log_copy(void *ctx, uint64_t from, uint64_t to)
+{
+	struct calls *k = ctx;
+	size_t n = strlen(k->log);
+
+	snprintf(k->log + n, sizeof k->log - n, "copy %" PRIu64 "-%" PRIu64 ";", from, to);
+	return ++k->n == k->fail_at ? 7 : 0;
+}
+
+static int log_report(void *ctx)
+{
+	struct calls *k = ctx;
+	size_t n = strlen(k->log);
+
+	snprintf(k->log + n, sizeof k->log - n, "report;");
+	return ++k->n == k->fail_at ? 8 : 0;
+}
+
+/* The third look's runs over control records: a report record is left out,
+ * the window's report goes before the tail, no empty run is copied, and a
+ * callback's failure stops it with its status. */
+START_TEST(test_cut_write_runs)
+{
+	static const struct { int line; uint32_t len; } lines[] = {
+		{ WLINE_COPY, 10 }, { WLINE_REPORT, 5 }, { WLINE_REPORT, 2 }, { WLINE_COPY, 3 },
+		{ WLINE_TAIL, 7 },
+	};
+	struct window_cut c;
+	struct window_recs *recs = calloc(1, sizeof *recs);
+	struct calls k;
+	const char *dir;
+	size_t i;
+
+	ck_assert_ptr_nonnull(recs);
+	recs->fd = io_open_spill("check_window", &dir);
+	ck_assert_int_ge(recs->fd, 0);
+	for (i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		struct window_rec r;
+		memset(&r, 0, sizeof r);
+		r.line = (uint8_t)lines[i].line;
+		r.len = lines[i].len;
+		ck_assert_int_eq(write(recs->fd, &r, sizeof r), (long)sizeof r);
+	}
+	window_cut_init(&c);
+	memset(&k, 0, sizeof k);
+	ck_assert_int_eq(window_cut_write(&c, recs, log_copy, log_report, &k), 0);
+	ck_assert_str_eq(k.log, "copy 0-10;copy 17-20;report;copy 20-27;");
+	/* again from the start, the report failing */
+	memset(&k, 0, sizeof k);
+	k.fail_at = 3;
+	ck_assert_int_eq(window_cut_write(&c, recs, log_copy, log_report, &k), 8);
+	ck_assert_str_eq(k.log, "copy 0-10;copy 17-20;report;");
+	window_cut_free(&c);
+	close(recs->fd);
+	free(recs);
+}
+END_TEST
+
+START_TEST(test_cut_summary)
+{
+	struct window_cut c;
+	struct buf b = BUF_INIT;
+
+	window_cut_init(&c);
+	c.kept[WCAT_COMPLETE] = 2;
+	c.kept[WCAT_METADATA] = 1;
+	c.dropped[WCAT_FLOW] = 1;
+	c.bytes = 120;
+	ck_assert_int_eq(window_cut_summary(&c, &b), 0);
+	ck_assert_str_eq(b.p, "kept 3 events (120 bytes), dropped 1 event");
+	buf_reset(&b);
+	c.kept[WCAT_COMPLETE] = 0;
+	c.kept[WCAT_METADATA] = 1;
+	c.dropped[WCAT_FLOW] = 0;
+	c.bytes = 1;
+	ck_assert_int_eq(window_cut_summary(&c, &b), 0);
+	ck_assert_str_eq(b.p, "kept 1 event (1 bytes), dropped 0 events");
+	buf_release(&b);
+	window_cut_free(&c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("window");
@@ -809,6 +930,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_spec_check, 0, (int)COUNT(spec_check_cases));
 	tcase_add_test(tc, test_tally_hints);
 	tcase_add_test(tc, test_span_as_see);
+	tcase_add_test(tc, test_cut_lines);
+	tcase_add_test(tc, test_cut_write_runs);
+	tcase_add_test(tc, test_cut_summary);
 	tcase_add_test(tc, test_tally_sum);
 	tcase_add_test(tc, test_cut_many_passes);
 	suite_add_tcase(s, tc);

@@ -150,6 +150,22 @@ START_TEST(test_torn)
 }
 END_TEST
 
+START_TEST(test_rules)
+{
+	/* closed intervals: touching counts */
+	ck_assert(windowspan_overlaps(0, 10, 10, 20));
+	ck_assert(windowspan_overlaps(20, 20, 10, 20));
+	ck_assert(!windowspan_overlaps(0, 9, 10, 20));
+	ck_assert(!windowspan_overlaps(21, 30, 10, 20));
+	ck_assert(windowspan_overlaps(0, 30, 10, 20));
+	/* an instant 1 ns after a window end at a sub-ns text */
+	ck_assert(!windowspan_overlaps(2001, 2001, 0, 2000));
+	ck_assert(windowspan_contains(10, 20, 10, 20));
+	ck_assert(!windowspan_contains(9, 20, 10, 20));
+	ck_assert(!windowspan_contains(10, 21, 10, 20));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("windowspan");
@@ -161,6 +177,7 @@ int main(void)
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_torn);
+	tcase_add_test(tc, test_rules);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
