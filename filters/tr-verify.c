@@ -4,6 +4,7 @@
  * common/verify.c (the placement check: verifysel.c; the landmark check:
  * verifylm.c; the results: verifycheck.c).  See tr-verify(1). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +18,10 @@
 #include "decode_file.h"
 #include "diag.h"
 #include "io.h"
+#include "encsink.h"
+#include "json.h"
 #include "opt.h"
+#include "pfread.h"
 #include "stream.h"
 #include "trstream.h"
 #include "verify.h"
@@ -34,7 +38,10 @@ static const char usage_text[] =
 	"                 [--max-event-bytes N] [--max-member-bytes N] [--window]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
 	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
-	"names, and imports flat in Perfetto.\n"
+	"names, and imports flat in Perfetto.  An OUT ending in .pftrace or\n"
+	".pftrace.gz (tr-encode --format perfetto) is compared event by event with\n"
+	"SRC, the trace or stream (tr-stream(5); - for standard input) it was\n"
+	"encoded from.\n"
 	"\n"
 	"  --source SRC   the original trace\n"
 	"  --output OUT   the trace to verify\n"
@@ -207,6 +214,75 @@ static void check_window(struct verify *v, const char *window_path, size_t max_e
 	check_ran(v->vc, 0);  /* a temporary file of the depth check failed */
 }
 
+/* A stream file (tr-stream(5)) rather than a trace: its first bytes. */
+static int is_stream_file(const char *path, int *fd)
+{
+	char head[8];
+	ssize_t n;
+
+	if (strcmp(path, "-") == 0) {
+		*fd = STDIN_FILENO;
+		return 1;
+	}
+	if ((*fd = open(path, O_RDONLY)) < 0)
+		return 0;
+	n = read(*fd, head, sizeof head);
+	if (n == (ssize_t)sizeof head && memcmp(head, "{\"@tr\":", 7) == 0 &&
+	    lseek(*fd, 0, SEEK_SET) == 0)
+		return 1;
+	close(*fd);
+	return 0;
+}
+
+static void pf_check(struct pfread *r, int rc)
+{
+	if (rc == PFREAD_NOMEM)
+		die_nomem();
+	if (rc == PFREAD_TROUBLE)
+		die(EXIT_CANNOT_RUN, "%s", r->msg);
+	if (rc == PFREAD_DIFF)
+		die(EXIT_NOT_VERIFIED, "%s", r->msg);
+}
+
+/* OUT is a Perfetto trace (pfread.h): compared event by event with SRC, a
+ * trace or the stream it was encoded from. */
+static void verify_pftrace(const char *src_path, const char *out_path, size_t max_event)
+{
+	struct pfread r;
+	struct input src;
+	struct stream_in sin, *in = &sin;
+	struct buf b = BUF_INIT;
+	const char *line;
+	size_t len;
+	int rc, fd, stream = is_stream_file(src_path, &fd);
+
+	if (pfread_open(&r, out_path) != PFREAD_OK)
+		die_errno(EXIT_CANNOT_RUN, "%s", out_path);
+	if (stream && stream_in_init(&sin, fd, STREAM_DEFAULT_MAX_LINE) != 0)
+		die_nomem();
+	if (!stream) {
+		spawn_inputs(&src, src_path, NULL, NULL, max_event);
+		in = &src.in;
+	}
+	while ((rc = stream_next(in, &line, &len)) > 0)
+		if (rc == LINE_EVENT)
+			pf_check(&r, pfread_event(&r, line, len));
+	if (rc == LINE_ERROR && !stream)
+		finish_both(&src, NULL);
+	if (rc == LINE_ERROR)
+		die(EXIT_CANNOT_RUN, "%s: %s", src_path, in->err);
+	pf_check(&r, pfread_finish(&r));
+	if (!stream)
+		finish_both(&src, NULL);
+	if (pfread_summary(&r, &b) != 0)
+		die_nomem();
+	fputs(b.p, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die_write("standard output");
+	buf_release(&b);
+	pfread_free(&r);
+}
+
 static void print_results(const struct verifycheck *vc, int json)
 {
 	struct buf b = BUF_INIT;
@@ -280,6 +356,13 @@ int main(int argc, char **argv)
 		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (st.src_path == NULL || st.out_path == NULL)
 		exit(opt_usage_error(&prog, stderr, "--source and --output are required"));
+	if (encsink_format_of(st.out_path) == ENCSINK_PERFETTO) {
+		if (window || nreports > 0)
+			die(EXIT_CANNOT_RUN, "a Perfetto trace is verified against its source "
+			    "alone (no --window, no --report)");
+		verify_pftrace(st.src_path, st.out_path, (size_t)max_event);
+		return EXIT_OK;
+	}
 	verifycheck_init(&vc);
 	verify_init(&st, &vc, st.src_path, st.out_path);
 	/* a window: OUT.window.json, given with --window or found beside OUT */

@@ -1,0 +1,202 @@
+/* pb: see pb.h. */
+#include <string.h>
+
+#include "pb.h"
+
+size_t pb_put_varint(unsigned char *out, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (unsigned char)v;
+	return n;
+}
+
+static int put_raw(struct pb *w, const void *p, size_t n)
+{
+	if (w->failed || buf_add(&w->b, p, n) != 0) {
+		w->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int put_key(struct pb *w, uint32_t field, int wire, const void *tail, size_t tn)
+{
+	unsigned char tmp[24];
+	size_t n = pb_put_varint(tmp, ((uint64_t)field << 3) | (unsigned)wire);
+
+	memcpy(tmp + n, tail, tn);
+	return put_raw(w, tmp, n + tn);
+}
+
+int pb_varint(struct pb *w, uint32_t field, uint64_t v)
+{
+	unsigned char tmp[10];
+
+	return put_key(w, field, PB_VARINT, tmp, pb_put_varint(tmp, v));
+}
+
+int pb_int64(struct pb *w, uint32_t field, int64_t v)
+{
+	return pb_varint(w, field, (uint64_t)v);
+}
+
+int pb_fixed64(struct pb *w, uint32_t field, uint64_t v)
+{
+	unsigned char tmp[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		tmp[i] = (unsigned char)(v >> (8 * i));
+	return put_key(w, field, PB_I64, tmp, 8);
+}
+
+int pb_double(struct pb *w, uint32_t field, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof bits);
+	return pb_fixed64(w, field, bits);
+}
+
+int pb_bytes(struct pb *w, uint32_t field, const void *p, size_t n)
+{
+	unsigned char tmp[10];
+
+	if (put_key(w, field, PB_LEN, tmp, pb_put_varint(tmp, n)) != 0)
+		return -1;
+	return put_raw(w, p, n);
+}
+
+int pb_begin(struct pb *w, uint32_t field)
+{
+	unsigned char tmp[10];
+
+	if (w->depth == PB_MAX_DEPTH) {
+		w->failed = 1;
+		return -1;
+	}
+	if (put_key(w, field, PB_LEN, tmp, 0) != 0)
+		return -1;
+	w->open[w->depth++] = w->b.len;
+	return 0;
+}
+
+/* The message's bytes move up by the size of their length, which goes in
+ * front: messages here are small (one packet), so the move costs less
+ * than a second pass to size them first. */
+int pb_end(struct pb *w)
+{
+	unsigned char tmp[10];
+	size_t start, len, k;
+
+	if (w->failed || w->depth == 0) {
+		w->failed = 1;
+		return -1;
+	}
+	start = w->open[--w->depth];
+	len = w->b.len - start;
+	k = pb_put_varint(tmp, len);
+	if (buf_grow(&w->b, k) != 0) {
+		w->failed = 1;
+		return -1;
+	}
+	memmove(w->b.p + start + k, w->b.p + start, len);
+	memcpy(w->b.p + start, tmp, k);
+	buf_setlen(&w->b, w->b.len + k);
+	return 0;
+}
+
+int pb_failed(const struct pb *w)
+{
+	return w->failed;
+}
+
+void pb_reset(struct pb *w)
+{
+	buf_reset(&w->b);
+	w->depth = 0;
+	w->failed = 0;
+}
+
+void pb_release(struct pb *w)
+{
+	buf_release(&w->b);
+	w->depth = 0;
+	w->failed = 0;
+}
+
+int pb_read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	const unsigned char *q = *p;
+	uint64_t r = 0;
+	unsigned shift = 0;
+
+	while (q < end && shift < 70) {
+		unsigned char c = *q++;
+		r |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = r;
+			*p = q;
+			return 0;
+		}
+		shift += 7;
+	}
+	return -1;
+}
+
+int pb_next(const unsigned char **p, const unsigned char *end, struct pb_field *f)
+{
+	const unsigned char *q = *p;
+	uint64_t key, len;
+	int i;
+
+	if (q >= end)
+		return 0;
+	if (pb_read_varint(&q, end, &key) != 0 || (key >> 3) == 0 || (key >> 3) > UINT32_MAX)
+		return -1;
+	f->num = (uint32_t)(key >> 3);
+	f->wire = (int)(key & 7);
+	f->data = NULL;
+	f->len = 0;
+	f->v = 0;
+	switch (f->wire) {
+	case PB_VARINT:
+		if (pb_read_varint(&q, end, &f->v) != 0)
+			return -1;
+		break;
+	case PB_I64:
+	case PB_I32: {
+		int n = f->wire == PB_I64 ? 8 : 4;
+		if (end - q < n)
+			return -1;
+		for (i = 0; i < n; i++)
+			f->v |= (uint64_t)q[i] << (8 * i);
+		q += n;
+		break;
+	}
+	case PB_LEN:
+		if (pb_read_varint(&q, end, &len) != 0 || len > (uint64_t)(end - q))
+			return -1;
+		f->data = q;
+		f->len = (size_t)len;
+		q += len;
+		break;
+	default:
+		return -1;
+	}
+	*p = q;
+	return 1;
+}
+
+double pb_as_double(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof d);
+	return d;
+}
