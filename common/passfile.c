@@ -11,7 +11,7 @@ int passfile_open(struct passfile *t, const char *path, int spill_fd)
 	t->file.fd = -1;
 	t->text = (struct buf)BUF_INIT;
 	if (outfile_open_side(&t->file, path) != 0)
-		return -1;
+		return 1;
 	return passtable_init(&t->passes, spill_fd) != 0 ? PASSTABLE_NOMEM : 0;
 }
 

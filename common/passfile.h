@@ -18,8 +18,9 @@ struct passfile {
 	struct buf text;
 };
 
-/* Open path (errno set on -1; EEXIST for an existing file) and start the
- * table, its spill on spill_fd: 0, -1, or PASSTABLE_NOMEM. */
+/* Open path (1 with errno set when it cannot be: EEXIST for an existing
+ * file) and start the table, its spill on spill_fd: 0, 1, or
+ * PASSTABLE_NOMEM. */
 int passfile_open(struct passfile *t, const char *path, int spill_fd);
 /* One event line: a PASSTABLE_ status. */
 int passfile_event(struct passfile *t, const struct encoder *enc, const char *line, size_t len);

@@ -235,7 +235,8 @@ static int read_interned(struct pfread *r, const unsigned char *p, size_t n)
 }
 
 /* The next TrackEvent packet (descriptors and interned data taken in on
- * the way): 1, 0 at the end of the file, or a status. */
+ * the way): GOT_EVENT, 0 at the end of the file, or a status. */
+#define GOT_EVENT 100
 static int next_event(struct pfread *r)
 {
 	for (;;) {
@@ -313,7 +314,7 @@ static int next_event(struct pfread *r)
 		if (r->te != NULL) {
 			if (!r->have_state)
 				return bad(r, "an event before the sequence's state was cleared");
-			return 1;
+			return GOT_EVENT;
 		}
 	}
 }
@@ -566,7 +567,7 @@ static int expect(struct pfread *r, struct te *e, uint64_t type, int64_t ts, con
 
 	if (rc == 0)
 		return diff(r, "the output ends before the %s of this event", what);
-	if (rc != 1)
+	if (rc != GOT_EVENT)
 		return rc;
 	if ((rc = decode_te(r, e)) != PFREAD_OK)
 		return rc;
@@ -909,7 +910,7 @@ int pfread_finish(struct pfread *r)
 		r->flows_dropped += t->nflows;
 		t->nflows = 0;
 	}
-	if ((rc = next_event(r)) == 1)
+	if ((rc = next_event(r)) == GOT_EVENT)
 		return diff(r, "the output has events after the source's last one");
 	if (rc != 0)
 		return rc;

@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 		case 'F':
 			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "perfetto") != 0)
 				exit(opt_bad_value(&prog, stderr, "--format", optarg,
-						   "json or perfetto"));
+						   "allowed json or perfetto"));
 			format = strcmp(optarg, "perfetto") == 0;
 			break;
 		case 'T': table_path = optarg; break;
