@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "pb.h"
 #include "pfread.h"
@@ -963,4 +965,21 @@ int pfread_summary(const struct pfread *r, struct buf *out)
 			  (unsigned long long)r->instants, (unsigned long long)r->counters,
 			  (unsigned long long)r->flows_out, (unsigned long long)r->flows_dropped,
 			  r->ids.nprocs, r->ids.nthreads, (unsigned long long)r->skipped);
+}
+
+int pfread_is_stream(const char *path, int *fd)
+{
+	char head[8];
+
+	if (strcmp(path, "-") == 0) {
+		*fd = STDIN_FILENO;
+		return 1;
+	}
+	if ((*fd = open(path, O_RDONLY)) < 0)
+		return 0;
+	if (read(*fd, head, sizeof head) == (ssize_t)sizeof head &&
+	    memcmp(head, "{\"@tr\":", 7) == 0 && lseek(*fd, 0, SEEK_SET) == 0)
+		return 1;
+	close(*fd);
+	return 0;
 }

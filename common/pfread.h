@@ -59,4 +59,8 @@ int pfread_finish(struct pfread *r);
 int pfread_summary(const struct pfread *r, struct buf *out);
 void pfread_free(struct pfread *r);
 
+/* 1 with *fd open on it when the source at path is a stream (tr-stream(5):
+ * its first bytes a control record; "-" is standard input), else 0. */
+int pfread_is_stream(const char *path, int *fd);
+
 #endif

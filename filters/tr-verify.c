@@ -4,7 +4,6 @@
  * common/verify.c (the placement check: verifysel.c; the landmark check:
  * verifylm.c; the results: verifycheck.c).  See tr-verify(1). */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@ enum { EXIT_NOT_VERIFIED = 1, EXIT_CANNOT_RUN = 2 };
 static const char usage_text[] =
 	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
 	"                 [--max-event-bytes N] [--max-member-bytes N] [--window]\n"
+	"                 [--format FMT]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
 	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
 	"names, and imports flat in Perfetto.  An OUT ending in .pftrace or\n"
@@ -50,6 +50,7 @@ static const char usage_text[] =
 	"  --json         print the result as a JSON object\n"
 	"  --window       OUT is a window of SRC cut by tr-window(1), with its report\n"
 	"                 OUT.window.json (automatic when that file exists)\n"
+	"  --format FMT   OUT's format: json or perfetto (default: by its name)\n"
 	"  --max-event-bytes N\n"
 	"                 refuse (exit 2) an event or top-level member of either\n"
 	"                 trace larger than N bytes (suffix K, M or G; default\n"
@@ -214,26 +215,6 @@ static void check_window(struct verify *v, const char *window_path, size_t max_e
 	check_ran(v->vc, 0);  /* a temporary file of the depth check failed */
 }
 
-/* A stream file (tr-stream(5)) rather than a trace: its first bytes. */
-static int is_stream_file(const char *path, int *fd)
-{
-	char head[8];
-	ssize_t n;
-
-	if (strcmp(path, "-") == 0) {
-		*fd = STDIN_FILENO;
-		return 1;
-	}
-	if ((*fd = open(path, O_RDONLY)) < 0)
-		return 0;
-	n = read(*fd, head, sizeof head);
-	if (n == (ssize_t)sizeof head && memcmp(head, "{\"@tr\":", 7) == 0 &&
-	    lseek(*fd, 0, SEEK_SET) == 0)
-		return 1;
-	close(*fd);
-	return 0;
-}
-
 static void pf_check(struct pfread *r, int rc)
 {
 	if (rc == PFREAD_NOMEM)
@@ -254,7 +235,7 @@ static void verify_pftrace(const char *src_path, const char *out_path, size_t ma
 	struct buf b = BUF_INIT;
 	const char *line;
 	size_t len;
-	int rc, fd, stream = is_stream_file(src_path, &fd);
+	int rc, fd, stream = pfread_is_stream(src_path, &fd);
 
 	if (pfread_open(&r, out_path) != PFREAD_OK)
 		die_errno(EXIT_CANNOT_RUN, "%s", out_path);
@@ -305,6 +286,7 @@ int main(int argc, char **argv)
 		{ "max-event-bytes", required_argument, NULL, 'm' },
 		{ "max-member-bytes", required_argument, NULL, 'M' },
 		{ "window", no_argument, NULL, 'w' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -313,7 +295,7 @@ int main(int argc, char **argv)
 	struct verifycheck vc;
 	struct input src, out;
 	const char *reports[8];
-	int nreports = 0, json = 0, ch, c, failed, window = 0;
+	int nreports = 0, json = 0, ch, c, failed, window = 0, format = -1;
 	struct buf window_path = BUF_INIT, found[2] = { BUF_INIT, BUF_INIT };
 	struct stat wsb;
 	uint64_t max_event = DEFAULT_MAX_EVENT;
@@ -334,6 +316,12 @@ int main(int argc, char **argv)
 			break;
 		case 'j': json = 1; break;
 		case 'w': window = 1; break;
+		case 'F':
+			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "perfetto") != 0)
+				exit(opt_bad_value(&prog, stderr, "--format", optarg,
+						   "allowed json or perfetto"));
+			format = strcmp(optarg, "perfetto") == 0;
+			break;
 		case 'm':
 			if (opt_size(&prog, stderr, "--max-event-bytes", optarg, 1, LIMIT_MAX_EVENT,
 				     &max_event) != 0)
@@ -356,7 +344,7 @@ int main(int argc, char **argv)
 		exit(opt_extra_operand(&prog, stderr, argv[optind]));
 	if (st.src_path == NULL || st.out_path == NULL)
 		exit(opt_usage_error(&prog, stderr, "--source and --output are required"));
-	if (encsink_format_of(st.out_path) == ENCSINK_PERFETTO) {
+	if (format == 1 || (format < 0 && encsink_format_of(st.out_path) == ENCSINK_PERFETTO)) {
 		if (window || nreports > 0)
 			die(EXIT_CANNOT_RUN, "a Perfetto trace is verified against its source "
 			    "alone (no --window, no --report)");
