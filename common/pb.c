@@ -72,23 +72,23 @@ int pb_bytes(struct pb *w, uint32_t field, const void *p, size_t n)
 	return put_raw(w, p, n);
 }
 
+/* One byte is kept for the length, which most messages here (an args
+ * member, a track event) fit; pb_end moves a longer message up by the
+ * bytes its length takes beyond that one. */
 int pb_begin(struct pb *w, uint32_t field)
 {
-	unsigned char tmp[10];
+	unsigned char tmp[1] = { 0 };
 
 	if (w->depth == PB_MAX_DEPTH) {
 		w->failed = 1;
 		return -1;
 	}
-	if (put_key(w, field, PB_LEN, tmp, 0) != 0)
+	if (put_key(w, field, PB_LEN, tmp, 1) != 0)
 		return -1;
 	w->open[w->depth++] = w->b.len;
 	return 0;
 }
 
-/* The message's bytes move up by the size of their length, which goes in
- * front: messages here are small (one packet), so the move costs less
- * than a second pass to size them first. */
 int pb_end(struct pb *w)
 {
 	unsigned char tmp[10];
@@ -100,14 +100,18 @@ int pb_end(struct pb *w)
 	}
 	start = w->open[--w->depth];
 	len = w->b.len - start;
+	if (len < 0x80) {
+		w->b.p[start - 1] = (char)len;
+		return 0;
+	}
 	k = pb_put_varint(tmp, len);
-	if (buf_grow(&w->b, k) != 0) {
+	if (buf_grow(&w->b, k - 1) != 0) {
 		w->failed = 1;
 		return -1;
 	}
-	memmove(w->b.p + start + k, w->b.p + start, len);
-	memcpy(w->b.p + start, tmp, k);
-	buf_setlen(&w->b, w->b.len + k);
+	memmove(w->b.p + start + k - 1, w->b.p + start, len);
+	memcpy(w->b.p + start - 1, tmp, k);
+	buf_setlen(&w->b, w->b.len + k - 1);
 	return 0;
 }
 

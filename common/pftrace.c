@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event.h"
 #include "pftrace.h"
 #include "tsnum.h"
 
@@ -340,9 +341,6 @@ int pftrace_init(struct pftrace *p, pftrace_put_fn put, void *ctx)
 
 /* ---- args -------------------------------------------------------------- */
 
-/* Token tok's value into the open annotation; the token after it. */
-static int put_value(struct pftrace *p, int tok);
-
 static int put_number(struct pftrace *p, const char *t, size_t n)
 {
 	int64_t v;
@@ -374,87 +372,201 @@ static int put_number(struct pftrace *p, const char *t, size_t n)
 	}
 }
 
-static int put_value(struct pftrace *p, int tok)
-{
-	size_t n;
-	const char *t = json_text(&p->doc, tok, &n);
-	int i, k, cnt;
+/* ---- args from the text ---------------------------------------------- */
 
-	switch (json_type(&p->doc, tok)) {
-	case JT_STRING:
-		buf_reset(&p->tmp);
-		if (json_token_unescape(&p->doc, tok, &p->tmp) != 0)
-			return -1;
-		if (p->tmp.len <= PFTRACE_INTERN_MAX_STRING) {
-			uint64_t iid = iid_of(p, &p->strings, PF_ID_STRINGS, p->tmp.p, p->tmp.len);
-			if (iid == 0)
-				return -1;
-			pb_varint(&p->pkt, PF_DA_STRING_IID, iid);
-		} else {
-			pb_bytes(&p->pkt, PF_DA_STRING, p->tmp.p, p->tmp.len);
-		}
-		buf_reset(&p->tmp);
-		return json_next(&p->doc, tok);
-	case JT_PRIMITIVE:
-		if (t[0] == 't' || t[0] == 'f')
-			pb_varint(&p->pkt, PF_DA_BOOL, t[0] == 't');
-		else if (t[0] == 'n')
-			pb_bytes(&p->pkt, PF_DA_JSON, "null", 4);
-		else if (put_number(p, t, n) != 0)
-			return -1;
-		return json_next(&p->doc, tok);
-	case JT_OBJECT:
-		cnt = json_size(&p->doc, tok);
-		if (cnt == 0)
-			pb_bytes(&p->pkt, PF_DA_JSON, "{}", 2);
-		for (i = tok + 1, k = 0; k < cnt && i > 0; k++) {
-			uint64_t iid;
-			buf_reset(&p->tmp);
-			if (json_token_unescape(&p->doc, i, &p->tmp) != 0 ||
-			    (iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, p->tmp.p,
-					  p->tmp.len)) == 0)
-				return -1;
-			pb_begin(&p->pkt, PF_DA_DICT);
-			pb_varint(&p->pkt, PF_DA_NAME_IID, iid);
-			i = put_value(p, i + 1);
-			pb_end(&p->pkt);
-		}
-		return i;
-	case JT_ARRAY:
-		cnt = json_size(&p->doc, tok);
-		if (cnt == 0)
-			pb_bytes(&p->pkt, PF_DA_JSON, "[]", 2);
-		for (i = tok + 1, k = 0; k < cnt && i > 0; k++) {
-			pb_begin(&p->pkt, PF_DA_ARRAY);
-			i = put_value(p, i);
-			pb_end(&p->pkt);
-		}
-		return i;
-	default:
-		return -1;
-	}
+/* The event lines were checked (tr-encode's scan): these walks over the
+ * text trust their structure and only keep within the bytes.  They read
+ * the members of the common events without a token array: jsmn's tokens
+ * took a fifth of the encode. */
+static size_t jws(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
 }
 
-/* Every member of args as a debug annotation. */
-static int put_args(struct pftrace *p, int args)
+/* Index just past the value at s[i]. */
+static size_t jskip(const char *s, size_t n, size_t i)
 {
-	int i, k, cnt;
+	int depth = 0;
 
-	if (args < 0 || json_type(&p->doc, args) != JT_OBJECT)
+	if (i >= n)
+		return n;
+	if (s[i] == '"')
+		return event_string_end(s, n, i);
+	if (s[i] != '{' && s[i] != '[') {
+		while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' &&
+		       s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			i++;
+		return i;
+	}
+	while (i < n) {
+		i = event_next_stop(s, n, i);
+		if (i >= n)
+			break;
+		if (s[i] == '"') {
+			i = event_string_end(s, n, i);
+			continue;
+		}
+		if (s[i] == '{' || s[i] == '[')
+			depth++;
+		else if ((s[i] == '}' || s[i] == ']') && --depth == 0)
+			return i + 1;
+		i++;
+	}
+	return n;
+}
+
+/* The bytes of the string whose text (quotes included) is s[0..n): in
+ * place without escapes, else unescaped into b.  -1 on a bad escape. */
+static int jstring(const char *s, size_t n, struct buf *b, const char **out, size_t *len)
+{
+	if (n < 2)
+		return -1;
+	if (memchr(s + 1, '\\', n - 2) == NULL) {
+		*out = s + 1;
+		*len = n - 2;
 		return 0;
-	cnt = json_size(&p->doc, args);
-	for (i = args + 1, k = 0; k < cnt && i > 0; k++) {
+	}
+	buf_reset(b);
+	if (json_unescape(s + 1, n - 2, b) != 0)
+		return -1;
+	*out = b->p;
+	*len = b->len;
+	return 0;
+}
+
+static int text_value(struct pftrace *p, const char *s, size_t n, size_t *at);
+
+/* The members (dict) or elements of the container at s[*at]. */
+static int text_children(struct pftrace *p, const char *s, size_t n, size_t *at)
+{
+	int dict = s[*at] == '{';
+	size_t i = jws(s, n, *at + 1);
+
+	if (i < n && s[i] == (dict ? '}' : ']')) {
+		pb_bytes(&p->pkt, PF_DA_JSON, dict ? "{}" : "[]", 2);
+		*at = i + 1;
+		return 0;
+	}
+	while (i < n) {
+		pb_begin(&p->pkt, dict ? PF_DA_DICT : PF_DA_ARRAY);
+		if (dict) {
+			size_t kend = event_string_end(s, n, i), klen;
+			const char *key;
+			uint64_t iid;
+			if (jstring(s + i, kend - i, &p->tmp, &key, &klen) != 0 ||
+			    (iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, key, klen)) == 0)
+				return -1;
+			pb_varint(&p->pkt, PF_DA_NAME_IID, iid);
+			i = jws(s, n, jws(s, n, kend) + 1);  /* past the colon */
+		}
+		if (text_value(p, s, n, &i) != 0)
+			return -1;
+		pb_end(&p->pkt);
+		i = jws(s, n, i);
+		if (i >= n || s[i] != ',')
+			break;
+		i = jws(s, n, i + 1);
+	}
+	*at = i + 1;
+	return 0;
+}
+
+/* The value at s[*at] into the open annotation; *at past it. */
+static int text_value(struct pftrace *p, const char *s, size_t n, size_t *at)
+{
+	size_t i = *at, end, len;
+	const char *str;
+
+	if (i >= n)
+		return -1;
+	if (s[i] == '{' || s[i] == '[')
+		return text_children(p, s, n, at);
+	end = jskip(s, n, i);
+	*at = end;
+	if (s[i] == '"') {
+		if (jstring(s + i, end - i, &p->tmp, &str, &len) != 0)
+			return -1;
+		if (len <= PFTRACE_INTERN_MAX_STRING) {
+			uint64_t iid = iid_of(p, &p->strings, PF_ID_STRINGS, str, len);
+			if (iid == 0)
+				return -1;
+			return pb_varint(&p->pkt, PF_DA_STRING_IID, iid);
+		}
+		return pb_bytes(&p->pkt, PF_DA_STRING, str, len);
+	}
+	if (s[i] == 't' || s[i] == 'f')
+		return pb_varint(&p->pkt, PF_DA_BOOL, s[i] == 't');
+	if (s[i] == 'n')
+		return pb_bytes(&p->pkt, PF_DA_JSON, "null", 4);
+	return put_number(p, s + i, end - i);
+}
+
+/* Every member of the args object whose text is s[0..n). */
+static int text_args(struct pftrace *p, const char *s, size_t n)
+{
+	size_t i = jws(s, n, 1);
+
+	if (n < 2 || s[0] != '{')
+		return 0;
+	while (i < n && s[i] == '"') {
+		size_t kend = event_string_end(s, n, i), klen;
+		const char *key;
 		uint64_t iid;
-		buf_reset(&p->tmp);
-		if (json_token_unescape(&p->doc, i, &p->tmp) != 0 ||
-		    (iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, p->tmp.p, p->tmp.len)) == 0)
+		if (jstring(s + i, kend - i, &p->tmp, &key, &klen) != 0 ||
+		    (iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, key, klen)) == 0)
 			return -1;
 		pb_begin(&p->pkt, PF_TE_DEBUG);
 		pb_varint(&p->pkt, PF_DA_NAME_IID, iid);
-		i = put_value(p, i + 1);
+		i = jws(s, n, jws(s, n, kend) + 1);
+		if (text_value(p, s, n, &i) != 0)
+			return -1;
 		pb_end(&p->pkt);
+		i = jws(s, n, i);
+		if (i >= n || s[i] != ',')
+			break;
+		i = jws(s, n, i + 1);
 	}
-	return i < 0 ? -1 : 0;
+	return 0;
+}
+
+/* The top-level members of an event line, the first of each name. */
+enum { M_PH, M_NAME, M_CAT, M_PID, M_TID, M_TS, M_DUR, M_ARGS, M_ID, M_BP, M_S, M_N };
+static const char *const member_keys[M_N] = { "ph", "name", "cat", "pid", "tid", "ts", "dur",
+	"args", "id", "bp", "s" };
+struct span {
+	const char *p;
+	size_t n;   /* 0: absent */
+};
+
+static int text_members(const char *s, size_t n, struct span *m)
+{
+	size_t i = jws(s, n, 0), kend, vend, klen;
+	int k;
+
+	memset(m, 0, M_N * sizeof *m);
+	if (i >= n || s[i] != '{')
+		return -1;
+	i = jws(s, n, i + 1);
+	while (i < n && s[i] == '"') {
+		kend = event_string_end(s, n, i);
+		klen = kend - i - 2;
+		for (k = 0; k < M_N; k++)
+			if (strlen(member_keys[k]) == klen && memcmp(member_keys[k], s + i + 1, klen) == 0)
+				break;
+		i = jws(s, n, jws(s, n, kend) + 1);  /* past the colon */
+		vend = jskip(s, n, i);
+		if (k < M_N && m[k].n == 0) {
+			m[k].p = s + i;
+			m[k].n = vend - i;
+		}
+		i = jws(s, n, vend);
+		if (i >= n || s[i] != ',')
+			break;
+		i = jws(s, n, i + 1);
+	}
+	return 0;
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -497,30 +609,6 @@ static const char *raw(const struct pftrace *p, int tok, size_t *n)
 		return "";
 	}
 	return json_raw(&p->doc, tok, n);
-}
-
-/* The name and category iids of the event into the open track event. */
-static int put_name_cat(struct pftrace *p, const struct ev *e)
-{
-	uint64_t iid;
-
-	if (e->cat >= 0) {
-		buf_reset(&p->tmp);
-		if (json_token_unescape(&p->doc, e->cat, &p->tmp) != 0)
-			return -1;
-		if ((iid = iid_of(p, &p->cats, PF_ID_CATEGORIES, p->tmp.p, p->tmp.len)) == 0)
-			return -1;
-		pb_varint(&p->pkt, PF_TE_CATEGORY_IIDS, iid);
-	}
-	if (e->name >= 0) {
-		buf_reset(&p->tmp);
-		if (json_token_unescape(&p->doc, e->name, &p->tmp) != 0)
-			return -1;
-		if ((iid = iid_of(p, &p->names, PF_ID_NAMES, p->tmp.p, p->tmp.len)) == 0)
-			return -1;
-		pb_varint(&p->pkt, PF_TE_NAME_IID, iid);
-	}
-	return 0;
 }
 
 static void put_flows(struct pftrace *p, const uint64_t *ids, const uint8_t *term, size_t n)
@@ -738,63 +826,102 @@ static int counter(struct pftrace *p, const struct ev *e, int64_t ts)
 	return rc;
 }
 
-int pftrace_event(struct pftrace *p, const char *line, size_t len)
+/* A time member's text (a number, or a string holding one) to ns. */
+static int span_time(const struct span *m, int64_t *ns)
+{
+	int sub;
+
+	if (m->n == 0)
+		return -1;
+	if (m->p[0] == '"')
+		return m->n >= 2 && tsnum_us_to_ns(m->p + 1, m->n - 2, ns, &sub) == NUM_OK ? 0 : -1;
+	return tsnum_us_to_ns(m->p, m->n, ns, &sub) == NUM_OK ? 0 : -1;
+}
+
+/* The interned iid of a string member's text into field, when present. */
+static int span_iid(struct pftrace *p, const struct span *m, struct intern *t, uint32_t table,
+		    uint32_t field)
+{
+	const char *str;
+	size_t len;
+	uint64_t iid;
+
+	if (m->n == 0)
+		return 0;
+	if (m->p[0] != '"' || jstring(m->p, m->n, &p->tmp, &str, &len) != 0 ||
+	    (iid = iid_of(p, t, table, str, len)) == 0)
+		return -1;
+	return pb_varint(&p->pkt, field, iid);
+}
+
+/* M and C: through the token array (a few per trace). */
+static int event_by_tokens(struct pftrace *p, const char *line, size_t len, enum pf_kind kind)
 {
 	struct ev e;
-	int nomem = 0, created, rc;
-	enum pf_kind kind;
-	size_t pn, tn, n;
-	const char *pid, *tid, *ph;
-	int64_t th, ts = 0, dur = 0;
-	struct pf_thread *t;
+	int nomem = 0;
+	int64_t ts;
 
 	if (json_parse(&p->doc, line, len, &nomem) != 0)
 		return nomem ? PFTRACE_NOMEM : input(p, "an event line that is not JSON");
 	if (find_members(p, &e) != 0)
 		return input(p, "an event line that is not an object");
-	ph = raw(p, e.ph, &n);
-	kind = pftrace_kind(ph, n);
-	p->events++;
-	if (kind == PF_K_SKIP) {
-		p->skipped++;
-		return PFTRACE_OK;
-	}
 	if (kind == PF_K_META)
 		return meta(p, &e);
 	if (pftrace_time(&p->doc, e.ts, &ts) != 0) {
 		p->skipped++;
 		return PFTRACE_OK;
 	}
-	if (kind == PF_K_COUNTER)
-		return counter(p, &e, ts);
-	pid = raw(p, e.pid, &pn);
-	tid = raw(p, e.tid, &tn);
-	if ((th = pf_ids_thread(&p->ids, pid, pn, tid, tn, &created)) < 0)
+	return counter(p, &e, ts);
+}
+
+int pftrace_event(struct pftrace *p, const char *line, size_t len)
+{
+	struct span m[M_N];
+	int created, rc;
+	enum pf_kind kind;
+	int64_t th, ts = 0, dur = 0;
+	struct pf_thread *t;
+
+	if (text_members(line, len, m) != 0)
+		return input(p, "an event line that is not an object");
+	kind = pftrace_kind(m[M_PH].p, m[M_PH].n);
+	p->events++;
+	if (kind == PF_K_SKIP) {
+		p->skipped++;
+		return PFTRACE_OK;
+	}
+	if (kind == PF_K_META || kind == PF_K_COUNTER)
+		return event_by_tokens(p, line, len, kind);
+	if (span_time(&m[M_TS], &ts) != 0) {
+		p->skipped++;
+		return PFTRACE_OK;
+	}
+	if ((th = pf_ids_thread(&p->ids, m[M_PID].p, m[M_PID].n, m[M_TID].p, m[M_TID].n,
+				&created)) < 0)
 		return PFTRACE_NOMEM;
 	if ((rc = new_tracks(p, created, th, p->ids.threads[th].proc)) != PFTRACE_OK)
 		return rc;
 	t = &p->ids.threads[th];
 	if (kind == PF_K_FLOW) {
-		size_t cn, nn2, in, bn;
-		const char *cat = raw(p, e.cat, &cn), *name = raw(p, e.name, &nn2);
-		const char *id = raw(p, e.id, &in), *bp = raw(p, e.bp, &bn);
-		int term = ph[1] == 'f', enclosing = ph[1] != 'f' || (bn == 3 && bp[1] == 'e');
-		if (add_flow(t, pftrace_flow_id(cat, cn, name, nn2, id, in), term,
-			     enclosing && t->held) != 0)
+		const struct span *bp = &m[M_BP];
+		int term = m[M_PH].p[1] == 'f';
+		int enclosing = !term || (bp->n == 3 && bp->p[1] == 'e');
+		if (add_flow(t, pftrace_flow_id(m[M_CAT].p, m[M_CAT].n, m[M_NAME].p, m[M_NAME].n,
+						m[M_ID].p, m[M_ID].n), term, enclosing && t->held) != 0)
 			return PFTRACE_NOMEM;
 		return PFTRACE_OK;
 	}
 	if ((rc = flush_held(p, t)) != PFTRACE_OK)
 		return rc;
-	if (kind == PF_K_SLICE && e.dur >= 0 && pftrace_time(&p->doc, e.dur, &dur) != 0)
+	if (kind == PF_K_SLICE && m[M_DUR].n > 0 && span_time(&m[M_DUR], &dur) != 0)
 		dur = 0;
 	packet_begin(p, ts, 1);
 	pb_varint(&p->pkt, PF_TE_TYPE, kind == PF_K_END ? PF_TYPE_END :
 		  kind == PF_K_INSTANT ? PF_TYPE_INSTANT : PF_TYPE_BEGIN);
 	{
 		uint64_t uuid = t->uuid;
-		const char *s = raw(p, e.scope, &n);
-		if (kind == PF_K_INSTANT && n == 3 && s[1] == 'g') {
+		const struct span *sc = &m[M_S];
+		if (kind == PF_K_INSTANT && sc->n == 3 && sc->p[1] == 'g') {
 			if (p->global_uuid == 0) {
 				p->global_uuid = ++p->ids.next_uuid;
 				/* a descriptor inside a packet being built: keep that
@@ -811,12 +938,14 @@ int pftrace_event(struct pftrace *p, const char *line, size_t len)
 					return rc;
 			}
 			uuid = p->global_uuid;
-		} else if (kind == PF_K_INSTANT && n == 3 && s[1] == 'p') {
+		} else if (kind == PF_K_INSTANT && sc->n == 3 && sc->p[1] == 'p') {
 			uuid = p->ids.procs[t->proc].uuid;
 		}
 		pb_varint(&p->pkt, PF_TE_TRACK_UUID, uuid);
 	}
-	if (put_name_cat(p, &e) != 0 || put_args(p, e.args) != 0)
+	if (span_iid(p, &m[M_CAT], &p->cats, PF_ID_CATEGORIES, PF_TE_CATEGORY_IIDS) != 0 ||
+	    span_iid(p, &m[M_NAME], &p->names, PF_ID_NAMES, PF_TE_NAME_IID) != 0 ||
+	    (m[M_ARGS].n > 0 && text_args(p, m[M_ARGS].p, m[M_ARGS].n) != 0))
 		return pb_failed(&p->pkt) ? PFTRACE_NOMEM : input(p, "a string with a bad escape");
 	/* the flows that waited for a slice to begin */
 	if (kind != PF_K_END && t->nflows > t->nheld_flows) {
