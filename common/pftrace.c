@@ -630,10 +630,13 @@ static int flush_held(struct pftrace *p, struct pf_thread *t)
 	packet_begin(p, t->held_end, 0);
 	pb_varint(&p->pkt, PF_TE_TYPE, PF_TYPE_END);
 	pb_varint(&p->pkt, PF_TE_TRACK_UUID, t->uuid);
-	put_flows(p, t->flows, t->flow_term, t->nheld_flows);
-	memmove(t->flows, t->flows + t->nheld_flows, (t->nflows - t->nheld_flows) * sizeof *t->flows);
-	memmove(t->flow_term, t->flow_term + t->nheld_flows, t->nflows - t->nheld_flows);
-	t->nflows -= t->nheld_flows;
+	if (t->nheld_flows > 0) {
+		put_flows(p, t->flows, t->flow_term, t->nheld_flows);
+		memmove(t->flows, t->flows + t->nheld_flows,
+			(t->nflows - t->nheld_flows) * sizeof *t->flows);
+		memmove(t->flow_term, t->flow_term + t->nheld_flows, t->nflows - t->nheld_flows);
+		t->nflows -= t->nheld_flows;
+	}
 	t->nheld_flows = 0;
 	t->held = 0;
 	rc = packet_end(p);
