@@ -32,6 +32,8 @@ struct te {
 	int has_name, ncat, has_int, has_double;
 	uint64_t counter;
 	size_t nflows, nterm;
+	uint64_t fid[1024];              /* the first flows, in order */
+	uint8_t fterm[1024];
 	const unsigned char *da[1024];   /* the first debug annotations */
 	size_t dalen[1024], nda;
 };
@@ -138,12 +140,24 @@ static int read_descriptor(struct pfread *r, const unsigned char *p, size_t n)
 	memset(&t, 0, sizeof t);
 	t.kind = PF_T_NAMED;
 	while ((rc = pb_next(&p, end, &f)) > 0) {
+		/* each field with the wire type tr-encode gives it */
+		if ((f.wire == PB_LEN) != (f.num == PF_TD_NAME || f.num == PF_TD_PROCESS ||
+					   f.num == PF_TD_THREAD || f.num == PF_TD_COUNTER) ||
+		    (f.wire != PB_LEN && f.wire != PB_VARINT)) {
+			free(t.name);
+			return bad(r, "a track descriptor field of another wire type");
+		}
 		switch (f.num) {
 		case PF_TD_UUID: t.uuid = f.v; break;
 		case PF_TD_PARENT: t.parent = f.v; break;
 		case PF_TD_RANK: t.has_rank = 1; t.rank = (int32_t)f.v; break;
 		case PF_TD_COUNTER: t.kind = PF_T_COUNTER; break;
-		case PF_TD_PROCESS_ORDERING: case PF_TD_THREAD_ORDERING: break;
+		case PF_TD_PROCESS_ORDERING: case PF_TD_THREAD_ORDERING:
+			if (f.v != 1) {
+				free(t.name);
+				return bad(r, "an ordering other than explicit");
+			}
+			break;
 		case PF_TD_NAME:
 			free(t.name);
 			t.name = buf_memdup(f.data, f.len);
@@ -151,6 +165,11 @@ static int read_descriptor(struct pfread *r, const unsigned char *p, size_t n)
 		case PF_TD_PROCESS: case PF_TD_THREAD:
 			t.kind = f.num == PF_TD_PROCESS ? PF_T_PROC : PF_T_THREAD;
 			for (q = f.data; (rc = pb_next(&q, f.data + f.len, &g)) > 0;) {
+				int is_name = g.num == (t.kind == PF_T_PROC ? PF_PD_NAME : PF_THD_NAME);
+				if ((g.wire == PB_LEN) != is_name || (!is_name && g.wire != PB_VARINT)) {
+					free(t.name);
+					return bad(r, "a descriptor field of another wire type");
+				}
 				if (g.num == PF_PD_PID)
 					t.pid = (int32_t)g.v;
 				else if (t.kind == PF_T_THREAD && g.num == PF_THD_TID)
@@ -184,8 +203,15 @@ static int read_descriptor(struct pfread *r, const unsigned char *p, size_t n)
 	    buf_array_room((void **)&r->tracks, r->ntracks++, &r->captracks, 16,
 			   sizeof *r->tracks) != 0)
 		return PFREAD_NOMEM;
-	if (r->uuids.n == before)
+	if (r->uuids.n == before) {
+		/* written again: the same track, a new name or rank */
+		const struct pf_track *o = &r->tracks[k];
+		if (o->kind != t.kind || o->parent != t.parent || o->pid != t.pid || o->tid != t.tid) {
+			free(t.name);
+			return bad(r, "a track descriptor written again for another track");
+		}
 		free(r->tracks[k].name);
+	}
 	r->tracks[k] = t;
 	return PFREAD_OK;
 }
@@ -287,6 +313,9 @@ static int next_event(struct pfread *r)
 			}
 		}
 		while ((rc = pb_next(&p, end, &f)) > 0) {
+			if (f.wire != (f.num == PF_PKT_TRACK_DESCRIPTOR || f.num == PF_PKT_INTERNED ||
+				       f.num == PF_PKT_TRACK_EVENT ? PB_LEN : PB_VARINT))
+				return bad(r, "a packet field of another wire type");
 			switch (f.num) {
 			case PF_PKT_TIMESTAMP: r->ts = (int64_t)f.v; break;
 			case PF_PKT_SEQ_ID:
@@ -330,6 +359,11 @@ static int decode_te(struct pfread *r, struct te *e)
 	memset(e, 0, offsetof(struct te, da));
 	e->nda = 0;
 	while ((rc = pb_next(&p, end, &f)) > 0) {
+		int want = f.num == PF_TE_DEBUG ? PB_LEN :
+			   f.num == PF_TE_DOUBLE_COUNTER || f.num == PF_TE_FLOW_IDS ||
+			   f.num == PF_TE_TERMINATING_FLOW_IDS ? PB_I64 : PB_VARINT;
+		if (f.wire != want)
+			return bad(r, "a track event field of another wire type");
 		switch (f.num) {
 		case PF_TE_TYPE: e->type = f.v; break;
 		case PF_TE_TRACK_UUID: e->uuid = f.v; break;
@@ -337,8 +371,16 @@ static int decode_te(struct pfread *r, struct te *e)
 		case PF_TE_CATEGORY_IIDS: e->ncat++; e->cat_iid = f.v; break;
 		case PF_TE_COUNTER: e->has_int = 1; e->counter = f.v; break;
 		case PF_TE_DOUBLE_COUNTER: e->has_double = 1; e->counter = f.v; break;
-		case PF_TE_FLOW_IDS: e->nflows++; break;
-		case PF_TE_TERMINATING_FLOW_IDS: e->nterm++; break;
+		case PF_TE_FLOW_IDS: case PF_TE_TERMINATING_FLOW_IDS:
+			if (e->nflows + e->nterm == sizeof e->fid / sizeof *e->fid)
+				return bad(r, "more than 1024 flows on one event");
+			e->fid[e->nflows + e->nterm] = f.v;
+			e->fterm[e->nflows + e->nterm] = f.num == PF_TE_TERMINATING_FLOW_IDS;
+			if (f.num == PF_TE_FLOW_IDS)
+				e->nflows++;
+			else
+				e->nterm++;
+			break;
 		case PF_TE_DEBUG:
 			if (e->nda == sizeof e->da / sizeof *e->da)
 				return bad(r, "more than 1024 args members");
@@ -392,6 +434,10 @@ static int parse_da(struct pfread *r, const unsigned char *p, size_t n, struct d
 	d->kids_dict = -1;
 	d->name = (struct buf)BUF_INIT;
 	while ((rc = pb_next(&p, end, &f)) > 0) {
+		int want = f.num == PF_DA_STRING || f.num == PF_DA_JSON || f.num == PF_DA_DICT ||
+			   f.num == PF_DA_ARRAY ? PB_LEN : f.num == PF_DA_DOUBLE ? PB_I64 : PB_VARINT;
+		if (f.wire != want)
+			return bad(r, "a debug annotation field of another wire type");
 		if (f.num == PF_DA_NAME_IID) {
 			const struct buf *b = lookup(r, 2, f.v);
 			if (b == NULL)
@@ -598,12 +644,30 @@ static int same_thread(struct pfread *r, const struct te *e, const struct pf_thr
 	return PFREAD_OK;
 }
 
-static int flows(struct pfread *r, const struct te *e, size_t want, const char *what)
+/* The event's flows: the first want of thread t's list, ids and kinds. */
+static int flows(struct pfread *r, const struct te *e, const struct pf_thread *t, size_t want,
+		 const char *what)
 {
+	size_t i;
+
 	if (e->nflows + e->nterm != want)
 		return diff(r, "%s: %zu flows in the output, %zu bound there from the source", what,
 			    e->nflows + e->nterm, want);
+	for (i = 0; i < want; i++)
+		if (e->fid[i] != t->flows[i] || e->fterm[i] != t->flow_term[i])
+			return diff(r, "%s: flow %zu is another flow (or end) than the source's", what,
+				    i);
 	return PFREAD_OK;
+}
+
+/* The first n flows of t's list are used. */
+static void drop_flows(struct pf_thread *t, size_t n)
+{
+	if (n == 0)
+		return;
+	memmove(t->flows, t->flows + n, (t->nflows - n) * sizeof *t->flows);
+	memmove(t->flow_term, t->flow_term + n, t->nflows - n);
+	t->nflows -= n;
 }
 
 /* The held end of thread t, if any. */
@@ -616,11 +680,11 @@ static int held_end(struct pfread *r, struct pf_thread *t)
 		return PFREAD_OK;
 	if ((rc = expect(r, &e, PF_TYPE_END, t->held_end, "slice end (ts + dur)")) != PFREAD_OK ||
 	    (rc = same_thread(r, &e, t, "slice end")) != PFREAD_OK ||
-	    (rc = flows(r, &e, t->nheld_flows, "slice end")) != PFREAD_OK)
+	    (rc = flows(r, &e, t, t->nheld_flows, "slice end")) != PFREAD_OK)
 		return rc;
 	if (e.has_name || e.ncat || e.nda)
 		return diff(r, "an X's slice end carries a name, category or args");
-	t->nflows -= t->nheld_flows;
+	drop_flows(t, t->nheld_flows);
 	t->nheld_flows = 0;
 	t->held = 0;
 	return PFREAD_OK;
@@ -844,13 +908,14 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 		return PFREAD_NOMEM;
 	t = &r->ids.threads[th];
 	if (kind == PF_K_FLOW) {
-		size_t bn;
-		const char *bp = rawm(r, e.bp, &bn);
-		int enclosing = ph[1] != 'f' || (bn == 3 && bp[1] == 'e');
+		size_t bn, cn, nn, in;
+		const char *bp = rawm(r, e.bp, &bn), *cat = rawm(r, e.cat, &cn);
+		const char *name = rawm(r, e.name, &nn), *id = rawm(r, e.id, &in);
+		int term = ph[1] == 'f', enclosing = !term || (bn == 3 && bp[1] == 'e');
 		r->flows_src++;
-		t->nflows++;
-		if (enclosing && t->held)
-			t->nheld_flows++;
+		if (pf_thread_add_flow(t, pftrace_flow_id(cat, cn, name, nn, id, in), term,
+				       enclosing && t->held) != 0)
+			return PFREAD_NOMEM;
 		return PFREAD_OK;
 	}
 	if ((rc = held_end(r, t)) != PFREAD_OK)
@@ -884,12 +949,12 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 	if (rc == PFREAD_OK)
 		rc = compare_args(r, e.args, te);
 	if (rc == PFREAD_OK)
-		rc = flows(r, te, kind == PF_K_END ? 0 : t->nflows, "event");
+		rc = flows(r, te, t, kind == PF_K_END ? 0 : t->nflows, "event");
 	free(te);
 	if (rc != PFREAD_OK)
 		return rc;
 	if (kind != PF_K_END)
-		t->nflows = 0;
+		drop_flows(t, t->nflows);
 	if (kind == PF_K_SLICE || kind == PF_K_BEGIN)
 		r->slices++;
 	if (kind == PF_K_SLICE) {
@@ -929,12 +994,26 @@ int pfread_finish(struct pfread *r)
 		const char *want = thread ? t->name : p->name;
 		int has_rank = thread ? t->has_rank : p->has_rank;
 		int32_t rank = thread ? t->rank : p->rank;
-		const struct pf_track *k = NULL;
-		size_t j;
-		for (j = 0; j < r->ntracks && k == NULL; j++)
+		const struct pf_track *k = NULL, *parent;
+		size_t j, count = 0;
+		for (j = 0; j < r->ntracks; j++)
 			if (r->tracks[j].kind == (thread ? PF_T_THREAD : PF_T_PROC) &&
-			    r->tracks[j].pid == p->pid && (!thread || r->tracks[j].tid == t->tid))
+			    r->tracks[j].pid == p->pid && (!thread || r->tracks[j].tid == t->tid)) {
 				k = &r->tracks[j];
+				count++;
+			}
+		if (count > 1) {
+			snprintf(r->msg, sizeof r->msg, "%s: %zu descriptors for %s %lld", r->path,
+				 count, thread ? "thread" : "process",
+				 thread ? (long long)t->tid : (long long)p->pid);
+			return PFREAD_DIFF;
+		}
+		if (k != NULL && thread && ((parent = track_of(r, k->parent)) == NULL ||
+					    parent->kind != PF_T_PROC || parent->pid != p->pid)) {
+			snprintf(r->msg, sizeof r->msg, "%s: thread %lld is not under its process %d",
+				 r->path, (long long)t->tid, (int)p->pid);
+			return PFREAD_DIFF;
+		}
 		if (k == NULL) {
 			if (thread && t->held == 0 && want == NULL && !has_rank)
 				continue;  /* a thread of flows alone */

@@ -643,7 +643,7 @@ static int flush_held(struct pftrace *p, struct pf_thread *t)
 	return rc;
 }
 
-static int add_flow(struct pf_thread *t, uint64_t id, int term, int to_held)
+int pf_thread_add_flow(struct pf_thread *t, uint64_t id, int term, int to_held)
 {
 	size_t cap = t->capflows;
 
@@ -909,7 +909,7 @@ int pftrace_event(struct pftrace *p, const char *line, size_t len)
 		const struct span *bp = &m[M_BP];
 		int term = m[M_PH].p[1] == 'f';
 		int enclosing = !term || (bp->n == 3 && bp->p[1] == 'e');
-		if (add_flow(t, pftrace_flow_id(m[M_CAT].p, m[M_CAT].n, m[M_NAME].p, m[M_NAME].n,
+		if (pf_thread_add_flow(t, pftrace_flow_id(m[M_CAT].p, m[M_CAT].n, m[M_NAME].p, m[M_NAME].n,
 						m[M_ID].p, m[M_ID].n), term, enclosing && t->held) != 0)
 			return PFTRACE_NOMEM;
 		return PFTRACE_OK;

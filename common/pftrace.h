@@ -111,6 +111,9 @@ int64_t pf_ids_proc(struct pf_ids *ids, const char *pid, size_t pn, int *created
 int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char *tid,
 		      size_t tn, int *created);
 void pf_ids_free(struct pf_ids *ids);
+/* A flow for thread t: on its held slice end (to_held), else for the next
+ * slice; 0 or -1 (memory). */
+int pf_thread_add_flow(struct pf_thread *t, uint64_t id, int term, int to_held);
 
 /* The flow id of an s / t / f event: a 64-bit hash of its (cat, name, id)
  * texts, Perfetto's identity of a JSON flow. */

@@ -262,6 +262,8 @@ static void verify_pftrace(const char *src_path, const char *out_path, size_t ma
 		die_write("standard output");
 	buf_release(&b);
 	pfread_free(&r);
+	if (stream)
+		stream_in_free(&sin);
 }
 
 static void print_results(const struct verifycheck *vc, int json)

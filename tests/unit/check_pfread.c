@@ -115,6 +115,8 @@ START_TEST(test_differences)
 	refused(1, "{\"ph\":\"X\",\"name\":\"op\",\"cat\":\"cpu\",\"pid\":1,\"tid\":1,\"ts\":\"1.500\","
 		"\"dur\":3,\"args\":{\"a\":[1,2.5,{\"b\":null}],\"s\":\"x\",\"t\":true}}",
 		"event 6: slice end (ts + dur): ts 3500 ns in the output, 4500 ns in the source");
+	refused(2, "{\"ph\":\"s\",\"id\":2,\"pid\":1,\"tid\":1,\"ts\":1.5,\"cat\":\"f\",\"name\":\"f\"}",
+		"event 6: slice end: flow 0 is another flow (or end) than the source's");
 	refused(5, "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":4,\"args\":{\"v\":3.0}}",
 		"event 5: counter \"mem v\": the source's value 3.0 differs");
 }
