@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"                 [--report-base PATH] [--compact-report] [--pass-table FILE]\n"
 	"                 [--lifeline FD]...\n"
 	"Encode the trace-layers event stream (tr-stream(5)) on standard input into\n"
-	"a Chrome JSON trace, gzip-compressed when OUTPUT ends in .gz.\n"
+	"a Chrome JSON or Perfetto trace, gzip-compressed when OUTPUT ends in .gz.\n"
 	"\n"
 	"  -o, --output OUTPUT  the trace to write; - for standard output (default).\n"
 	"                       An existing file is never replaced, unless --force.\n"
