@@ -32,8 +32,6 @@ struct te {
 	int has_name, ncat, has_int, has_double;
 	uint64_t counter;
 	size_t nflows, nterm;
-	uint64_t fid[1024];              /* the first flows, in order */
-	uint8_t fterm[1024];
 	const unsigned char *da[1024];   /* the first debug annotations */
 	size_t dalen[1024], nda;
 };
@@ -371,16 +369,8 @@ static int decode_te(struct pfread *r, struct te *e)
 		case PF_TE_CATEGORY_IIDS: e->ncat++; e->cat_iid = f.v; break;
 		case PF_TE_COUNTER: e->has_int = 1; e->counter = f.v; break;
 		case PF_TE_DOUBLE_COUNTER: e->has_double = 1; e->counter = f.v; break;
-		case PF_TE_FLOW_IDS: case PF_TE_TERMINATING_FLOW_IDS:
-			if (e->nflows + e->nterm == sizeof e->fid / sizeof *e->fid)
-				return bad(r, "more than 1024 flows on one event");
-			e->fid[e->nflows + e->nterm] = f.v;
-			e->fterm[e->nflows + e->nterm] = f.num == PF_TE_TERMINATING_FLOW_IDS;
-			if (f.num == PF_TE_FLOW_IDS)
-				e->nflows++;
-			else
-				e->nterm++;
-			break;
+		case PF_TE_FLOW_IDS: e->nflows++; break;
+		case PF_TE_TERMINATING_FLOW_IDS: e->nterm++; break;
 		case PF_TE_DEBUG:
 			if (e->nda == sizeof e->da / sizeof *e->da)
 				return bad(r, "more than 1024 args members");
@@ -648,15 +638,22 @@ static int same_thread(struct pfread *r, const struct te *e, const struct pf_thr
 static int flows(struct pfread *r, const struct te *e, const struct pf_thread *t, size_t want,
 		 const char *what)
 {
-	size_t i;
+	const unsigned char *p = r->te, *end = r->te + r->te_len;
+	struct pb_field f;
+	size_t i = 0;
 
 	if (e->nflows + e->nterm != want)
 		return diff(r, "%s: %zu flows in the output, %zu bound there from the source", what,
 			    e->nflows + e->nterm, want);
-	for (i = 0; i < want; i++)
-		if (e->fid[i] != t->flows[i] || e->fterm[i] != t->flow_term[i])
+	/* the packet in hand, its flow fields in order (any number of them) */
+	while (pb_next(&p, end, &f) > 0) {
+		if (f.num != PF_TE_FLOW_IDS && f.num != PF_TE_TERMINATING_FLOW_IDS)
+			continue;
+		if (f.v != t->flows[i] || (f.num == PF_TE_TERMINATING_FLOW_IDS) != t->flow_term[i])
 			return diff(r, "%s: flow %zu is another flow (or end) than the source's", what,
 				    i);
+		i++;
+	}
 	return PFREAD_OK;
 }
 
@@ -913,6 +910,9 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 		const char *name = rawm(r, e.name, &nn), *id = rawm(r, e.id, &in);
 		int term = ph[1] == 'f', enclosing = !term || (bn == 3 && bp[1] == 'e');
 		r->flows_src++;
+		if (enclosing && t->held && pftrace_time(&r->doc, e.ts, &ts) == 0 &&
+		    (ts < t->held_start || ts > t->held_end))
+			r->flows_outside++;
 		if (pf_thread_add_flow(t, pftrace_flow_id(cat, cn, name, nn, id, in), term,
 				       enclosing && t->held) != 0)
 			return PFREAD_NOMEM;
@@ -959,6 +959,7 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 		r->slices++;
 	if (kind == PF_K_SLICE) {
 		t->held = 1;
+		t->held_start = ts;
 		t->held_end = tsnum_sat_add(ts, dur);
 	}
 	return PFREAD_OK;
@@ -1038,12 +1039,12 @@ int pfread_summary(const struct pfread *r, struct buf *out)
 {
 	return buf_printf(out, "verified: %s holds the source's %llu events: %llu slices, "
 			  "%llu instants, %llu counter values, %llu flows (%llu left out: no slice "
-			  "on their thread), %zu processes and %zu threads with their names and sort "
+			  "on their thread; %llu on a slice that does not span their ts), %zu processes and %zu threads with their names and sort "
 			  "indices; %llu events of other phases or without ts left out\n", r->path,
 			  (unsigned long long)(r->events - 1), (unsigned long long)r->slices,
 			  (unsigned long long)r->instants, (unsigned long long)r->counters,
 			  (unsigned long long)r->flows_out, (unsigned long long)r->flows_dropped,
-			  r->ids.nprocs, r->ids.nthreads, (unsigned long long)r->skipped);
+			  (unsigned long long)r->flows_outside, r->ids.nprocs, r->ids.nthreads, (unsigned long long)r->skipped);
 }
 
 int pfread_is_stream(const char *path, int *fd)

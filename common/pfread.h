@@ -39,7 +39,7 @@ struct pfread {
 	struct jdoc doc;
 	struct buf tmp, tmp2;
 	uint64_t events, compared, slices, instants, counters, flows_src, flows_out,
-		 flows_dropped, skipped;
+		 flows_dropped, flows_outside, skipped;
 	/* the packet in hand */
 	const unsigned char *pkt, *te;
 	size_t pkt_len, te_len;

@@ -91,7 +91,7 @@ struct pf_thread {
 	int32_t rank;
 	/* the writer's binding of flows: see pftrace.c */
 	int held;           /* an X's SLICE_END waits here */
-	int64_t held_end;
+	int64_t held_start, held_end;
 	uint64_t *flows;    /* flows for the held END, then for the next slice */
 	uint8_t *flow_term;
 	size_t nflows, capflows, nheld_flows;

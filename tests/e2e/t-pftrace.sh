@@ -101,7 +101,7 @@ else
 fi
 oracle "oracle: the fixture" fx.json fx.pftrace
 expect 0 "verify: the fixture" "tr-verify --source fx.json --output fx.pftrace"
-printf '%s\n' "verified: fx.pftrace holds the source's 15 events: 4 slices, 2 instants, 2 counter values, 2 flows (0 left out: no slice on their thread), 4 processes and 5 threads with their names and sort indices; 1 events of other phases or without ts left out" >want.out
+printf '%s\n' "verified: fx.pftrace holds the source's 15 events: 4 slices, 2 instants, 2 counter values, 2 flows (0 left out: no slice on their thread; 0 on a slice that does not span their ts), 4 processes and 5 threads with their names and sort indices; 1 events of other phases or without ts left out" >want.out
 same "verify: its summary" want.out "$T/out"
 expect 0 "verify: against the stream" "tr-verify --source fx.stream --output fx.pftrace"
 expect 0 "verify: against the stream on stdin" "tr-verify --source - --output fx.pftrace <fx.stream"
