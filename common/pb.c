@@ -36,8 +36,9 @@ static int put_key(struct pb *w, uint32_t field, int wire, const void *tail, siz
 int pb_varint(struct pb *w, uint32_t field, uint64_t v)
 {
 	unsigned char tmp[10];
+	size_t k = pb_put_varint(tmp, v);
 
-	return put_key(w, field, PB_VARINT, tmp, pb_put_varint(tmp, v));
+	return put_key(w, field, PB_VARINT, tmp, k);
 }
 
 int pb_int64(struct pb *w, uint32_t field, int64_t v)
@@ -66,8 +67,9 @@ int pb_double(struct pb *w, uint32_t field, double v)
 int pb_bytes(struct pb *w, uint32_t field, const void *p, size_t n)
 {
 	unsigned char tmp[10];
+	size_t k = pb_put_varint(tmp, n);
 
-	if (put_key(w, field, PB_LEN, tmp, pb_put_varint(tmp, n)) != 0)
+	if (put_key(w, field, PB_LEN, tmp, k) != 0)
 		return -1;
 	return put_raw(w, p, n);
 }
@@ -140,7 +142,7 @@ int pb_read_varint(const unsigned char **p, const unsigned char *end, uint64_t *
 	uint64_t r = 0;
 	unsigned shift = 0;
 
-	while (q < end && shift < 70) {
+	while (q < end && shift < 64) {
 		unsigned char c = *q++;
 		r |= (uint64_t)(c & 0x7f) << shift;
 		if (!(c & 0x80)) {
