@@ -77,43 +77,52 @@ int pb_bytes(struct pb *w, uint32_t field, const void *p, size_t n)
 /* One byte is kept for the length, which most messages here (an args
  * member, a track event) fit; pb_end moves a longer message up by the
  * bytes its length takes beyond that one. */
-int pb_begin(struct pb *w, uint32_t field)
+static int begin(struct pb *w, uint32_t field, size_t kept)
 {
-	unsigned char tmp[1] = { 0 };
+	unsigned char tmp[2] = { 0, 0 };
 
 	if (w->depth == PB_MAX_DEPTH) {
 		w->failed = 1;
 		return -1;
 	}
-	if (put_key(w, field, PB_LEN, tmp, 1) != 0)
+	if (put_key(w, field, PB_LEN, tmp, kept) != 0)
 		return -1;
+	w->kept[w->depth] = (unsigned char)kept;
 	w->open[w->depth++] = w->b.len;
 	return 0;
+}
+
+int pb_begin(struct pb *w, uint32_t field)
+{
+	return begin(w, field, 1);
+}
+
+int pb_begin_large(struct pb *w, uint32_t field)
+{
+	return begin(w, field, 2);
 }
 
 int pb_end(struct pb *w)
 {
 	unsigned char tmp[10];
-	size_t start, len, k;
+	size_t start, len, k, kept;
 
 	if (w->failed || w->depth == 0) {
 		w->failed = 1;
 		return -1;
 	}
 	start = w->open[--w->depth];
+	kept = w->kept[w->depth];
 	len = w->b.len - start;
-	if (len < 0x80) {
-		w->b.p[start - 1] = (char)len;
-		return 0;
-	}
 	k = pb_put_varint(tmp, len);
-	if (buf_grow(&w->b, k - 1) != 0) {
+	if (k > kept && buf_grow(&w->b, k - kept) != 0) {
 		w->failed = 1;
 		return -1;
 	}
-	memmove(w->b.p + start + k - 1, w->b.p + start, len);
-	memcpy(w->b.p + start - 1, tmp, k);
-	buf_setlen(&w->b, w->b.len + k - 1);
+	if (k != kept)
+		memmove(w->b.p + start - kept + k, w->b.p + start, len);
+	memcpy(w->b.p + start - kept, tmp, k);
+	buf_setlen(&w->b, w->b.len - kept + k);
 	return 0;
 }
 

@@ -23,10 +23,11 @@ enum pb_wire { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };
 struct pb {
 	struct buf b;
 	size_t open[PB_MAX_DEPTH];
+	unsigned char kept[PB_MAX_DEPTH];   /* bytes kept for each length */
 	int depth;
 	int failed;
 };
-#define PB_INIT { BUF_INIT, { 0 }, 0, 0 }
+#define PB_INIT { BUF_INIT, { 0 }, { 0 }, 0, 0 }
 
 int pb_varint(struct pb *w, uint32_t field, uint64_t v);
 /* int64 as protobuf's int64 (two's complement, 10 bytes when negative) */
@@ -34,8 +35,12 @@ int pb_int64(struct pb *w, uint32_t field, int64_t v);
 int pb_fixed64(struct pb *w, uint32_t field, uint64_t v);
 int pb_double(struct pb *w, uint32_t field, double v);
 int pb_bytes(struct pb *w, uint32_t field, const void *p, size_t n);
-/* Open field's nested message; pb_end closes the innermost one. */
+/* Open field's nested message; pb_end closes the innermost one.  The
+ * length is written in its shortest form either way; pb_begin_large keeps
+ * two bytes for it, where the message is expected to take 128 bytes or
+ * more (a packet with its args), so that it moves only when it is not. */
 int pb_begin(struct pb *w, uint32_t field);
+int pb_begin_large(struct pb *w, uint32_t field);
 int pb_end(struct pb *w);
 /* 1 when the last put failed. */
 int pb_failed(const struct pb *w);

@@ -242,14 +242,14 @@ static void packet_begin(struct pftrace *p, int64_t ts, int interns)
 	    p->names.n + p->cats.n + p->argnames.n + p->strings.n > PFTRACE_INTERN_MAX_ENTRIES)
 		intern_reset(p);
 	pb_reset(&p->interned);
-	pb_begin(&p->pkt, PF_TRACE_PACKET);
+	pb_begin_large(&p->pkt, PF_TRACE_PACKET);
 	pb_varint(&p->pkt, PF_PKT_TIMESTAMP, (uint64_t)ts);
 	pb_varint(&p->pkt, PF_PKT_SEQ_ID, PFTRACE_SEQ_ID);
 	if (p->cleared || interns)
 		pb_varint(&p->pkt, PF_PKT_SEQ_FLAGS, p->cleared ? PF_SEQ_CLEARED | PF_SEQ_NEEDS :
 			  PF_SEQ_NEEDS);
 	p->cleared = 0;
-	pb_begin(&p->pkt, PF_PKT_TRACK_EVENT);
+	pb_begin_large(&p->pkt, PF_PKT_TRACK_EVENT);
 }
 
 /* Close the track event, add the packet's interned entries, write it. */
