@@ -358,3 +358,43 @@ echo "top-level members, 2 x 300 x 1 MB (refused at 64 MiB): tr-decode $(rss mr.
 
 [ "$part" = throughput ] || ranks
 [ "$part" = throughput ] || scaling
+
+# ---- Perfetto protobuf output (tr-encode --format perfetto) -------------
+# On a tr-gen --shape dense trace of BENCH_PF_MB MiB (default 200): its JSON
+# bytes against the .pftrace's (target: at most one fifth), the encode's
+# wall time against plain JSON output of the same stream (target: no
+# slower), the peak RSS of each stage (target: 64 MiB), and tr-verify of
+# the .pftrace against its source.
+perfetto_bench() {
+	local pmb=${BENCH_PF_MB:-200} f b e p t0 t1 tj tp
+	gen "$pmb"
+	f=dense-${pmb}M.json.gz
+	read -r b e p <"$f.info"
+	echo "Perfetto output: $f ($b bytes of JSON, $e events)"
+	rm -f pf.json pf.pftrace pf.pftrace.gz
+	sync; t0=$(now)
+	$TIME -f '%U %S %M' -o pfjd.rss tr-decode "$f" | $TIME -f '%U %S %M' -o pfj.rss tr-encode -o pf.json
+	t1=$(now); tj=$(secs "$t0" "$t1")
+	sync; t0=$(now)
+	$TIME -f '%U %S %M' -o pfd.rss tr-decode "$f" | $TIME -f '%U %S %M' -o pfe.rss tr-encode -o pf.pftrace
+	t1=$(now); tp=$(secs "$t0" "$t1")
+	printf '  %-44s %8.2f s  CPU: tr-decode %s s, tr-encode %s s; RSS: %s, %s MiB\n' \
+		"tr-decode | tr-encode -o OUT.json" "$tj" "$(stage_cpu pfjd.rss)" "$(stage_cpu pfj.rss)" \
+		"$(stage_rss pfjd.rss)" "$(stage_rss pfj.rss)"
+	printf '  %-44s %8.2f s  CPU: tr-decode %s s, tr-encode %s s; RSS: %s, %s MiB (%.2fx the JSON time: %s)\n' \
+		"tr-decode | tr-encode -o OUT.pftrace" "$tp" "$(stage_cpu pfd.rss)" "$(stage_cpu pfe.rss)" \
+		"$(stage_rss pfd.rss)" "$(stage_rss pfe.rss)" "$(echo "$tp / $tj" | bc -l)" \
+		"$(if [ "$(echo "$tp <= $tj" | bc -l)" = 1 ]; then echo "target met"; else echo "target NOT met"; fi)"
+	tr-decode "$f" | tr-encode -o pf.pftrace.gz
+	printf '  %-44s %12s bytes (JSON / .pftrace = %.2fx: %s); .pftrace.gz %s bytes (%.1fx)\n' \
+		".pftrace" "$(stat -c %s pf.pftrace)" "$(echo "$b / $(stat -c %s pf.pftrace)" | bc -l)" \
+		"$(if [ "$(stat -c %s pf.pftrace)" -le $((b / 5)) ]; then echo "target 5x met"; else echo "target 5x NOT met"; fi)" \
+		"$(stat -c %s pf.pftrace.gz)" "$(echo "$b / $(stat -c %s pf.pftrace.gz)" | bc -l)"
+	sync; t0=$(now)
+	$TIME -f %M -o pfv.rss tr-verify --source "$f" --output pf.pftrace >/dev/null
+	t1=$(now)
+	printf '  %-44s %8.2f s  %5s MiB\n' "tr-verify --source SRC --output OUT.pftrace" \
+		"$(secs "$t0" "$t1")" "$(rss pfv.rss)"
+	rm -f pf.json pf.pftrace pf.pftrace.gz pf*.rss
+}
+[ "$part" = scaling ] || [ "$part" = ranks ] || perfetto_bench
