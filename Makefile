@@ -76,7 +76,7 @@ BINS        := $(PROGS:%=$(B)/bin/%)
 COMPLETION  := $(B)/completion/trace-layers
 UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 
-.PHONY: all deps check check-zlib unit e2e asan-unit ubsan lint lint-man valgrind demo bench install uninstall \
+.PHONY: all deps check check-zlib unit e2e asan-unit ubsan lint lint-man valgrind demo bench bench-10g install uninstall \
 	clean fuzz fuzz-replay man-examples
 all: $(BINS) $(COMPLETION)
 	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
@@ -233,6 +233,14 @@ bench:
 	@sh scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@bash scripts/bench.sh $(B)/bin
+
+# The 10 GB run: the Kineto-formatted shape and the real trace grown to
+# 10000 MiB each, one round (about 2 GB of disk in BENCH_DIR).
+bench-10g:
+	@sh scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@BENCH_MB=10000 BENCH_SHAPES="$${BENCH_SHAPES:-kineto real}" BENCH_ROUNDS=$${BENCH_ROUNDS:-1} \
+		BENCH_PART=throughput BENCH_PEERS=0 bash scripts/bench.sh $(B)/bin
 
 # libFuzzer targets (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` builds them with
 # clang into build-fuzz/ and runs each for N seconds on a scratch copy of its
