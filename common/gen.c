@@ -1543,12 +1543,17 @@ static uint64_t write_gpu_events(struct gen *g, struct out *o, uint64_t iteratio
 			}
 		}
 		if (laggard != NULL && device_step(laggard))
-			for (i = 0; i < laggard->ngroup; i++)
+			for (i = 0; i < laggard->ngroup; i++) {
+				/* out of time order: the host's events as they are
+				 * simulated, among the GPU's, not all before them */
+				if (o->disorder)
+					emit_cpu_side(o, &laggard->group[i], laggard->id);
 				for (j = 0; j < laggard->group[i].ngpu; j++)
 					if (heap_push(g, &laggard->group[i].gpu[j]) != 0) {
 						o->err = ENOMEM;
 						return 0;
 					}
+			}
 		horizon = UINT64_MAX;
 		for (d = 0; d < ndev; d++)
 			horizon = min_u64(horizon, device_horizon(&g->devs[d]));
@@ -1663,7 +1668,8 @@ static int write_trace(struct gen *g, struct out *o)
 	if (cfg->scale_devices || cfg->scale_pids) {
 		write_scale(o, cfg);
 	} else {
-		write_cpu_events(g, o, iterations);
+		if (!o->disorder)
+			write_cpu_events(g, o, iterations);
 		last_end = write_gpu_events(g, o, iterations);
 		if (o->err)
 			return o->err;
