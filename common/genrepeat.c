@@ -99,8 +99,11 @@ static size_t skip_value(const char *t, size_t i, size_t len)
 static size_t next_member(const char *t, size_t len, size_t *at, const char **key,
 			  size_t *klen, size_t *v)
 {
-	size_t i = skip_ws(t, *at + 1, len), k, e;
+	size_t i, k, e;
 
+	if (*at >= len || t[*at] == '}')    /* the object's end */
+		return 0;
+	i = skip_ws(t, *at + 1, len);
 	if (i >= len || t[i] == '}')
 		return 0;
 	k = skip_string(t, i, len);
