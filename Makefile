@@ -234,12 +234,15 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@bash scripts/bench.sh $(B)/bin
 
-# The 10 GB run: the Kineto-formatted shape and the real trace grown to
-# 10000 MiB each, one round (about 2 GB of disk in BENCH_DIR).
+# The 10 GB run: the real trace grown to 10000 MiB, one round (about 1 GB of
+# disk in BENCH_DIR, and 10 GB while the plain output exists).  Not the
+# kineto shape by default: at 10000 MiB (seed 1) one of its pass boundaries
+# (3627) is within 5/4 of the anchors' rhythm and tr-select-anchors refuses
+# the selection; BENCH_SHAPES=kineto runs it anyway.
 bench-10g:
 	@sh scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all
-	@BENCH_MB=10000 BENCH_SHAPES="$${BENCH_SHAPES:-kineto real}" BENCH_ROUNDS=$${BENCH_ROUNDS:-1} \
+	@BENCH_MB=10000 BENCH_SHAPES="$${BENCH_SHAPES:-real}" BENCH_ROUNDS=$${BENCH_ROUNDS:-1} \
 		BENCH_PART=throughput BENCH_PEERS=0 bash scripts/bench.sh $(B)/bin
 
 # libFuzzer targets (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` builds them with
