@@ -33,7 +33,7 @@ else
 say = @printf '  %-7s %s\n' '$(1)' '$(2)';
 endif
 
-# gzip goes through one backend, chosen here (common/gz.c): Intel ISA-L when
+# gzip goes through one backend, chosen here (common/gz/gz.c): Intel ISA-L when
 # it is installed (pkg-config libisal, or its header), else zlib.  `make
 # GZIP=zlib` forces zlib.  A GZIP in the environment is gzip(1)'s own
 # option variable, not this choice, and is never passed on to the tests.
@@ -65,8 +65,13 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
 SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
-COMMON  := diag buf io reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact_state compact compact_scan compact_plan compact_place compact_flow compact_rewrite compact_report compact_spill extsort reportfiles progress serve_page serve pb pftrace pfread encsink passfile gen genrepeat
-UNITS   := buf io event reader writer teepass blockq gzasync scan json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact_state compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag progress serve_page serve pb pftrace pfread encsink passfile gen genrepeat
+# common/ is grouped by concern, one folder each (README, "The source
+# tree"); every .c there is a module, every tests/unit/*/check_X.c a runner.
+COMMON  := $(patsubst common/%.c,%,$(sort $(wildcard common/*/*.c)))
+UNIT_DIRS := $(sort $(dir $(wildcard tests/unit/*/check_*.c)))
+UNITS   := $(patsubst check_%.c,%,$(sort $(notdir $(wildcard tests/unit/*/check_*.c))))
+vpath check_%.c $(UNIT_DIRS)
+vpath oracle_%.c $(UNIT_DIRS)
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -81,16 +86,18 @@ UNIT_BINS   := $(UNITS:%=$(B)/tests/check_%)
 all: $(BINS) $(COMPLETION)
 	@echo "gzip backend: $(GZ_NAME) (GZIP=$(GZIP))"
 
-$(B)/common/%.o: common/%.c common/*.h | $(B)/common $(B)/build-deps.ok
+$(B)/common/%.o: common/%.c common/*/*.h | $(B)/build-deps.ok
+	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # gz.o is built for one backend; a change of GZIP= rebuilds it.
 GZ_STAMP := $(B)/gzip-backend
 $(shell mkdir -p $(B) && (echo $(GZIP) | cmp -s - $(GZ_STAMP) || echo $(GZIP) >$(GZ_STAMP)))
-$(B)/common/gz.o: common/gz.c common/*.h $(GZ_STAMP) | $(B)/common $(B)/build-deps.ok
+$(B)/common/gz/gz.o: common/gz/gz.c common/*/*.h $(GZ_STAMP) | $(B)/build-deps.ok
+	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(GZ_CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/filters/%.o: filters/%.c common/*.h | $(B)/filters $(B)/build-deps.ok
+$(B)/filters/%.o: filters/%.c common/*/*.h | $(B)/filters $(B)/build-deps.ok
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(COMMON_OBJS)
@@ -101,20 +108,20 @@ $(BINS): $(B)/bin/%: $(B)/filters/%.o $(LIB) | $(B)/bin
 	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # The oracles of tests/oracle.h, linked into the unit runners only.
-ORACLES := $(patsubst tests/unit/%.c,$(B)/tests/%.o,$(wildcard tests/unit/oracle_*.c))
+ORACLES := $(patsubst oracle_%.c,$(B)/tests/oracle_%.o,$(notdir $(wildcard tests/unit/*/oracle_*.c)))
 .SECONDARY: $(ORACLES)
-$(B)/tests/oracle_%.o: tests/unit/oracle_%.c tests/*.h common/*.h | $(B)/tests
+$(B)/tests/oracle_%.o: oracle_%.c tests/*.h common/*/*.h | $(B)/tests
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(ORACLES) $(LIB) | $(B)/tests $(B)/test-deps.ok
+$(B)/tests/check_%: check_%.c tests/*.h $(ORACLES) $(LIB) | $(B)/tests $(B)/test-deps.ok
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
 		-o $@ $< $(ORACLES) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
-$(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*.h
+$(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*/*.h
 	@mkdir -p $(@D)
 	@sh scripts/gen-completion.sh >$@.tmp && mv $@.tmp $@
 
-$(B)/common $(B)/filters $(B)/bin $(B)/tests:
+$(B)/filters $(B)/bin $(B)/tests:
 	@mkdir -p $@
 
 # The headers of the packages, found before anything is compiled, or one
@@ -265,7 +272,7 @@ bench-10g:
 FUZZ_TARGETS := fuzz_decode fuzz_stream fuzz_encode fuzz_tsnum
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_COMMON  := $(patsubst %,common/%.c,buf io reader writer scan json tsnum stream decode encode event trstream)
+FUZZ_COMMON  := $(patsubst %,common/%.c,core/buf core/io core/reader core/writer json/scan json/json json/tsnum stream/stream stream/decode stream/encode json/event stream/trstream)
 # Small read blocks: 4 MiB buffers per input would make each run slow, and
 # small ones put block boundaries inside every value.
 FUZZ_BLOCKS  := -DSCAN_BLOCK=4096 -DIO_BLOCK=4096 -DIO_WRITE_BLOCK=4096
@@ -278,12 +285,12 @@ FUZZ_MAX_LEN_fuzz_stream := 16384
 FUZZ_MAX_LEN_fuzz_encode := 16384
 FUZZ_MAX_LEN_fuzz_tsnum  := 1024
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) common/*.h tests/*.h
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) common/*/*.h tests/*.h
 	@mkdir -p build-fuzz
 	$(call say,CC,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
 		$< $(FUZZ_COMMON) $(PKG_LIBS)
 
-build-fuzz/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_COMMON) common/*.h tests/*.h
+build-fuzz/replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_COMMON) common/*/*.h tests/*.h
 	@mkdir -p build-fuzz/replay
 	$(call say,CC,$@)$(CC) $(REPLAY_FLAGS) $(CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -o $@ \
 		$< tests/fuzz/replay_main.c $(FUZZ_COMMON) $(PKG_LIBS)

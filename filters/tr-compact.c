@@ -4,7 +4,7 @@
  * rebuilt exactly.  Kernel names, ts, dur and args.stream never change.
  * See tr-compact(1).
  *
- * Options and glue: the model and its two passes are common/compact.h,
+ * Options and glue: the model and its two passes are common/compact/compact.h,
  * flow binding compact_flow.h, the byte edit compact_rewrite.h, the report
  * and summary compact_report.h, the spill compact_spill.h.  Pass one spills
  * the stream and shows every event to the model; lanes are planned between
@@ -22,19 +22,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "compact.h"
-#include "compact_report.h"
-#include "compact_spill.h"
-#include "diag.h"
-#include "event.h"
-#include "filter.h"
-#include "io.h"
-#include "opt.h"
-#include "outfile.h"
-#include "progress.h"
-#include "tsnum.h"
-#include "trstream.h"
+#include "gz/gz.h"
+#include "core/buf.h"
+#include "compact/compact.h"
+#include "compact/compact_report.h"
+#include "compact/compact_spill.h"
+#include "core/diag.h"
+#include "json/event.h"
+#include "stream/filter.h"
+#include "core/io.h"
+#include "core/opt.h"
+#include "core/outfile.h"
+#include "core/progress.h"
+#include "json/tsnum.h"
+#include "stream/trstream.h"
 
 #define MAX_LANES COMPACT_MAX_LANES
 
@@ -319,7 +320,7 @@ static void parse_options(int argc, char **argv, struct state *st)
 				exit(EXIT_TROUBLE);
 			break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}

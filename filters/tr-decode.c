@@ -8,10 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "decode_file.h"
-#include "diag.h"
-#include "opt.h"
-#include "progress.h"
+#include "gz/gz.h"
+#include "stream/decode_file.h"
+#include "core/diag.h"
+#include "core/opt.h"
+#include "core/progress.h"
 
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
 /* json.c's token offsets are ints: no stream line may reach 2 GiB (the
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
 		case 'h':
 			exit(opt_help(&prog, stdout, stderr));
 		case 'V':
-			print_version_and_exit();
+			print_version_and_exit(gz_backend());
 		default:
 			exit(opt_fail(&prog, stderr, ch, argv));
 		}

@@ -10,22 +10,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "encode.h"
-#include "encsink.h"
-#include "event.h"
-#include "io.h"
-#include "lifeline.h"
-#include "opt.h"
-#include "outfile.h"
-#include "passfile.h"
-#include "pftrace.h"
-#include "reportfiles.h"
-#include "stream.h"
-#include "json.h"
-#include "trstream.h"
-#include "writer.h"
+#include "gz/gz.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "stream/encode.h"
+#include "gz/encsink.h"
+#include "json/event.h"
+#include "core/io.h"
+#include "core/lifeline.h"
+#include "core/opt.h"
+#include "core/outfile.h"
+#include "window/passfile.h"
+#include "perfetto/pftrace.h"
+#include "stream/reportfiles.h"
+#include "stream/stream.h"
+#include "json/json.h"
+#include "stream/trstream.h"
+#include "core/writer.h"
 
 static const char usage_text[] =
 	"usage: tr-encode [-o OUTPUT] [--format FMT] [--force] [--level N]\n"
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
 			lines.fd[lines.n++] = (int)lfd;
 			break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}

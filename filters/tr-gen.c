@@ -1,7 +1,7 @@
 /*
  * tr-gen: write a deterministic, Kineto-shaped Chrome JSON trace of a
- * transformer's forward passes (common/gen), or a real trace grown N times
- * over (common/genrepeat), for the demo, the tests and the benchmarks.
+ * transformer's forward passes (common/gen/gen), or a real trace grown N times
+ * over (common/gen/genrepeat), for the demo, the tests and the benchmarks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,13 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "gen.h"
-#include "genrepeat.h"
-#include "io.h"
-#include "opt.h"
-#include "progress.h"
-#include "outfile.h"
+#include "gz/gz.h"
+#include "core/diag.h"
+#include "gen/gen.h"
+#include "gen/genrepeat.h"
+#include "core/io.h"
+#include "core/opt.h"
+#include "core/progress.h"
+#include "core/outfile.h"
 
 /* Limits of the options. */
 static const uint64_t MAX_LAYERS = 100000, MAX_PASSES = 1000000, MAX_DRAFT_PASSES = 1000,
@@ -254,7 +255,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case OPT_PROGRESS: opt->progress_mode = PROGRESS_FORCE; break;
 		case 'q': opt->progress_mode = PROGRESS_QUIET; break;
 		case OPT_VERSION:
-			print_version_and_exit();
+			print_version_and_exit(gz_backend());
 		default:
 			exit(opt_fail(&prog, stderr, ch, argv));
 		}
@@ -285,7 +286,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 /* ---- output -------------------------------------------------------- */
 
 /* The -o file: written beside its destination and put in place only when
- * complete (common/outfile), so that a failure or a signal leaves nothing. */
+ * complete (common/core/outfile), so that a failure or a signal leaves nothing. */
 static struct outfile output_file = { NULL, NULL, -1 };
 
 static _Noreturn void output_failed(const char *name)
@@ -300,7 +301,7 @@ static _Noreturn void output_failed(const char *name)
 	die_errno(EXIT_TROUBLE, "write %s", name);
 }
 
-/* The writer of standard output or of the -o file (common/io, as every
+/* The writer of standard output or of the -o file (common/core/io, as every
  * program writes); the name for messages. */
 static const char *open_output(const char *path, struct writer *w)
 {

@@ -8,16 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "filter.h"
-#include "guides.h"
-#include "guides_spill.h"
-#include "intern.h"
-#include "json.h"
-#include "opt.h"
-#include "tsnum.h"
-#include "trstream.h"
+#include "gz/gz.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "stream/filter.h"
+#include "guides/guides.h"
+#include "guides/guides_spill.h"
+#include "core/intern.h"
+#include "json/json.h"
+#include "core/opt.h"
+#include "json/tsnum.h"
+#include "stream/trstream.h"
 
 #define LAYER_ROWS 500  /* guide rows per report record: about 200 KB */
 
@@ -310,7 +311,7 @@ int main(int argc, char **argv)
 		case 'p': st.phase = optarg; break;
 		case 'e': st.evidence = optarg; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}

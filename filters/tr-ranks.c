@@ -11,12 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "io.h"
-#include "opt.h"
-#include "outfile.h"
-#include "ranktab.h"
+#include "gz/gz.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/io.h"
+#include "core/opt.h"
+#include "core/outfile.h"
+#include "ranks/ranktab.h"
 
 /* The text table's width without --wide: a terminal's. */
 #define TEXT_COLUMNS 100
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
 		case 's': o.svg = optarg; break;
 		case 'f': force = 1; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}

@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anchorscan.h"
-#include "buf.h"
-#include "diag.h"
-#include "filter.h"
-#include "opt.h"
-#include "trstream.h"
+#include "gz/gz.h"
+#include "anchors/anchorscan.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "stream/filter.h"
+#include "core/opt.h"
+#include "stream/trstream.h"
 
 static const char usage_text[] =
 	"usage: tr-select-anchors --anchor-regex RE --num-layers N --anchor-offset K\n"
@@ -93,7 +94,7 @@ static void parse_options(int argc, char **argv, struct anchorscan_options *o)
 				exit(EXIT_TROUBLE);
 			break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}

@@ -3,9 +3,9 @@
  * cannot fetch from a local HTTP server without CORS and HTTPS, but it accepts
  * a buffer posted by the window that opened it).  See tr-serve(1).
  *
- * Options and glue: the page is common/serve_page's, the HTTP server (on
+ * Options and glue: the page is common/serve/serve_page's, the HTTP server (on
  * GNU libmicrohttpd: loopback only, a random token in every path, the Host
- * header checked, the library's limits) common/serve's. */
+ * header checked, the library's limits) common/serve/serve's. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -17,12 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "opt.h"
-#include "serve.h"
-#include "serve_page.h"
-#include "ui.h"
+#include "gz/gz.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/opt.h"
+#include "serve/serve.h"
+#include "serve/serve_page.h"
+#include "serve/ui.h"
 
 #define DEFAULT_UI "https://ui.perfetto.dev"
 #define UI_MAX 2048              /* longer --ui URLs are refused */
@@ -310,7 +311,7 @@ int main(int argc, char **argv)
 		case OPT_HELP:
 			exit(opt_help(&prog, stdout, stderr));
 		case OPT_VERSION:
-			print_version_and_exit();
+			print_version_and_exit(gz_backend());
 		default:
 			exit(opt_fail(&prog, stderr, ch, argv));
 		}

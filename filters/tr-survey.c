@@ -11,19 +11,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "event.h"
-#include "intern.h"
-#include "json.h"
-#include "opt.h"
-#include "stream.h"
-#include "io.h"
-#include "tsnum.h"
-#include "survey.h"
-#include "survey_report.h"
-#include "window.h"
-#include "writer.h"
+#include "gz/gz.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "json/event.h"
+#include "core/intern.h"
+#include "json/json.h"
+#include "core/opt.h"
+#include "stream/stream.h"
+#include "core/io.h"
+#include "json/tsnum.h"
+#include "survey/survey.h"
+#include "survey/survey_report.h"
+#include "window/window.h"
+#include "core/writer.h"
 
 static const char usage_text[] =
 	"usage: tr-survey [--num-layers N] [--pid PID] [--device D] [--top K] [--json]\n"
@@ -290,7 +291,7 @@ int main(int argc, char **argv)
 			break;
 		case 'j': st.json = 1; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}

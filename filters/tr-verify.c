@@ -1,7 +1,7 @@
 /* tr-verify: prove that an output of the trace-layers tools rebuilds its
  * source exactly and that Perfetto will import every guide and lane flat.
  * Both traces are decoded by threads of their own and compared in lock-step by
- * common/verify.c (the placement check: verifysel.c; the landmark check:
+ * common/verify/verify.c (the placement check: verifysel.c; the landmark check:
  * verifylm.c; the results: verifycheck.c).  See tr-verify(1). */
 #include <errno.h>
 #include <pthread.h>
@@ -12,23 +12,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blockq.h"
-#include "buf.h"
-#include "decode_file.h"
-#include "diag.h"
-#include "io.h"
-#include "encsink.h"
-#include "json.h"
-#include "opt.h"
-#include "progress.h"
-#include "reader.h"
-#include "pfread.h"
-#include "stream.h"
-#include "trstream.h"
-#include "verify.h"
-#include "verifycheck.h"
-#include "verifylm.h"
-#include "writer.h"
+#include "gz/gz.h"
+#include "core/blockq.h"
+#include "core/buf.h"
+#include "stream/decode_file.h"
+#include "core/diag.h"
+#include "core/io.h"
+#include "gz/encsink.h"
+#include "json/json.h"
+#include "core/opt.h"
+#include "core/progress.h"
+#include "core/reader.h"
+#include "perfetto/pfread.h"
+#include "stream/stream.h"
+#include "stream/trstream.h"
+#include "verify/verify.h"
+#include "verify/verifycheck.h"
+#include "verify/verifylm.h"
+#include "core/writer.h"
 
 #define DEFAULT_MAX_EVENT ((uint64_t)64 << 20)
 /* as tr-decode: json.c's token offsets are ints */
@@ -374,7 +375,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));  /* 2, EXIT_CANNOT_RUN */
 		}
 	}

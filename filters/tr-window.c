@@ -6,9 +6,9 @@
  * The window is known only at the end of the stream (the guides come last,
  * the trace start is the smallest ts anywhere), so the stream is spilled to
  * an unlinked temporary file, and beside it, in a second one, a small
- * fixed-size record per line (common/window.h: the cut) that holds all the
+ * fixed-size record per line (common/window/window.h: the cut) that holds all the
  * decision needs, its flows and async ids matched on disk, a part at a time
- * (common/windowgroup.h).  The records are read twice (to measure the window, then
+ * (common/window/windowgroup.h).  The records are read twice (to measure the window, then
  * to write it); of the spilled stream only the lines written are read
  * back.  This file is options and glue. */
 #include <errno.h>
@@ -20,21 +20,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "event.h"
-#include "filter.h"
-#include "io.h"
-#include "json.h"
-#include "opt.h"
-#include "outfile.h"
-#include "passtable.h"
-#include "reader.h"
-#include "stream.h"
-#include "trstream.h"
-#include "tsnum.h"
-#include "window.h"
-#include "writer.h"
+#include "gz/gz.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "json/event.h"
+#include "stream/filter.h"
+#include "core/io.h"
+#include "json/json.h"
+#include "core/opt.h"
+#include "core/outfile.h"
+#include "window/passtable.h"
+#include "core/reader.h"
+#include "stream/stream.h"
+#include "stream/trstream.h"
+#include "json/tsnum.h"
+#include "window/window.h"
+#include "core/writer.h"
 
 static const char usage_text[] =
 	"usage: tr-window --passes A-B | --pass K [--layers A-B] |\n"
@@ -112,7 +113,7 @@ static void parse_options(int argc, char **argv, struct state *st)
 		case 'T': st->table_path = optarg; break;
 		case 'q': st->quiet = 1; break;
 		case 'h': exit(opt_help(&prog, stdout, stderr));
-		case 'V': print_version_and_exit();
+		case 'V': print_version_and_exit(gz_backend());
 		default: exit(opt_fail(&prog, stderr, ch, argv));
 		}
 	}

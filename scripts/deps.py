@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The module graph of common/ and filters/, from their #include "x.h"
-lines: a module is x.c with x.h.  Prints the layers (each module above
-everything it includes) and every cycle; exits 1 when there is a cycle,
-2 on usage trouble.
+lines: a module is x.c with x.h, named by its path under common/
+(core/buf).  Prints the layers (each module above everything it includes),
+every cycle, and every dependency that points up the order of common/'s
+folders (FOLDERS: a folder may use only itself and the folders before it);
+exits 1 when there is either, 2 on usage trouble.
 
 usage: scripts/deps.py [--layers] [ROOT]"""
 import os
@@ -11,25 +13,55 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)\.h"', re.M)
 
+# common/'s folders, lowest first: the order the README's map of the tree
+# gives.  A folder not named here sits above all of them.
+FOLDERS = ["core", "gz", "json", "stream", "anchors", "guides", "compact",
+           "window", "survey", "ranks", "verify", "perfetto", "serve", "gen"]
+
 
 def graph(root):
     deps = {}
-    for folder in ("common", "filters"):
-        d = os.path.join(root, folder)
-        for name in sorted(os.listdir(d)):
-            base, ext = os.path.splitext(name)
-            if ext not in (".c", ".h"):
-                continue
-            with open(os.path.join(d, name), encoding="utf-8") as f:
-                text = f.read()
-            node = deps.setdefault(base, set())
-            for inc in INCLUDE.findall(text):
-                inc = os.path.basename(inc)
-                if inc != base:
-                    node.add(inc)
+    for top in ("common", "filters"):
+        base_dir = os.path.join(root, top)
+        for d, subdirs, names in sorted(os.walk(base_dir)):
+            subdirs.sort()
+            for name in sorted(names):
+                base, ext = os.path.splitext(name)
+                if ext not in (".c", ".h"):
+                    continue
+                rel = os.path.relpath(os.path.join(d, base), base_dir)
+                if top == "filters":
+                    rel = base
+                with open(os.path.join(d, name), encoding="utf-8") as f:
+                    text = f.read()
+                node = deps.setdefault(rel, set())
+                for inc in INCLUDE.findall(text):
+                    if inc != rel:
+                        node.add(inc)
     for node in list(deps):
         deps[node] = {d for d in deps[node] if d in deps}
     return deps
+
+
+def folder_rank(node):
+    if "/" not in node:
+        return None
+    folder = node.split("/")[0]
+    return FOLDERS.index(folder) if folder in FOLDERS else len(FOLDERS)
+
+
+def upward(deps):
+    """Dependencies from a folder of common/ to a later one."""
+    out = []
+    for a in sorted(deps):
+        ra = folder_rank(a)
+        if ra is None:
+            continue
+        for b in sorted(deps[a]):
+            rb = folder_rank(b)
+            if rb is not None and rb > ra:
+                out.append((a, b))
+    return out
 
 
 def cycles(deps):
@@ -97,8 +129,11 @@ def main(argv):
     for comp in found:
         edges = ["%s -> %s" % (a, b) for a in comp for b in sorted(deps[a]) if b in comp]
         print("cycle: %s (%s)" % (" ".join(comp), ", ".join(edges)))
-    print("deps: %d modules, %d dependencies, %d cycles" % (len(deps), nedges, len(found)))
-    return 1 if found else 0
+    up = upward(deps)
+    for a, b in up:
+        print("upward: %s -> %s" % (a, b))
+    print("deps: %d modules, %d dependencies, %d cycles, %d upward" % (len(deps), nedges, len(found), len(up)))
+    return 1 if found or up else 0
 
 
 if __name__ == "__main__":

@@ -708,7 +708,7 @@ tr_window_job() {
 }
 
 # Descriptors 0, 1 and 2 must be open, as every tr-* program checks at start
-# (common/diag.c): a closed one would be taken by the next file opened.
+# (common/core/diag.c): a closed one would be taken by the next file opened.
 # Checked when this file is sourced; $prog is set by then.  bash itself
 # reads the script through the lowest free descriptor: one that is the
 # script was closed at start.

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "blockq.h"
-#include "guides.h"
+#include "core/blockq.h"
+#include "guides/guides.h"
 
 /* blockq through its copy-free calls: queue n bytes (waiting for room); 0,
  * or -1 with errno EPIPE once the consumer has cancelled. */

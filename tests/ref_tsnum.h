@@ -1,4 +1,4 @@
-/* A slow, exact reference for tsnum_us_to_ns (common/tsnum.c), shared by the
+/* A slow, exact reference for tsnum_us_to_ns (common/json/tsnum.c), shared by the
  * unit test (tests/unit/check_tsnum.c) and the libFuzzer target
  * (tests/fuzz/fuzz_tsnum.c).  Written differently on purpose: it checks
  * RFC 8259's number grammar by a walk, keeps the mantissa digits as a
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "tsnum.h"
+#include "json/tsnum.h"
 
 static int is_digit_at(const char *t, size_t len, size_t i)
 {

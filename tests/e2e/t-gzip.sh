@@ -1,4 +1,4 @@
-# t-gzip: the two gzip backends of common/gz.c side by side.  Good and
+# t-gzip: the two gzip backends of common/gz/gz.c side by side.  Good and
 # damaged gzip inputs go through tr-decode of this build and of a build with
 # the other backend (GZIP_OTHER_BIN; `make check` builds build-zlib/ with
 # GZIP=zlib and sets it): the exit status, the stream (the decompressed

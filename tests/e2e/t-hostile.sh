@@ -515,7 +515,7 @@ expect 0 "whitespace in records: accepted" "tr-encode -o encout/ws.json <ws.stre
 	same "whitespace in records: members without it, the event as it was" ws.want encout/ws.json
 
 # ------------------------------------------ closed standard descriptors
-# Every program checks at start that descriptors 0-2 are open (common/diag.c,
+# Every program checks at start that descriptors 0-2 are open (common/core/diag.c,
 # the scripts in tr-common.sh): a closed one is exit 2, with a message when
 # standard error is open.  Unchecked, the next file opened takes its place:
 # tr-compact >&- wrote its stream into its own spill file and exited 0.

@@ -1,5 +1,5 @@
 # t-options: every program and command words a command-line error alike
-# (common/opt for the programs, tr-common.sh for the commands): the short
+# (common/core/opt for the programs, tr-common.sh for the commands): the short
 # program name, the message, then the usage on standard error, nothing on
 # standard output, exit 2; --help and --version on standard output, exit 0.
 # Sourced by run.sh (BIN, ROOT, T, TRACES set; helpers from lib.sh).

@@ -1,5 +1,5 @@
 /* libFuzzer target: any bytes as a trace document through decode_document
- * (common/decode.c and the scanner under it), served in pieces of varying
+ * (common/stream/decode.c and the scanner under it), served in pieces of varying
  * size so that every refill boundary is crossed.  Properties checked on a
  * document the decoder accepts:
  *   - every stream line is one line holding one JSON object that json.c
@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "decode.h"
-#include "json.h"
-#include "scan.h"
-#include "stream.h"
+#include "core/buf.h"
+#include "stream/decode.h"
+#include "json/json.h"
+#include "json/scan.h"
+#include "stream/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,14 +1,14 @@
 /* libFuzzer target: any bytes as tr-encode's input, a trace-layers stream
  * read by stream_next from a real file descriptor (a memfd where the system
  * has memfd_create, else an unlinked temporary file), each line through
- * encode_line (common/encode.c) into memory, as tr-encode does.  Nothing
+ * encode_line (common/stream/encode.c) into memory, as tr-encode does.  Nothing
  * may crash, and:
  *   - a refusal comes with a message naming the line;
  *   - a control record handed back is one object without whitespace, and
  *     so is an accepted event line once a scanner here removes its
  *     whitespace;
  *   - when the whole stream is accepted, what was written is a trace that
- *     tr-decode's decode_document (common/decode.c) reads back: the same
+ *     tr-decode's decode_document (common/stream/decode.c) reads back: the same
  *     format, the same top-level members before and after traceEvents, and
  *     the same events, each as the line had it without whitespace. */
 #define _GNU_SOURCE  /* memfd_create */
@@ -19,12 +19,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "decode.h"
-#include "encode.h"
-#include "event.h"
-#include "scan.h"
-#include "stream.h"
+#include "core/buf.h"
+#include "stream/decode.h"
+#include "stream/encode.h"
+#include "json/event.h"
+#include "json/scan.h"
+#include "stream/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,10 +1,10 @@
 /* libFuzzer target: any bytes as a trace-layers stream through stream_next
- * (common/stream.c and the line reader of common/io.c), read from a real
+ * (common/stream/stream.c and the line reader of common/core/io.c), read from a real
  * file descriptor: a memfd where the system has memfd_create, else an
  * unlinked temporary file.  Each event line then goes through the other
- * per-line parsers the stages use: event_member (common/event.c) and
- * json_parse with its accessors (common/json.c, jsmn), which must accept
- * every object that the streaming scanner of tr-decode (common/scan.c)
+ * per-line parsers the stages use: event_member (common/json/event.c) and
+ * json_parse with its accessors (common/json/json.c, jsmn), which must accept
+ * every object that the streaming scanner of tr-decode (common/json/scan.c)
  * accepts as one value.  Nothing may crash, and
  * stream_next must keep its promises:
  *   - a line never holds '\n' and lies inside what was read;
@@ -20,11 +20,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "event.h"
-#include "json.h"
-#include "scan.h"
-#include "stream.h"
+#include "core/buf.h"
+#include "json/event.h"
+#include "json/json.h"
+#include "json/scan.h"
+#include "stream/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer target: any bytes as a timestamp number text (common/tsnum.c).
+/* libFuzzer target: any bytes as a timestamp number text (common/json/tsnum.c).
  *   - tsnum_us_to_ns gives the same nanoseconds and sub-ns flag as the slow
  *     exact reference in tests/ref_tsnum.h, or the same refusal;
  *   - tsnum_parse_int64 agrees with strtoll on every text of the integer
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsnum.h"
+#include "json/tsnum.h"
 #include "../ref_tsnum.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
