@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compact_flow.h"
+#include "compact_impl.h"
 #include "compact_rewrite.h"
 #include "tsnum.h"
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compact_report.h"
+#include "compact_impl.h"
 #include "json.h"
 #include "trstream.h"
 
