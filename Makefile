@@ -66,7 +66,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsub
 PROGS   := tr-decode tr-encode tr-gen tr-select-anchors tr-guides tr-compact tr-verify tr-survey tr-serve tr-window tr-ranks
 SCRIPTS := tr-layer-track tr-compact-track tr-layer-track-ranks
 COMMON  := diag buf io reader writer teepass blockq opt gz gzasync source scan json tsnum stream outfile lifeline decode encode decode_file regex event filter intern indent ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verifysel verifyadd verifybind verify verifylm survey survey_report compact compact_scan compact_plan compact_place compact_flow compact_rewrite compact_report compact_spill extsort reportfiles progress serve_page serve
-UNITS   := buf io event reader writer teepass blockq gzasync scan json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact_state compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag progress serve_page serve
+UNITS   := buf io event reader writer teepass blockq gzasync scan scan_portable json tsnum stream decode encode opt outfile lifeline regex indent gz ui window windowgroup windowspan passtable ranktab lanes guides guides_spill anchors trstream textspill anchorscan verifycheck verify verifysel verifyadd verifybind verifylm survey survey_report compact_state compact compact_flow compact_rewrite compact_report compact_spill extsort reportfiles filter source decode_file intern diag progress serve_page serve
 
 COMMON_OBJS := $(COMMON:%=$(B)/common/%.o)
 LIB         := $(B)/libtrcommon.a
@@ -109,6 +109,16 @@ $(B)/tests/oracle_%.o: tests/unit/oracle_%.c tests/*.h common/*.h | $(B)/tests
 $(B)/tests/check_%: tests/unit/check_%.c tests/*.h $(ORACLES) $(LIB) | $(B)/tests $(B)/test-deps.ok
 	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
 		-o $@ $< $(ORACLES) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
+
+# check_scan once more on a scan.c compiled as for a processor without SSE2:
+# its byte-at-a-time classifiers must give the same verdicts.  Its object
+# comes before the library, which then adds no scan.o of its own.
+$(B)/tests/scan_portable.o: common/scan.c common/*.h | $(B)/tests $(B)/build-deps.ok
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) -U__SSE2__ $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/tests/check_scan_portable: tests/unit/check_scan.c $(B)/tests/scan_portable.o tests/*.h \
+		$(ORACLES) $(LIB) | $(B)/tests $(B)/test-deps.ok
+	$(call say,CC,$@)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -Wno-conversion $(LDFLAGS) \
+		-o $@ $< $(B)/tests/scan_portable.o $(ORACLES) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
 $(COMPLETION): scripts/gen-completion.sh $(PROGS:%=filters/%.c) $(SCRIPTS:%=scripts/%) common/*.h
 	@mkdir -p $(@D)
