@@ -1,10 +1,11 @@
 /* compact_impl: what the files of compaction share and nothing else
  * includes (compact.c: the state, its tracks and groups; compact_scan.c:
  * pass one; compact_plan.c: between the passes; compact_place.c: pass
- * two; compact_flow.c, compact_report.c and compact_rewrite.c, which work
- * on the state too).  The definition of struct compact is here: its
- * callers see it through compact.h's functions only.  Pass one's member
- * walk is inline here: it runs over every event. */
+ * two; compact_flow.c and compact_report.c, which work on the state
+ * too).  The definition of struct compact is here: its
+ * callers see it through compact.h's functions only.  The member walks
+ * (an event line's, an args object's) are inline here: they run over
+ * every event. */
 #ifndef TR_COMPACT_IMPL_H
 #define TR_COMPACT_IMPL_H
 
@@ -144,6 +145,49 @@ static inline void walk_to(struct walk *w, unsigned want)
 	}
 }
 
+/* The members of an args object from line[i] on (a member's opening
+ * quote) to its end, looking at device and correlation (as event_members
+ * finds them: the first with a value) when am is not NULL.  0 with *end
+ * just past the object; with stop, 1 once both are found, *end then being
+ * where the walk goes on (pass two finds the end from there); -1 when the
+ * members do not read as an object's. */
+static inline int args_members(const char *line, size_t len, size_t i, struct member *am,
+				int stop, size_t *end)
+{
+	while (i < len && line[i] == '"') {
+		size_t kend = event_string_end(line, len, i), vstart, vend, n;
+		if (kend >= len || line[kend] != ':')
+			return -1;
+		vstart = kend + 1;
+		vend = value_end(line, len, vstart);
+		n = kend - i - 2;
+		if (am != NULL && vend > vstart) {
+			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
+				am[0].p = line + vstart;
+				am[0].len = vend - vstart;
+			} else if (n == 11 && am[1].p == NULL &&
+				   memcmp(line + i + 1, "correlation", 11) == 0) {
+				am[1].p = line + vstart;
+				am[1].len = vend - vstart;
+			}
+		}
+		if (vend >= len)
+			return -1;
+		if (line[vend] == '}') {
+			*end = vend + 1;
+			return 0;
+		}
+		if (line[vend] != ',')
+			return -1;
+		i = vend + 1;
+		if (stop && am[0].p != NULL && am[1].p != NULL) {
+			*end = i;
+			return 1;
+		}
+	}
+	return -1;
+}
+
 /* The state of one compaction (compact.h's struct compact): the options,
  * what pass one gathered, the plan, pass two's place. */
 struct compact {
@@ -225,14 +269,6 @@ int compact_group_of(struct compact *c, const struct compact_track *t, const cha
 		    size_t dlen, int kind, uint32_t *out);
 
 /* compact_scan.c */
-/* The members of an args object from line[i] on (a member's opening
- * quote) to its end, looking at device and correlation (as event_members
- * finds them: the first with a value) when am is not NULL.  0 with *end
- * just past the object; with stop, 1 once both are found, *end then being
- * where the walk goes on (pass two finds the end from there); -1 when the
- * members do not read as an object's. */
-int compact_scan_args_members(const char *line, size_t len, size_t i, struct member *am, int stop,
-			size_t *end);
 /* A record for a GPU activity or scope; w: pass one's walk over line, or
  * NULL. */
 int compact_scan_add_act(struct compact *c, const char *line, size_t len, uint32_t track, int kind,
