@@ -13,14 +13,14 @@
 #include "buf.h"
 #include "diag.h"
 #include "encode.h"
+#include "encsink.h"
 #include "event.h"
-#include "gz.h"
-#include "gzasync.h"
 #include "io.h"
 #include "lifeline.h"
 #include "opt.h"
 #include "outfile.h"
-#include "passtable.h"
+#include "passfile.h"
+#include "pftrace.h"
 #include "reportfiles.h"
 #include "stream.h"
 #include "json.h"
@@ -28,13 +28,17 @@
 #include "writer.h"
 
 static const char usage_text[] =
-	"usage: tr-encode [-o OUTPUT] [--force] [--level N] [--report-base PATH]\n"
-	"                 [--compact-report] [--pass-table FILE] [--lifeline FD]...\n"
+	"usage: tr-encode [-o OUTPUT] [--format FMT] [--force] [--level N]\n"
+	"                 [--report-base PATH] [--compact-report] [--pass-table FILE]\n"
+	"                 [--lifeline FD]...\n"
 	"Encode the trace-layers event stream (tr-stream(5)) on standard input into\n"
-	"a Chrome JSON trace, gzip-compressed when OUTPUT ends in .gz.\n"
+	"a Chrome JSON or Perfetto trace, gzip-compressed when OUTPUT ends in .gz.\n"
 	"\n"
 	"  -o, --output OUTPUT  the trace to write; - for standard output (default).\n"
 	"                       An existing file is never replaced, unless --force.\n"
+	"  --format FMT         json (Chrome JSON) or perfetto (Perfetto's protobuf\n"
+	"                       trace); default: perfetto for an OUTPUT ending in\n"
+	"                       .pftrace or .pftrace.gz, else json\n"
 	"  -f, --force          replace an existing OUTPUT and its reports, by a rename\n"
 	"                       once the whole run has succeeded (never the input)\n"
 	"  --level N            gzip level 1-9 for a .gz OUTPUT (default 1, the fastest)\n"
@@ -48,17 +52,12 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 success, 1 input rejected, 2 usage or system trouble.\n";
 
-/* Where the trace bytes go: a buffered writer, through a gzip stream for a
- * .gz OUTPUT, deflated by a thread of its own (gzasync.h): checking and
- * laying out the events, and deflating them, take about the same time, and
- * the stages before tr-encode are done while most of it is still to come.
- * Plain JSON is written by the thread that reads the stream: on the bench's
- * VM a write(2) into the page cache from another CPU cost five times the
- * system time (the pages the pipe's reads free are reused on their CPU). */
+/* Where the trace bytes go (encsink.h), and for a Perfetto trace the
+ * writer that turns each event line into packets (pftrace.h). */
 struct sink {
-	struct writer w;
-	struct gzasync gz;
-	int gzip;
+	struct encsink s;
+	struct pftrace pf;
+	int perfetto;
 	const char *name;
 };
 
@@ -69,62 +68,65 @@ static struct sink *running_sink;
 static void stop_compressor(void)
 {
 	if (running_sink != NULL)
-		gzasync_stop(&running_sink->gz);
-}
-
-static int put_compressed(void *ctx, const void *data, size_t n)
-{
-	return writer_put(ctx, data, n);
-}
-
-static void sink_open(struct sink *s, int fd, int gzip, int level)
-{
-	if (writer_init(&s->w, fd) != 0)
-		die_nomem();
-	s->gzip = gzip;
-	if (!gzip)
-		return;
-	if (gzasync_start(&s->gz, level, put_compressed, &s->w) != 0) {
-		if (errno == ENOMEM)
-			die_nomem();
-		die_errno(EXIT_TROUBLE, "starting the compressor thread");
-	}
-	running_sink = s;
-	diag_on_exit(stop_compressor);
+		encsink_stop(&running_sink->s);
 }
 
 static void sink_check(struct sink *s, int rc)
 {
-	if (rc == GZ_WRITE)
+	if (rc == ENCSINK_WRITE)
 		die_write(s->name);
-	if (rc == GZ_NOMEM)
+	if (rc == ENCSINK_NOMEM)
 		die_nomem();
-	if (rc != GZ_OK)
-		die(EXIT_TROUBLE, "%s: gzip: %s", s->name, gzasync_error(&s->gz));
+	if (rc == ENCSINK_THREAD)
+		die_errno(EXIT_TROUBLE, "starting the compressor thread");
+	if (rc != ENCSINK_OK)
+		die(EXIT_TROUBLE, "%s: gzip: %s", s->name, encsink_error(&s->s));
 }
 
 static void sink_put(struct sink *s, const void *data, size_t n)
 {
-	if (s->gzip)
-		sink_check(s, gzasync_write(&s->gz, data, n));
-	else if (writer_put(&s->w, data, n) != 0)
-		die_write(s->name);
+	sink_check(s, encsink_put(&s->s, data, n));
+}
+
+static int put_packets(void *ctx, const void *data, size_t n)
+{
+	sink_put(ctx, data, n);
+	return 0;
+}
+
+static void sink_open(struct sink *s, int fd, int gzip, int level)
+{
+	sink_check(s, encsink_open(&s->s, fd, gzip, level));
+	if (gzip) {
+		running_sink = s;
+		diag_on_exit(stop_compressor);
+	}
+	if (s->perfetto && pftrace_init(&s->pf, put_packets, s) != PFTRACE_OK)
+		die_nomem();
+}
+
+/* A Perfetto writer's failure (a write failure died in put_packets). */
+static void pf_check(struct sink *s, int rc, const char *output)
+{
+	if (rc == PFTRACE_NOMEM)
+		die_nomem();
+	if (rc != PFTRACE_OK)
+		die(EXIT_INPUT, "stdin: %s; %s", s->pf.err, output);
 }
 
 static void sink_finish(struct sink *s)
 {
-	if (s->gzip)
-		sink_check(s, gzasync_finish(&s->gz));
-	if (writer_flush(&s->w) != 0)
-		die_write(s->name);
+	if (s->perfetto)
+		pf_check(s, pftrace_finish(&s->pf), "no output written");
+	sink_check(s, encsink_finish(&s->s));
 }
 
 static void sink_free(struct sink *s)
 {
-	if (s->gzip)
-		gzasync_free(&s->gz);
+	if (s->perfetto)
+		pftrace_free(&s->pf);
+	encsink_free(&s->s);
 	running_sink = NULL;
-	writer_free(&s->w);
 }
 
 /* A report failure: the module's message, or out of memory. */
@@ -136,52 +138,18 @@ static void check_reports(int rc, const struct buf *msg)
 		die(rc, "%s", msg->p);
 }
 
-/* --pass-table: what passtable.h says of the events, into a file placed
- * with the output (or a /dev/ descriptor, written in place).  The check of
- * each event line finds the members the table needs on its way. */
-struct table {
-	const char *path;
-	struct outfile file;
-	struct passtable passes;
-	struct buf text;
-};
-
-static void table_open(struct table *t)
-{
-	if (outfile_open_side(&t->file, t->path) != 0) {
-		if (errno == EEXIST)
-			die(EXIT_TROUBLE, "%s: exists; refusing to overwrite it", t->path);
-		die_errno(EXIT_TROUBLE, "%s", t->path);
-	}
-	if (passtable_init(&t->passes, xopen_spill("tr-encode")) != 0)
-		die_nomem();
-}
-
-static void table_check(struct table *t, int rc)
+/* --pass-table (passfile.h): a failure of the table's own code. */
+static void table_check(struct passfile *t, int rc)
 {
 	if (rc == PASSTABLE_NOMEM)
 		die_nomem();
 	if (rc == PASSTABLE_SPILL)
 		die_errno(EXIT_TROUBLE, "temporary file");
+	if (rc == 1)
+		die_errno(EXIT_TROUBLE, "%s", t->path);
 	if (rc != PASSTABLE_OK)
 		die(rc == PASSTABLE_REFUSED ? EXIT_INPUT : EXIT_TROUBLE, "%s",
 		    passtable_error(&t->passes));
-}
-
-static void table_event(struct table *t, const struct encoder *enc, const char *line, size_t len)
-{
-	table_check(t, enc->found_ok ? passtable_event_found(&t->passes, line, len, enc->found) :
-			       passtable_event(&t->passes, line, len));
-}
-
-/* The table's bytes into its file; a /dev/ descriptor is done with then,
- * a file waits to be placed with the output. */
-static void table_write(struct table *t)
-{
-	table_check(t, passtable_finish(&t->passes, 0, &t->text));
-	if (io_write_all(t->file.fd, t->text.p, t->text.len) != 0 ||
-	    (t->file.path == NULL && outfile_commit(&t->file) != 0))
-		die_errno(EXIT_TROUBLE, "%s", t->path);
 }
 
 /* --lifeline: the read ends of pipes whose writers are the commands that
@@ -227,10 +195,12 @@ static void refuse_source(const char *output, const char *line, size_t len)
 	json_free(&d);
 }
 
-/* The encoder's output: sink_put dies on a write error itself. */
+/* The encoder's output: sink_put dies on a write error itself.  A
+ * Perfetto trace takes the event lines whole, from the main loop. */
 static int put_sink(void *ctx, const void *data, size_t n)
 {
-	sink_put(ctx, data, n);
+	if (!((struct sink *)ctx)->perfetto)
+		sink_put(ctx, data, n);
 	return 0;
 }
 
@@ -244,6 +214,7 @@ int main(int argc, char **argv)
 		{ "pass-table", required_argument, NULL, 'T' },
 		{ "lifeline", required_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -258,8 +229,8 @@ int main(int argc, char **argv)
 	struct buf msg = BUF_INIT;
 	unsigned report_indent = 2;
 	struct encoder enc;
-	struct table table;
-	int ch, rc, fd = STDOUT_FILENO, force = 0;
+	struct passfile table;
+	int ch, rc, fd = STDOUT_FILENO, force = 0, format = -1;
 	struct stat in_st;
 	const char *line;
 	size_t len, i;
@@ -277,6 +248,12 @@ int main(int argc, char **argv)
 		case 'r': report_base = optarg; break;
 		case 'c': report_indent = 0; break;
 		case 'f': force = 1; break;
+		case 'F':
+			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "perfetto") != 0)
+				exit(opt_bad_value(&prog, stderr, "--format", optarg,
+						   "allowed json or perfetto"));
+			format = strcmp(optarg, "perfetto") == 0;
+			break;
 		case 'T': table_path = optarg; break;
 		case 'L':
 			if (opt_i64(&prog, stderr, "--lifeline", optarg, 3, INT_MAX, &lfd) != 0)
@@ -304,18 +281,19 @@ int main(int argc, char **argv)
 		die_lifeline(output, "nothing was written");
 	reportfiles_init(&reports, report_base, report_indent);
 	memset(&table, 0, sizeof table);
-	table.path = table_path;
-	table.file.fd = -1;
-	table.text = (struct buf)BUF_INIT;
-
 	memset(&out, 0, sizeof out);
 	out.name = strcmp(output, "-") == 0 ? "standard output" : output;
 	diag_on_exit(outfile_abort_all);
 	outfile_catch_signals();
 	/* the table first: a /dev/fd/N it names is one the caller gave, not
 	 * the output's own temporary file */
-	if (table.path != NULL)
-		table_open(&table);
+	if (table_path != NULL && (rc = passfile_open(&table, table_path,
+						      xopen_spill("tr-encode"))) != 0) {
+		if (rc == PASSTABLE_NOMEM)
+			die_nomem();
+		die(EXIT_TROUBLE, errno == EEXIST ? "%s: exists; refusing to overwrite it" : "%s: %s",
+		    table_path, strerror(errno));
+	}
 	if (strcmp(output, "-") != 0) {
 		/* --force replaces a file, never the one being read */
 		if (force && fstat(STDIN_FILENO, &in_st) == 0 && S_ISREG(in_st.st_mode) &&
@@ -330,8 +308,8 @@ int main(int argc, char **argv)
 		}
 		fd = file.fd;
 	}
-	len = strlen(output);
-	sink_open(&out, fd, len > 3 && strcmp(output + len - 3, ".gz") == 0, (int)level);
+	out.perfetto = format >= 0 ? format : encsink_format_of(output) == ENCSINK_PERFETTO;
+	sink_open(&out, fd, encsink_is_gz(output), (int)level);
 	if (stream_in_init(&in, STDIN_FILENO, STREAM_DEFAULT_MAX_LINE) != 0 ||
 	    encode_init(&enc, put_sink, &out) != 0)
 		die_nomem();
@@ -347,8 +325,11 @@ int main(int argc, char **argv)
 			    file.path ? "no output written" : "output incomplete");
 		if (erc == ENCODE_NOMEM)
 			die_nomem();
+		if (rc == LINE_EVENT && out.perfetto)
+			pf_check(&out, pftrace_event(&out.pf, line, len),
+				 file.path ? "no output written" : "output incomplete");
 		if (rc == LINE_EVENT && table.path != NULL)
-			table_event(&table, &enc, line, len);
+			table_check(&table, passfile_event(&table, &enc, line, len));
 		if (erc != ENCODE_CONTROL)
 			continue;
 		/* refuse at once, before the rest of the trace reaches
@@ -372,7 +353,7 @@ int main(int argc, char **argv)
 	sink_finish(&out);
 	check_reports(reportfiles_finish(&reports, &msg), &msg);
 	if (table.path != NULL)
-		table_write(&table);
+		table_check(&table, passfile_write(&table));
 	/* Everything is written: put the files in place, the trace first, as
 	 * one set: a failure or an interrupt on the way takes back what was
 	 * placed (all or nothing). */
@@ -411,8 +392,7 @@ int main(int argc, char **argv)
 	buf_release(&msg);
 	encode_free(&enc);
 	if (table.path != NULL)
-		passtable_free(&table.passes);
-	buf_release(&table.text);
+		passfile_free(&table);
 	stream_in_free(&in);
 	sink_free(&out);
 	return EXIT_OK;

@@ -17,9 +17,12 @@
 #include "decode_file.h"
 #include "diag.h"
 #include "io.h"
+#include "encsink.h"
+#include "json.h"
 #include "opt.h"
 #include "progress.h"
 #include "reader.h"
+#include "pfread.h"
 #include "stream.h"
 #include "trstream.h"
 #include "verify.h"
@@ -36,9 +39,13 @@ static const char usage_text[] =
 	"usage: tr-verify --source SRC --output OUT [--report R]... [--json]\n"
 	"                 [--max-event-bytes N] [--max-member-bytes N] [--window]\n"
 	"                 [--progress[=PHASE] | -q | --quiet] [--progress-fd FD]\n"
+	"                 [--format FMT]\n"
 	"Verify that OUT (written by tr-layer-track, tr-compact-track or a tr-*\n"
 	"pipeline) rebuilds SRC exactly, has every guide at the anchor its report\n"
-	"names, and imports flat in Perfetto.\n"
+	"names, and imports flat in Perfetto.  An OUT ending in .pftrace or\n"
+	".pftrace.gz (tr-encode --format perfetto) is compared event by event with\n"
+	"SRC, the trace or stream (tr-stream(5); - for standard input) it was\n"
+	"encoded from.\n"
 	"\n"
 	"  --source SRC   the original trace\n"
 	"  --output OUT   the trace to verify\n"
@@ -47,6 +54,7 @@ static const char usage_text[] =
 	"  --json         print the result as a JSON object\n"
 	"  --window       OUT is a window of SRC cut by tr-window(1), with its report\n"
 	"                 OUT.window.json (automatic when that file exists)\n"
+	"  --format FMT   OUT's format: json or perfetto (default: by its name)\n"
 	"  --max-event-bytes N\n"
 	"                 refuse (exit 2) an event or top-level member of either\n"
 	"                 trace larger than N bytes (suffix K, M or G; default\n"
@@ -228,6 +236,57 @@ static void check_window(struct verify *v, const char *window_path, size_t max_e
 	check_ran(v->vc, 0);  /* a temporary file of the depth check failed */
 }
 
+static void pf_check(struct pfread *r, int rc)
+{
+	if (rc == PFREAD_NOMEM)
+		die_nomem();
+	if (rc == PFREAD_TROUBLE)
+		die(EXIT_CANNOT_RUN, "%s", r->msg);
+	if (rc == PFREAD_DIFF)
+		die(EXIT_NOT_VERIFIED, "%s", r->msg);
+}
+
+/* OUT is a Perfetto trace (pfread.h): compared event by event with SRC, a
+ * trace or the stream it was encoded from. */
+static void verify_pftrace(const char *src_path, const char *out_path, size_t max_event)
+{
+	struct pfread r;
+	struct input src;
+	struct stream_in sin, *in = &sin;
+	struct buf b = BUF_INIT;
+	const char *line;
+	size_t len;
+	int rc, fd, stream = pfread_is_stream(src_path, &fd);
+
+	if (pfread_open(&r, out_path) != PFREAD_OK)
+		die_errno(EXIT_CANNOT_RUN, "%s", out_path);
+	if (stream && stream_in_init(&sin, fd, STREAM_DEFAULT_MAX_LINE) != 0)
+		die_nomem();
+	if (!stream) {
+		spawn_inputs(&src, src_path, NULL, NULL, max_event);
+		in = &src.in;
+	}
+	while ((rc = stream_next(in, &line, &len)) > 0)
+		if (rc == LINE_EVENT)
+			pf_check(&r, pfread_event(&r, line, len));
+	if (rc == LINE_ERROR && !stream)
+		finish_both(&src, NULL);
+	if (rc == LINE_ERROR)
+		die(EXIT_CANNOT_RUN, "%s: %s", src_path, in->err);
+	pf_check(&r, pfread_finish(&r));
+	if (!stream)
+		finish_both(&src, NULL);
+	if (pfread_summary(&r, &b) != 0)
+		die_nomem();
+	fputs(b.p, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die_write("standard output");
+	buf_release(&b);
+	pfread_free(&r);
+	if (stream)
+		stream_in_free(&sin);
+}
+
 static void print_results(const struct verifycheck *vc, int json)
 {
 	struct buf b = BUF_INIT;
@@ -253,6 +312,7 @@ int main(int argc, char **argv)
 		{ "progress", optional_argument, NULL, 'P' },
 		{ "progress-fd", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "format", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -261,7 +321,7 @@ int main(int argc, char **argv)
 	struct verifycheck vc;
 	struct input src, out;
 	const char *reports[8];
-	int nreports = 0, json = 0, ch, c, failed, window = 0;
+	int nreports = 0, json = 0, ch, c, failed, window = 0, format = -1;
 	struct buf window_path = BUF_INIT, found[2] = { BUF_INIT, BUF_INIT };
 	struct stat wsb;
 	uint64_t max_event = DEFAULT_MAX_EVENT, progress_fd = STDERR_FILENO;
@@ -294,6 +354,12 @@ int main(int argc, char **argv)
 			if (opt_u64(&prog, stderr, "--progress-fd", optarg, 0, 1023, &progress_fd) != 0)
 				exit(EXIT_CANNOT_RUN);
 			break;
+		case 'T':
+			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "perfetto") != 0)
+				exit(opt_bad_value(&prog, stderr, "--format", optarg,
+						   "allowed json or perfetto"));
+			format = strcmp(optarg, "perfetto") == 0;
+			break;
 		case 'm':
 			if (opt_size(&prog, stderr, "--max-event-bytes", optarg, 1, LIMIT_MAX_EVENT,
 				     &max_event) != 0)
@@ -317,6 +383,13 @@ int main(int argc, char **argv)
 	if (st.src_path == NULL || st.out_path == NULL)
 		exit(opt_usage_error(&prog, stderr, "--source and --output are required"));
 	progress_start(&meter, mode, (int)progress_fd, phase);
+	if (format == 1 || (format < 0 && encsink_format_of(st.out_path) == ENCSINK_PERFETTO)) {
+		if (window || nreports > 0)
+			die(EXIT_CANNOT_RUN, "a Perfetto trace is verified against its source "
+			    "alone (no --window, no --report)");
+		verify_pftrace(st.src_path, st.out_path, (size_t)max_event);
+		return EXIT_OK;
+	}
 	verifycheck_init(&vc);
 	verify_init(&st, &vc, st.src_path, st.out_path);
 	/* a window: OUT.window.json, given with --window or found beside OUT */

@@ -1,8 +1,10 @@
 #!/bin/bash
-# make bench: whole-process wall time and peak memory of the trace-layers
-# programs on a gzipped trace of tr-gen --shape dense (issue 15's shape), of
-# about 900 MB plain, side by side with gzip -dc, igzip -dc and python3
-# json.load, then the CPU and peak RSS of every stage of tr-layer-track.
+# make bench: whole-process wall time and peak memory of tr-layer-track and
+# tr-verify on four gzipped traces of about 900 MB plain each (three tr-gen
+# shapes and a real trace grown with tr-gen --repeat), side by side with
+# gzip -dc in the same rounds, then the CPU and peak RSS of every stage of
+# tr-layer-track on each; igzip -dc, python3 json.load and tr-decode on the
+# dense one.  It prints its tables in the README's format.
 # Figures only: nothing here passes or fails a build.
 # Then the scaling cases: time per doubling of the number of (pid, device)
 # groups for tr-compact and tr-survey, on tr-gen's --scale-pids and
@@ -12,8 +14,12 @@
 # tr-guides (tests/e2e/scale_shapes.py's shapes) (linear: each row twice
 # the one before).
 # Usage: bench.sh BIN-DIR    (BENCH_DIR for the scratch files, default
-# /tmp/tr-bench; BENCH_MB for the size in MiB, default 900, BENCH_MB=10000
-# for 10 GB (about 1 GB of disk: only the gzipped trace is kept);
+# /tmp/tr-bench; BENCH_MB for the size of each trace in MiB, default 900
+# (smaller for a quick run: BENCH_MB=100), BENCH_MB=10000 for 10 GB (about
+# 1 GB of disk a trace: only the gzipped traces are kept); BENCH_SHAPES=
+# "dense moe kineto real" which traces; BENCH_ROUNDS=3; BENCH_REAL the real
+# trace (default ../shared/traces/nccl_data.json.gz), BENCH_REAL_REGEX and
+# BENCH_REAL_LAYERS its anchors (default bn_fw_tr_1C11_singleread, 28);
 # BENCH_PEERS=0 skips python;
 # BENCH_PART=scaling runs only the scaling cases, BENCH_PART=ranks only the
 # batch over ranks, BENCH_PART=throughput only the rest; BENCH_SCALING=
@@ -31,7 +37,8 @@ part=${BENCH_PART:-all}
 scale_sizes=${BENCH_SCALE:-10000 20000 40000 80000}
 scale_tids=${BENCH_SCALE_TIDS:-40000 80000 160000 320000}
 scale_tables=${BENCH_SCALING:-groups passes tids}
-shapes=$(cd "$(dirname "$0")/.." && pwd)/tests/e2e/scale_shapes.py
+root=$(cd "$(dirname "$0")/.." && pwd)
+shapes=$root/tests/e2e/scale_shapes.py
 TIME=/usr/bin/time
 mkdir -p "$dir"
 cd "$dir"
@@ -210,40 +217,81 @@ if [ "$part" = ranks ]; then
 	exit 0
 fi
 
-# The throughput trace: tr-gen --shape dense (issue 15's shape: 40 layers,
-# 300 streams, dense GPU events and flows), streamed into its gzip file
-# (no plain copy kept: BENCH_MB=10000 stores about 900 MB, not 10 GB), once:
-# later runs reuse it.  Its passes and events are counted once too.
+# The throughput traces, about BENCH_MB MiB of JSON each, gzipped (no plain
+# copy kept: BENCH_MB=10000 stores about 1 GB a trace, not 10 GB), made
+# once (later runs reuse them): BENCH_SHAPES of
+#   dense   tr-gen --shape dense: one event per line, 3 kernels overlapping
+#   moe     tr-gen --shape moe: 6 overlapping, MoE experts, out of time
+#           order, runtime args before ts, two-space indent
+#   kineto  tr-gen --shape kineto: Kineto's own multi-line formatting
+#   real    BENCH_REAL (a real trace, ../shared/traces/nccl_data.json.gz by
+#           default) grown with tr-gen --repeat to the same size
+# Each round runs, on each trace in turn, gzip -dc, tr-layer-track
+# --max-gpu-lanes 10 with .gz out, with plain out, and tr-verify of the .gz
+# output (BENCH_ROUNDS rounds, default 3, interleaved so that a change of
+# load hits every command alike); each ratio is over that round's gzip -dc
+# of the same trace; the table gives the min and the median.
 zip=$(command -v igzip >/dev/null && echo "igzip -1" || echo "gzip -1")
 unzip=$(command -v igzip >/dev/null && echo "igzip -dc" || echo "gzip -dc")
-# gen MB: dense-MBM.json.gz and its .info (plain bytes, events, passes)
+shapes_list=${BENCH_SHAPES:-dense moe kineto real}
+rounds=${BENCH_ROUNDS:-3}
+real_src=${BENCH_REAL:-$root/../shared/traces/nccl_data.json.gz}
+real_regex=${BENCH_REAL_REGEX:-bn_fw_tr_1C11_singleread}
+real_layers=${BENCH_REAL_LAYERS:-28}
+anchor='^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,'
+ev=(--phase bench --evidence 'make bench')
+# gen SHAPE MB: SHAPE-MBM.json.gz and its .info (plain bytes, events, passes,
+# and how it was made); 1 when the shape cannot be made here
 gen() {
-	local f=dense-$1M.json.gz
+	local f=$1-$2M.json.gz n size
 	[ -s "$f" ] && [ -s "$f.info" ] && return 0
 	rm -f "$f" "$f.info"
-	tr-gen --shape dense --target-bytes "$1M" | $zip >"$f.part" && mv "$f.part" "$f"
-	# one "Memcpy HtoD" GPU activity begins every pass
+	if [ "$1" = real ]; then
+		[ -f "$real_src" ] || return 1
+		size=$(gzip -dcf "$real_src" | wc -c)
+		n=$(( ($2 * 1048576 + size - 1) / size ))
+		tr-gen --repeat "$n" "$real_src" | $zip >"$f.part" && mv "$f.part" "$f"
+		how="tr-gen --repeat $n $(basename "$real_src")"
+	else
+		# seed 2 for dense: with seed 1 at 900M, one pass boundary (1682)
+		# is 734.6 us, within 5/4 of the anchors' rhythm of 590.6 us, and
+		# tr-select-anchors refuses the selection as not whole passes
+		local seed=
+		[ "$1" = dense ] && seed="--seed ${BENCH_DENSE_SEED:-2}"
+		tr-gen --shape "$1" $seed --target-bytes "$2M" | $zip >"$f.part" && mv "$f.part" "$f"
+		how="tr-gen --shape $1${seed:+ $seed} --target-bytes $2M"
+	fi
+	# a dense shape begins every pass with one "Memcpy HtoD" GPU activity
 	echo "$($unzip "$f" | wc -c) $(tr-decode "$f" | tail -n 1 | sed 's/.*"events":\([0-9]*\).*/\1/')" \
-		"$($unzip "$f" | grep -c '"name": "Memcpy HtoD')" >"$f.info"
+		"$($unzip "$f" | grep -c '"name": "Memcpy HtoD')" "$how" >"$f.info"
 }
-big=dense-${mb}M.json.gz
-gen "$mb"
-read -r bytes events passes <"$big.info"
-anchor='^void flash_fwd_kernel<Flash_fwd_kernel_traits<128,'
-sel=(--anchor-regex "$anchor" --num-layers 40 --anchor-offset 0 --passes "$passes")
-ev=(--phase bench --evidence 'tr-gen --shape dense: 40 layers')
-gz=
-ratio_gz() { printf '%.2fx' "$(echo "$1 / $gz" | bc -l)"; }
-rate() { echo "scale=0; $bytes / $1 / 1000000" | bc -l; }
+# sel_of SHAPE: the anchors' options for tr-layer-track and tr-select-anchors
+sel_of() {
+	local p
+	if [ "$1" = real ]; then
+		sel=(--anchor-regex "$real_regex" --num-layers "$real_layers" --anchor-offset 0)
+	else
+		read -r _ _ p _ <"$1-${mb}M.json.gz.info"
+		sel=(--anchor-regex "$anchor" --num-layers 40 --anchor-offset 0 --passes "$p")
+	fi
+}
 rss() { tail -n 1 "$1" | awk '{print int($NF/1024)}'; }  # KiB -> MiB
-row() { printf '%-58s %8.2f s %6s %5s MB/s %8s MiB  %s\n' "$1" "$2" \
-	"${gz:+$(ratio_gz "$2")}" "$(rate "$2")" "$3" "${4:-}"; }
+# timed NAME CMD...: wall seconds of CMD into $NAME.t, its peak RSS into
+# $NAME.rss (the largest process of a pipeline script)
+timed() {
+	local n=$1 t0 t1
+	shift
+	sync; t0=$(now)
+	$TIME -f %M -o "$n.rss" "$@" >/dev/null
+	t1=$(now)
+	secs "$t0" "$t1" >"$n.t"
+}
+# min and median of the numbers on standard input
+minmed() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%s %s\n", v[1], m }'; }
 # each stage of the lanes pipeline timed where it runs: CPU (user + system)
-# and peak RSS of that process alone; stage_cpu FILE -> seconds
+# and peak RSS of that process alone
 stages() {
-	local in=$1 out=$2 tag=$3 sel b e p
-	read -r b e p <"$in.info"
-	sel=(--anchor-regex "$anchor" --num-layers 40 --anchor-offset 0 --passes "$p")
+	local in=$1 out=$2 tag=$3
 	$TIME -f '%U %S %M' -o "$tag.decode" tr-decode "$in" |
 		$TIME -f '%U %S %M' -o "$tag.select" tr-select-anchors "${sel[@]}" |
 		$TIME -f '%U %S %M' -o "$tag.guides" tr-guides "${ev[@]}" |
@@ -254,79 +302,138 @@ stages() {
 stage_cpu() { tail -n 1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
 stage_rss() { tail -n 1 "$1" | awk '{ print int($3 / 1024) }'; }
 
-echo "trace: $big: tr-gen --shape dense --target-bytes ${mb}M | $zip"
-echo "       $bytes bytes plain, $(stat -c %s "$big") gzipped; $events events, $passes passes"
-echo "       of 40 layers, 300 streams, 3 overlapping kernels at each attention"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (wall times are of one run" \
-	"on a $(nproc)-core machine: compare them on a quiet one; CPU times below are steadier)"
-echo
-printf '%-58s %10s %6s %10s %12s\n' "command (whole process, one run)" "wall" "x gzip" "plain rate" "peak RSS"
-sync; t0=$(now); $TIME -f %M -o gz.rss gzip -dc "$big" >/dev/null; t1=$(now)
-gz=$(secs "$t0" "$t1"); row "gzip -dc big.json.gz" "$gz" "$(rss gz.rss)"
-if command -v igzip >/dev/null; then
-	sync; t0=$(now); $TIME -f %M -o igz.rss igzip -dc "$big" >/dev/null; t1=$(now)
-	row "igzip -dc big.json.gz" "$(secs "$t0" "$t1")" "$(rss igz.rss)"
-else
-	echo "igzip -dc big.json.gz: igzip is not installed (Debian package isal)"
-fi
-if [ "$peers" = 1 ] && [ "$mb" -le 3000 ]; then
-	sync; t0=$(now)
-	$TIME -f %M -o py.rss python3 -c 'import gzip,json,sys; json.load(gzip.open(sys.argv[1]))' "$big"
-	t1=$(now)
-	row "python3 json.load(gzip.open(big.json.gz))" "$(secs "$t0" "$t1")" "$(rss py.rss)" \
-		"(the seed's way in)"
-elif [ "$peers" = 1 ]; then
-	echo "python3 json.load: skipped above 3000 MB (it holds about 5 bytes per byte of JSON)"
-fi
-sync; t0=$(now); $TIME -f %M -o dec.rss tr-decode "$big" >/dev/null; t1=$(now)
-row "tr-decode big.json.gz" "$(secs "$t0" "$t1")" "$(rss dec.rss)"
-
-lt() {
-	local out=$1
-	rm -f "$out" "$out.layers.json"
-	sync; t0=$(now)
-	$TIME -f %M -o lt.rss tr-layer-track --trace "$big" --output "$out" "${sel[@]}" "${ev[@]}" \
-		--max-gpu-lanes 10 --no-verify >/dev/null
-	t1=$(now)
-	row "tr-layer-track --max-gpu-lanes 10 --no-verify, $2" "$(secs "$t0" "$t1")" "$(rss lt.rss)" \
-		"(target 1.5x; RSS: its largest stage)"
+shapes=
+for s in $shapes_list; do
+	if gen "$s" "$mb"; then
+		shapes="$shapes $s"
+	else
+		echo "bench: $s: $real_src is absent: no real trace in this run" >&2
+	fi
+done
+echo "throughput: $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M') UTC, load average before:" \
+	"$(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, interleaved"
+for s in $shapes; do
+	read -r bytes events passes how <"$s-${mb}M.json.gz.info"
+	echo "  $s: $how | $zip: $bytes bytes plain, $(stat -c %s "$s-${mb}M.json.gz") gzipped, $events events"
+done
+rm -f ./*.t ./*.rss ./*.ratio
+for r in $(seq 1 "$rounds"); do
+	for s in $shapes; do
+		big=$s-${mb}M.json.gz
+		sel_of "$s"
+		timed "$s.gz" gzip -dc "$big"
+		g=$(cat "$s.gz.t")
+		echo "$g" >>"$s.gz.all"
+		rm -f lt.json.gz lt.json.gz.layers.json lt.json lt.json.layers.json
+		timed "$s.ltz" tr-layer-track --trace "$big" --output lt.json.gz "${sel[@]}" "${ev[@]}" \
+			--max-gpu-lanes 10 --no-verify
+		timed "$s.v" tr-verify --source "$big" --output lt.json.gz
+		timed "$s.ltp" tr-layer-track --trace "$big" --output lt.json "${sel[@]}" "${ev[@]}" \
+			--max-gpu-lanes 10 --no-verify
+		rm -f lt.json.gz lt.json.gz.layers.json lt.json lt.json.layers.json
+		for k in ltz ltp v; do
+			t=$(cat "$s.$k.t")
+			echo "$t" >>"$s.$k.all"
+			echo "$t / $g" | bc -l >>"$s.$k.ratio"
+			rss "$s.$k.rss" >>"$s.$k.rssall"
+		done
+		printf '  round %s %-7s gzip -dc %6.2f s; .gz out %6.2f s (%.2fx); tr-verify %6.2f s (%.2fx); plain out %6.2f s (%.2fx)\n' \
+			"$r" "$s" "$g" "$(cat "$s.ltz.t")" "$(tail -n 1 "$s.ltz.ratio")" \
+			"$(cat "$s.v.t")" "$(tail -n 1 "$s.v.ratio")" \
+			"$(cat "$s.ltp.t")" "$(tail -n 1 "$s.ltp.ratio")"
+	done
+done
+for s in $shapes; do
+	sel_of "$s"
+	stages "$s-${mb}M.json.gz" st.json.gz "$s.st"
+done
+# cell FILE-STEM TARGET: "min / median (min seconds)", and how many rounds
+# went over the target
+cell() {
+	local rmin rmed smin over
+	read -r rmin rmed < <(minmed <"$1.ratio")
+	read -r smin _ < <(minmed <"$1.all")
+	over=$(awk -v t="$2" '$1 > t { n++ } END { print n + 0 }' "$1.ratio")
+	printf '%.2fx / %.2fx (%.2f s)' "$rmin" "$rmed" "$smin"
+	[ "$over" = 0 ] || printf ', **over %sx in %s of %s**' "$2" "$over" "$rounds"
 }
-lt lt.json "plain out"
-rm -f lt.json lt.json.layers.json
-lt lt.json.gz ".gz out"
-sync; t0=$(now)
-$TIME -f %M -o v.rss tr-verify --source "$big" --output lt.json.gz >/dev/null
-t1=$(now)
-row "tr-verify of that .gz output" "$(secs "$t0" "$t1")" "$(rss v.rss)" "(target 1.0x)"
-# a one-pass window of the annotated trace (issue 16): wall, tr-window's RSS
-rm -f w.json.gz w.json.gz.window.json
-sync; t0=$(now)
-tr-decode lt.json.gz | $TIME -f %M -o w.rss tr-window --pass 3 | tr-encode -o w.json.gz
-t1=$(now)
-row "tr-decode OUT.json.gz | tr-window --pass 3 | tr-encode" "$(secs "$t0" "$t1")" "$(rss w.rss)" \
-	"(tr-window's RSS; a window of $(gzip -dc w.json.gz | wc -c) bytes)"
-rm -f lt.json.gz lt.json.gz.layers.json w.json.gz w.json.gz.window.json
-
-# the stages, each with its own CPU and peak RSS, in the .gz pipeline; the
-# same on a 100 MB trace of the shape for the RSS's growth (flat: equal)
-gen 100
-stages "$big" st.json.gz big
-stages dense-100M.json.gz st.json.gz small
 echo
-echo "stages of tr-layer-track --max-gpu-lanes 10, .gz out: CPU s (user + system), peak RSS MiB"
-printf '%-22s %10s %12s %14s\n' "stage" "CPU" "RSS" "RSS on 100 MB"
-total=0
+echo "Copy into the README (min / median of $rounds rounds; ratio over gzip -dc of the same round;"
+echo "$(date -u '+%Y-%m-%d %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+echo
+echo "| trace ($rounds rounds, min / median) | size | \`gzip -dc\` | tr-layer-track, \`.gz\` out (target 1.5x) | plain out (target 1.5x) | tr-verify (target 1.0x) | peak RSS: tr-layer-track / tr-verify |"
+echo "|---|---|---|---|---|---|---|"
+for s in $shapes; do
+	read -r bytes events passes how <"$s-${mb}M.json.gz.info"
+	read -r gmin gmed < <(minmed <"$s.gz.all")
+	target=1.5 vt=1.0
+	[ "$s" = kineto ] && target=1.0
+	printf '| %s (`%s`) | %s MB, %s M events | %.2f / %.2f s | %s | %s | %s | %s / %s MiB |\n' \
+		"$s" "$how" "$((bytes / 1000000))" "$(awk -v e="$events" 'BEGIN { printf "%.2f", e / 1e6 }')" \
+		"$gmin" "$gmed" "$(cell "$s.ltz" "$target")" "$(cell "$s.ltp" "$target")" \
+		"$(cell "$s.v" "$vt")" "$(sort -n "$s.ltz.rssall" | tail -n 1)" "$(sort -n "$s.v.rssall" | tail -n 1)"
+done
+echo
+echo "| stage: CPU s (user + system), peak RSS (target 64 MiB) |$(for s in $shapes; do printf ' %s |' "$s"; done)"
+echo "|---|$(for s in $shapes; do printf -- '---|'; done)"
 for st in decode select guides compact encode; do
 	name=tr-$st
-	[ "$st" = encode ] && name="tr-encode --pass-table"
-	printf '%-22s %8s s %8s MiB %10s MiB\n' "$name" "$(stage_cpu "big.$st")" \
-		"$(stage_rss "big.$st")" "$(stage_rss "small.$st")"
-	total=$(echo "$total + $(stage_cpu "big.$st")" | bc -l)
+	[ "$st" = select ] && name=tr-select-anchors
+	[ "$st" = compact ] && name="tr-compact --max-gpu-lanes 10"
+	[ "$st" = encode ] && name="tr-encode --pass-table FILE -o OUT.json.gz"
+	printf '| `%s` |' "$name"
+	for s in $shapes; do
+		printf ' %s s, %s MiB |' "$(stage_cpu "$s.st.$st")" "$(stage_rss "$s.st.$st")"
+	done
+	echo
 done
-printf '%-22s %8.2f s   (target: every stage <= 64 MiB)\n' "all five" "$total"
-rm -f big.* small.*
+printf '| all five |'
+for s in $shapes; do
+	t=0
+	for st in decode select guides compact encode; do t=$(echo "$t + $(stage_cpu "$s.st.$st")" | bc -l); done
+	printf ' %.2f s |' "$t"
+done
+echo
+rm -f ./*.t ./*.rss ./*.ratio ./*.all ./*.rssall ./*.st.*
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+
+# The dense trace alone: igzip, python's json.load, tr-decode and a window.
+big=dense-${mb}M.json.gz
+if [ -s "$big" ]; then
+	read -r bytes events passes _ <"$big.info"
+	sel_of dense
+	sync; t0=$(now); $TIME -f %M -o gz.rss gzip -dc "$big" >/dev/null; t1=$(now)
+	gz=$(secs "$t0" "$t1")
+	ratio_gz() { printf '%.2fx' "$(echo "$1 / $gz" | bc -l)"; }
+	rate() { echo "scale=0; $bytes / $1 / 1000000" | bc -l; }
+	row() { printf '%-58s %8.2f s %6s %5s MB/s %8s MiB  %s\n' "$1" "$2" \
+		"${gz:+$(ratio_gz "$2")}" "$(rate "$2")" "$3" "${4:-}"; }
+	printf '%-58s %10s %6s %10s %12s\n' "dense: command (whole process, one run)" "wall" "x gzip" "plain rate" "peak RSS"
+	row "gzip -dc big.json.gz" "$gz" "$(rss gz.rss)"
+	if command -v igzip >/dev/null; then
+		sync; t0=$(now); $TIME -f %M -o igz.rss igzip -dc "$big" >/dev/null; t1=$(now)
+		row "igzip -dc big.json.gz" "$(secs "$t0" "$t1")" "$(rss igz.rss)"
+	fi
+	if [ "$peers" = 1 ] && [ "$mb" -le 3000 ]; then
+		sync; t0=$(now)
+		$TIME -f %M -o py.rss python3 -c 'import gzip,json,sys; json.load(gzip.open(sys.argv[1]))' "$big"
+		t1=$(now)
+		row "python3 json.load(gzip.open(big.json.gz))" "$(secs "$t0" "$t1")" "$(rss py.rss)"
+	fi
+	sync; t0=$(now); $TIME -f %M -o dec.rss tr-decode "$big" >/dev/null; t1=$(now)
+	row "tr-decode big.json.gz" "$(secs "$t0" "$t1")" "$(rss dec.rss)"
+	rm -f lt.json.gz lt.json.gz.layers.json w.json.gz w.json.gz.window.json
+	tr-layer-track --trace "$big" --output lt.json.gz "${sel[@]}" "${ev[@]}" --max-gpu-lanes 10 \
+		--no-verify >/dev/null
+	sync; t0=$(now)
+	tr-decode lt.json.gz | $TIME -f %M -o w.rss tr-window --pass 3 2>/dev/null | tr-encode -o w.json.gz
+	t1=$(now)
+	row "tr-decode OUT.json.gz | tr-window --pass 3 | tr-encode" "$(secs "$t0" "$t1")" "$(rss w.rss)" \
+		"(tr-window's RSS)"
+	rm -f lt.json.gz lt.json.gz.layers.json w.json.gz w.json.gz.window.json ./*.rss
+	echo
+fi
 
 # Top-level members are held whole, one side of traceEvents at a time, up
 # to --max-member-bytes (64 MiB by default; tr-decode(1)): 60 members of
@@ -358,3 +465,43 @@ echo "top-level members, 2 x 300 x 1 MB (refused at 64 MiB): tr-decode $(rss mr.
 
 [ "$part" = throughput ] || ranks
 [ "$part" = throughput ] || scaling
+
+# ---- Perfetto protobuf output (tr-encode --format perfetto) -------------
+# On a tr-gen --shape dense trace of BENCH_PF_MB MiB (default 200): its JSON
+# bytes against the .pftrace's (target: at most one fifth), the encode's
+# wall time against plain JSON output of the same stream (target: no
+# slower), the peak RSS of each stage (target: 64 MiB), and tr-verify of
+# the .pftrace against its source.
+perfetto_bench() {
+	local pmb=${BENCH_PF_MB:-200} f b e p t0 t1 tj tp
+	gen "$pmb"
+	f=dense-${pmb}M.json.gz
+	read -r b e p <"$f.info"
+	echo "Perfetto output: $f ($b bytes of JSON, $e events)"
+	rm -f pf.json pf.pftrace pf.pftrace.gz
+	sync; t0=$(now)
+	$TIME -f '%U %S %M' -o pfjd.rss tr-decode "$f" | $TIME -f '%U %S %M' -o pfj.rss tr-encode -o pf.json
+	t1=$(now); tj=$(secs "$t0" "$t1")
+	sync; t0=$(now)
+	$TIME -f '%U %S %M' -o pfd.rss tr-decode "$f" | $TIME -f '%U %S %M' -o pfe.rss tr-encode -o pf.pftrace
+	t1=$(now); tp=$(secs "$t0" "$t1")
+	printf '  %-44s %8.2f s  CPU: tr-decode %s s, tr-encode %s s; RSS: %s, %s MiB\n' \
+		"tr-decode | tr-encode -o OUT.json" "$tj" "$(stage_cpu pfjd.rss)" "$(stage_cpu pfj.rss)" \
+		"$(stage_rss pfjd.rss)" "$(stage_rss pfj.rss)"
+	printf '  %-44s %8.2f s  CPU: tr-decode %s s, tr-encode %s s; RSS: %s, %s MiB (%.2fx the JSON time: %s)\n' \
+		"tr-decode | tr-encode -o OUT.pftrace" "$tp" "$(stage_cpu pfd.rss)" "$(stage_cpu pfe.rss)" \
+		"$(stage_rss pfd.rss)" "$(stage_rss pfe.rss)" "$(echo "$tp / $tj" | bc -l)" \
+		"$(if [ "$(echo "$tp <= $tj" | bc -l)" = 1 ]; then echo "target met"; else echo "target NOT met"; fi)"
+	tr-decode "$f" | tr-encode -o pf.pftrace.gz
+	printf '  %-44s %12s bytes (JSON / .pftrace = %.2fx: %s); .pftrace.gz %s bytes (%.1fx)\n' \
+		".pftrace" "$(stat -c %s pf.pftrace)" "$(echo "$b / $(stat -c %s pf.pftrace)" | bc -l)" \
+		"$(if [ "$(stat -c %s pf.pftrace)" -le $((b / 5)) ]; then echo "target 5x met"; else echo "target 5x NOT met"; fi)" \
+		"$(stat -c %s pf.pftrace.gz)" "$(echo "$b / $(stat -c %s pf.pftrace.gz)" | bc -l)"
+	sync; t0=$(now)
+	$TIME -f %M -o pfv.rss tr-verify --source "$f" --output pf.pftrace >/dev/null
+	t1=$(now)
+	printf '  %-44s %8.2f s  %5s MiB\n' "tr-verify --source SRC --output OUT.pftrace" \
+		"$(secs "$t0" "$t1")" "$(rss pfv.rss)"
+	rm -f pf.json pf.pftrace pf.pftrace.gz pf*.rss
+}
+[ "$part" = scaling ] || [ "$part" = ranks ] || perfetto_bench

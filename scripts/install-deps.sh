@@ -19,7 +19,7 @@ case $job in
 build) need="$build" ;;
 demo) need="$build gzip" ;;
 bench) need="$build gzip time bc python3 isal" ;;
-check) need="$build check mandoc time bc jq gzip valgrind cppcheck python3 parallel isal librsvg2-bin" ;;
+check) need="$build check mandoc time bc jq gzip valgrind cppcheck python3 parallel isal librsvg2-bin protobuf-compiler" ;;
 esac
 need="$need $*"
 missing=

@@ -563,6 +563,10 @@ tr_run_pipeline() {
 # left behind even by a killed run.
 tr_verify() {
 	local trace=$1 output=$2 log status checks line re
+	if tr_is_pftrace "$output"; then
+		tr_verify_pftrace
+		return
+	fi
 	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
 	if ! { exec 3>"$log" 4<"$log"; } 2>/dev/null; then
 		rm -f "$log"
@@ -600,6 +604,55 @@ tr_verify_job() {
 	tr_progress_opts popts verifying "$pfd"
 	tr-verify "${verify_args[@]}" "${popts[@]}" --source "$trace" --output "$output" \
 		>&3 2>&1 3>&- 4<&-
+}
+
+# tr_is_pftrace OUTPUT: the output is a Perfetto trace (--format perfetto,
+# or by its name, as tr-encode(1) chooses).
+tr_is_pftrace() {
+	case ${format:-} in
+	perfetto) return 0 ;;
+	json) return 1 ;;
+	esac
+	case $1 in *.pftrace | *.pftrace.gz) return 0 ;; esac
+	return 1
+}
+
+# tr_check_format: --format's value, and what a Perfetto output cannot do.
+tr_check_format() {
+	case ${format:-} in
+	'' | json | perfetto) ;;
+	*) tr_usage_error "--format: invalid value '$format' (allowed json or perfetto)" ;;
+	esac
+	[ -z "${format:-}" ] || encode_args+=(--format "$format")
+	if tr_is_pftrace "$output" && [ -n "${window:-}" ]; then
+		tr_die "--window cuts a window of a JSON output; with a Perfetto output, cut one" \
+			"from a JSON output or the source (tr-decode IN | tr-window ... | tr-encode -o W)"
+	fi
+}
+
+# tr_verify_pftrace: a Perfetto output is compared event by event with the
+# stream it was written from (tr-verify(1)): the command's stream_job, the
+# pipeline up to tr-encode, runs again into tr-verify.
+tr_verify_pftrace() {
+	local log status
+	log=$(mktemp "${TMPDIR:-/tmp}/$prog.verify.XXXXXX") || tr_die "cannot create a temporary file"
+	tr_run_pipeline tr_verify_pftrace_job 3>"$log"
+	status=$?
+	if [ $status -eq 0 ]; then
+		rm -f "$log"
+		tr_print "verification: verified (tr-verify: every event of the Perfetto trace against the stream it was written from)"
+		return 0
+	fi
+	cat "$log" >&2
+	rm -f "$log"
+	echo "$prog: verification FAILED (tr-verify exit status $status): do not use this" \
+		"output; it is left for inspection at $output and its report(s)" >&2
+	tr_exit 1
+}
+
+tr_verify_pftrace_job() {
+	exec 2>/dev/null
+	stream_job | tr-verify --format perfetto --source - --output "$output" >&3 2>&1
 }
 
 # tr_window_name OUTPUT: the default name of the window beside OUTPUT

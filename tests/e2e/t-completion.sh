@@ -71,7 +71,7 @@ completes "completion: tr-layer-track --max" \
 completes "completion: tr-layer-track-ranks --re" "--record-path|--resume-failed" \
 	tr-layer-track-ranks --re
 completes "completion: tr-encode - (short and long)" \
-	"--compact-report|--force|--help|--level|--lifeline|--output|--pass-table|--report-base|--version|-f|-h|-o" \
+	"--compact-report|--force|--format|--help|--level|--lifeline|--output|--pass-table|--report-base|--version|-f|-h|-o" \
 	tr-encode -
 completes "completion: an option after a value" "--passes|--phase|--pid|--progress" \
 	tr-layer-track --trace x.json --p

@@ -338,7 +338,7 @@ unpaired 0
 beside/attention 2
 one event/line 1"
 expect 2 "tr-gen: an unknown --shape" "tr-gen --shape sparse -o never.json" \
-	"tr-gen: --shape: invalid value 'sparse' (allowed dense)"
+	"tr-gen: --shape: invalid value 'sparse' (allowed dense, moe, kineto)"
 absent "tr-gen: an unknown --shape writes nothing" never.json
 rm -f dense.json dense6.json shape.out
 

@@ -1,0 +1,66 @@
+/* pfread: read back a Perfetto trace that pftrace.h wrote (plain or
+ * gzip) and compare it, event by event, with the event lines it was
+ * written from: name, category, ts, dur (the held SLICE_END), track
+ * (process and thread by their pid and tid), every args member with its
+ * JSON type, counters, the flows each slice carries, and the names and
+ * sort indices of processes and threads.  Only the subset pftrace writes
+ * is read; anything else in the file is a difference.
+ * The common/ rule: library code returns a status and never prints or exits. */
+#ifndef TR_PFREAD_H
+#define TR_PFREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "json.h"
+#include "pftrace.h"
+
+enum pfread_status { PFREAD_OK = 0, PFREAD_DIFF = 1, PFREAD_TROUBLE = 2, PFREAD_NOMEM = -1 };
+
+struct pf_track;  /* a decoded track descriptor (pfread.c) */
+
+struct pfread {
+	struct source *src;
+	const char *path;
+	struct buf in;            /* bytes read, not yet used */
+	size_t pos;
+	int eof;
+	uint64_t packets;
+	/* the output's state: descriptors and interned strings */
+	struct intern uuids;
+	struct pf_track *tracks;
+	size_t ntracks, captracks;
+	struct buf *tables[4];    /* names, categories, arg names, strings: by iid */
+	size_t ntab[4], captab[4];
+	int have_state;
+	/* the source's side: the writer's ids and holding of slice ends */
+	struct pf_ids ids;
+	struct jdoc doc;
+	struct buf tmp, tmp2;
+	uint64_t events, compared, slices, instants, counters, flows_src, flows_out,
+		 flows_dropped, flows_outside, skipped;
+	/* the packet in hand */
+	const unsigned char *pkt, *te;
+	size_t pkt_len, te_len;
+	int64_t ts;
+	char msg[1024];
+};
+
+/* Open the Perfetto trace at path: PFREAD_OK, or PFREAD_TROUBLE with
+ * errno set. */
+int pfread_open(struct pfread *r, const char *path);
+/* One event line of the source (the nth, from 0). */
+int pfread_event(struct pfread *r, const char *line, size_t len);
+/* After the last event: the held ends, nothing more in the file, the
+ * descriptors' names and ranks. */
+int pfread_finish(struct pfread *r);
+/* The summary line of a verified trace, appended to out. */
+int pfread_summary(const struct pfread *r, struct buf *out);
+void pfread_free(struct pfread *r);
+
+/* 1 with *fd open on it when the source at path is a stream (tr-stream(5):
+ * its first bytes a control record; "-" is standard input), else 0. */
+int pfread_is_stream(const char *path, int *fd);
+
+#endif

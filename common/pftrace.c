@@ -1,0 +1,995 @@
+/* pftrace: see pftrace.h.
+ *
+ * Flows.  A JSON flow event (s, t, f) is not a slice; Perfetto's JSON
+ * importer binds s, t and f with "bp":"e" to the slice open on the thread
+ * when it comes (Kineto writes each one right after its slice), and f
+ * without bp to the next slice that begins there.  A TrackEvent carries
+ * its flows itself (flow_ids, terminating_flow_ids), so the SLICE_END of a
+ * thread's last X is held until the next slice event of that thread: the
+ * flows that come meanwhile ride on it (Perfetto binds an END's flows to
+ * the slice it ends).  A flow with no held slice, and every f without bp,
+ * rides on the next slice that begins on its thread; those still waiting
+ * at the end are left out (Perfetto's JSON importer drops them too:
+ * flow_no_enclosing_slice).  One held END per thread: memory grows with
+ * the threads, not the events. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+#include "pftrace.h"
+#include "tsnum.h"
+
+enum pf_kind pftrace_kind(const char *ph, size_t n)
+{
+	if (n != 3 || ph[0] != '"' || ph[2] != '"')
+		return PF_K_SKIP;
+	switch (ph[1]) {
+	case 'X': return PF_K_SLICE;
+	case 'B': return PF_K_BEGIN;
+	case 'E': return PF_K_END;
+	case 'i': case 'I': return PF_K_INSTANT;
+	case 'C': return PF_K_COUNTER;
+	case 's': case 't': case 'f': return PF_K_FLOW;
+	case 'M': return PF_K_META;
+	default: return PF_K_SKIP;
+	}
+}
+
+uint64_t pftrace_flow_id(const char *cat, size_t cn, const char *name, size_t nn,
+			 const char *id, size_t in)
+{
+	const char *part[3] = { cat, name, id };
+	size_t len[3] = { cn, nn, in }, i, k;
+	uint64_t h = 14695981039346656037ULL;
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < len[k]; i++) {
+			h ^= (unsigned char)part[k][i];
+			h *= 1099511628211ULL;
+		}
+		h ^= 0xff;  /* a separator no text byte of a key ends with */
+		h *= 1099511628211ULL;
+	}
+	return h ? h : 1;
+}
+
+/* ---- ids --------------------------------------------------------------- */
+
+/* A raw JSON integer text within [lo, hi]: 1 with *v, else 0. */
+static int raw_int(const char *t, size_t n, int64_t lo, int64_t hi, int64_t *v)
+{
+	int64_t x;
+
+	if (n == 0 || tsnum_parse_int64(t, n, &x) != NUM_OK || x < lo || x > hi)
+		return 0;
+	*v = x;
+	return 1;
+}
+
+/* the string of a raw JSON string text (or the raw text of anything else) */
+static char *raw_label(const char *t, size_t n)
+{
+	struct buf b = BUF_INIT;
+
+	if (n >= 2 && t[0] == '"') {
+		if (json_unescape(t + 1, n - 2, &b) != 0) {
+			buf_release(&b);
+			return buf_memdup(t, n);
+		}
+		return b.p == buf_empty ? buf_memdup("", 0) : b.p;
+	}
+	return buf_memdup(t, n);
+}
+
+int64_t pf_ids_proc(struct pf_ids *ids, const char *pid, size_t pn, int *created)
+{
+	uint32_t before = ids->procs_by_raw.n;
+	int64_t k = intern_id(&ids->procs_by_raw, pid, pn), v;
+	struct pf_proc *p;
+
+	*created = 0;
+	if (k < 0)
+		return -1;
+	if (ids->procs_by_raw.n == before)
+		return k;
+	if (buf_array_room((void **)&ids->procs, ids->nprocs, &ids->capprocs, 16,
+			   sizeof *ids->procs) != 0)
+		return -1;
+	p = &ids->procs[ids->nprocs++];
+	memset(p, 0, sizeof *p);
+	p->uuid = ++ids->next_uuid;
+	if (raw_int(pid, pn, INT32_MIN, INT32_MAX, &v)) {
+		p->pid = (int32_t)v;
+	} else {
+		p->pid = PFTRACE_SYNTH_PID + ids->next_synth_pid++;
+		p->synthetic = 1;
+		if ((p->name = raw_label(pid, pn)) == NULL)
+			return -1;
+	}
+	*created = 1;
+	return k;
+}
+
+int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char *tid,
+		      size_t tn, int *created)
+{
+	struct buf key = BUF_INIT;
+	int64_t k, proc, v;
+	uint32_t before = ids->threads_by_raw.n;
+	struct pf_thread *t;
+	int pc;
+
+	*created = 0;
+	if ((proc = pf_ids_proc(ids, pid, pn, &pc)) < 0)
+		return -1;
+	*created = pc;
+	/* a pid's text never holds a NUL byte: the pair is unambiguous */
+	if (buf_add(&key, pid, pn) != 0 || buf_addch(&key, '\0') != 0 ||
+	    buf_add(&key, tid, tn) != 0) {
+		buf_release(&key);
+		return -1;
+	}
+	k = intern_id(&ids->threads_by_raw, key.p, key.len);
+	buf_release(&key);
+	if (k < 0)
+		return -1;
+	if (ids->threads_by_raw.n == before)
+		return k;
+	if (buf_array_room((void **)&ids->threads, ids->nthreads, &ids->capthreads, 16,
+			   sizeof *ids->threads) != 0)
+		return -1;
+	t = &ids->threads[ids->nthreads++];
+	memset(t, 0, sizeof *t);
+	t->uuid = ++ids->next_uuid;
+	t->proc = (uint32_t)proc;
+	if (raw_int(tid, tn, INT64_MIN, INT64_MAX, &v)) {
+		t->tid = v;
+	} else {
+		t->tid = PFTRACE_SYNTH_TID + ids->next_synth_tid++;
+		t->synthetic = 1;
+		if ((t->name = raw_label(tid, tn)) == NULL)
+			return -1;
+	}
+	*created |= 2;
+	return k;
+}
+
+void pf_ids_free(struct pf_ids *ids)
+{
+	size_t i;
+
+	for (i = 0; i < ids->nprocs; i++)
+		free(ids->procs[i].name);
+	for (i = 0; i < ids->nthreads; i++) {
+		free(ids->threads[i].name);
+		free(ids->threads[i].flows);
+		free(ids->threads[i].flow_term);
+	}
+	free(ids->procs);
+	free(ids->threads);
+	intern_free(&ids->procs_by_raw);
+	intern_free(&ids->threads_by_raw);
+	memset(ids, 0, sizeof *ids);
+}
+
+/* ---- packets ----------------------------------------------------------- */
+
+int pftrace_time(const struct jdoc *d, int tok, int64_t *ns)
+{
+	size_t n;
+	const char *t;
+	int sub;
+
+	if (tok < 0)
+		return -1;
+	t = json_text(d, tok, &n);
+	if (json_type(d, tok) != JT_STRING && json_type(d, tok) != JT_PRIMITIVE)
+		return -1;
+	return tsnum_us_to_ns(t, n, ns, &sub) == NUM_OK ? 0 : -1;
+}
+
+static int emit(struct pftrace *p)
+{
+	if (pb_failed(&p->pkt))
+		return PFTRACE_NOMEM;
+	if (p->put(p->put_ctx, p->pkt.b.p, p->pkt.b.len) != 0)
+		return PFTRACE_WRITE;
+	p->packets++;
+	pb_reset(&p->pkt);
+	return PFTRACE_OK;
+}
+
+static void intern_reset(struct pftrace *p)
+{
+	intern_free(&p->names);
+	intern_free(&p->cats);
+	intern_free(&p->argnames);
+	intern_free(&p->strings);
+	p->intern_bytes = 0;
+	p->cleared = 1;
+	p->resets++;
+}
+
+/* The iid of s in table t, its entry added to this packet's InternedData
+ * (field) when new; 0 when memory runs out. */
+static uint64_t iid_of(struct pftrace *p, struct intern *t, uint32_t field, const char *s,
+		       size_t n)
+{
+	uint32_t before = t->n;
+	int64_t k = intern_id(t, s, n);
+
+	if (k < 0)
+		return 0;
+	if (t->n != before) {
+		p->intern_bytes += n + 16;
+		pb_begin(&p->interned, field);
+		pb_varint(&p->interned, PF_IID, (uint64_t)k + 1);
+		pb_bytes(&p->interned, PF_IID_NAME, s, n);
+		pb_end(&p->interned);
+	}
+	return (uint64_t)k + 1;
+}
+
+/* Open an event packet: outer field, timestamp, sequence.  A packet that
+ * uses no interned string (a held slice end, a counter value) says
+ * nothing of the sequence's state, unless it is the first after a
+ * clearing: two bytes less on half the packets. */
+static void packet_begin(struct pftrace *p, int64_t ts, int interns)
+{
+	if (p->intern_bytes > PFTRACE_INTERN_MAX_BYTES ||
+	    p->names.n + p->cats.n + p->argnames.n + p->strings.n > PFTRACE_INTERN_MAX_ENTRIES)
+		intern_reset(p);
+	pb_reset(&p->interned);
+	pb_begin_large(&p->pkt, PF_TRACE_PACKET);
+	pb_varint(&p->pkt, PF_PKT_TIMESTAMP, (uint64_t)ts);
+	pb_varint(&p->pkt, PF_PKT_SEQ_ID, PFTRACE_SEQ_ID);
+	if (p->cleared || interns)
+		pb_varint(&p->pkt, PF_PKT_SEQ_FLAGS, p->cleared ? PF_SEQ_CLEARED | PF_SEQ_NEEDS :
+			  PF_SEQ_NEEDS);
+	p->cleared = 0;
+	pb_begin_large(&p->pkt, PF_PKT_TRACK_EVENT);
+}
+
+/* Close the track event, add the packet's interned entries, write it. */
+static int packet_end(struct pftrace *p)
+{
+	pb_end(&p->pkt);
+	if (p->interned.b.len > 0)
+		pb_bytes(&p->pkt, PF_PKT_INTERNED, p->interned.b.p, p->interned.b.len);
+	if (pb_failed(&p->interned))
+		return PFTRACE_NOMEM;
+	pb_end(&p->pkt);
+	return emit(p);
+}
+
+static int put_descriptor_head(struct pftrace *p, uint64_t uuid)
+{
+	pb_begin(&p->pkt, PF_TRACE_PACKET);
+	pb_varint(&p->pkt, PF_PKT_SEQ_ID, PFTRACE_SEQ_ID);
+	pb_begin(&p->pkt, PF_PKT_TRACK_DESCRIPTOR);
+	return pb_varint(&p->pkt, PF_TD_UUID, uuid);
+}
+
+static int put_descriptor_tail(struct pftrace *p)
+{
+	pb_end(&p->pkt);
+	pb_end(&p->pkt);
+	return emit(p);
+}
+
+static int proc_descriptor(struct pftrace *p, const struct pf_proc *pr)
+{
+	put_descriptor_head(p, pr->uuid);
+	if (pr->has_rank)
+		pb_int64(&p->pkt, PF_TD_RANK, pr->rank);
+	pb_begin(&p->pkt, PF_TD_PROCESS);
+	pb_int64(&p->pkt, PF_PD_PID, pr->pid);
+	if (pr->name != NULL)
+		pb_bytes(&p->pkt, PF_PD_NAME, pr->name, strlen(pr->name));
+	pb_end(&p->pkt);
+	return put_descriptor_tail(p);
+}
+
+static int thread_descriptor(struct pftrace *p, const struct pf_thread *t)
+{
+	const struct pf_proc *pr = &p->ids.procs[t->proc];
+
+	put_descriptor_head(p, t->uuid);
+	pb_varint(&p->pkt, PF_TD_PARENT, pr->uuid);
+	if (t->has_rank)
+		pb_int64(&p->pkt, PF_TD_RANK, t->rank);
+	pb_begin(&p->pkt, PF_TD_THREAD);
+	pb_int64(&p->pkt, PF_THD_PID, pr->pid);
+	pb_int64(&p->pkt, PF_THD_TID, t->tid);
+	if (t->name != NULL)
+		pb_bytes(&p->pkt, PF_THD_NAME, t->name, strlen(t->name));
+	pb_end(&p->pkt);
+	return put_descriptor_tail(p);
+}
+
+/* The descriptors of an event's new process and thread. */
+static int new_tracks(struct pftrace *p, int created, int64_t th, int64_t pr)
+{
+	int rc = PFTRACE_OK;
+
+	if (created & 1)
+		rc = proc_descriptor(p, &p->ids.procs[pr]);
+	if (rc == PFTRACE_OK && (created & 2))
+		rc = thread_descriptor(p, &p->ids.threads[th]);
+	return rc;
+}
+
+int pftrace_init(struct pftrace *p, pftrace_put_fn put, void *ctx)
+{
+	memset(p, 0, sizeof *p);
+	p->put = put;
+	p->put_ctx = ctx;
+	p->pkt = (struct pb)PB_INIT;
+	p->interned = (struct pb)PB_INIT;
+	p->doc = (struct jdoc)JDOC_INIT;
+	p->tmp = (struct buf)BUF_INIT;
+	p->cleared = 1;
+	/* the root track (uuid 0): processes and threads in the order of their
+	 * sort indices, as the JSON view orders them */
+	put_descriptor_head(p, 0);
+	pb_varint(&p->pkt, PF_TD_PROCESS_ORDERING, 1);
+	pb_varint(&p->pkt, PF_TD_THREAD_ORDERING, 1);
+	return put_descriptor_tail(p);
+}
+
+/* ---- args -------------------------------------------------------------- */
+
+static int put_number(struct pftrace *p, const char *t, size_t n)
+{
+	int64_t v;
+	char tmp[64], *end;
+	size_t i;
+	int integral = 1;
+
+	for (i = 0; i < n; i++)
+		if (t[i] == '.' || t[i] == 'e' || t[i] == 'E')
+			integral = 0;
+	if (integral && tsnum_parse_int64(t, n, &v) == NUM_OK)
+		return pb_int64(&p->pkt, PF_DA_INT, v);
+	if (integral && t[0] != '-' && n < 21) {
+		unsigned long long u;
+		memcpy(tmp, t, n);
+		tmp[n] = '\0';
+		errno = 0;
+		u = strtoull(tmp, &end, 10);
+		if (errno == 0 && *end == '\0')
+			return pb_varint(&p->pkt, PF_DA_UINT, u);
+	}
+	buf_reset(&p->tmp);
+	if (buf_add(&p->tmp, t, n) != 0)
+		return -1;
+	{
+		double d = strtod(p->tmp.p, &end);
+		buf_reset(&p->tmp);
+		return pb_double(&p->pkt, PF_DA_DOUBLE, d);
+	}
+}
+
+/* ---- args from the text ---------------------------------------------- */
+
+/* The event lines were checked (tr-encode's scan): these walks over the
+ * text trust their structure and only keep within the bytes.  They read
+ * the members of the common events without a token array: jsmn's tokens
+ * took a fifth of the encode. */
+static size_t jws(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Index just past the value at s[i]. */
+static size_t jskip(const char *s, size_t n, size_t i)
+{
+	int depth = 0;
+
+	if (i >= n)
+		return n;
+	if (s[i] == '"')
+		return event_string_end(s, n, i);
+	if (s[i] != '{' && s[i] != '[') {
+		while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' &&
+		       s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			i++;
+		return i;
+	}
+	while (i < n) {
+		i = event_next_stop(s, n, i);
+		if (i >= n)
+			break;
+		if (s[i] == '"') {
+			i = event_string_end(s, n, i);
+			continue;
+		}
+		if (s[i] == '{' || s[i] == '[')
+			depth++;
+		else if ((s[i] == '}' || s[i] == ']') && --depth == 0)
+			return i + 1;
+		i++;
+	}
+	return n;
+}
+
+/* The bytes of the string whose text (quotes included) is s[0..n): in
+ * place without escapes, else unescaped into b.  -1 on a bad escape. */
+static int jstring(const char *s, size_t n, struct buf *b, const char **out, size_t *len)
+{
+	if (n < 2)
+		return -1;
+	if (memchr(s + 1, '\\', n - 2) == NULL) {
+		*out = s + 1;
+		*len = n - 2;
+		return 0;
+	}
+	buf_reset(b);
+	if (json_unescape(s + 1, n - 2, b) != 0)
+		return -1;
+	*out = b->p;
+	*len = b->len;
+	return 0;
+}
+
+static int text_value(struct pftrace *p, const char *s, size_t n, size_t *at);
+
+/* The members (dict) or elements of the container at s[*at]. */
+static int text_children(struct pftrace *p, const char *s, size_t n, size_t *at)
+{
+	int dict = s[*at] == '{';
+	size_t i = jws(s, n, *at + 1);
+
+	if (i < n && s[i] == (dict ? '}' : ']')) {
+		pb_bytes(&p->pkt, PF_DA_JSON, dict ? "{}" : "[]", 2);
+		*at = i + 1;
+		return 0;
+	}
+	while (i < n) {
+		pb_begin(&p->pkt, dict ? PF_DA_DICT : PF_DA_ARRAY);
+		if (dict) {
+			size_t kend = event_string_end(s, n, i), klen;
+			const char *key;
+			uint64_t iid;
+			if (jstring(s + i, kend - i, &p->tmp, &key, &klen) != 0 ||
+			    (iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, key, klen)) == 0)
+				return -1;
+			pb_varint(&p->pkt, PF_DA_NAME_IID, iid);
+			i = jws(s, n, jws(s, n, kend) + 1);  /* past the colon */
+		}
+		if (text_value(p, s, n, &i) != 0)
+			return -1;
+		pb_end(&p->pkt);
+		i = jws(s, n, i);
+		if (i >= n || s[i] != ',')
+			break;
+		i = jws(s, n, i + 1);
+	}
+	*at = i + 1;
+	return 0;
+}
+
+/* The value at s[*at] into the open annotation; *at past it. */
+static int text_value(struct pftrace *p, const char *s, size_t n, size_t *at)
+{
+	size_t i = *at, end, len;
+	const char *str;
+
+	if (i >= n)
+		return -1;
+	if (s[i] == '{' || s[i] == '[')
+		return text_children(p, s, n, at);
+	end = jskip(s, n, i);
+	*at = end;
+	if (s[i] == '"') {
+		if (jstring(s + i, end - i, &p->tmp, &str, &len) != 0)
+			return -1;
+		if (len <= PFTRACE_INTERN_MAX_STRING) {
+			uint64_t iid = iid_of(p, &p->strings, PF_ID_STRINGS, str, len);
+			if (iid == 0)
+				return -1;
+			return pb_varint(&p->pkt, PF_DA_STRING_IID, iid);
+		}
+		return pb_bytes(&p->pkt, PF_DA_STRING, str, len);
+	}
+	if (s[i] == 't' || s[i] == 'f')
+		return pb_varint(&p->pkt, PF_DA_BOOL, s[i] == 't');
+	if (s[i] == 'n')
+		return pb_bytes(&p->pkt, PF_DA_JSON, "null", 4);
+	return put_number(p, s + i, end - i);
+}
+
+/* Every member of the args object whose text is s[0..n). */
+static int text_args(struct pftrace *p, const char *s, size_t n)
+{
+	size_t i = jws(s, n, 1);
+
+	if (n < 2 || s[0] != '{')
+		return 0;
+	while (i < n && s[i] == '"') {
+		size_t kend = event_string_end(s, n, i), klen;
+		const char *key;
+		uint64_t iid;
+		if (jstring(s + i, kend - i, &p->tmp, &key, &klen) != 0 ||
+		    (iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, key, klen)) == 0)
+			return -1;
+		pb_begin(&p->pkt, PF_TE_DEBUG);
+		pb_varint(&p->pkt, PF_DA_NAME_IID, iid);
+		i = jws(s, n, jws(s, n, kend) + 1);
+		if (text_value(p, s, n, &i) != 0)
+			return -1;
+		pb_end(&p->pkt);
+		i = jws(s, n, i);
+		if (i >= n || s[i] != ',')
+			break;
+		i = jws(s, n, i + 1);
+	}
+	return 0;
+}
+
+/* The top-level members of an event line, the first of each name. */
+enum { M_PH, M_NAME, M_CAT, M_PID, M_TID, M_TS, M_DUR, M_ARGS, M_ID, M_BP, M_S, M_N };
+static const char *const member_keys[M_N] = { "ph", "name", "cat", "pid", "tid", "ts", "dur",
+	"args", "id", "bp", "s" };
+struct span {
+	const char *p;
+	size_t n;   /* 0: absent */
+};
+
+static int text_members(const char *s, size_t n, struct span *m)
+{
+	size_t i = jws(s, n, 0), kend, vend, klen;
+	int k;
+
+	memset(m, 0, M_N * sizeof *m);
+	if (i >= n || s[i] != '{')
+		return -1;
+	i = jws(s, n, i + 1);
+	while (i < n && s[i] == '"') {
+		kend = event_string_end(s, n, i);
+		klen = kend - i - 2;
+		for (k = 0; k < M_N; k++)
+			if (strlen(member_keys[k]) == klen && memcmp(member_keys[k], s + i + 1, klen) == 0)
+				break;
+		i = jws(s, n, jws(s, n, kend) + 1);  /* past the colon */
+		vend = jskip(s, n, i);
+		if (k < M_N && m[k].n == 0) {
+			m[k].p = s + i;
+			m[k].n = vend - i;
+		}
+		i = jws(s, n, vend);
+		if (i >= n || s[i] != ',')
+			break;
+		i = jws(s, n, i + 1);
+	}
+	return 0;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+struct ev {
+	int ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
+};
+
+static int find_members(struct pftrace *p, struct ev *e)
+{
+	int i, k, cnt;
+
+	memset(e, 0xff, sizeof *e);  /* every member absent: -1 */
+	if (json_type(&p->doc, 0) != JT_OBJECT)
+		return -1;
+	cnt = json_size(&p->doc, 0);
+	for (i = 1, k = 0; k < cnt && i > 0; k++) {
+		size_t n;
+		const char *key = json_text(&p->doc, i, &n);
+		int *slot = NULL;
+#define KEY(s, f) else if (n == sizeof s - 1 && memcmp(key, s, n) == 0) slot = &e->f
+		if (0) {}
+		KEY("ph", ph); KEY("name", name); KEY("cat", cat); KEY("pid", pid);
+		KEY("tid", tid); KEY("ts", ts); KEY("dur", dur); KEY("args", args);
+		KEY("id", id); KEY("bp", bp); KEY("s", scope);
+#undef KEY
+		/* the first of a repeated member, as the other stages read */
+		if (slot != NULL && *slot < 0)
+			*slot = i + 1;
+		i = json_next(&p->doc, i + 1);
+	}
+	return 0;
+}
+
+/* A member's raw text, or "" when absent. */
+static const char *raw(const struct pftrace *p, int tok, size_t *n)
+{
+	if (tok < 0) {
+		*n = 0;
+		return "";
+	}
+	return json_raw(&p->doc, tok, n);
+}
+
+static void put_flows(struct pftrace *p, const uint64_t *ids, const uint8_t *term, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pb_fixed64(&p->pkt, term[i] ? PF_TE_TERMINATING_FLOW_IDS : PF_TE_FLOW_IDS, ids[i]);
+	p->flows += n;
+}
+
+/* The thread's held SLICE_END, with the flows it carries. */
+static int flush_held(struct pftrace *p, struct pf_thread *t)
+{
+	int rc;
+
+	if (!t->held)
+		return PFTRACE_OK;
+	packet_begin(p, t->held_end, 0);
+	pb_varint(&p->pkt, PF_TE_TYPE, PF_TYPE_END);
+	pb_varint(&p->pkt, PF_TE_TRACK_UUID, t->uuid);
+	if (t->nheld_flows > 0) {
+		put_flows(p, t->flows, t->flow_term, t->nheld_flows);
+		memmove(t->flows, t->flows + t->nheld_flows,
+			(t->nflows - t->nheld_flows) * sizeof *t->flows);
+		memmove(t->flow_term, t->flow_term + t->nheld_flows, t->nflows - t->nheld_flows);
+		t->nflows -= t->nheld_flows;
+	}
+	t->nheld_flows = 0;
+	t->held = 0;
+	rc = packet_end(p);
+	return rc;
+}
+
+int pf_thread_add_flow(struct pf_thread *t, uint64_t id, int term, int to_held)
+{
+	size_t cap = t->capflows;
+
+	if (buf_array_room((void **)&t->flows, t->nflows, &cap, 4, sizeof *t->flows) != 0)
+		return -1;
+	if (cap != t->capflows) {
+		uint8_t *f = realloc(t->flow_term, cap);
+		if (f == NULL)
+			return -1;
+		t->flow_term = f;
+		t->capflows = cap;
+	}
+	if (to_held) {
+		/* before the flows that wait for the next slice */
+		memmove(t->flows + t->nheld_flows + 1, t->flows + t->nheld_flows,
+			(t->nflows - t->nheld_flows) * sizeof *t->flows);
+		memmove(t->flow_term + t->nheld_flows + 1, t->flow_term + t->nheld_flows,
+			t->nflows - t->nheld_flows);
+		t->flows[t->nheld_flows] = id;
+		t->flow_term[t->nheld_flows++] = (uint8_t)term;
+	} else {
+		t->flows[t->nflows] = id;
+		t->flow_term[t->nflows] = (uint8_t)term;
+	}
+	t->nflows++;
+	return 0;
+}
+
+static int input(struct pftrace *p, const char *what)
+{
+	snprintf(p->err, sizeof p->err, "%s", what);
+	return PFTRACE_INPUT;
+}
+
+/* M: the descriptor of the process or thread it names. */
+static int meta(struct pftrace *p, const struct ev *e)
+{
+	size_t pn, tn;
+	const char *pid = raw(p, e->pid, &pn), *tid = raw(p, e->tid, &tn);
+	int created, is_thread, name, idx;
+	int64_t th = -1, pr, v;
+	char **slot;
+
+	if (e->name < 0 || e->args < 0 || json_type(&p->doc, e->args) != JT_OBJECT)
+		return PFTRACE_OK;
+	if (json_str_eq(&p->doc, e->name, "process_name")) { is_thread = 0; name = 1; }
+	else if (json_str_eq(&p->doc, e->name, "thread_name")) { is_thread = 1; name = 1; }
+	else if (json_str_eq(&p->doc, e->name, "process_sort_index")) { is_thread = 0; name = 0; }
+	else if (json_str_eq(&p->doc, e->name, "thread_sort_index")) { is_thread = 1; name = 0; }
+	else return PFTRACE_OK;
+	if (e->pid < 0 || (is_thread && e->tid < 0))
+		return PFTRACE_OK;
+	if (is_thread) {
+		if ((th = pf_ids_thread(&p->ids, pid, pn, tid, tn, &created)) < 0)
+			return PFTRACE_NOMEM;
+		pr = p->ids.threads[th].proc;
+	} else if ((pr = pf_ids_proc(&p->ids, pid, pn, &created)) < 0) {
+		return PFTRACE_NOMEM;
+	}
+	idx = json_find(&p->doc, e->args, name ? "name" : "sort_index");
+	if (idx < 0)
+		return new_tracks(p, created, th, pr);
+	if (name) {
+		if (json_type(&p->doc, idx) != JT_STRING)
+			return new_tracks(p, created, th, pr);
+		buf_reset(&p->tmp);
+		if (json_token_unescape(&p->doc, idx, &p->tmp) != 0)
+			return input(p, "a metadata name with a bad escape");
+		slot = is_thread ? &p->ids.threads[th].name : &p->ids.procs[pr].name;
+		free(*slot);
+		if ((*slot = buf_memdup(p->tmp.p, p->tmp.len)) == NULL)
+			return PFTRACE_NOMEM;
+	} else {
+		size_t n;
+		const char *t = json_text(&p->doc, idx, &n);
+		double d;
+		char *end;
+		if (json_type(&p->doc, idx) != JT_PRIMITIVE)
+			return new_tracks(p, created, th, pr);
+		if (tsnum_parse_int64(t, n, &v) != NUM_OK) {
+			/* a double, truncated, as Perfetto's JSON import does */
+			buf_reset(&p->tmp);
+			buf_add(&p->tmp, t, n);
+			d = strtod(p->tmp.p, &end);
+			if (!(d > -2147483649.0 && d < 2147483648.0))
+				return new_tracks(p, created, th, pr);
+			v = (int64_t)d;
+		}
+		if (v < INT32_MIN) v = INT32_MIN;
+		if (v > INT32_MAX) v = INT32_MAX;
+		if (is_thread) {
+			p->ids.threads[th].has_rank = 1;
+			p->ids.threads[th].rank = (int32_t)v;
+		} else {
+			p->ids.procs[pr].has_rank = 1;
+			p->ids.procs[pr].rank = (int32_t)v;
+		}
+	}
+	/* written again whole: Perfetto takes the later name and rank */
+	if (!is_thread)
+		return proc_descriptor(p, &p->ids.procs[pr]);
+	if ((created & 1) && proc_descriptor(p, &p->ids.procs[pr]) != PFTRACE_OK)
+		return PFTRACE_WRITE;
+	return thread_descriptor(p, &p->ids.threads[th]);
+}
+
+static int counter(struct pftrace *p, const struct ev *e, int64_t ts)
+{
+	size_t pn, nn;
+	const char *pid = raw(p, e->pid, &pn);
+	int created, i, k, cnt, rc;
+	int64_t pr;
+	struct buf key = BUF_INIT, name = BUF_INIT;
+
+	if (e->args < 0 || json_type(&p->doc, e->args) != JT_OBJECT)
+		return PFTRACE_OK;
+	if ((pr = pf_ids_proc(&p->ids, pid, pn, &created)) < 0)
+		return PFTRACE_NOMEM;
+	if (created && (rc = proc_descriptor(p, &p->ids.procs[pr])) != PFTRACE_OK)
+		return rc;
+	cnt = json_size(&p->doc, e->args);
+	rc = PFTRACE_OK;
+	for (i = e->args + 1, k = 0; k < cnt && rc == PFTRACE_OK; k++, i = json_next(&p->doc, i + 1)) {
+		const char *t = json_text(&p->doc, i + 1, &nn);
+		uint32_t before = p->counters.n;
+		int64_t c;
+		/* numbers only, as Perfetto's JSON import reads a counter */
+		if (json_type(&p->doc, i + 1) != JT_PRIMITIVE || t[0] == 't' || t[0] == 'f' ||
+		    t[0] == 'n')
+			continue;
+		buf_reset(&name);
+		if (e->name >= 0 && json_token_unescape(&p->doc, e->name, &name) != 0)
+			break;
+		buf_addch(&name, ' ');
+		if (json_token_unescape(&p->doc, i, &name) != 0)
+			break;
+		buf_reset(&key);
+		buf_add(&key, pid, pn);
+		buf_addch(&key, '\0');
+		buf_add(&key, name.p, name.len);
+		if ((c = intern_id(&p->counters, key.p, key.len)) < 0) {
+			rc = PFTRACE_NOMEM;
+			break;
+		}
+		if (p->counters.n != before) {
+			if ((size_t)c >= p->capcounters &&
+			    buf_array_room((void **)&p->counter_uuids, (size_t)c, &p->capcounters, 16,
+					   sizeof *p->counter_uuids) != 0) {
+				rc = PFTRACE_NOMEM;
+				break;
+			}
+			p->counter_uuids[c] = ++p->ids.next_uuid;
+			put_descriptor_head(p, p->counter_uuids[c]);
+			pb_varint(&p->pkt, PF_TD_PARENT, p->ids.procs[pr].uuid);
+			pb_bytes(&p->pkt, PF_TD_NAME, name.p, name.len);
+			pb_bytes(&p->pkt, PF_TD_COUNTER, "", 0);
+			if ((rc = put_descriptor_tail(p)) != PFTRACE_OK)
+				break;
+		}
+		packet_begin(p, ts, 0);
+		pb_varint(&p->pkt, PF_TE_TYPE, PF_TYPE_COUNTER);
+		pb_varint(&p->pkt, PF_TE_TRACK_UUID, p->counter_uuids[c]);
+		{
+			int64_t v;
+			size_t j;
+			int integral = 1;
+			for (j = 0; j < nn; j++)
+				if (t[j] == '.' || t[j] == 'e' || t[j] == 'E')
+					integral = 0;
+			if (integral && tsnum_parse_int64(t, nn, &v) == NUM_OK) {
+				pb_int64(&p->pkt, PF_TE_COUNTER, v);
+			} else {
+				char *end;
+				buf_reset(&p->tmp);
+				buf_add(&p->tmp, t, nn);
+				pb_double(&p->pkt, PF_TE_DOUBLE_COUNTER, strtod(p->tmp.p, &end));
+			}
+		}
+		rc = packet_end(p);
+	}
+	buf_release(&key);
+	buf_release(&name);
+	return rc;
+}
+
+/* A time member's text (a number, or a string holding one) to ns. */
+static int span_time(const struct span *m, int64_t *ns)
+{
+	int sub;
+
+	if (m->n == 0)
+		return -1;
+	if (m->p[0] == '"')
+		return m->n >= 2 && tsnum_us_to_ns(m->p + 1, m->n - 2, ns, &sub) == NUM_OK ? 0 : -1;
+	return tsnum_us_to_ns(m->p, m->n, ns, &sub) == NUM_OK ? 0 : -1;
+}
+
+/* The interned iid of a string member's text into field, when present. */
+static int span_iid(struct pftrace *p, const struct span *m, struct intern *t, uint32_t table,
+		    uint32_t field)
+{
+	const char *str;
+	size_t len;
+	uint64_t iid;
+
+	if (m->n == 0)
+		return 0;
+	if (m->p[0] != '"' || jstring(m->p, m->n, &p->tmp, &str, &len) != 0 ||
+	    (iid = iid_of(p, t, table, str, len)) == 0)
+		return -1;
+	return pb_varint(&p->pkt, field, iid);
+}
+
+/* M and C: through the token array (a few per trace). */
+static int event_by_tokens(struct pftrace *p, const char *line, size_t len, enum pf_kind kind)
+{
+	struct ev e;
+	int nomem = 0;
+	int64_t ts;
+
+	if (json_parse(&p->doc, line, len, &nomem) != 0)
+		return nomem ? PFTRACE_NOMEM : input(p, "an event line that is not JSON");
+	if (find_members(p, &e) != 0)
+		return input(p, "an event line that is not an object");
+	if (kind == PF_K_META)
+		return meta(p, &e);
+	if (pftrace_time(&p->doc, e.ts, &ts) != 0) {
+		p->skipped++;
+		return PFTRACE_OK;
+	}
+	return counter(p, &e, ts);
+}
+
+int pftrace_event(struct pftrace *p, const char *line, size_t len)
+{
+	struct span m[M_N];
+	int created, rc;
+	enum pf_kind kind;
+	int64_t th, ts = 0, dur = 0;
+	struct pf_thread *t;
+
+	if (text_members(line, len, m) != 0)
+		return input(p, "an event line that is not an object");
+	kind = pftrace_kind(m[M_PH].p, m[M_PH].n);
+	p->events++;
+	if (kind == PF_K_SKIP) {
+		p->skipped++;
+		return PFTRACE_OK;
+	}
+	if (kind == PF_K_META || kind == PF_K_COUNTER)
+		return event_by_tokens(p, line, len, kind);
+	if (span_time(&m[M_TS], &ts) != 0) {
+		p->skipped++;
+		return PFTRACE_OK;
+	}
+	if ((th = pf_ids_thread(&p->ids, m[M_PID].p, m[M_PID].n, m[M_TID].p, m[M_TID].n,
+				&created)) < 0)
+		return PFTRACE_NOMEM;
+	if ((rc = new_tracks(p, created, th, p->ids.threads[th].proc)) != PFTRACE_OK)
+		return rc;
+	t = &p->ids.threads[th];
+	if (kind == PF_K_FLOW) {
+		const struct span *bp = &m[M_BP];
+		int term = m[M_PH].p[1] == 'f';
+		int enclosing = !term || (bp->n == 3 && bp->p[1] == 'e');
+		if (pf_thread_add_flow(t, pftrace_flow_id(m[M_CAT].p, m[M_CAT].n, m[M_NAME].p, m[M_NAME].n,
+						m[M_ID].p, m[M_ID].n), term, enclosing && t->held) != 0)
+			return PFTRACE_NOMEM;
+		return PFTRACE_OK;
+	}
+	if ((rc = flush_held(p, t)) != PFTRACE_OK)
+		return rc;
+	if (kind == PF_K_SLICE && m[M_DUR].n > 0 && span_time(&m[M_DUR], &dur) != 0)
+		dur = 0;
+	packet_begin(p, ts, 1);
+	pb_varint(&p->pkt, PF_TE_TYPE, kind == PF_K_END ? PF_TYPE_END :
+		  kind == PF_K_INSTANT ? PF_TYPE_INSTANT : PF_TYPE_BEGIN);
+	{
+		uint64_t uuid = t->uuid;
+		const struct span *sc = &m[M_S];
+		if (kind == PF_K_INSTANT && sc->n == 3 && sc->p[1] == 'g') {
+			if (p->global_uuid == 0) {
+				p->global_uuid = ++p->ids.next_uuid;
+				/* a descriptor inside a packet being built: keep that
+				 * packet's bytes aside */
+				struct pb save = p->pkt;
+				p->pkt = (struct pb)PB_INIT;
+				put_descriptor_head(p, p->global_uuid);
+				pb_bytes(&p->pkt, PF_TD_NAME, PFTRACE_GLOBAL_TRACK_NAME,
+					 sizeof PFTRACE_GLOBAL_TRACK_NAME - 1);
+				rc = put_descriptor_tail(p);
+				pb_release(&p->pkt);
+				p->pkt = save;
+				if (rc != PFTRACE_OK)
+					return rc;
+			}
+			uuid = p->global_uuid;
+		} else if (kind == PF_K_INSTANT && sc->n == 3 && sc->p[1] == 'p') {
+			uuid = p->ids.procs[t->proc].uuid;
+		}
+		pb_varint(&p->pkt, PF_TE_TRACK_UUID, uuid);
+	}
+	if (span_iid(p, &m[M_CAT], &p->cats, PF_ID_CATEGORIES, PF_TE_CATEGORY_IIDS) != 0 ||
+	    span_iid(p, &m[M_NAME], &p->names, PF_ID_NAMES, PF_TE_NAME_IID) != 0 ||
+	    (m[M_ARGS].n > 0 && text_args(p, m[M_ARGS].p, m[M_ARGS].n) != 0))
+		return pb_failed(&p->pkt) ? PFTRACE_NOMEM : input(p, "a string with a bad escape");
+	/* the flows that waited for a slice to begin */
+	if (kind != PF_K_END && t->nflows > t->nheld_flows) {
+		put_flows(p, t->flows, t->flow_term, t->nflows);
+		t->nflows = 0;
+	}
+	if ((rc = packet_end(p)) != PFTRACE_OK)
+		return rc;
+	if (kind == PF_K_SLICE) {
+		t->held = 1;
+		t->held_end = tsnum_sat_add(ts, dur);
+	}
+	return PFTRACE_OK;
+}
+
+int pftrace_finish(struct pftrace *p)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->ids.nthreads; i++) {
+		struct pf_thread *t = &p->ids.threads[i];
+		if ((rc = flush_held(p, t)) != PFTRACE_OK)
+			return rc;
+		p->flows_dropped += t->nflows;
+		t->nflows = 0;
+	}
+	return PFTRACE_OK;
+}
+
+void pftrace_free(struct pftrace *p)
+{
+	pf_ids_free(&p->ids);
+	intern_free(&p->names);
+	intern_free(&p->cats);
+	intern_free(&p->argnames);
+	intern_free(&p->strings);
+	intern_free(&p->counters);
+	free(p->counter_uuids);
+	pb_release(&p->pkt);
+	pb_release(&p->interned);
+	json_free(&p->doc);
+	buf_release(&p->tmp);
+}

@@ -1,0 +1,156 @@
+/* pftrace: the trace-layers event stream as a Perfetto protobuf trace
+ * (a sequence of TracePacket, Perfetto's own field numbers), one event line
+ * at a time, in bounded memory.  What becomes what:
+ *   every pid: a process TrackDescriptor (process_name, and
+ *     process_sort_index as sibling_order_rank under explicit ordering);
+ *   every (pid, tid): a thread TrackDescriptor (thread_name,
+ *     thread_sort_index), synthetic lanes and the layer guide included;
+ *   X: SLICE_BEGIN at ts and SLICE_END at ts + dur; B / E: SLICE_BEGIN /
+ *     SLICE_END; i / I: INSTANT (scope g: a global track, p: the process,
+ *     else the thread); C: one COUNTER per numeric args member, on the
+ *     process's counter track "NAME KEY";
+ *   s / t / f: flow ids on a slice of their thread (see pftrace.c);
+ *   M: the descriptors above; other metadata and other phases are left out.
+ * Names, categories, args keys and short string values are interned
+ * (InternedData), the table reset past PFTRACE_INTERN_MAX_* entries or
+ * bytes.  Every args member is a debug annotation of its JSON type.
+ * The common/ rule: library code returns a status and never prints or exits. */
+#ifndef TR_PFTRACE_H
+#define TR_PFTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "intern.h"
+#include "json.h"
+#include "pb.h"
+
+/* Perfetto's field numbers (protos/perfetto/trace/...), the subset used. */
+enum {
+	PF_TRACE_PACKET = 1,
+	PF_PKT_TIMESTAMP = 8, PF_PKT_SEQ_ID = 10, PF_PKT_TRACK_EVENT = 11,
+	PF_PKT_INTERNED = 12, PF_PKT_SEQ_FLAGS = 13, PF_PKT_TRACK_DESCRIPTOR = 60,
+	PF_SEQ_CLEARED = 1, PF_SEQ_NEEDS = 2,
+	PF_TE_CATEGORY_IIDS = 3, PF_TE_DEBUG = 4, PF_TE_TYPE = 9, PF_TE_NAME_IID = 10,
+	PF_TE_TRACK_UUID = 11, PF_TE_COUNTER = 30, PF_TE_DOUBLE_COUNTER = 44,
+	PF_TE_FLOW_IDS = 47, PF_TE_TERMINATING_FLOW_IDS = 48,
+	PF_TYPE_BEGIN = 1, PF_TYPE_END = 2, PF_TYPE_INSTANT = 3, PF_TYPE_COUNTER = 4,
+	PF_ID_CATEGORIES = 1, PF_ID_NAMES = 2, PF_ID_ARG_NAMES = 3, PF_ID_STRINGS = 29,
+	PF_IID = 1, PF_IID_NAME = 2,
+	PF_DA_NAME_IID = 1, PF_DA_BOOL = 2, PF_DA_UINT = 3, PF_DA_INT = 4, PF_DA_DOUBLE = 5,
+	PF_DA_STRING = 6, PF_DA_JSON = 9, PF_DA_DICT = 11, PF_DA_ARRAY = 12,
+	PF_DA_STRING_IID = 17,
+	PF_TD_UUID = 1, PF_TD_NAME = 2, PF_TD_PROCESS = 3, PF_TD_THREAD = 4,
+	PF_TD_PARENT = 5, PF_TD_COUNTER = 8, PF_TD_RANK = 12, PF_TD_PROCESS_ORDERING = 19,
+	PF_TD_THREAD_ORDERING = 20,
+	PF_PD_PID = 1, PF_PD_NAME = 6,
+	PF_THD_PID = 1, PF_THD_TID = 2, PF_THD_NAME = 5
+};
+
+/* The interning bound: past this many entries, or bytes of their text, the
+ * next packet starts a new incremental state (SEQ_INCREMENTAL_STATE_CLEARED). */
+#define PFTRACE_INTERN_MAX_ENTRIES 65536
+#define PFTRACE_INTERN_MAX_BYTES ((size_t)8 << 20)
+/* a string value longer than this is written in place, not interned */
+#define PFTRACE_INTERN_MAX_STRING 256
+/* pids and tids that are not integers in range (strings such as "Spans")
+ * get these numbers, in order of first appearance */
+#define PFTRACE_SYNTH_PID 0x70000000
+#define PFTRACE_SYNTH_TID 0x70000000
+/* the one sequence every packet belongs to */
+#define PFTRACE_SEQ_ID 1
+#define PFTRACE_GLOBAL_TRACK_NAME "Global instants"
+
+enum pftrace_status { PFTRACE_OK = 0, PFTRACE_INPUT = -1, PFTRACE_WRITE = -2,
+		      PFTRACE_NOMEM = -3 };
+
+/* What an event line becomes: its phase's class. */
+enum pf_kind { PF_K_SKIP = 0, PF_K_SLICE, PF_K_BEGIN, PF_K_END, PF_K_INSTANT, PF_K_COUNTER,
+	       PF_K_FLOW, PF_K_META };
+enum pf_kind pftrace_kind(const char *ph, size_t n);
+
+/* The ids of processes and threads, shared with the reader: pid and tid
+ * raw JSON texts to numbers (integers within int32 / int64 as they are,
+ * anything else a synthetic number from PFTRACE_SYNTH_*). */
+struct pf_proc {
+	uint64_t uuid;
+	int32_t pid;
+	int synthetic;
+	char *name;         /* process_name, or the raw string of a synthetic pid */
+	int has_rank;
+	int32_t rank;
+};
+struct pf_thread {
+	uint64_t uuid;
+	uint32_t proc;      /* index into procs */
+	int64_t tid;
+	int synthetic;
+	char *name;
+	int has_rank;
+	int32_t rank;
+	/* the writer's binding of flows: see pftrace.c */
+	int held;           /* an X's SLICE_END waits here */
+	int64_t held_start, held_end;
+	uint64_t *flows;    /* flows for the held END, then for the next slice */
+	uint8_t *flow_term;
+	size_t nflows, capflows, nheld_flows;
+};
+struct pf_ids {
+	struct intern procs_by_raw, threads_by_raw;
+	struct pf_proc *procs;
+	struct pf_thread *threads;
+	size_t nprocs, capprocs, nthreads, capthreads;
+	uint64_t next_uuid;
+	int32_t next_synth_pid;
+	int64_t next_synth_tid;
+};
+/* The process (thread) of raw pid (pid, tid) texts: its index, *created set
+ * to 1 when it is new; -1 when memory runs out. */
+int64_t pf_ids_proc(struct pf_ids *ids, const char *pid, size_t pn, int *created);
+int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char *tid,
+		      size_t tn, int *created);
+void pf_ids_free(struct pf_ids *ids);
+/* A flow for thread t: on its held slice end (to_held), else for the next
+ * slice; 0 or -1 (memory). */
+int pf_thread_add_flow(struct pf_thread *t, uint64_t id, int term, int to_held);
+
+/* The flow id of an s / t / f event: a 64-bit hash of its (cat, name, id)
+ * texts, Perfetto's identity of a JSON flow. */
+uint64_t pftrace_flow_id(const char *cat, size_t cn, const char *name, size_t nn,
+			 const char *id, size_t in);
+
+typedef int (*pftrace_put_fn)(void *ctx, const void *data, size_t n);
+
+struct pftrace {
+	pftrace_put_fn put;
+	void *put_ctx;
+	struct pf_ids ids;
+	struct intern names, cats, argnames, strings;
+	size_t intern_bytes;
+	int cleared;            /* the next event packet clears the state */
+	struct pb pkt;
+	struct pb interned;     /* this packet's new entries */
+	struct jdoc doc;
+	struct buf tmp;
+	uint64_t global_uuid;
+	struct intern counters; /* "pid\0name\0key" -> counter track */
+	uint64_t *counter_uuids;
+	size_t capcounters;
+	uint64_t packets, events, flows, flows_dropped, skipped, resets;
+	char err[256];
+};
+
+int pftrace_init(struct pftrace *p, pftrace_put_fn put, void *ctx);
+/* One event line (a JSON object, as tr-encode checked it). */
+int pftrace_event(struct pftrace *p, const char *line, size_t len);
+/* The held slice ends; flows still waiting for a slice are dropped
+ * (counted in flows_dropped). */
+int pftrace_finish(struct pftrace *p);
+void pftrace_free(struct pftrace *p);
+
+/* The time texts of an event: a number or a string holding one, in
+ * microseconds, to exact nanoseconds (the floor below a nanosecond). */
+int pftrace_time(const struct jdoc *d, int tok, int64_t *ns);
+
+#endif

@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""An oracle for tr-encode --format perfetto, independent of the C code:
+a wire-format reader of Perfetto traces in plain Python, and a comparison,
+event by event, with the source trace read by Python's json module.
+
+usage: pftrace_check.py SOURCE.json[.gz] OUT.pftrace[.gz]
+
+Checked for every event the writer keeps (X, B, E, i, I, C; M for names
+and sort indices; s, t, f as flow counts): type, ts in exact nanoseconds
+(from the decimal text, json's Decimal), the SLICE_END of an X at ts + dur
+as the next packet on its track, track (process and thread by pid and
+tid; a string pid or tid by its synthetic number, the same for the same
+string), name, category, every args member with its JSON type and value.
+Prints one summary line; exit 1 with the first difference."""
+import decimal
+import gzip
+import json
+import struct
+import sys
+
+SYNTH = 0x70000000
+
+
+def varint(b, i):
+    r = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        r |= (c & 0x7F) << s
+        s += 7
+        if not c & 0x80:
+            return r, i
+
+
+def fields(b):
+    """(field number, wire type, value) of a message's bytes, in order."""
+    i, out = 0, []
+    while i < len(b):
+        k, i = varint(b, i)
+        num, wt = k >> 3, k & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 1:
+            v = b[i:i + 8]
+            i += 8
+        elif wt == 2:
+            n, i = varint(b, i)
+            v = b[i:i + n]
+            i += n
+        elif wt == 5:
+            v = b[i:i + 4]
+            i += 4
+        else:
+            raise ValueError('wire type %d' % wt)
+        out.append((num, wt, v))
+    return out
+
+
+def signed(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+class Out:
+    def __init__(self):
+        self.tables = {}
+        self.tracks = {}
+
+    def annotation(self, b):
+        name, value, kids, dict_kids = None, None, [], None
+        for num, wt, v in fields(b):
+            if num == 1:
+                name = self.tables[3][v].decode('utf-8', 'surrogateescape')
+            elif num == 10:
+                name = v.decode('utf-8', 'surrogateescape')
+            elif num == 2:
+                value = ('v', bool(v))
+            elif num == 3:
+                value = ('v', v)
+            elif num == 4:
+                value = ('v', signed(v))
+            elif num == 5:
+                value = ('v', struct.unpack('<d', v)[0])
+            elif num == 6:
+                value = ('v', v.decode('utf-8', 'surrogateescape'))
+            elif num == 17:
+                value = ('v', self.tables[29][v].decode('utf-8', 'surrogateescape'))
+            elif num == 9:
+                value = ('v', json.loads(v))
+            elif num in (11, 12):
+                dict_kids = num == 11
+                kids.append(self.annotation(v))
+            else:
+                raise ValueError('annotation field %d' % num)
+        if kids:
+            value = ('v', {k: x for k, x in kids} if dict_kids else [x for _, x in kids])
+        return name, value[1]
+
+    def events(self, data):
+        """The TrackEvent packets, decoded, in order."""
+        for num, wt, pkt in fields(data):
+            assert num == 1 and wt == 2, 'not a Trace.packet'
+            f = fields(pkt)
+            flags = sum(v for n, _, v in f if n == 13)
+            if flags & 1:
+                self.tables = {1: {}, 2: {}, 3: {}, 29: {}}
+            ts, te = None, None
+            for n, wt, v in f:
+                if n == 8:
+                    ts = v
+                elif n == 10:
+                    assert v == 1, 'sequence id'
+                elif n == 12:
+                    for k, _, e in fields(v):
+                        d = dict((a, b) for a, _, b in fields(e))
+                        self.tables[k][d[1]] = d[2]
+                elif n == 60:
+                    d = {'kind': 'named', 'parent': 0}
+                    for a, _, b in fields(v):
+                        if a == 1:
+                            d['uuid'] = b
+                        elif a == 5:
+                            d['parent'] = b
+                        elif a == 2:
+                            d['name'] = b.decode()
+                        elif a == 12:
+                            d['rank'] = signed(b)
+                            d['rank'] = d['rank'] - (1 << 32) if d['rank'] >= 1 << 31 else d['rank']
+                        elif a == 8:
+                            d['kind'] = 'counter'
+                        elif a in (3, 4):
+                            d['kind'] = 'process' if a == 3 else 'thread'
+                            for x, _, y in fields(b):
+                                if x == 1:
+                                    d['pid'] = signed(y)
+                                    d['pid'] = d['pid'] - (1 << 32) if d['pid'] >= 1 << 31 else d['pid']
+                                elif x == 2:
+                                    d['tid'] = signed(y)
+                                elif x in (5, 6):
+                                    d['name'] = y.decode('utf-8', 'surrogateescape')
+                    self.tracks[d['uuid']] = d
+                elif n == 11:
+                    te = v
+            if te is None:
+                continue
+            e = {'ts': ts, 'args': {}, 'flows': 0}
+            args = []
+            for n, wt, v in fields(te):
+                if n == 9:
+                    e['type'] = v
+                elif n == 11:
+                    e['track'] = v
+                elif n == 10:
+                    e['name'] = self.tables[2][v].decode('utf-8', 'surrogateescape')
+                elif n == 3:
+                    e['cat'] = self.tables[1][v].decode('utf-8', 'surrogateescape')
+                elif n == 4:
+                    args.append(self.annotation(v))
+                elif n == 30:
+                    e['value'] = signed(v)
+                elif n == 44:
+                    e['value'] = struct.unpack('<d', v)[0]
+                elif n in (47, 48):
+                    e['flows'] += 1
+                else:
+                    raise ValueError('track event field %d' % n)
+            e['args'] = args
+            yield e
+
+
+def ns(v):
+    """Microseconds (a Decimal, an int, or a string holding one) to ns."""
+    d = decimal.Decimal(v) if isinstance(v, str) else decimal.Decimal(v)
+    return int((d * 1000).to_integral_value(rounding=decimal.ROUND_FLOOR))
+
+
+def same(a, b):
+    if isinstance(a, decimal.Decimal):
+        return isinstance(b, float) and float(a) == b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int):
+        return (isinstance(b, int) and a == b) or (isinstance(b, float) and float(a) == b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def main():
+    src, out = sys.argv[1], sys.argv[2]
+    op = gzip.open if open(src, 'rb').read(2) == b'\x1f\x8b' else open
+    with op(src, 'rb') as f:
+        doc = json.loads(f.read().decode('utf-8', 'surrogateescape'), parse_float=decimal.Decimal)
+    events = doc['traceEvents'] if isinstance(doc, dict) else doc
+    raw = open(out, 'rb').read()
+    if raw[:2] == b'\x1f\x8b':
+        raw = gzip.decompress(raw)
+    o = Out()
+    packets = o.events(raw)
+    synth_p, synth_t, names, ranks = {}, {}, {}, {}
+    pending = {}     # track uuid -> the ts its X's end must have
+    counts = {'events': 0, 'ends': 0, 'src_flows': 0, 'out_flows': 0}
+
+    def pid_of(p):
+        if isinstance(p, int) and -(1 << 31) <= p < 1 << 31:
+            return p
+        return synth_p.setdefault(json.dumps(p), SYNTH + len(synth_p))
+
+    def tid_of(p, t):
+        pid_of(p)  # a thread's process comes first, as the writer numbers them
+        if isinstance(t, int) and -(1 << 63) <= t < 1 << 63:
+            return t
+        return synth_t.setdefault((json.dumps(p), json.dumps(t)), SYNTH + len(synth_t))
+
+    def fail(i, what):
+        print('pftrace_check: event %d: %s' % (i, what), file=sys.stderr)
+        sys.exit(1)
+
+    def take(i):
+        for e in packets:
+            counts['out_flows'] += e['flows']
+            if e['track'] in pending:
+                want = pending.pop(e['track'])
+                if e['type'] != 2 or e['ts'] != want or 'name' in e or e['args']:
+                    fail(i, 'the next packet on an X\'s track is not its end at %d: %r' % (want, e))
+                counts['ends'] += 1
+                continue
+            return e
+        fail(i, 'the output ends early')
+
+    for i, ev in enumerate(events):
+        ph = ev.get('ph')
+        if ph == 'M':
+            meta = ev.get('name')
+            if meta not in ('process_name', 'thread_name', 'process_sort_index', 'thread_sort_index') \
+                    or not isinstance(ev.get('args'), dict) or 'pid' not in ev or (meta[0] == 't' and 'tid' not in ev):
+                continue
+            # numbered in the writer's order of first appearance
+            if meta[0] == 't':
+                tid_of(ev['pid'], ev['tid'])
+            else:
+                pid_of(ev['pid'])
+            if meta in ('process_name', 'thread_name') and isinstance(ev['args'].get('name'), str):
+                names[(ev['name'][0], pid_of(ev.get('pid')), tid_of(ev.get('pid'), ev.get('tid')) if ev['name'][0] == 't' else None)] = ev['args']['name']
+            continue
+        if ph not in ('X', 'B', 'E', 'i', 'I', 'C', 's', 't', 'f') or 'ts' not in ev:
+            continue
+        if ph == 'C':
+            pid_of(ev.get('pid'))
+        else:
+            tid_of(ev.get('pid'), ev.get('tid'))
+        if ph in ('s', 't', 'f'):
+            counts['src_flows'] += 1
+            continue
+        ts = ns(ev['ts'])
+        counts['events'] += 1
+        if ph == 'C':
+            for k, v in ev.get('args', {}).items():
+                if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
+                    continue
+                e = take(i)
+                t = o.tracks[e['track']]
+                if e['type'] != 4 or e['ts'] != ts or t['name'] != '%s %s' % (ev.get('name', ''), k) \
+                        or o.tracks[t['parent']]['pid'] != pid_of(ev.get('pid')) or not same(v, e['value']):
+                    fail(i, 'counter %s: %r' % (k, e))
+            continue
+        e = take(i)
+        want = {'X': 1, 'B': 1, 'E': 2, 'i': 3, 'I': 3}[ph]
+        if e['type'] != want or e['ts'] != ts:
+            fail(i, 'type %d ts %d, the source %s at %d' % (e['type'], e['ts'], ph, ts))
+        t = o.tracks[e['track']]
+        scope = ev.get('s')
+        if ph in 'iI' and scope == 'g':
+            ok = t['kind'] == 'named' and t['name'] == 'Global instants'
+        elif ph in 'iI' and scope == 'p':
+            ok = t['kind'] == 'process' and t['pid'] == pid_of(ev.get('pid'))
+        else:
+            ok = t['kind'] == 'thread' and t['pid'] == pid_of(ev.get('pid')) and \
+                t['tid'] == tid_of(ev.get('pid'), ev.get('tid'))
+        if not ok:
+            fail(i, 'on track %r' % t)
+        if e.get('name') != ev.get('name') or e.get('cat') != ev.get('cat'):
+            fail(i, 'name/cat %r %r, the source %r %r' % (e.get('name'), e.get('cat'), ev.get('name'), ev.get('cat')))
+        args = ev.get('args', {})
+        if not isinstance(args, dict):
+            args = {}
+        got = e['args']
+        if [k for k, _ in got] != list(args) or not all(same(args[k], v) for k, v in got):
+            fail(i, 'args %r, the source %r' % (got, args))
+        if ph == 'X':
+            pending[e['track']] = ts + (ns(ev['dur']) if 'dur' in ev else 0)
+    for e in packets:
+        counts['out_flows'] += e['flows']
+        if e['track'] not in pending or e['type'] != 2 or pending.pop(e['track']) != e['ts']:
+            fail(len(events), 'an event packet after the last: %r' % e)
+        counts['ends'] += 1
+    if pending:
+        fail(len(events), '%d X ends missing' % len(pending))
+    if counts['out_flows'] > counts['src_flows']:
+        fail(len(events), 'more flows than the source has')
+    for (kind, pid, tid), name in names.items():
+        for t in o.tracks.values():
+            if t['kind'] == ('process' if kind == 'p' else 'thread') and t.get('pid') == pid and \
+                    (kind == 'p' or t.get('tid') == tid):
+                if t.get('name') != name:
+                    fail(len(events), 'the %s name of %d/%r is %r, the source %r' % (kind, pid, tid, t.get('name'), name))
+                break
+        else:
+            fail(len(events), 'no descriptor for %s %d/%r' % (kind, pid, tid))
+    print('pftrace_check: %d events, %d slice ends, %d of %d flows, %d names: equal' %
+          (counts['events'], counts['ends'], counts['out_flows'], counts['src_flows'], len(names)))
+
+
+main()
