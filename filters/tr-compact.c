@@ -4,7 +4,7 @@
  * rebuilt exactly.  Kernel names, ts, dur and args.stream never change.
  * See tr-compact(1).
  *
- * Options and glue: the model and its two passes are common/compact/compact.h,
+ * Options and glue: the model and its two passes are common/compact.h,
  * flow binding compact_flow.h, the byte edit compact_rewrite.h, the report
  * and summary compact_report.h, the spill compact_spill.h.  Pass one spills
  * the stream and shows every event to the model; lanes are planned between
@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gz/gz.h"
 #include "core/buf.h"
 #include "compact/compact.h"
 #include "compact/compact_report.h"
@@ -31,9 +30,11 @@
 #include "json/event.h"
 #include "stream/filter.h"
 #include "core/io.h"
+#include "json/json.h"
 #include "core/opt.h"
 #include "core/outfile.h"
 #include "core/progress.h"
+#include "gz/gz.h"
 #include "json/tsnum.h"
 #include "stream/trstream.h"
 
@@ -65,7 +66,7 @@ struct state {
 	struct outfile summary;    /* outfile_open_side: path NULL for a /dev/ path */
 	const char *only_pid;
 	const char *only_device;
-	struct compact c;
+	struct compact *c;
 	struct compact_spill spill;
 	struct buf text;
 	struct progress meter;
@@ -82,7 +83,7 @@ static void check(struct compact *c, int rc)
 	if (rc == COMPACT_SYSTEM)
 		die_errno(EXIT_TROUBLE, "temporary file");
 	if (rc != COMPACT_OK)
-		die(EXIT_INPUT, "%s", c->msg.p);
+		die(EXIT_INPUT, "%s", compact_message(c));
 }
 
 static _Noreturn void spill_failed(const struct compact_spill *s)
@@ -126,18 +127,21 @@ static void see_all(struct state *st, struct filter *f)
 	while ((kind = filter_next(f, &line, &len)) > LINE_END) {
 		if (kind == LINE_HEAD) {
 			struct trstream_head_in head;
+			struct jdoc doc = JDOC_INIT;
 			char err[100];
-			if (trstream_head_read(&st->c.doc, line, len, &head, err, sizeof err) != 0)
+			int rc = trstream_head_read(&doc, line, len, &head, err, sizeof err);
+			json_free(&doc);
+			if (rc != 0)
 				die(EXIT_INPUT, "%s", err);
-			st->c.source_name = head.source;
+			compact_set_source(st->c, head.source);
 			filter_pass(f, line, len);
 			continue;
 		}
 		if (kind == LINE_EVENT)
-			check(&st->c, compact_see_event(&st->c, line, len));
+			check(st->c, compact_see_event(st->c, line, len));
 		else if (kind == LINE_CONTROL && stream_is_kind(line, len, "report") &&
 			 trstream_report_is(line, len, TRSTREAM_LAYERS_SUFFIX))
-			st->c.layers_report = 1; /* the compaction report folds into it */
+			compact_set_layers_report(st->c, 1); /* the compaction report folds into it */
 		if (compact_spill_put(&st->spill, line, len + 1) != 0)
 			spill_failed(&st->spill);
 	}
@@ -186,7 +190,7 @@ static void *pass_ahead(void *arg)
  * memory is the one pass one gave back. */
 static void plan(struct state *st, struct filter *f)
 {
-	struct ahead_job job = { st, f, compact_first_change(&st->c), 0, 0, 0 };
+	struct ahead_job job = { st, f, compact_first_change(st->c), 0, 0, 0 };
 	pthread_t thread;
 	int rc, threaded;
 
@@ -196,17 +200,17 @@ static void plan(struct state *st, struct filter *f)
 	compact_spill_hold(&st->spill, 1);
 	threaded = job.first > 0 && job.first != UINT64_MAX &&
 		   pthread_create(&thread, NULL, pass_ahead, &job) == 0;
-	rc = compact_plan(&st->c);
+	rc = compact_plan(st->c);
 	if (threaded)
 		pthread_join(thread, NULL);
 	if (rc == COMPACT_LANES)
-		rc = compact_lanes_message(&st->c, trace_origin(&st->spill));
-	check(&st->c, rc);
+		rc = compact_lanes_message(st->c, trace_origin(&st->spill));
+	check(st->c, rc);
 	if (job.rc < 0) {
 		errno = job.err;
 		spill_failed(&st->spill);
 	}
-	check(&st->c, compact_place_skip(&st->c, job.ahead));
+	check(st->c, compact_place_skip(st->c, job.ahead));
 	compact_spill_hold(&st->spill, 0);
 }
 
@@ -226,7 +230,7 @@ static void replay(struct state *st, struct filter *f)
 		if ((++n & 1023) == 0)
 			(void)progress_update(&st->meter, st->spill.file_offset);
 		if (!stream_is_control(line, len)) {
-			check(&st->c, compact_place(&st->c, line, len, &out, &out_len));
+			check(st->c, compact_place(st->c, line, len, &out, &out_len));
 			if (out == line)
 				filter_pass(f, line, len);
 			else if (out != NULL)
@@ -235,10 +239,10 @@ static void replay(struct state *st, struct filter *f)
 		}
 		if (stream_is_kind(line, len, "tail")) {
 			buf_reset(&st->text);
-			check(&st->c, compact_report_metadata(&st->c, &st->text));
+			check(st->c, compact_report_metadata(st->c, &st->text));
 			if (st->text.len > 0)
 				filter_put(f, st->text.p, st->text.len - 1);
-			check(&st->c, compact_report_record(&st->c, line, len, &st->text));
+			check(st->c, compact_report_record(st->c, line, len, &st->text));
 			if (st->text.len > TRSTREAM_COMPACT_REPORT_MAX)
 				die(EXIT_INPUT, "the compaction report would take %zu bytes, more "
 				    "than the " TRSTREAM_COMPACT_REPORT_MAX_TEXT " tr-verify reads of "
@@ -253,7 +257,7 @@ static void replay(struct state *st, struct filter *f)
 
 static void write_summary(struct state *st)
 {
-	check(&st->c, compact_report_summary(&st->c, &st->text));
+	check(st->c, compact_report_summary(st->c, &st->text));
 	if (io_write_all(st->summary.fd, st->text.p, st->text.len) != 0)
 		die_errno(EXIT_TROUBLE, "%s", st->summary_path);
 	if (outfile_commit(&st->summary) != 0) {
@@ -339,10 +343,11 @@ int main(int argc, char **argv)
 	st.text = (struct buf)BUF_INIT;
 	parse_options(argc, argv, &st);
 	progress_start(&st.meter, st.progress_mode, (int)st.progress_fd, st.phase);
-	compact_init(&st.c);
-	st.c.max_lanes = st.max_lanes;
-	st.c.only_pid = st.only_pid;
-	st.c.only_device = st.only_device;
+	if ((st.c = compact_new()) == NULL)
+		die_nomem();
+	compact_set_max_lanes(st.c, st.max_lanes);
+	compact_set_pid(st.c, st.only_pid);
+	compact_set_device(st.c, st.only_device);
 	if (st.summary_path != NULL) {
 		diag_on_exit(outfile_abort_all);
 		outfile_catch_signals();
@@ -369,7 +374,7 @@ int main(int argc, char **argv)
 	close(spill_fd);
 	if (st.summary_path != NULL)
 		write_summary(&st);
-	compact_free(&st.c);
+	compact_free(st.c);
 	buf_release(&st.text);
 	return EXIT_OK;
 }

@@ -1,4 +1,6 @@
-/* compact: see compact.h; the state, its tracks and groups (the passes are compact_scan.c, compact_plan.c and compact_place.c). */
+/* compact: see compact.h; the state, its options and what callers read of
+ * it, its tracks and groups, and compact_state.h's helpers (the passes are
+ * compact_scan.c, compact_plan.c and compact_place.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -60,7 +62,7 @@ static int cmp_guide(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-void compact_init(struct compact *c)
+static void compact_init(struct compact *c)
 {
 	memset(c, 0, sizeof *c);
 	/* the sizes are constants that fit: these cannot fail */
@@ -86,6 +88,86 @@ void compact_init(struct compact *c)
 	c->out = (struct buf)BUF_INIT;
 	c->line = (struct buf)BUF_INIT;
 	c->msg = (struct buf)BUF_INIT;
+}
+
+struct compact *compact_new(void)
+{
+	struct compact *c = malloc(sizeof *c);
+
+	if (c != NULL)
+		compact_init(c);
+	return c;
+}
+
+void compact_set_max_lanes(struct compact *c, int64_t max_lanes)
+{
+	c->max_lanes = max_lanes;
+}
+
+void compact_set_pid(struct compact *c, const char *pid)
+{
+	c->only_pid = pid;
+}
+
+void compact_set_device(struct compact *c, const char *device)
+{
+	c->only_device = device;
+}
+
+void compact_set_source(struct compact *c, char *source_name)
+{
+	free(c->source_name);
+	c->source_name = source_name;
+}
+
+void compact_set_layers_report(struct compact *c, int on)
+{
+	c->layers_report = on;
+}
+
+const char *compact_message(const struct compact *c)
+{
+	return c->msg.len > 0 ? c->msg.p : "";
+}
+
+void compact_get_stats(const struct compact *c, struct compact_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->events = c->events;
+	out->activities = c->nacts;
+	out->pending_scopes = c->npending;
+	out->track_metadata = c->nret;
+	out->members_noted = c->offsets.count;
+	out->records_held = c->acts.n;
+	out->runs_written = c->acts.nspilled;
+	out->relocated = c->relocated;
+	out->relocated_flows = c->relocated_flows;
+	out->retired = c->nretired;
+	out->new_metadata = c->new_metadata;
+}
+
+size_t compact_ngroups(const struct compact *c)
+{
+	return c->groups_by_key.n;
+}
+
+int compact_group_info(const struct compact *c, size_t i, struct compact_group_info *out)
+{
+	const struct compact_group *g;
+
+	if (i >= c->groups_by_key.n)
+		return -1;
+	g = &c->groups[i];
+	memset(out, 0, sizeof *out);
+	out->pid = g->pid;
+	out->device = g->device;
+	out->kind = g->kind;
+	out->display_pid = g->display_pid;
+	out->activities = g->nacts;
+	out->kernels = g->nkernels;
+	out->nlanes = g->nlanes;
+	memcpy(out->lane_tid, g->lane_tid, sizeof out->lane_tid);
+	return 0;
 }
 
 /* The intern key of a (pid, tid): raw pid, \001, raw tid, in c->key. */
@@ -193,6 +275,8 @@ void compact_free(struct compact *c)
 	size_t i;
 	unsigned k;
 
+	if (c == NULL)
+		return;
 	extsort_free(&c->guides);
 	extsort_free(&c->acts);
 	extsort_free(&c->flows);
@@ -238,5 +322,55 @@ void compact_free(struct compact *c)
 	buf_release(&c->out);
 	buf_release(&c->line);
 	buf_release(&c->msg);
-	memset(c, 0, sizeof *c);
+	free(c);
+}
+
+/* The helpers of compact_state.h. */
+int compact_refuse(struct compact *c, const char *fmt, ...)
+{
+	va_list ap;
+	char small[1];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	buf_reset(&c->msg);
+	if (n < 0 || buf_grow(&c->msg, (size_t)n + 1) != 0)
+		return COMPACT_NOMEM;
+	va_start(ap, fmt);
+	vsnprintf(c->msg.p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	buf_setlen(&c->msg, (size_t)n);
+	return COMPACT_REFUSED;
+}
+
+const char *compact_display_pid(const struct compact_group *g, char *space)
+{
+	if (g->display_pid < 0)
+		return g->pid;
+	snprintf(space, 24, "%" PRId64, g->display_pid);
+	return space;
+}
+
+int compact_members(struct compact *c, const char *line, size_t len, const char *const *keys,
+		    int n, struct member *out)
+{
+	struct jdoc *d = &c->doc;
+	int k;
+
+	if (memchr(line, '\\', len) == NULL) {
+		event_members(line, len, keys, n, out);
+		return COMPACT_OK;
+	}
+	if (json_parse(d, line, len, NULL) != 0)
+		return compact_refuse(c, "event %" PRIu64 ": not a JSON object", c->events);
+	for (k = 0; k < n; k++) {
+		int tok = json_find(d, 0, keys[k]);
+		out[k].p = NULL;
+		out[k].len = 0;
+		if (tok >= 0)
+			out[k].p = json_raw(d, tok, &out[k].len);
+	}
+	return COMPACT_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compact/compact_flow.h"
+#include "compact/compact_impl.h"
 #include "compact/compact_rewrite.h"
 #include "json/tsnum.h"
 

@@ -1,7 +1,11 @@
 /* compact_impl: what the files of compaction share and nothing else
  * includes (compact.c: the state, its tracks and groups; compact_scan.c:
  * pass one; compact_plan.c: between the passes; compact_place.c: pass
- * two).  Pass one's member walk is inline here: it runs over every event. */
+ * two; compact_flow.c and compact_report.c, which work on the state
+ * too).  The definition of struct compact is here: its
+ * callers see it through compact.h's functions only.  The member walks
+ * (an event line's, an args object's) are inline here: they run over
+ * every event. */
 #ifndef TR_COMPACT_IMPL_H
 #define TR_COMPACT_IMPL_H
 
@@ -141,6 +145,118 @@ static inline void walk_to(struct walk *w, unsigned want)
 	}
 }
 
+/* The members of an args object from line[i] on (a member's opening
+ * quote) to its end, looking at device and correlation (as event_members
+ * finds them: the first with a value) when am is not NULL.  0 with *end
+ * just past the object; with stop, 1 once both are found, *end then being
+ * where the walk goes on (pass two finds the end from there); -1 when the
+ * members do not read as an object's. */
+static inline int args_members(const char *line, size_t len, size_t i, struct member *am,
+				int stop, size_t *end)
+{
+	while (i < len && line[i] == '"') {
+		size_t kend = event_string_end(line, len, i), vstart, vend, n;
+		if (kend >= len || line[kend] != ':')
+			return -1;
+		vstart = kend + 1;
+		vend = value_end(line, len, vstart);
+		n = kend - i - 2;
+		if (am != NULL && vend > vstart) {
+			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
+				am[0].p = line + vstart;
+				am[0].len = vend - vstart;
+			} else if (n == 11 && am[1].p == NULL &&
+				   memcmp(line + i + 1, "correlation", 11) == 0) {
+				am[1].p = line + vstart;
+				am[1].len = vend - vstart;
+			}
+		}
+		if (vend >= len)
+			return -1;
+		if (line[vend] == '}') {
+			*end = vend + 1;
+			return 0;
+		}
+		if (line[vend] != ',')
+			return -1;
+		i = vend + 1;
+		if (stop && am[0].p != NULL && am[1].p != NULL) {
+			*end = i;
+			return 1;
+		}
+	}
+	return -1;
+}
+
+/* The state of one compaction (compact.h's struct compact): the options,
+ * what pass one gathered, the plan, pass two's place. */
+struct compact {
+	/* options: set after compact_new, before the first event */
+	int64_t max_lanes;         /* 1..COMPACT_MAX_LANES */
+	const char *only_pid;      /* --pid, or NULL */
+	const char *only_device;   /* --device: args.device of the activity to move */
+	int layers_report;         /* a .layers.json report passed by (set by the caller) */
+	char *source_name;         /* the head's source (set by the caller, freed here) */
+
+	uint64_t events;           /* events seen: the source index of the next one */
+	/* the first activity, scope or unparsed flow (UINT64_MAX: none);
+	 * flows on a track: the track's first_flow; thread metadata: ret[] */
+	uint64_t first_change;
+	/* guides: the overlap check sorts them; the other checks need only
+	 * the first offender */
+	struct extsort guides;
+	uint64_t nguides;
+	uint64_t first_bad_guide;  /* first guide without its args, or UINT64_MAX */
+	struct intern guide_pids;  /* pids holding guides ... */
+	uint64_t *guide_pid_first; /* ... and the first guide of each */
+	size_t guide_pid_cap;
+	struct intern gpu_devices; /* "pid P, device D" of GPU activity, with --device */
+	struct intern device_pids; /* pids with activity of --device */
+	/* --device: a GPU scope without args.device (Kineto writes none) waits
+	 * in this spill ("INDEX TRACK line") until pass one has seen which
+	 * tracks hold that device's activity */
+	struct compact_spill pending;
+	int pending_fd;            /* -1 until the first one */
+	uint64_t npending;
+	struct intern tracks_by_key, pids, groups_by_key;
+	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
+	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
+	struct intern checked_cats;/* categories already looked at for the above */
+	struct compact_cat_slot recent_cats[COMPACT_RECENT_CATS];
+	struct compact_track *tracks;
+	size_t ntracks_cap;
+	struct compact_group *groups;
+	size_t ngroups_cap;
+	struct extsort acts;  /* the records, sorted for the lanes */
+	size_t nacts;
+	struct extsort flows; /* flow records, in source order */
+	uint64_t flows_noid;       /* flows without a numeric id */
+	struct extsort lanes_out;  /* compact_lane_rec by source index */
+	struct extsort bindings;   /* compact_flow_hit by source index */
+	struct extsort offsets;    /* compact_offsets, in source order */
+	struct intern lane_keys;   /* (group, track, lane) seen while counting */
+	size_t *lane_slot;         /* its entry in the group's counts[lane] */
+	size_t lane_slot_cap;
+	struct compact_retired *ret;
+	size_t nret, ret_cap;
+	struct lanes_refusal refusal; /* after COMPACT_LANES */
+	/* pass two */
+	struct compact_lane_rec next_lane;
+	struct compact_flow_hit next_bind;
+	struct compact_offsets next_offsets;
+	int have_lane, have_bind, have_offsets;
+	size_t next_ret;
+	uint64_t index;
+	uint64_t relocated, relocated_flows, new_metadata, nretired;
+	/* scratch */
+	struct jdoc doc;
+	struct buf key, last_track_key, out, line;
+	uint32_t last_track;
+	struct buf last_group_dev; /* the last group_of: its device text, pid, kind */
+	uint32_t last_group_pid, last_group;
+	int last_group_kind, have_last_group;
+	struct buf msg;            /* the refusal */
+};
 
 /* Room for one more item in a growing array: 0 or COMPACT_NOMEM. */
 int compact_room(void **items, size_t n, size_t *cap, size_t first, size_t elem);
@@ -153,14 +269,6 @@ int compact_group_of(struct compact *c, const struct compact_track *t, const cha
 		    size_t dlen, int kind, uint32_t *out);
 
 /* compact_scan.c */
-/* The members of an args object from line[i] on (a member's opening
- * quote) to its end, looking at device and correlation (as event_members
- * finds them: the first with a value) when am is not NULL.  0 with *end
- * just past the object; with stop, 1 once both are found, *end then being
- * where the walk goes on (pass two finds the end from there); -1 when the
- * members do not read as an object's. */
-int compact_scan_args_members(const char *line, size_t len, size_t i, struct member *am, int stop,
-			size_t *end);
 /* A record for a GPU activity or scope; w: pass one's walk over line, or
  * NULL. */
 int compact_scan_add_act(struct compact *c, const char *line, size_t len, uint32_t track, int kind,

@@ -46,7 +46,7 @@ static int offsets_at(struct compact *c, const char *line, size_t len, uint64_t 
 			 * members do not read as an object's, what pass one would
 			 * have done then (no offsets) */
 			size_t end;
-			if (o->args_rest > len || compact_scan_args_members(line, len, o->args_rest, NULL, 0, &end) != 0) {
+			if (o->args_rest > len || args_members(line, len, o->args_rest, NULL, 0, &end) != 0) {
 				*known = 0;
 			} else {
 				m[2].p = line + o->args_off;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compact/compact_report.h"
+#include "compact/compact_impl.h"
 #include "json/json.h"
 #include "stream/trstream.h"
 

@@ -18,7 +18,7 @@
 extern const char compact_notice[];
 
 /* The metadata events of the lanes and scope processes, each line ended by
- * '\n', appended to out; counts them in c->new_metadata. */
+ * '\n', appended to out; counts them (compact_stats' new_metadata). */
 int compact_report_metadata(struct compact *c, struct buf *out);
 
 /* What the metadata of one group is made of (texts raw JSON, display_pid
@@ -37,7 +37,7 @@ int compact_report_group_metadata(const struct compact_group_meta *g, struct buf
 
 /* The report record (one line, no '\n'), into out (overwritten): a
  * .compact.json report, or the "compaction" member of the .layers.json one
- * when c->layers_report; source_sha256 from the tail record's text. */
+ * when compact_set_layers_report said so; source_sha256 from the tail record's text. */
 int compact_report_record(const struct compact *c, const char *tail, size_t tail_len,
 			  struct buf *out);
 

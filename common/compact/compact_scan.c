@@ -85,49 +85,6 @@ static int bounds(struct compact *c, struct member ts, struct member dur, struct
 	return COMPACT_OK;
 }
 
-/* The members of an args object from line[i] on (a member's opening
- * quote) to its end, looking at device and correlation (as event_members
- * finds them: the first with a value) when am is not NULL.  0 with *end
- * just past the object; with stop, 1 once both are found, *end then being
- * where the walk goes on (pass two finds the end from there); -1 when the
- * members do not read as an object's. */
-int compact_scan_args_members(const char *line, size_t len, size_t i, struct member *am, int stop,
-			size_t *end)
-{
-	while (i < len && line[i] == '"') {
-		size_t kend = event_string_end(line, len, i), vstart, vend, n;
-		if (kend >= len || line[kend] != ':')
-			return -1;
-		vstart = kend + 1;
-		vend = value_end(line, len, vstart);
-		n = kend - i - 2;
-		if (am != NULL && vend > vstart) {
-			if (n == 6 && am[0].p == NULL && memcmp(line + i + 1, "device", 6) == 0) {
-				am[0].p = line + vstart;
-				am[0].len = vend - vstart;
-			} else if (n == 11 && am[1].p == NULL &&
-				   memcmp(line + i + 1, "correlation", 11) == 0) {
-				am[1].p = line + vstart;
-				am[1].len = vend - vstart;
-			}
-		}
-		if (vend >= len)
-			return -1;
-		if (line[vend] == '}') {
-			*end = vend + 1;
-			return 0;
-		}
-		if (line[vend] != ',')
-			return -1;
-		i = vend + 1;
-		if (stop && am[0].p != NULL && am[1].p != NULL) {
-			*end = i;
-			return 1;
-		}
-	}
-	return -1;
-}
-
 /* The device and correlation of an args object at line[at] (as
  * event_members finds them) and where it ends, in one walk over its
  * members (args_members' results; stop: it may stop once both are
@@ -143,7 +100,7 @@ static int args_walk(const char *line, size_t len, size_t at, struct member *am,
 		*end = i + 1;
 		return 0;
 	}
-	return compact_scan_args_members(line, len, i, am, stop, end);
+	return args_members(line, len, i, am, stop, end);
 }
 
 /* Where pass two's rewrite finds pid, tid and args, when pass one knows. */

@@ -1,11 +1,11 @@
 /* compact_state: the records and the state that compaction's passes share
  * (compact.h runs them; compact_flow.h binds the flows, compact_report.h
  * writes the report), below all of them, with the helpers each pass uses:
- * the refusal, an event's members, a group's display pid.
+ * the refusal, an event's members, a group's display pid (compact.c).
  *
  * The common/ rule: library code returns a status and never prints or
  * exits.  A function that refuses the input returns COMPACT_REFUSED with
- * the message (without the program name) in c->msg. */
+ * the message (without the program name) in compact_message. */
 #ifndef TR_COMPACT_STATE_H
 #define TR_COMPACT_STATE_H
 
@@ -22,7 +22,7 @@
 
 enum compact_status {
 	COMPACT_OK = 0,
-	COMPACT_REFUSED = -1,  /* input rejected or refused: c->msg says why */
+	COMPACT_REFUSED = -1,  /* input rejected or refused: compact_message says why */
 	COMPACT_NOMEM = -2,
 	COMPACT_LANES = -3,    /* compact_plan: too many lanes; see compact_lanes_message */
 	COMPACT_SYSTEM = -4    /* a temporary file failed: errno says why */
@@ -159,73 +159,9 @@ struct compact_retired {
 	char *text;
 };
 
-struct compact {
-	/* options: set after compact_init, before the first event */
-	int64_t max_lanes;         /* 1..COMPACT_MAX_LANES */
-	const char *only_pid;      /* --pid, or NULL */
-	const char *only_device;   /* --device: args.device of the activity to move */
-	int layers_report;         /* a .layers.json report passed by (set by the caller) */
-	char *source_name;         /* the head's source (set by the caller, freed here) */
-
-	uint64_t events;           /* events seen: the source index of the next one */
-	/* the first activity, scope or unparsed flow (UINT64_MAX: none);
-	 * flows on a track: the track's first_flow; thread metadata: ret[] */
-	uint64_t first_change;
-	/* guides: the overlap check sorts them; the other checks need only
-	 * the first offender */
-	struct extsort guides;
-	uint64_t nguides;
-	uint64_t first_bad_guide;  /* first guide without its args, or UINT64_MAX */
-	struct intern guide_pids;  /* pids holding guides ... */
-	uint64_t *guide_pid_first; /* ... and the first guide of each */
-	size_t guide_pid_cap;
-	struct intern gpu_devices; /* "pid P, device D" of GPU activity, with --device */
-	struct intern device_pids; /* pids with activity of --device */
-	/* --device: a GPU scope without args.device (Kineto writes none) waits
-	 * in this spill ("INDEX TRACK line") until pass one has seen which
-	 * tracks hold that device's activity */
-	struct compact_spill pending;
-	int pending_fd;            /* -1 until the first one */
-	uint64_t npending;
-	struct intern tracks_by_key, pids, groups_by_key;
-	struct intern gpu_pids;    /* pids with GPU activity, --pid or not */
-	struct intern seen_cats;   /* device-like categories seen before any GPU activity */
-	struct intern checked_cats;/* categories already looked at for the above */
-	struct compact_cat_slot recent_cats[COMPACT_RECENT_CATS];
-	struct compact_track *tracks;
-	size_t ntracks_cap;
-	struct compact_group *groups;
-	size_t ngroups_cap;
-	struct extsort acts;  /* the records, sorted for the lanes */
-	size_t nacts;
-	struct extsort flows; /* flow records, in source order */
-	uint64_t flows_noid;       /* flows without a numeric id */
-	struct extsort lanes_out;  /* compact_lane_rec by source index */
-	struct extsort bindings;   /* compact_flow_hit by source index */
-	struct extsort offsets;    /* compact_offsets, in source order */
-	struct intern lane_keys;   /* (group, track, lane) seen while counting */
-	size_t *lane_slot;         /* its entry in the group's counts[lane] */
-	size_t lane_slot_cap;
-	struct compact_retired *ret;
-	size_t nret, ret_cap;
-	struct lanes_refusal refusal; /* after COMPACT_LANES */
-	/* pass two */
-	struct compact_lane_rec next_lane;
-	struct compact_flow_hit next_bind;
-	struct compact_offsets next_offsets;
-	int have_lane, have_bind, have_offsets;
-	size_t next_ret;
-	uint64_t index;
-	uint64_t relocated, relocated_flows, new_metadata, nretired;
-	/* scratch */
-	struct jdoc doc;
-	struct buf key, last_track_key, out, line;
-	uint32_t last_track;
-	struct buf last_group_dev; /* the last group_of: its device text, pid, kind */
-	uint32_t last_group_pid, last_group;
-	int last_group_kind, have_last_group;
-	struct buf msg;            /* the refusal */
-};
+/* The state of one compaction: opaque outside the compaction's files
+ * (compact_impl.h defines it; compact.h is its interface). */
+struct compact;
 
 /* The refusal: the message, formatted, into c->msg; COMPACT_REFUSED, or
  * COMPACT_NOMEM when it cannot be held. */

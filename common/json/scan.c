@@ -1301,11 +1301,6 @@ int scan_text_valid(const void *text, size_t len)
 	return text_valid(text, len, 0, 0, NULL);
 }
 
-int scan_text_valid_portable(const void *text, size_t len)
-{
-	return text_valid(text, len, 1, 0, NULL);
-}
-
 int scan_want_init(struct scan_want *w, const struct scan_member *names, unsigned n)
 {
 	unsigned i;

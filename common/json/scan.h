@@ -103,9 +103,6 @@ int scan_want_init(struct scan_want *w, const struct scan_member *names, unsigne
  * wanted member's value is an object or array.  0 as scan_text_valid. */
 int scan_text_valid_members(const void *text, size_t len, const struct scan_want *want,
 			    struct scan_span *value);
-/* scan_text_valid's verdict without SIMD, as builds without SSE2 compute
- * it (for tests, which require the same verdicts). */
-int scan_text_valid_portable(const void *text, size_t len);
 /* Append the next value, which must be a string, with its quotes. */
 int scan_string(struct scan *s, struct buf *out);
 

@@ -1,4 +1,4 @@
-/* Unit tests for common/compact/compact.c: pass one, the plan and pass two on small
+/* Unit tests for common/compact.c: pass one, the plan and pass two on small
  * streams -- which events move to which lane tid, which metadata retires,
  * what stays byte for byte -- and every refusal's exact message. */
 #include <check.h>
@@ -8,6 +8,8 @@
 
 #include "core/buf.h"
 #include "compact/compact.h"
+#include "compact/compact_report.h"
+#include "../../compact_test.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -58,26 +60,26 @@ static int see_all(struct compact *c, const char *const *lines, size_t n)
 
 START_TEST(test_s1)
 {
-	struct compact c;
+	struct compact *c;
 	size_t k;
 	const char *out;
 	size_t len;
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, s1, COUNT(s1)), 0);
-	ck_assert_uint_eq(c.nacts, 3);
-	ck_assert_uint_eq(c.nret, 1);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_uint_eq(c.groups_by_key.n, 1);
-	ck_assert_str_eq(c.groups[0].pid, "1");
-	ck_assert_str_eq(c.groups[0].device, "0");
-	ck_assert_uint_eq(c.groups[0].nlanes, 2);
-	ck_assert_int_eq(c.groups[0].lane_tid[0], 0x7E000000);
-	ck_assert_int_eq(c.groups[0].lane_tid[1], 0x7E000001);
-	ck_assert_uint_eq(c.groups[0].nkernels, 2);
-	ck_assert_uint_eq(c.groups[0].nacts, 3);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, s1, COUNT(s1)), 0);
+	ck_assert_uint_eq(stats_of(c).activities, 3);
+	ck_assert_uint_eq(stats_of(c).track_metadata, 1);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_uint_eq(compact_ngroups(c), 1);
+	ck_assert_str_eq(group_of(c, 0).pid, "1");
+	ck_assert_str_eq(group_of(c, 0).device, "0");
+	ck_assert_uint_eq(group_of(c, 0).nlanes, 2);
+	ck_assert_int_eq(group_of(c, 0).lane_tid[0], 0x7E000000);
+	ck_assert_int_eq(group_of(c, 0).lane_tid[1], 0x7E000001);
+	ck_assert_uint_eq(group_of(c, 0).kernels, 2);
+	ck_assert_uint_eq(group_of(c, 0).activities, 3);
 	for (k = 0; k < COUNT(s1); k++) {
-		ck_assert_int_eq(compact_place(&c, s1[k], strlen(s1[k]), &out, &len), 0);
+		ck_assert_int_eq(compact_place(c, s1[k], strlen(s1[k]), &out, &len), 0);
 		if (k == 3) {
 			ck_assert_ptr_null(out);
 		} else if (s1_out[k] == NULL) {
@@ -88,10 +90,10 @@ START_TEST(test_s1)
 			ck_assert(memcmp(out, s1_out[k], len) == 0);
 		}
 	}
-	ck_assert_uint_eq(c.relocated, 3);
-	ck_assert_uint_eq(c.relocated_flows, 1);
-	ck_assert_uint_eq(c.nretired, 1);
-	compact_free(&c);
+	ck_assert_uint_eq(stats_of(c).relocated, 3);
+	ck_assert_uint_eq(stats_of(c).relocated_flows, 1);
+	ck_assert_uint_eq(stats_of(c).retired, 1);
+	compact_free(c);
 }
 END_TEST
 
@@ -107,16 +109,16 @@ START_TEST(test_zero_and_used_tid)
 		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":2113929216,"
 		"\"ts\":0,\"dur\":1}",
 	};
-	struct compact c;
+	struct compact *c;
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, lines, COUNT(lines)), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_uint_eq(c.groups[0].nlanes, 2);
-	ck_assert_str_eq(c.groups[0].device, "null");
-	ck_assert_int_eq(c.groups[0].lane_tid[0], 0x7E000001);
-	ck_assert_int_eq(c.groups[0].lane_tid[1], 0x7E000002);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, lines, COUNT(lines)), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_uint_eq(group_of(c, 0).nlanes, 2);
+	ck_assert_str_eq(group_of(c, 0).device, "null");
+	ck_assert_int_eq(group_of(c, 0).lane_tid[0], 0x7E000001);
+	ck_assert_int_eq(group_of(c, 0).lane_tid[1], 0x7E000002);
+	compact_free(c);
 }
 END_TEST
 
@@ -127,16 +129,15 @@ START_TEST(test_scope)
 		"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"s\",\"pid\":1,\"tid\":7,"
 		"\"ts\":10,\"dur\":3}",
 	};
-	struct compact c;
-	char space[24];
+	struct compact *c;
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, lines, COUNT(lines)), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_int_eq(c.groups[0].kind, COMPACT_SCOPE);
-	ck_assert_str_eq(compact_display_pid(&c.groups[0], space), "2130706432");
-	ck_assert_int_eq(c.groups[0].lane_tid[0], 0x7E000000);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, lines, COUNT(lines)), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_int_eq(group_of(c, 0).kind, COMPACT_SCOPE);
+	ck_assert_int_eq(group_of(c, 0).display_pid, 2130706432);
+	ck_assert_int_eq(group_of(c, 0).lane_tid[0], 0x7E000000);
+	compact_free(c);
 }
 END_TEST
 
@@ -189,23 +190,23 @@ static const struct refusal_case refusals[] = {
 START_TEST(test_refusal)
 {
 	const struct refusal_case *r = &refusals[_i];
-	struct compact c;
+	struct compact *c;
 	size_t n = 0;
 	int rc;
 
-	compact_init(&c);
-	c.max_lanes = r->max_lanes;
-	c.only_pid = r->only_pid;
+	c = new_compact();
+	compact_set_max_lanes(c, r->max_lanes);
+	compact_set_pid(c, r->only_pid);
 	while (n < COUNT(r->lines) && r->lines[n] != NULL)
 		n++;
-	rc = see_all(&c, r->lines, n);
+	rc = see_all(c, r->lines, n);
 	if (r->in_plan) {
 		ck_assert_int_eq(rc, 0);
-		rc = compact_plan(&c);
+		rc = compact_plan(c);
 	}
 	ck_assert_int_eq(rc, COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, r->msg);
-	compact_free(&c);
+	ck_assert_str_eq(compact_message(c), r->msg);
+	compact_free(c);
 }
 END_TEST
 
@@ -213,21 +214,19 @@ END_TEST
  * start of b (12 us) to the end of a (15 us), relative to the origin. */
 START_TEST(test_too_many_lanes)
 {
-	struct compact c;
+	struct compact *c;
 
-	compact_init(&c);
-	c.max_lanes = 1;
-	ck_assert_int_eq(see_all(&c, s1, COUNT(s1)), 0);
-	ck_assert_int_eq(compact_plan(&c), COMPACT_LANES);
-	ck_assert_uint_eq(c.refusal.peak, 2);
-	ck_assert_int_eq(c.refusal.from, 12000);
-	ck_assert_int_eq(c.refusal.to, 15000);
-	ck_assert_int_eq(compact_lanes_message(&c, 2000), COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, "pid 1, device 0: GPU activity needs 2 lanes (peak "
+	c = new_compact();
+	compact_set_max_lanes(c, 1);
+	ck_assert_int_eq(see_all(c, s1, COUNT(s1)), 0);
+	ck_assert_int_eq(compact_plan(c), COMPACT_LANES);
+	/* the peak (2), where it is first exceeded (12000 to 15000 ns) */
+	ck_assert_int_eq(compact_lanes_message(c, 2000), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "pid 1, device 0: GPU activity needs 2 lanes (peak "
 			 "concurrency) but --max-gpu-lanes is 1; it first exceeds 1 from 12.000 to "
 			 "15.000 us (0.010000 to 0.013000 ms from the trace start); cut a time window "
 			 "around the part you need, or keep the original streams (no compaction)");
-	compact_free(&c);
+	compact_free(c);
 }
 END_TEST
 
@@ -240,15 +239,15 @@ START_TEST(test_device)
 		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":8,\"ts\":1,"
 		"\"dur\":1,\"args\":{\"device\":1}}",
 	};
-	struct compact c;
+	struct compact *c;
 
-	compact_init(&c);
-	c.only_device = "1";
-	ck_assert_int_eq(see_all(&c, lines, COUNT(lines)), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_uint_eq(c.nacts, 1);
-	ck_assert_str_eq(c.groups[0].device, "1");
-	compact_free(&c);
+	c = new_compact();
+	compact_set_device(c, "1");
+	ck_assert_int_eq(see_all(c, lines, COUNT(lines)), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_uint_eq(stats_of(c).activities, 1);
+	ck_assert_str_eq(group_of(c, 0).device, "1");
+	compact_free(c);
 }
 END_TEST
 
@@ -256,24 +255,27 @@ END_TEST
  * on counting the group's peak without keeping lanes past the limit. */
 START_TEST(test_past_max_lanes)
 {
-	struct compact c;
+	struct compact *c;
 	struct buf line = BUF_INIT;
 	int t;
 
-	compact_init(&c);
-	c.max_lanes = COMPACT_MAX_LANES;
+	c = new_compact();
+	compact_set_max_lanes(c, COMPACT_MAX_LANES);
 	for (t = 1; t <= 12; t++) {
 		buf_reset(&line);
 		buf_printf(&line, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g%d\",\"pid\":0,"
 			   "\"tid\":%d,\"ts\":100,\"dur\":%d,\"args\":{\"device\":0}}", t, t, 50 + t);
-		ck_assert_int_eq(compact_see_event(&c, line.p, line.len), 0);
+		ck_assert_int_eq(compact_see_event(c, line.p, line.len), 0);
 	}
-	ck_assert_int_eq(compact_plan(&c), COMPACT_LANES);
-	ck_assert_uint_eq(c.refusal.peak, 12);
-	ck_assert_int_eq(c.refusal.from, 100000);
-	ck_assert_int_eq(c.refusal.to, 151000);
+	ck_assert_int_eq(compact_plan(c), COMPACT_LANES);
+	/* the peak (12), where it is first exceeded (100000 to 151000 ns) */
+	ck_assert_int_eq(compact_lanes_message(c, 0), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "pid 0, device 0: GPU activity needs 12 lanes (peak "
+			 "concurrency) but --max-gpu-lanes is 10; it first exceeds 10 from 100.000 to "
+			 "151.000 us (0.100000 to 0.151000 ms from the trace start); cut a time window "
+			 "around the part you need, or keep the original streams (no compaction)");
 	buf_release(&line);
-	compact_free(&c);
+	compact_free(c);
 }
 END_TEST
 
@@ -312,7 +314,7 @@ static const char *const flows_out[] = {
 
 START_TEST(test_flow_offsets)
 {
-	struct compact c;
+	struct compact *c;
 	size_t k, len;
 	const char *out;
 	static const char *const late[] = {
@@ -321,12 +323,12 @@ START_TEST(test_flow_offsets)
 		"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":7,\"ts\":100}",
 	};
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, flows_in, COUNT(flows_in)), 0);
-	ck_assert_uint_eq(c.offsets.count, 3); /* the kernel, flows 2 and 5 */
-	ck_assert_int_eq(compact_plan(&c), 0);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, flows_in, COUNT(flows_in)), 0);
+	ck_assert_uint_eq(stats_of(c).members_noted, 3); /* the kernel, flows 2 and 5 */
+	ck_assert_int_eq(compact_plan(c), 0);
 	for (k = 0; k < COUNT(flows_in); k++) {
-		ck_assert_int_eq(compact_place(&c, flows_in[k], strlen(flows_in[k]), &out, &len), 0);
+		ck_assert_int_eq(compact_place(c, flows_in[k], strlen(flows_in[k]), &out, &len), 0);
 		if (flows_out[k] == NULL) {
 			ck_assert_ptr_eq(out, flows_in[k]);
 		} else {
@@ -334,22 +336,22 @@ START_TEST(test_flow_offsets)
 			ck_assert(memcmp(out, flows_out[k], len) == 0);
 		}
 	}
-	ck_assert_uint_eq(c.relocated, 1);
-	ck_assert_uint_eq(c.relocated_flows, 4);
-	compact_free(&c);
+	ck_assert_uint_eq(stats_of(c).relocated, 1);
+	ck_assert_uint_eq(stats_of(c).relocated_flows, 4);
+	compact_free(c);
 
 	/* a flow whose offsets are known but which binds to nothing: the
 	 * refusal still names its id and ts */
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, late, COUNT(late)), 0);
-	ck_assert_uint_eq(c.offsets.count, 2);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_int_eq(compact_place(&c, late[0], strlen(late[0]), &out, &len), 0);
-	ck_assert_int_eq(compact_place(&c, late[1], strlen(late[1]), &out, &len), COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, "event 1: flow (id 1, ts 100) on pid 1 tid 7 matches no GPU "
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, late, COUNT(late)), 0);
+	ck_assert_uint_eq(stats_of(c).members_noted, 2);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_int_eq(compact_place(c, late[0], strlen(late[0]), &out, &len), 0);
+	ck_assert_int_eq(compact_place(c, late[1], strlen(late[1]), &out, &len), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "event 1: flow (id 1, ts 100) on pid 1 tid 7 matches no GPU "
 			 "event (same correlation, starting at or containing its ts); it cannot "
 			 "follow its kernel to a lane");
-	compact_free(&c);
+	compact_free(c);
 }
 END_TEST
 
@@ -377,18 +379,18 @@ START_TEST(test_categories)
 		"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"h\",\"pid\":1,\"tid\":9,"
 		"\"ts\":10,\"dur\":90}",
 	};
-	struct compact c;
+	struct compact *c;
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, in, COUNT(in)), 0);
-	ck_assert_uint_eq(c.nacts, 6);
-	ck_assert_uint_eq(c.groups_by_key.n, 2);
-	ck_assert_int_eq(c.groups[0].kind, COMPACT_ACTIVITY);
-	ck_assert_uint_eq(c.groups[0].nacts, 5);
-	ck_assert_uint_eq(c.groups[0].nkernels, 2);
-	ck_assert_int_eq(c.groups[1].kind, COMPACT_SCOPE);
-	ck_assert_uint_eq(c.groups[1].nacts, 1);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, in, COUNT(in)), 0);
+	ck_assert_uint_eq(stats_of(c).activities, 6);
+	ck_assert_uint_eq(compact_ngroups(c), 2);
+	ck_assert_int_eq(group_of(c, 0).kind, COMPACT_ACTIVITY);
+	ck_assert_uint_eq(group_of(c, 0).activities, 5);
+	ck_assert_uint_eq(group_of(c, 0).kernels, 2);
+	ck_assert_int_eq(group_of(c, 1).kind, COMPACT_SCOPE);
+	ck_assert_uint_eq(group_of(c, 1).activities, 1);
+	compact_free(c);
 }
 END_TEST
 
@@ -442,22 +444,22 @@ START_TEST(test_guide_lines)
 		"\"dur\":1}",
 		guide_cases[_i].line
 	};
-	struct compact c;
+	struct compact *c;
 	int rc;
 
-	compact_init(&c);
-	rc = see_all(&c, lines, 2);
+	c = new_compact();
+	rc = see_all(c, lines, 2);
 	if (!guide_cases[_i].in_pass_one) {
 		ck_assert_int_eq(rc, 0);
-		rc = compact_plan(&c);
+		rc = compact_plan(c);
 	}
 	if (guide_cases[_i].msg == NULL) {
 		ck_assert_int_eq(rc, COMPACT_OK);
 	} else {
 		ck_assert_int_eq(rc, COMPACT_REFUSED);
-		ck_assert_str_eq(c.msg.p, guide_cases[_i].msg);
+		ck_assert_str_eq(compact_message(c), guide_cases[_i].msg);
 	}
-	compact_free(&c);
+	compact_free(c);
 }
 END_TEST
 
@@ -476,24 +478,37 @@ START_TEST(test_walk_edges)
 	static const char *const spaced =
 		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\\\\\",\"pid\":1 ,\"tid\":2,"
 		"\"ts\":1,\"dur\":1,\"args\":{\"s\":\"}\\\"\",\"device\":3,\"correlation\":4}}";
-	struct compact c;
-	size_t k;
+	const char *spaced_flow[2] = {
+		spaced, "{\"ph\":\"f\",\"id\":5,\"pid\":1 ,\"tid\":2,\"ts\":1}"
+	};
+	struct compact *c;
+	const char *out;
+	size_t k, len;
 
 	for (k = 0; k < COUNT(no_tid); k++) {
-		compact_init(&c);
-		ck_assert_int_eq(see_all(&c, &no_tid[k], 1), COMPACT_REFUSED);
-		ck_assert_str_eq(c.msg.p, "event 0: GPU activity without tid (pid 1): its stream is "
+		c = new_compact();
+		ck_assert_int_eq(see_all(c, &no_tid[k], 1), COMPACT_REFUSED);
+		ck_assert_str_eq(compact_message(c), "event 0: GPU activity without tid (pid 1): its stream is "
 				 "unknown, so it cannot be placed on a lane");
-		compact_free(&c);
+		compact_free(c);
 	}
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, &spaced, 1), 0);
-	ck_assert_uint_eq(c.nacts, 1);
-	ck_assert_uint_eq(c.groups_by_key.n, 1);
-	ck_assert_str_eq(c.groups[0].pid, "1 ");
-	ck_assert_str_eq(c.groups[0].device, "3");
-	ck_assert_int_eq(c.tracks[0].has_corr, 1);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, spaced_flow, 2), 0);
+	ck_assert_uint_eq(stats_of(c).activities, 1);
+	ck_assert_uint_eq(compact_ngroups(c), 1);
+	ck_assert_str_eq(group_of(c, 0).pid, "1 ");
+	ck_assert_str_eq(group_of(c, 0).device, "3");
+	/* the correlation past the escaped quote was found: the track carries
+	 * correlations, so a flow of another id starting at the kernel does
+	 * not bind to it */
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_int_eq(compact_place(c, spaced, strlen(spaced), &out, &len), 0);
+	ck_assert_int_eq(compact_place(c, spaced_flow[1], strlen(spaced_flow[1]), &out, &len),
+			 COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "event 1: flow (id 5, ts 1) on pid 1  tid 2 matches "
+			 "no GPU event (same correlation, starting at or containing its ts); it "
+			 "cannot follow its kernel to a lane");
+	compact_free(c);
 }
 END_TEST
 
@@ -503,7 +518,7 @@ END_TEST
 START_TEST(test_compacted_key_anywhere)
 {
 	struct buf line = BUF_INIT;
-	struct compact c;
+	struct compact *c;
 	const char *text;
 	int pad, miss, k;
 
@@ -518,15 +533,15 @@ START_TEST(test_compacted_key_anywhere)
 						    "xcompact_gpu_track"), 0);
 			ck_assert_int_eq(buf_addstr(&line, pad % 3 ? "\"}" : "\",\"b\":1}"), 0);
 			text = line.p;
-			compact_init(&c);
+			c = new_compact();
 			if (miss == 0) {
-				ck_assert_int_eq(see_all(&c, &text, 1), COMPACT_REFUSED);
-				ck_assert_str_eq(c.msg.p, "event 0: already compacted "
+				ck_assert_int_eq(see_all(c, &text, 1), COMPACT_REFUSED);
+				ck_assert_str_eq(compact_message(c), "event 0: already compacted "
 						 "(_compact_gpu_track); start from the original trace");
 			} else {
-				ck_assert_int_eq(see_all(&c, &text, 1), 0);
+				ck_assert_int_eq(see_all(c, &text, 1), 0);
 			}
-			compact_free(&c);
+			compact_free(c);
 		}
 	}
 	buf_release(&line);
@@ -561,19 +576,19 @@ START_TEST(test_args_rest)
 		"\"_compact_gpu_track\":{\"pid\":1,\"tid\":9,\"source_event_index\":2,"
 		"\"had_args\":true}},\"z\":{}}",
 	};
-	struct compact c;
+	struct compact *c;
 	const char *out;
 	size_t k, len;
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, in, COUNT(in)), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, in, COUNT(in)), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
 	for (k = 0; k < COUNT(in); k++) {
-		ck_assert_int_eq(compact_place(&c, in[k], strlen(in[k]), &out, &len), 0);
+		ck_assert_int_eq(compact_place(c, in[k], strlen(in[k]), &out, &len), 0);
 		ck_assert_ptr_nonnull(out);
 		ck_assert_str_eq(out, want[k]);
 	}
-	compact_free(&c);
+	compact_free(c);
 }
 END_TEST
 
@@ -607,28 +622,28 @@ static void big_event(struct buf *b, int k)
  * flow still gets its lane. */
 START_TEST(test_bounded_memory)
 {
-	struct compact c;
+	struct compact *c;
 	struct buf line = BUF_INIT;
 	const char *out, *tid;
 	size_t len, held_max = 0;
 	int k;
 
-	compact_init(&c);
+	c = new_compact();
 	for (k = 0; k < 2 * BIG_N + 1; k++) {
 		big_event(&line, k);
-		ck_assert_int_eq(compact_see_event(&c, line.p, line.len), 0);
-		if (c.acts.n > held_max)
-			held_max = c.acts.n;
+		ck_assert_int_eq(compact_see_event(c, line.p, line.len), 0);
+		if (stats_of(c).records_held > held_max)
+			held_max = stats_of(c).records_held;
 	}
-	ck_assert_uint_eq(c.nacts, BIG_N);
+	ck_assert_uint_eq(stats_of(c).activities, BIG_N);
 	ck_assert_uint_eq(held_max, COMPACT_RUN_BYTES / sizeof(struct compact_act));
-	ck_assert_uint_eq(c.acts.nspilled, BIG_N / held_max);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_uint_eq(c.groups[0].nlanes, 3);
+	ck_assert_uint_eq(stats_of(c).runs_written, BIG_N / held_max);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_uint_eq(group_of(c, 0).nlanes, 3);
 	for (k = 0; k < 2 * BIG_N + 1; k++) {
 		int j = k < BIG_N ? BIG_N - 1 - k : k - BIG_N;
 		big_event(&line, k);
-		ck_assert_int_eq(compact_place(&c, line.p, line.len, &out, &len), 0);
+		ck_assert_int_eq(compact_place(c, line.p, line.len, &out, &len), 0);
 		tid = strstr(out, "\"tid\":");
 		ck_assert_ptr_nonnull(tid);
 		if (k < 2 * BIG_N)
@@ -636,12 +651,14 @@ START_TEST(test_bounded_memory)
 		else
 			ck_assert_ptr_eq(out, line.p);
 	}
-	ck_assert_uint_eq(c.relocated, BIG_N);
-	ck_assert_uint_eq(c.relocated_flows, BIG_N);
-	ck_assert_uint_eq(c.groups[0].ncounts[0], 1);
-	ck_assert_uint_eq(c.groups[0].counts[0][0].count, BIG_N / 3);
+	ck_assert_uint_eq(stats_of(c).relocated, BIG_N);
+	ck_assert_uint_eq(stats_of(c).relocated_flows, BIG_N);
+	/* lane 1 holds the kernels of one stream (7), a third of them */
+	ck_assert_int_eq(compact_report_record(c, "{\"@tr\":\"tail\"}", 13, &line), 0);
+	ck_assert_ptr_nonnull(strstr(line.p, "\"lane_stream_counts\":[{\"lane\":1,"
+				     "\"tid\":2113929216,\"streams\":{\"7\":50000}},"));
 	buf_release(&line);
-	compact_free(&c);
+	compact_free(c);
 }
 END_TEST
 
@@ -664,19 +681,19 @@ static const char *const ahead_in[] = {
 static void place_after(const char *const *in, size_t n, uint64_t skip, const char **out,
 			size_t *len)
 {
-	struct compact c;
+	struct compact *c;
 	size_t k;
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, in, n), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_int_eq(compact_place_skip(&c, skip), 0);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, in, n), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_int_eq(compact_place_skip(c, skip), 0);
 	for (k = skip; k < n; k++) {
 		const char *line;
-		ck_assert_int_eq(compact_place(&c, in[k], strlen(in[k]), &line, &len[k]), 0);
+		ck_assert_int_eq(compact_place(c, in[k], strlen(in[k]), &line, &len[k]), 0);
 		out[k] = line == NULL ? NULL : strndup(line, len[k]);
 	}
-	compact_free(&c);
+	compact_free(c);
 }
 
 static int same_line(const char *a, const char *b)
@@ -724,7 +741,7 @@ static const char *const late_names[] = {
 START_TEST(test_first_change)
 {
 	const char *full[COUNT(ahead_in)];
-	struct compact c;
+	struct compact *c;
 	static const char *const cpu_only[] = {
 		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}",
 		"{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":0,\"cat\":\"ac2g\",\"name\":\"ac2g\"}",
@@ -752,10 +769,10 @@ START_TEST(test_first_change)
 		"\"dur\":1,\"args\":{\"device\":0}}",
 	};
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, ahead_in, COUNT(ahead_in)), 0);
-	ck_assert_uint_eq(compact_first_change(&c), 3);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, ahead_in, COUNT(ahead_in)), 0);
+	ck_assert_uint_eq(compact_first_change(c), 3);
+	compact_free(c);
 
 	/* the events from 3 on come out as when all are placed */
 	same_after_skip(ahead_in, COUNT(ahead_in), 3, full);
@@ -763,50 +780,50 @@ START_TEST(test_first_change)
 	free_lines(full, COUNT(ahead_in));
 
 	/* one past it: the plan changes an event that went out */
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, ahead_in, COUNT(ahead_in)), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_int_eq(compact_place_skip(&c, 4), COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, "internal error: pass two passed 4 events before the plan "
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, ahead_in, COUNT(ahead_in)), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_int_eq(compact_place_skip(c, 4), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "internal error: pass two passed 4 events before the plan "
 			 "was made, but the plan changes one of them");
-	compact_free(&c);
+	compact_free(c);
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, cpu_only, COUNT(cpu_only)), 0);
-	ck_assert_uint_eq(compact_first_change(&c), UINT64_MAX);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, cpu_only, COUNT(cpu_only)), 0);
+	ck_assert_uint_eq(compact_first_change(c), UINT64_MAX);
+	compact_free(c);
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, unparsed, COUNT(unparsed)), 0);
-	ck_assert_uint_eq(compact_first_change(&c), 1);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, unparsed, COUNT(unparsed)), 0);
+	ck_assert_uint_eq(compact_first_change(c), 1);
+	compact_free(c);
 
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, names, COUNT(names)), 0);
-	ck_assert_uint_eq(c.nret, 2);
-	ck_assert_uint_eq(compact_first_change(&c), 1);
-	compact_free(&c);
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, names, COUNT(names)), 0);
+	ck_assert_uint_eq(stats_of(c).track_metadata, 2);
+	ck_assert_uint_eq(compact_first_change(c), 1);
+	compact_free(c);
 
 	/* a CPU thread's name before the first change goes out as it is; the
 	 * stream's name after it still retires */
 	same_after_skip(late_names, COUNT(late_names), 2, full);
 	ck_assert_ptr_null(full[3]);
 	free_lines(full, COUNT(late_names));
-	compact_init(&c);
-	ck_assert_int_eq(see_all(&c, late_names, COUNT(late_names)), 0);
-	ck_assert_uint_eq(compact_first_change(&c), 2);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_int_eq(compact_place_skip(&c, 4), COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, "internal error: pass two passed 4 events before the plan "
+	c = new_compact();
+	ck_assert_int_eq(see_all(c, late_names, COUNT(late_names)), 0);
+	ck_assert_uint_eq(compact_first_change(c), 2);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_int_eq(compact_place_skip(c, 4), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "internal error: pass two passed 4 events before the plan "
 			 "was made, but the plan changes one of them");
-	compact_free(&c);
+	compact_free(c);
 
-	compact_init(&c);
-	c.only_device = "0";
-	ck_assert_int_eq(see_all(&c, pending, COUNT(pending)), 0);
-	ck_assert_uint_eq(c.npending, 1);
-	ck_assert_uint_eq(compact_first_change(&c), 0);
-	compact_free(&c);
+	c = new_compact();
+	compact_set_device(c, "0");
+	ck_assert_int_eq(see_all(c, pending, COUNT(pending)), 0);
+	ck_assert_uint_eq(stats_of(c).pending_scopes, 1);
+	ck_assert_uint_eq(compact_first_change(c), 0);
+	compact_free(c);
 }
 END_TEST
 

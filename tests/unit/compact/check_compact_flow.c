@@ -1,4 +1,4 @@
-/* Unit tests for common/compact/compact_flow.c, through pass one, the plan and
+/* Unit tests for common/compact_flow.c, through pass one, the plan and
  * pass two: which GPU event a flow binds to -- the same correlation when
  * the track has them and the flow a numeric id, an exact start before a
  * containing interval -- and the refusals when none or several match. */
@@ -8,7 +8,7 @@
 
 #include "core/buf.h"
 #include "compact/compact.h"
-#include "compact/compact_flow.h"
+#include "../../compact_test.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -70,7 +70,7 @@ static long long lane_of(const char *out)
 START_TEST(test_bind)
 {
 	const struct bind_case *bc = &cases[_i];
-	struct compact c;
+	struct compact *c;
 	struct buf flow = BUF_INIT;
 	const char *out;
 	size_t k, len;
@@ -79,25 +79,25 @@ START_TEST(test_bind)
 
 	buf_printf(&flow, "{\"ph\":\"f\",\"id\":%s,\"pid\":1,\"tid\":%s,\"ts\":%s,"
 		   "\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}", bc->id, bc->tid, bc->ts);
-	compact_init(&c);
+	c = new_compact();
 	for (k = 0; k < COUNT(trace); k++)
-		ck_assert_int_eq(compact_see_event(&c, trace[k], strlen(trace[k])), 0);
-	ck_assert_int_eq(compact_see_event(&c, flow.p, flow.len), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
+		ck_assert_int_eq(compact_see_event(c, trace[k], strlen(trace[k])), 0);
+	ck_assert_int_eq(compact_see_event(c, flow.p, flow.len), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
 	for (k = 0; k < COUNT(trace); k++) {
-		ck_assert_int_eq(compact_place(&c, trace[k], strlen(trace[k]), &out, &len), 0);
+		ck_assert_int_eq(compact_place(c, trace[k], strlen(trace[k]), &out, &len), 0);
 		lanes[k] = lane_of(out);
 	}
-	rc = compact_place(&c, flow.p, flow.len, &out, &len);
+	rc = compact_place(c, flow.p, flow.len, &out, &len);
 	ck_assert_int_eq(rc, bc->rc);
 	if (bc->rc == 0) {
 		ck_assert_int_eq(lane_of(out), lanes[bc->index]);
-		ck_assert_uint_eq(c.relocated_flows, 1);
+		ck_assert_uint_eq(stats_of(c).relocated_flows, 1);
 	} else {
-		ck_assert_str_eq(c.msg.p, bc->name);
+		ck_assert_str_eq(compact_message(c), bc->name);
 	}
 	buf_release(&flow);
-	compact_free(&c);
+	compact_free(c);
 }
 END_TEST
 
@@ -111,7 +111,7 @@ START_TEST(test_move)
 		"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":7,\"ts\":10,\"cat\":\"ac2g\",\"name\":\"ac2g\","
 		"\"bp\":\"e\"}";
 	const char *lines[COUNT(trace) + 2];
-	struct compact c;
+	struct compact *c;
 	const char *out;
 	size_t k, len;
 
@@ -119,21 +119,21 @@ START_TEST(test_move)
 	for (k = 0; k < COUNT(trace); k++)
 		lines[k + 1] = trace[k];
 	lines[COUNT(trace) + 1] = cpu_flow;
-	compact_init(&c);
+	c = new_compact();
 	for (k = 0; k < COUNT(lines); k++)
-		ck_assert_int_eq(compact_see_event(&c, lines[k], strlen(lines[k])), 0);
-	ck_assert_int_eq(compact_plan(&c), 0);
-	ck_assert_int_eq(compact_place(&c, gpu_flow, strlen(gpu_flow), &out, &len), 0);
+		ck_assert_int_eq(compact_see_event(c, lines[k], strlen(lines[k])), 0);
+	ck_assert_int_eq(compact_plan(c), 0);
+	ck_assert_int_eq(compact_place(c, gpu_flow, strlen(gpu_flow), &out, &len), 0);
 	ck_assert_str_eq(out, "{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":2113929216,\"ts\":10,"
 			 "\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\",\"args\":{"
 			 "\"_compact_gpu_track\":{\"pid\":1,\"tid\":7,\"source_event_index\":0,"
 			 "\"had_args\":false}}}");
 	for (k = 1; k < COUNT(lines); k++)
-		ck_assert_int_eq(compact_place(&c, lines[k], strlen(lines[k]), &out, &len), 0);
+		ck_assert_int_eq(compact_place(c, lines[k], strlen(lines[k]), &out, &len), 0);
 	ck_assert_ptr_eq(out, cpu_flow);
-	ck_assert_uint_eq(c.relocated_flows, 1);
-	ck_assert_uint_eq(c.relocated, COUNT(trace));
-	compact_free(&c);
+	ck_assert_uint_eq(stats_of(c).relocated_flows, 1);
+	ck_assert_uint_eq(stats_of(c).relocated, COUNT(trace));
+	compact_free(c);
 }
 END_TEST
 
@@ -144,7 +144,7 @@ END_TEST
 START_TEST(test_sweep)
 {
 	enum { N = 3000 };
-	struct compact c;
+	struct compact *c;
 	struct buf line = BUF_INIT;
 	const char *out;
 	size_t len;
@@ -152,7 +152,7 @@ START_TEST(test_sweep)
 	int k, pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		compact_init(&c);
+		c = new_compact();
 		for (k = 0; k < 2 * N; k++) {
 			int j = k < N ? k : 2 * N - 1 - k;
 			buf_reset(&line);
@@ -166,10 +166,10 @@ START_TEST(test_sweep)
 			else
 				buf_printf(&line, "{\"ph\":\"f\",\"pid\":1,\"tid\":7,\"ts\":%d,"
 					   "\"bp\":\"e\"}", 10 * j);
-			ck_assert_int_eq(compact_see_event(&c, line.p, line.len), 0);
+			ck_assert_int_eq(compact_see_event(c, line.p, line.len), 0);
 		}
-		ck_assert_int_eq(compact_plan(&c), 0);
-		ck_assert_uint_eq(c.groups[0].nlanes, 2);
+		ck_assert_int_eq(compact_plan(c), 0);
+		ck_assert_uint_eq(group_of(c, 0).nlanes, 2);
 		for (k = 0; k < 2 * N; k++) {
 			int j = k < N ? k : 2 * N - 1 - k;
 			buf_reset(&line);
@@ -183,7 +183,7 @@ START_TEST(test_sweep)
 			else
 				buf_printf(&line, "{\"ph\":\"f\",\"pid\":1,\"tid\":7,\"ts\":%d,"
 					   "\"bp\":\"e\"}", 10 * j);
-			ck_assert_int_eq(compact_place(&c, line.p, line.len, &out, &len), 0);
+			ck_assert_int_eq(compact_place(c, line.p, line.len, &out, &len), 0);
 			if (k < N)
 				lane[j] = lane_of(out);
 			else
@@ -191,8 +191,8 @@ START_TEST(test_sweep)
 		}
 		ck_assert_int_eq(lane[0], 0x7E000000);
 		ck_assert_int_eq(lane[1], 0x7E000001);
-		ck_assert_uint_eq(c.relocated_flows, N);
-		compact_free(&c);
+		ck_assert_uint_eq(stats_of(c).relocated_flows, N);
+		compact_free(c);
 	}
 	buf_release(&line);
 }

@@ -1,4 +1,4 @@
-/* Unit tests for common/compact/compact_report.c: the exact lane and scope-process
+/* Unit tests for common/compact_report.c: the exact lane and scope-process
  * metadata events, the report record (members in tr-compact(1)'s order,
  * counts, retired metadata of moved tracks only, source_sha256 from the
  * tail) and the --summary text, on a small planned and placed stream. */
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compact/compact.h"
+#include "../../compact_test.h"
 #include "compact/compact_report.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -72,36 +73,38 @@ static const char want_summary[] =
 	" each moved event's original pid and tid. Use the original trace for stream sche"
 	"duling and synchronisation.\n";
 
-static void planned(struct compact *c)
+static struct compact *planned(void)
 {
+	struct compact *c;
 	const char *out;
 	size_t len, k;
 
-	compact_init(c);
-	c->source_name = strdup("t.json");
+	c = new_compact();
+	compact_set_source(c, strdup("t.json"));
 	for (k = 0; k < COUNT(lines); k++)
 		ck_assert_int_eq(compact_see_event(c, lines[k], strlen(lines[k])), 0);
 	ck_assert_int_eq(compact_plan(c), 0);
 	for (k = 0; k < COUNT(lines); k++)
 		ck_assert_int_eq(compact_place(c, lines[k], strlen(lines[k]), &out, &len), 0);
+	return c;
 }
 
 START_TEST(test_report)
 {
 	static const char tail[] = "{\"@tr\":\"tail\",\"source_sha256\":\"ab\"}";
-	struct compact c;
+	struct compact *c;
 	struct buf b = BUF_INIT;
 
-	planned(&c);
-	ck_assert_int_eq(compact_report_metadata(&c, &b), 0);
+	c = planned();
+	ck_assert_int_eq(compact_report_metadata(c, &b), 0);
 	ck_assert_str_eq(b.p, want_metadata);
-	ck_assert_uint_eq(c.new_metadata, 7);
+	ck_assert_uint_eq(stats_of(c).new_metadata, 7);
 	/* the metadata counts go into the record: made after it */
-	ck_assert_int_eq(compact_report_record(&c, tail, sizeof tail - 1, &b), 0);
+	ck_assert_int_eq(compact_report_record(c, tail, sizeof tail - 1, &b), 0);
 	ck_assert_str_eq(b.p, want_record);
-	ck_assert_int_eq(compact_report_summary(&c, &b), 0);
+	ck_assert_int_eq(compact_report_summary(c, &b), 0);
 	ck_assert_str_eq(b.p, want_summary);
-	compact_free(&c);
+	compact_free(c);
 	buf_release(&b);
 }
 END_TEST
@@ -113,15 +116,15 @@ START_TEST(test_layers_member)
 	static const char tail[] = "{\"@tr\":\"tail\"}";
 	static const char prefix[] = "{\"@tr\":\"report\",\"suffix\":\".layers.json\","
 				     "\"member\":\"compaction\",\"body\":{\"schema_version\":1,";
-	struct compact c;
+	struct compact *c;
 	struct buf b = BUF_INIT;
 
-	planned(&c);
-	c.layers_report = 1;
-	ck_assert_int_eq(compact_report_record(&c, tail, sizeof tail - 1, &b), 0);
+	c = planned();
+	compact_set_layers_report(c, 1);
+	ck_assert_int_eq(compact_report_record(c, tail, sizeof tail - 1, &b), 0);
 	ck_assert(strncmp(b.p, prefix, sizeof prefix - 1) == 0);
 	ck_assert_ptr_nonnull(strstr(b.p, ",\"source_sha256\":null,"));
-	compact_free(&c);
+	compact_free(c);
 	buf_release(&b);
 }
 END_TEST

@@ -1,27 +1,29 @@
-/* Unit tests for common/compact/compact_state.c: the refusal's message and status,
- * an event's members on the fast path and through the JSON parser (escapes),
- * a line with escapes that is not JSON, and a group's display pid. */
+/* Unit tests for compact_state.h's helpers (in common/compact.c): the
+ * refusal's message and status, an event's members on the fast path and
+ * through the JSON parser (escapes), a line with escapes that is not JSON,
+ * and a group's display pid. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compact/compact.h"
+#include "../../compact_test.h"
 #include "compact/compact_state.h"
 
 START_TEST(test_refuse)
 {
-	struct compact c;
+	struct compact *c;
 
-	compact_init(&c);
-	c.events = 7;
-	ck_assert_int_eq(compact_refuse(&c, "event %d: %s", 7, "no"), COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, "event 7: no");
-	ck_assert_uint_eq(c.msg.len, 11);
+	c = new_compact();
+	ck_assert_str_eq(compact_message(c), "");
+	ck_assert_int_eq(compact_refuse(c, "event %d: %s", 7, "no"), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "event 7: no");
+	ck_assert_uint_eq(strlen(compact_message(c)), 11);
 	/* a longer one replaces it whole */
-	ck_assert_int_eq(compact_refuse(&c, "%s", "x"), COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, "x");
-	compact_free(&c);
+	ck_assert_int_eq(compact_refuse(c, "%s", "x"), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "x");
+	compact_free(c);
 }
 END_TEST
 
@@ -43,23 +45,29 @@ START_TEST(test_members)
 	 * counts as that key) */
 	static const char esc[] = "{\"name\":\"a\\\"b\",\"p\\u0069d\":\"x\",\"tid\":2}";
 	static const char bad[] = "{\"name\":\"a\\\"b\",\"pid\":1";
-	struct compact c;
+	static const char cpu[] = "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,"
+				  "\"tid\":1,\"ts\":0,\"dur\":1}";
+	struct compact *c;
 	struct member m[4];
+	int k;
 
-	compact_init(&c);
-	ck_assert_int_eq(compact_members(&c, plain, sizeof plain - 1, keys, 4, m), COMPACT_OK);
+	c = new_compact();
+	ck_assert_int_eq(compact_members(c, plain, sizeof plain - 1, keys, 4, m), COMPACT_OK);
 	assert_member(m[0], "1");
 	assert_member(m[1], "\"s 7\"");
 	assert_member(m[2], "{\"a\":[1,2]}");
 	assert_member(m[3], NULL);
-	ck_assert_int_eq(compact_members(&c, esc, sizeof esc - 1, keys, 4, m), COMPACT_OK);
+	ck_assert_int_eq(compact_members(c, esc, sizeof esc - 1, keys, 4, m), COMPACT_OK);
 	assert_member(m[0], "\"x\"");
 	assert_member(m[1], "2");
 	assert_member(m[2], NULL);
-	c.events = 41;
-	ck_assert_int_eq(compact_members(&c, bad, sizeof bad - 1, keys, 2, m), COMPACT_REFUSED);
-	ck_assert_str_eq(c.msg.p, "event 41: not a JSON object");
-	compact_free(&c);
+	/* the message names the event by its source index: 41 came before */
+	for (k = 0; k < 41; k++)
+		ck_assert_int_eq(compact_see_event(c, cpu, sizeof cpu - 1), COMPACT_OK);
+	ck_assert_uint_eq(stats_of(c).events, 41);
+	ck_assert_int_eq(compact_members(c, bad, sizeof bad - 1, keys, 2, m), COMPACT_REFUSED);
+	ck_assert_str_eq(compact_message(c), "event 41: not a JSON object");
+	compact_free(c);
 }
 END_TEST
 
