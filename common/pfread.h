@@ -1,8 +1,9 @@
 /* pfread: read back a Perfetto trace that pftrace.h wrote (plain or
  * gzip) and compare it, event by event, with the event lines it was
- * written from: name, category, ts, dur (the held SLICE_END), track
+ * written from: name, category, ts, dur (the SLICE_END that follows), track
  * (process and thread by their pid and tid), every args member with its
- * JSON type, counters, the flows each slice carries, and the names and
+ * JSON type, counters, the flows each slice carries (each on the slice
+ * Perfetto's JSON import binds it to, recomputed from the source), and the names and
  * sort indices of processes and threads.  Only the subset pftrace writes
  * is read; anything else in the file is a difference.
  * The common/ rule: library code returns a status and never prints or exits. */
@@ -13,12 +14,26 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "extsort.h"
 #include "json.h"
 #include "pftrace.h"
 
 enum pfread_status { PFREAD_OK = 0, PFREAD_DIFF = 1, PFREAD_TROUBLE = 2, PFREAD_NOMEM = -1 };
 
 struct pf_track;  /* a decoded track descriptor (pfread.c) */
+
+/* A source slice or flow, for the bindings computed at the end; a flow
+ * on a slice (of the output, or bound in the source): source positions. */
+struct pfread_item {
+	int64_t ts, end;
+	uint64_t index, id;
+	uint32_t thread;
+	uint8_t slice, term, wait, pad;
+};
+struct pfread_bound {
+	uint64_t slice, id, flow;
+	uint8_t term, pad[7];
+};
 
 struct pfread {
 	struct source *src;
@@ -38,8 +53,10 @@ struct pfread {
 	struct pf_ids ids;
 	struct jdoc doc;
 	struct buf tmp, tmp2;
+	struct extsort items, got, want;
+	int sorts;
 	uint64_t events, compared, slices, instants, counters, flows_src, flows_out,
-		 flows_dropped, flows_outside, skipped;
+		 flows_dropped, skipped;
 	/* the packet in hand */
 	const unsigned char *pkt, *te;
 	size_t pkt_len, te_len;
@@ -52,7 +69,7 @@ struct pfread {
 int pfread_open(struct pfread *r, const char *path);
 /* One event line of the source (the nth, from 0). */
 int pfread_event(struct pfread *r, const char *line, size_t len);
-/* After the last event: the held ends, nothing more in the file, the
+/* After the last event: nothing more in the file, the flows' bindings, the
  * descriptors' names and ranks. */
 int pfread_finish(struct pfread *r);
 /* The summary line of a verified trace, appended to out. */
