@@ -320,6 +320,47 @@ static int read_interned(struct pfread *r, const unsigned char *p, size_t n)
 	return rc < 0 ? bad(r, "malformed interned data") : PFREAD_OK;
 }
 
+/* A ClockSnapshot: BOOTTIME and the incremental clock at one time. */
+static int read_clocks(struct pfread *r, const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n, *q;
+	struct pb_field f, g;
+	int64_t boot = 0, inc = 0;
+	int have = 0, rc;
+
+	while ((rc = pb_next(&p, end, &f)) > 0) {
+		uint64_t id = 0, ts = 0, incremental = 0;
+		if (f.num != PF_CS_CLOCKS || f.wire != PB_LEN)
+			return bad(r, "a clock snapshot tr-encode does not write");
+		for (q = f.data; (rc = pb_next(&q, f.data + f.len, &g)) > 0;) {
+			if (g.num == PF_CS_CLOCK_ID)
+				id = g.v;
+			else if (g.num == PF_CS_TIMESTAMP)
+				ts = g.v;
+			else if (g.num == PF_CS_INCREMENTAL)
+				incremental = g.v;
+			else
+				return bad(r, "a clock tr-encode does not write");
+		}
+		if (rc < 0)
+			return bad(r, "a malformed clock");
+		if (id == PFTRACE_BOOTTIME && !incremental) {
+			boot = (int64_t)ts;
+			have |= 1;
+		} else if (id == PFTRACE_CLOCK && incremental) {
+			inc = (int64_t)ts;
+			have |= 2;
+		} else {
+			return bad(r, "a clock tr-encode does not write");
+		}
+	}
+	if (rc < 0 || have != 3 || boot != inc)
+		return bad(r, "a clock snapshot tr-encode does not write");
+	r->clock_set = 1;
+	r->clock_last = inc;
+	return PFREAD_OK;
+}
+
 /* The next TrackEvent packet (descriptors and interned data taken in on
  * the way): GOT_EVENT, 0 at the end of the file, or a status. */
 #define GOT_EVENT 100
@@ -360,22 +401,49 @@ static int next_event(struct pfread *r)
 			const unsigned char *q = p;
 			uint64_t flags = 0;
 			/* flags first: a clearing comes before the packet's entries */
-			while ((rc = pb_next(&q, end, &f)) > 0)
+			int defaults = 0;
+			while ((rc = pb_next(&q, end, &f)) > 0) {
 				if (f.num == PF_PKT_SEQ_FLAGS)
 					flags = f.v;
+				defaults |= f.num == PF_PKT_DEFAULTS;
+			}
 			if (rc < 0)
 				return bad(r, "a malformed packet");
 			if (flags & PF_SEQ_CLEARED) {
 				clear_tables(r);
 				r->have_state = 1;
+				r->have_defaults = 0;
 			}
+			/* the packet's defaults hold for its own timestamp */
+			r->have_defaults |= defaults;
 		}
 		while ((rc = pb_next(&p, end, &f)) > 0) {
 			if (f.wire != (f.num == PF_PKT_TRACK_DESCRIPTOR || f.num == PF_PKT_INTERNED ||
-				       f.num == PF_PKT_TRACK_EVENT ? PB_LEN : PB_VARINT))
+				       f.num == PF_PKT_TRACK_EVENT || f.num == PF_PKT_CLOCK_SNAPSHOT ||
+				       f.num == PF_PKT_DEFAULTS ? PB_LEN : PB_VARINT))
 				return bad(r, "a packet field of another wire type");
 			switch (f.num) {
-			case PF_PKT_TIMESTAMP: r->ts = (int64_t)f.v; break;
+			case PF_PKT_TIMESTAMP:
+				/* a delta on the incremental clock (pftrace.h) */
+				if (!r->clock_set || !r->have_defaults)
+					return bad(r, "a timestamp before its clock and defaults");
+				r->clock_last = (int64_t)((uint64_t)r->clock_last + f.v);
+				r->ts = r->clock_last;
+				break;
+			case PF_PKT_CLOCK_SNAPSHOT:
+				if ((rc = read_clocks(r, f.data, f.len)) != PFREAD_OK)
+					return rc;
+				break;
+			case PF_PKT_DEFAULTS: {
+				const unsigned char *q = f.data;
+				struct pb_field g;
+				while ((rc = pb_next(&q, f.data + f.len, &g)) > 0)
+					if (g.num != PF_PKT_CLOCK_ID || g.v != PFTRACE_CLOCK)
+						return bad(r, "packet defaults tr-encode does not write");
+				if (rc < 0)
+					return bad(r, "malformed packet defaults");
+				break;
+			}
 			case PF_PKT_SEQ_ID:
 				if (f.v != PFTRACE_SEQ_ID)
 					return bad(r, "a sequence tr-encode does not write");

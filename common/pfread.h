@@ -48,7 +48,8 @@ struct pfread {
 	size_t ntracks, captracks;
 	struct buf *tables[4];    /* names, categories, arg names, strings: by iid */
 	size_t ntab[4], captab[4];
-	int have_state;
+	int have_state, have_defaults, clock_set;
+	int64_t clock_last;       /* the incremental clock's time */
 	/* the source's side: the writer's ids and holding of slice ends */
 	struct pf_ids ids;
 	struct jdoc doc;

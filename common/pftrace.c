@@ -204,18 +204,25 @@ static int write_packet(struct pftrace *p, const struct pf_qent *q, const char *
 	size_t k, te = q->te + q->nflows * 10, total = q->pre + q->post, i;
 	int err = 0;
 
+	unsigned char stamp[16];
+	size_t ns = 0;
+
 	buf_reset(&p->out);
+	if (q->has_ts) {
+		/* the delta from the last packet on the sequence's incremental
+		 * clock; a time before it as the delta's two's complement, which
+		 * trace_processor reads as a signed delta */
+		stamp[0] = PF_PKT_TIMESTAMP << 3;
+		ns = 1 + pb_put_varint(stamp + 1, (uint64_t)q->ts - (uint64_t)p->clock_last);
+		p->clock_last = q->ts;
+	}
+	total += ns;
 	if (q->is_te)
 		total += 1 + pb_put_varint(tmp, te) + te;
-	if (q->has_ts)
-		total += 1 + pb_put_varint(tmp, (uint64_t)q->ts);
 	tmp[0] = 0x0a;
 	k = 1 + pb_put_varint(tmp + 1, total);
 	err |= buf_add(&p->out, tmp, k);
-	if (q->has_ts) {
-		tmp[0] = PF_PKT_TIMESTAMP << 3;
-		err |= buf_add(&p->out, tmp, 1 + pb_put_varint(tmp + 1, (uint64_t)q->ts));
-	}
+	err |= buf_add(&p->out, stamp, ns);
 	err |= buf_add(&p->out, b, q->pre);
 	if (q->is_te) {
 		tmp[0] = PF_PKT_TRACK_EVENT << 3 | PB_LEN;
@@ -275,6 +282,8 @@ static int enqueue(struct pftrace *p, int has_ts, int is_te, size_t pre, size_t 
 	if (fwrite(&h, sizeof h, 1, p->spill) != 1 ||
 	    fwrite(p->pkt.b.p, 1, p->pkt.b.len, p->spill) != p->pkt.b.len)
 		return spill_error(p);
+	if (has_ts && (p->nqueued_ts++ == 0 || p->pkt_ts < p->min_ts))
+		p->min_ts = p->pkt_ts;
 	if (slot != NULL)
 		*slot = p->nqueued;
 	p->nqueued++;
@@ -338,6 +347,12 @@ static void packet_begin(struct pftrace *p, int64_t ts, int interns)
 	if (p->cleared || interns)
 		pb_varint(&p->pkt, PF_PKT_SEQ_FLAGS, p->cleared ? PF_SEQ_CLEARED | PF_SEQ_NEEDS :
 			  PF_SEQ_NEEDS);
+	if (p->cleared) {
+		/* the defaults are incremental state: again after each clearing */
+		pb_begin(&p->pkt, PF_PKT_DEFAULTS);
+		pb_varint(&p->pkt, PF_PKT_CLOCK_ID, PFTRACE_CLOCK);
+		pb_end(&p->pkt);
+	}
 	p->cleared = 0;
 	p->pre_len = p->pkt.b.len;
 }
@@ -1160,6 +1175,37 @@ static int bind_all(struct pftrace *p)
 	return r < 0 ? -1 : extsort_finish(&p->binds);
 }
 
+/* The sequence's incremental clock, at ts (the earliest) as BOOTTIME is,
+ * before the first packet that counts on it. */
+static int clock_snapshot(struct pftrace *p, int64_t ts)
+{
+	int rc;
+
+	pb_reset(&p->pkt);
+	pb_begin(&p->pkt, PF_TRACE_PACKET);
+	pb_varint(&p->pkt, PF_PKT_SEQ_ID, PFTRACE_SEQ_ID);
+	pb_begin(&p->pkt, PF_PKT_CLOCK_SNAPSHOT);
+	pb_begin(&p->pkt, PF_CS_CLOCKS);
+	pb_varint(&p->pkt, PF_CS_CLOCK_ID, PFTRACE_BOOTTIME);
+	pb_varint(&p->pkt, PF_CS_TIMESTAMP, (uint64_t)ts);
+	pb_end(&p->pkt);
+	pb_begin(&p->pkt, PF_CS_CLOCKS);
+	pb_varint(&p->pkt, PF_CS_CLOCK_ID, PFTRACE_CLOCK);
+	pb_varint(&p->pkt, PF_CS_TIMESTAMP, (uint64_t)ts);
+	pb_varint(&p->pkt, PF_CS_INCREMENTAL, 1);
+	pb_end(&p->pkt);
+	pb_end(&p->pkt);
+	pb_end(&p->pkt);
+	if (pb_failed(&p->pkt))
+		return PFTRACE_NOMEM;
+	rc = p->put(p->put_ctx, p->pkt.b.p, p->pkt.b.len) != 0 ? PFTRACE_WRITE : PFTRACE_OK;
+	pb_reset(&p->pkt);
+	p->packets++;
+	p->clock_set = 1;
+	p->clock_last = ts;
+	return rc;
+}
+
 int pftrace_finish(struct pftrace *p)
 {
 	struct pf_spill h;
@@ -1212,6 +1258,8 @@ int pftrace_finish(struct pftrace *p)
 		q.has_ts = h.has_ts;
 		q.is_te = h.is_te;
 		q.nflows = 0;
+		if (h.has_ts && !p->clock_set && (rc = clock_snapshot(p, p->min_ts)) != PFTRACE_OK)
+			break;
 		for (; hb && b->slot == slot; hb = extsort_next(&p->binds, &rec) > 0, b = rec) {
 			if (buf_array_room((void **)&q.flows, q.nflows, &cap, 4, sizeof *q.flows) != 0 ||
 			    (q.capflows < cap && (q.term = realloc(q.term, cap)) == NULL)) {

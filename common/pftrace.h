@@ -34,6 +34,8 @@ enum {
 	PF_TRACE_PACKET = 1,
 	PF_PKT_TIMESTAMP = 8, PF_PKT_SEQ_ID = 10, PF_PKT_TRACK_EVENT = 11,
 	PF_PKT_INTERNED = 12, PF_PKT_SEQ_FLAGS = 13, PF_PKT_TRACK_DESCRIPTOR = 60,
+	PF_PKT_CLOCK_SNAPSHOT = 6, PF_PKT_DEFAULTS = 59, PF_PKT_CLOCK_ID = 58,
+	PF_CS_CLOCKS = 1, PF_CS_CLOCK_ID = 1, PF_CS_TIMESTAMP = 2, PF_CS_INCREMENTAL = 3,
 	PF_SEQ_CLEARED = 1, PF_SEQ_NEEDS = 2,
 	PF_TE_CATEGORY_IIDS = 3, PF_TE_DEBUG = 4, PF_TE_TYPE = 9, PF_TE_NAME_IID = 10,
 	PF_TE_TRACK_UUID = 11, PF_TE_COUNTER = 30, PF_TE_DOUBLE_COUNTER = 44,
@@ -61,6 +63,13 @@ enum {
  * get these numbers, in order of first appearance */
 #define PFTRACE_SYNTH_PID 0x70000000
 #define PFTRACE_SYNTH_TID 0x70000000
+/* Timestamps: a ClockSnapshot before the first defines the sequence's
+ * clock PFTRACE_CLOCK as BOOTTIME, incremental (each packet's timestamp
+ * the delta from the last one on it), and TracePacketDefaults make it
+ * every packet's; a time earlier than the last one is a negative delta
+ * (its two's complement, ten bytes).  Exact ns either way. */
+#define PFTRACE_CLOCK 64
+#define PFTRACE_BOOTTIME 6
 /* the one sequence every packet belongs to */
 #define PFTRACE_SEQ_ID 1
 #define PFTRACE_GLOBAL_TRACK_NAME "Global instants"
@@ -187,6 +196,9 @@ struct pftrace {
 	struct buf out;
 	size_t pre_len;         /* the packet being built: bytes before its track event */
 	int64_t pkt_ts;
+	int clock_set;
+	int64_t clock_last, min_ts;
+	uint64_t nqueued_ts;
 	uint64_t packets, events, flows, flows_dropped, skipped, resets;
 	char err[256];
 };

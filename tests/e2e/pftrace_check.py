@@ -18,6 +18,9 @@ file order), s, t and f with bp "e" on the slice on top of the stack
 there, f without bp on the next slice pushed; a slice sticking out of the
 open one is left off the stack (an overflow track).  Flow ids are opaque:
 one (cat, name, id) must have one id throughout, and no two share one.
+Timestamps: deltas on the sequence's incremental clock (a ClockSnapshot
+gives its start, TracePacketDefaults make it every packet's clock, each
+timestamp is added to the last as a signed 64-bit number).
 Prints one summary line; exit 1 with the first difference."""
 import decimal
 import gzip
@@ -71,6 +74,8 @@ class Out:
     def __init__(self):
         self.tables = {}
         self.tracks = {}
+        self.clock = None       # the incremental clock's last time, ns
+        self.defaults = False
 
     def annotation(self, b):
         name, value, kids, dict_kids = None, None, [], None
@@ -110,10 +115,20 @@ class Out:
             flags = sum(v for n, _, v in f if n == 13)
             if flags & 1:
                 self.tables = {1: {}, 2: {}, 3: {}, 29: {}}
+                self.defaults = False
             ts, te = None, None
             for n, wt, v in f:
                 if n == 8:
                     ts = v
+                elif n == 6:
+                    clocks = [dict((a, b) for a, _, b in fields(c)) for _, _, c in fields(v)]
+                    boot = [c[2] for c in clocks if c[1] == 6 and not c.get(3)]
+                    inc = [c[2] for c in clocks if c[1] == 64 and c.get(3) == 1]
+                    assert len(clocks) == 2 and boot == inc and len(inc) == 1, 'clock snapshot %r' % clocks
+                    self.clock = inc[0]
+                elif n == 59:
+                    assert fields(v) == [(58, 0, 64)], 'packet defaults'
+                    self.defaults = True
                 elif n == 10:
                     assert v == 1, 'sequence id'
                 elif n == 12:
@@ -147,6 +162,12 @@ class Out:
                     self.tracks[d['uuid']] = d
                 elif n == 11:
                     te = v
+            if ts is not None:
+                # a delta on the sequence's incremental clock, signed
+                assert self.clock is not None and self.defaults, 'a timestamp before its clock'
+                self.clock = (self.clock + ts) & ((1 << 64) - 1)
+                self.clock -= (1 << 64) if self.clock >= 1 << 63 else 0
+                ts = self.clock
             if te is None:
                 continue
             e = {'ts': ts, 'args': {}, 'flows': 0}

@@ -80,8 +80,8 @@ for want in 'process_name: "python3"' 'thread_name: "main"' 'sibling_order_rank:
 	'type: TYPE_SLICE_END' 'type: TYPE_INSTANT' 'type: TYPE_COUNTER' 'counter_value: 1024' \
 	'double_counter_value: 0.5' 'name: "mem bytes"' 'name: "mem frac"' 'uint_value: 18446744073709551615' \
 	'legacy_json_value: "null"' 'legacy_json_value: "{}"' 'legacy_json_value: "[]"' \
-	'bool_value: true' 'double_value: 0.25' 'timestamp: 10500' 'timestamp: 12500' \
-	'timestamp: 14001' 'sequence_flags: 3' 'name: "Global instants"' 'process_name: "Spans"' \
+	'bool_value: true' 'double_value: 0.25' 'timestamp_clock_id: 64' 'is_incremental: true' \
+	'sequence_flags: 3' 'name: "Global instants"' 'process_name: "Spans"' \
 	'thread_name: "Traces"' 'pid: 1879048192' 'str: "caf\303\251 \"q\""'; do
 	if grep -qxF "$want" fx.pftrace.txt ||
 		grep -q "^ *$(printf '%s' "$want" | sed 's/[][\\.*^$]/\\&/g')\$" fx.pftrace.txt; then
@@ -90,6 +90,34 @@ for want in 'process_name: "python3"' 'thread_name: "main"' 'sibling_order_rank:
 		fail "protoc: $want" "not in the decoded text"
 	fi
 done
+# the clock: BOOTTIME and the incremental clock at the earliest ts (the
+# span's 9 us), then aten::mm at 10.5 us, 1500 ns later, its end 2000 ns on
+cat >want.clock <<'EOF2'
+  clock_snapshot {
+    clocks {
+      clock_id: 6
+      timestamp: 9000
+    }
+    clocks {
+      clock_id: 64
+      timestamp: 9000
+      is_incremental: true
+    }
+  }
+  trusted_packet_sequence_id: 1
+}
+packet {
+  timestamp: 1500
+EOF2
+grep -A14 '^  clock_snapshot {' fx.pftrace.txt >got.clock
+same "protoc: the clock snapshot, then deltas" want.clock got.clock
+if [ "$(grep -c '^  clock_snapshot {' fx.pftrace.txt)" = 1 ] &&
+	awk '/^  timestamp: / { n++ } END { exit (n == 12 ? 0 : 1) }' fx.pftrace.txt &&
+	[ "$(grep '^  timestamp: ' fx.pftrace.txt | sed -n 1,2p | tr '\n' ' ')" = '  timestamp: 1500   timestamp: 2000 ' ]; then
+	pass "protoc: one snapshot, every event packet a delta"
+else
+	fail "protoc: one snapshot, every event packet a delta" "$(grep -c '^  timestamp: ' fx.pftrace.txt) timestamps"
+fi
 # the flow: started on the packet that begins the kernel launch, ended on
 # the one that begins the kernel (each packet interns its slice's name)
 packet_with() {

@@ -1,6 +1,7 @@
 /* Unit tests for common/pftrace.c: the exact bytes of a one-event trace
  * (root descriptor with explicit ordering, process and thread descriptors,
- * SLICE_BEGIN with interned name and category and the clearing flags, the
+ * the clock snapshot of the incremental clock, SLICE_BEGIN with the packet
+ * defaults and a delta timestamp, with interned name and category and the clearing flags, the
  * SLICE_END at ts + dur without flags); flows on the packet that begins
  * the slice Perfetto's JSON import binds them to (out of file order,
  * nested, past a spilled slice), left out with no slice; metadata
@@ -38,19 +39,25 @@ START_TEST(test_exact_bytes)
 		"\x0a\x0b\x50\x01\xe2\x03\x06\x08\x01\x1a\x02\x08\x01"
 		/* thread: uuid 2, parent 1, pid 1, tid 2 */
 		"\x0a\x0f\x50\x01\xe2\x03\x0a\x08\x02\x28\x01\x22\x04\x08\x01\x10\x02"
-		/* begin: ts 1000, seq 1, flags 3, { type 1, track 2, cat 1, name 1 },
-		 * interned { categories { 1 "c" } names { 1 "a" } } */
-		"\x0a\x21\x40\xe8\x07\x50\x01\x68\x03\x5a\x08\x48\x01\x58\x02\x18\x01\x50\x01"
+		/* clock snapshot: seq 1, { clocks { id 6, ts 1000 } clocks { id 64,
+		 * ts 1000, incremental } } */
+		"\x0a\x14\x50\x01\x32\x10\x0a\x05\x08\x06\x10\xe8\x07"
+		"\x0a\x07\x08\x40\x10\xe8\x07\x18\x01"
+		/* begin: ts +0, seq 1, flags 3, defaults { clock 64 }, { type 1,
+		 * track 2, cat 1, name 1 }, interned { categories { 1 "c" } names
+		 * { 1 "a" } } */
+		"\x0a\x26\x40\x00\x50\x01\x68\x03\xda\x03\x03\xd0\x03\x40"
+		"\x5a\x08\x48\x01\x58\x02\x18\x01\x50\x01"
 		"\x62\x0e\x0a\x05\x08\x01\x12\x01" "c" "\x12\x05\x08\x01\x12\x01" "a"
-		/* end: ts 3000, seq 1, { type 2, track 2 } */
-		"\x0a\x0b\x40\xb8\x17\x50\x01\x5a\x04\x48\x02\x58\x02";
+		/* end: ts +2000, seq 1, { type 2, track 2 } */
+		"\x0a\x0b\x40\xd0\x0f\x50\x01\x5a\x04\x48\x02\x58\x02";
 
 	ck_assert_int_eq(pftrace_init(&p, put_buf, &out), PFTRACE_OK);
 	ev(&p, "{\"ph\":\"X\",\"name\":\"a\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":2}");
 	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
 	ck_assert_uint_eq(out.len, sizeof want - 1);
 	ck_assert(memcmp(out.p, want, out.len) == 0);
-	ck_assert_uint_eq(p.packets, 5);
+	ck_assert_uint_eq(p.packets, 6);
 	pftrace_free(&p);
 	buf_release(&out);
 }
