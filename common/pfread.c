@@ -17,6 +17,7 @@
 #include "pfread.h"
 #include "verifybind.h"
 #include "source.h"
+#include "stream.h"
 #include "tsnum.h"
 
 struct pf_track {
@@ -1258,6 +1259,35 @@ int pfread_summary(const struct pfread *r, struct buf *out)
 			  (unsigned long long)(r->events - 1), (unsigned long long)r->slices,
 			  (unsigned long long)r->instants, (unsigned long long)r->counters,
 			  (unsigned long long)r->flows_out, (unsigned long long)r->flows_dropped, r->ids.nprocs, r->ids.nthreads, (unsigned long long)r->skipped);
+}
+
+int pfread_run(struct pfread *r, struct stream_in *in, const char *src_path, struct buf *summary)
+{
+	const char *line;
+	size_t len;
+	int rc, status = PFREAD_OK;
+
+	while (status == PFREAD_OK && (rc = stream_next(in, &line, &len)) > 0)
+		if (rc == LINE_EVENT)
+			status = pfread_event(r, line, len);
+	if (status != PFREAD_OK)
+		return status;
+	if (rc == LINE_ERROR) {
+		snprintf(r->msg, sizeof r->msg, "%s: %s", src_path, in->err);
+		return PFREAD_INPUT;
+	}
+	if ((status = pfread_finish(r)) != PFREAD_OK)
+		return status;
+	return pfread_summary(r, summary) != 0 ? PFREAD_NOMEM : PFREAD_OK;
+}
+
+int pfread_stream_source(const char *path, struct stream_in *in)
+{
+	int fd;
+
+	if (!pfread_is_stream(path, &fd))
+		return 0;
+	return stream_in_init(in, fd, STREAM_DEFAULT_MAX_LINE) != 0 ? -1 : 1;
 }
 
 int pfread_is_stream(const char *path, int *fd)

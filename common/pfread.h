@@ -18,7 +18,9 @@
 #include "json.h"
 #include "pftrace.h"
 
-enum pfread_status { PFREAD_OK = 0, PFREAD_DIFF = 1, PFREAD_TROUBLE = 2, PFREAD_NOMEM = -1 };
+/* PFREAD_INPUT: the source's lines failed (r->msg: "SRC: why") */
+enum pfread_status { PFREAD_OK = 0, PFREAD_DIFF = 1, PFREAD_TROUBLE = 2, PFREAD_INPUT = 3,
+		     PFREAD_NOMEM = -1 };
 
 struct pf_track;  /* a decoded track descriptor (pfread.c) */
 
@@ -77,6 +79,14 @@ int pfread_finish(struct pfread *r);
 int pfread_summary(const struct pfread *r, struct buf *out);
 void pfread_free(struct pfread *r);
 
+struct stream_in;
+/* Every event line of in (the source at src_path), then pfread_finish; the
+ * summary line appended to summary.  A status; r->msg says why. */
+int pfread_run(struct pfread *r, struct stream_in *in, const char *src_path, struct buf *summary);
+
+/* 1 with in reading the source at path when it is a stream (below), 0
+ * when it is not, -1 when memory runs out. */
+int pfread_stream_source(const char *path, struct stream_in *in);
 /* 1 with *fd open on it when the source at path is a stream (tr-stream(5):
  * its first bytes a control record; "-" is standard input), else 0. */
 int pfread_is_stream(const char *path, int *fd);

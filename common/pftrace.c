@@ -128,6 +128,10 @@ int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char
 	int pc;
 
 	*created = 0;
+	/* most events are on the thread of the one before */
+	if (ids->last_len > 0 && pn + 1 + tn == ids->last_len &&
+	    memcmp(ids->last_key, pid, pn) == 0 && memcmp(ids->last_key + pn + 1, tid, tn) == 0)
+		return ids->last_thread;
 	if ((proc = pf_ids_proc(ids, pid, pn, &pc)) < 0)
 		return -1;
 	*created = pc;
@@ -138,6 +142,11 @@ int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char
 		return -1;
 	}
 	k = intern_id(&ids->threads_by_raw, key.p, key.len);
+	if (k >= 0 && key.len <= sizeof ids->last_key) {
+		memcpy(ids->last_key, key.p, key.len);
+		ids->last_len = key.len;
+		ids->last_thread = k;
+	}
 	buf_release(&key);
 	if (k < 0)
 		return -1;
@@ -278,6 +287,7 @@ static int enqueue(struct pftrace *p, int has_ts, int is_te, size_t pre, size_t 
 				close(fd);
 			return spill_error(p);
 		}
+		setvbuf(p->spill, NULL, _IOFBF, (size_t)1 << 20);
 	}
 	if (fwrite(&h, sizeof h, 1, p->spill) != 1 ||
 	    fwrite(p->pkt.b.p, 1, p->pkt.b.len, p->spill) != p->pkt.b.len)

@@ -131,6 +131,9 @@ struct pf_ids {
 	uint64_t next_uuid;
 	int32_t next_synth_pid;
 	int64_t next_synth_tid;
+	char last_key[64];      /* the last thread's "pid\0tid" texts */
+	size_t last_len;
+	int64_t last_thread;
 };
 /* The process (thread) of raw pid (pid, tid) texts: its index, *created set
  * to 1 when it is new; -1 when memory runs out. */
