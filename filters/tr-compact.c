@@ -4,7 +4,7 @@
  * rebuilt exactly.  Kernel names, ts, dur and args.stream never change.
  * See tr-compact(1).
  *
- * Options and glue: the model and its two passes are common/compact.h,
+ * Options and glue: the model and its two passes are common/compact/compact.h,
  * flow binding compact_flow.h, the byte edit compact_rewrite.h, the report
  * and summary compact_report.h, the spill compact_spill.h.  Pass one spills
  * the stream and shows every event to the model; lanes are planned between

@@ -111,6 +111,8 @@ static void pf_check(struct sink *s, int rc, const char *output)
 {
 	if (rc == PFTRACE_NOMEM)
 		die_nomem();
+	if (rc == PFTRACE_TEMP)
+		die(EXIT_TROUBLE, "%s; %s", s->pf.err, output);
 	if (rc != PFTRACE_OK)
 		die(EXIT_INPUT, "stdin: %s; %s", s->pf.err, output);
 }

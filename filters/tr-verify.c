@@ -68,8 +68,7 @@ static const char usage_text[] =
 	"                 left) even when standard error is not a terminal; PHASE\n"
 	"                 names it (default verifying)\n"
 	"  -q, --quiet    no progress line, even on a terminal\n"
-	"  --progress-fd FD\n"
-	"                 the progress line on descriptor FD, not standard error\n"
+	"  --progress-fd FD  the progress line on descriptor FD, not standard error\n"
 	"  --help, --version\n"
 	"\n"
 	"Exit status: 0 verified, 1 not verified, 2 could not run.\n";
@@ -81,7 +80,7 @@ static const char usage_text[] =
  * neither write(2) nor read(2) copies the stream in the kernel, and no
  * copy in memory either: the decoder scans the events into the blocks
  * (writer_init_blocks) and this thread reads the lines where they lie
- * (reader_use_blocks).  A decoder that fails says why, as tr-decode
+ * (reader_use_blockq).  A decoder that fails says why, as tr-decode
  * would, and ends its stream early. */
 static size_t max_members = DECODE_DEFAULT_MAX_MEMBERS;  /* --max-member-bytes */
 
@@ -134,16 +133,6 @@ static void *decoder_main(void *arg)
 	return NULL;
 }
 
-static size_t peek_decoded(void *ctx, const char **data)
-{
-	return blockq_peek(ctx, data);
-}
-
-static void advance_decoded(void *ctx, size_t n)
-{
-	blockq_advance(ctx, n);
-}
-
 static void start_decoder(struct input *x, const char *path, size_t max_event,
 			  struct progress *pm)
 {
@@ -156,7 +145,7 @@ static void start_decoder(struct input *x, const char *path, size_t max_event,
 	if (blockq_init(&x->q, IO_WRITE_BLOCK) != 0 ||
 	    stream_in_init(&x->in, -1, STREAM_DEFAULT_MAX_LINE) != 0)
 		die_nomem();
-	reader_use_blocks(&x->in.r, peek_decoded, advance_decoded, &x->q);
+	reader_use_blockq(&x->in.r, &x->q);
 	if ((rc = pthread_create(&x->thread, NULL, decoder_main, x)) != 0) {
 		errno = rc;
 		die_errno(EXIT_CANNOT_RUN, "a decoder thread");
@@ -237,50 +226,31 @@ static void check_window(struct verify *v, const char *window_path, size_t max_e
 	check_ran(v->vc, 0);  /* a temporary file of the depth check failed */
 }
 
-static void pf_check(struct pfread *r, int rc)
-{
-	if (rc == PFREAD_NOMEM)
-		die_nomem();
-	if (rc == PFREAD_TROUBLE)
-		die(EXIT_CANNOT_RUN, "%s", r->msg);
-	if (rc == PFREAD_DIFF)
-		die(EXIT_NOT_VERIFIED, "%s", r->msg);
-}
-
 /* OUT is a Perfetto trace (pfread.h): compared event by event with SRC, a
  * trace or the stream it was encoded from. */
 static void verify_pftrace(const char *src_path, const char *out_path, size_t max_event)
 {
 	struct pfread r;
 	struct input src;
-	struct stream_in sin, *in = &sin;
+	struct stream_in sin;
 	struct buf b = BUF_INIT;
-	const char *line;
-	size_t len;
-	int rc, fd, stream = pfread_is_stream(src_path, &fd);
+	int rc, stream;
 
 	if (pfread_open(&r, out_path) != PFREAD_OK)
 		die_errno(EXIT_CANNOT_RUN, "%s", out_path);
-	if (stream && stream_in_init(&sin, fd, STREAM_DEFAULT_MAX_LINE) != 0)
+	if ((stream = pfread_stream_source(src_path, &sin)) < 0)
 		die_nomem();
-	if (!stream) {
-		spawn_inputs(&src, src_path, NULL, NULL, max_event);
-		in = &src.in;
-	}
-	while ((rc = stream_next(in, &line, &len)) > 0)
-		if (rc == LINE_EVENT)
-			pf_check(&r, pfread_event(&r, line, len));
-	if (rc == LINE_ERROR && !stream)
-		finish_both(&src, NULL);
-	if (rc == LINE_ERROR)
-		die(EXIT_CANNOT_RUN, "%s: %s", src_path, in->err);
-	pf_check(&r, pfread_finish(&r));
 	if (!stream)
+		spawn_inputs(&src, src_path, NULL, NULL, max_event);
+	rc = pfread_run(&r, stream ? &sin : &src.in, src_path, &b);
+	/* the decoder's own failure first, when it has one */
+	if (!stream && (rc == PFREAD_OK || rc == PFREAD_INPUT))
 		finish_both(&src, NULL);
-	if (pfread_summary(&r, &b) != 0)
+	if (rc == PFREAD_NOMEM)
 		die_nomem();
-	fputs(b.p, stdout);
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (rc != PFREAD_OK)
+		die(rc == PFREAD_DIFF ? EXIT_NOT_VERIFIED : EXIT_CANNOT_RUN, "%s", r.msg);
+	if (fputs(b.p, stdout) == EOF || fflush(stdout) != 0)
 		die_write("standard output");
 	buf_release(&b);
 	pfread_free(&r);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/io.h"
+#include "core/blockq.h"
 #include "core/reader.h"
 
 int reader_init(struct reader *r, int fd, size_t max_line)
@@ -178,4 +179,19 @@ int reader_line(struct reader *r, const char **line, size_t *len)
 				return rc;
 		}
 	}
+}
+
+static size_t blockq_peek_any(void *q, const char **data)
+{
+	return blockq_peek(q, data);
+}
+
+static void blockq_advance_any(void *q, size_t n)
+{
+	blockq_advance(q, n);
+}
+
+void reader_use_blockq(struct reader *r, struct blockq *q)
+{
+	reader_use_blocks(r, blockq_peek_any, blockq_advance_any, q);
 }

@@ -50,6 +50,9 @@ void reader_free(struct reader *r);
  * buffer.  The same statuses as from fd, READ_ERROR apart. */
 void reader_use_blocks(struct reader *r, size_t (*peek)(void *ctx, const char **data),
 		       void (*advance)(void *ctx, size_t n), void *blocks);
+/* reader_use_blocks on q's own blockq_peek and blockq_advance. */
+struct blockq;
+void reader_use_blockq(struct reader *r, struct blockq *q);
 /* Give back what one long line made the buffer grow to, keeping the unread
  * bytes (for a stage that holds a reader across a long computation). */
 void reader_trim(struct reader *r);

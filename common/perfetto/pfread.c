@@ -1,7 +1,10 @@
-/* pfread: see pfread.h.  The source's side replays what the writer does
- * with each event (pftrace.c: which thread holds a slice end, where a flow
- * rides), so the output is checked packet by packet in the order it was
- * written, with nothing kept but one held end per thread. */
+/* pfread: see pfread.h.  The output's packets come in the order of the
+ * source's events (an X's SLICE_END right after its SLICE_BEGIN), so they
+ * are checked one by one as the source's events come.  The flows are not
+ * replayed from the writer: the source's slices and flows go to an
+ * external sort, and at the end Perfetto's JSON import is modelled on
+ * them (verifybind.h) and the flows it binds are compared with those the
+ * output's packets carry, both sorted by slice: memory stays bounded. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +15,9 @@
 
 #include "perfetto/pb.h"
 #include "perfetto/pfread.h"
+#include "verify/verifybind.h"
 #include "gz/source.h"
+#include "stream/stream.h"
 #include "json/tsnum.h"
 
 struct pf_track {
@@ -50,6 +55,49 @@ static int diff(struct pfread *r, const char *fmt, ...)
 	return PFREAD_DIFF;
 }
 
+static int trouble_errno(struct pfread *r)
+{
+	snprintf(r->msg, sizeof r->msg, "%s: temporary file: %s", r->path, strerror(errno));
+	return errno == ENOMEM ? PFREAD_NOMEM : PFREAD_TROUBLE;
+}
+
+/* Perfetto's order of a track's slices and flows (verifybind.h). */
+static int cmp_item(const void *a, const void *b)
+{
+	const struct pfread_item *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->slice && y->slice) {
+		if (x->ts != y->ts)
+			return x->ts < y->ts ? -1 : 1;
+		if (x->end != y->end)
+			return x->end > y->end ? -1 : 1;
+	} else if (x->slice != y->slice) {
+		const struct pfread_item *s = x->slice ? x : y, *f = x->slice ? y : x;
+		int first = verifybind_slice_first(s->ts, s->end, s->index, f->ts, f->index);
+		return (first == (x->slice != 0)) ? -1 : 1;
+	} else if (x->ts != y->ts) {
+		return x->ts < y->ts ? -1 : 1;
+	}
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_bound(const void *a, const void *b)
+{
+	const struct pfread_bound *x = a, *y = b;
+
+	if (x->slice != y->slice)
+		return x->slice < y->slice ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->term != y->term)
+		return x->term < y->term ? -1 : 1;
+	return x->flow < y->flow ? -1 : x->flow > y->flow;
+}
+
+#define PFREAD_SORT_RUN ((size_t)4 << 20)
+
 int pfread_open(struct pfread *r, const char *path)
 {
 	memset(r, 0, sizeof *r);
@@ -58,6 +106,14 @@ int pfread_open(struct pfread *r, const char *path)
 	r->tmp = (struct buf)BUF_INIT;
 	r->tmp2 = (struct buf)BUF_INIT;
 	r->doc = (struct jdoc)JDOC_INIT;
+	if (extsort_init(&r->items, sizeof(struct pfread_item), PFREAD_SORT_RUN, cmp_item,
+			 "tr-verify") != 0 ||
+	    extsort_init(&r->got, sizeof(struct pfread_bound), PFREAD_SORT_RUN, cmp_bound,
+			 "tr-verify") != 0 ||
+	    extsort_init(&r->want, sizeof(struct pfread_bound), PFREAD_SORT_RUN, cmp_bound,
+			 "tr-verify") != 0)
+		return PFREAD_TROUBLE;
+	r->sorts = 1;
 	if ((r->src = source_open(path)) == NULL)
 		return PFREAD_TROUBLE;
 	return PFREAD_OK;
@@ -79,6 +135,11 @@ void pfread_free(struct pfread *r)
 	}
 	intern_free(&r->uuids);
 	pf_ids_free(&r->ids);
+	if (r->sorts) {
+		extsort_free(&r->items);
+		extsort_free(&r->got);
+		extsort_free(&r->want);
+	}
 	json_free(&r->doc);
 	buf_release(&r->in);
 	buf_release(&r->tmp);
@@ -260,6 +321,47 @@ static int read_interned(struct pfread *r, const unsigned char *p, size_t n)
 	return rc < 0 ? bad(r, "malformed interned data") : PFREAD_OK;
 }
 
+/* A ClockSnapshot: BOOTTIME and the incremental clock at one time. */
+static int read_clocks(struct pfread *r, const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n, *q;
+	struct pb_field f, g;
+	int64_t boot = 0, inc = 0;
+	int have = 0, rc;
+
+	while ((rc = pb_next(&p, end, &f)) > 0) {
+		uint64_t id = 0, ts = 0, incremental = 0;
+		if (f.num != PF_CS_CLOCKS || f.wire != PB_LEN)
+			return bad(r, "a clock snapshot tr-encode does not write");
+		for (q = f.data; (rc = pb_next(&q, f.data + f.len, &g)) > 0;) {
+			if (g.num == PF_CS_CLOCK_ID)
+				id = g.v;
+			else if (g.num == PF_CS_TIMESTAMP)
+				ts = g.v;
+			else if (g.num == PF_CS_INCREMENTAL)
+				incremental = g.v;
+			else
+				return bad(r, "a clock tr-encode does not write");
+		}
+		if (rc < 0)
+			return bad(r, "a malformed clock");
+		if (id == PFTRACE_BOOTTIME && !incremental) {
+			boot = (int64_t)ts;
+			have |= 1;
+		} else if (id == PFTRACE_CLOCK && incremental) {
+			inc = (int64_t)ts;
+			have |= 2;
+		} else {
+			return bad(r, "a clock tr-encode does not write");
+		}
+	}
+	if (rc < 0 || have != 3 || boot != inc)
+		return bad(r, "a clock snapshot tr-encode does not write");
+	r->clock_set = 1;
+	r->clock_last = inc;
+	return PFREAD_OK;
+}
+
 /* The next TrackEvent packet (descriptors and interned data taken in on
  * the way): GOT_EVENT, 0 at the end of the file, or a status. */
 #define GOT_EVENT 100
@@ -300,22 +402,49 @@ static int next_event(struct pfread *r)
 			const unsigned char *q = p;
 			uint64_t flags = 0;
 			/* flags first: a clearing comes before the packet's entries */
-			while ((rc = pb_next(&q, end, &f)) > 0)
+			int defaults = 0;
+			while ((rc = pb_next(&q, end, &f)) > 0) {
 				if (f.num == PF_PKT_SEQ_FLAGS)
 					flags = f.v;
+				defaults |= f.num == PF_PKT_DEFAULTS;
+			}
 			if (rc < 0)
 				return bad(r, "a malformed packet");
 			if (flags & PF_SEQ_CLEARED) {
 				clear_tables(r);
 				r->have_state = 1;
+				r->have_defaults = 0;
 			}
+			/* the packet's defaults hold for its own timestamp */
+			r->have_defaults |= defaults;
 		}
 		while ((rc = pb_next(&p, end, &f)) > 0) {
 			if (f.wire != (f.num == PF_PKT_TRACK_DESCRIPTOR || f.num == PF_PKT_INTERNED ||
-				       f.num == PF_PKT_TRACK_EVENT ? PB_LEN : PB_VARINT))
+				       f.num == PF_PKT_TRACK_EVENT || f.num == PF_PKT_CLOCK_SNAPSHOT ||
+				       f.num == PF_PKT_DEFAULTS ? PB_LEN : PB_VARINT))
 				return bad(r, "a packet field of another wire type");
 			switch (f.num) {
-			case PF_PKT_TIMESTAMP: r->ts = (int64_t)f.v; break;
+			case PF_PKT_TIMESTAMP:
+				/* a delta on the incremental clock (pftrace.h) */
+				if (!r->clock_set || !r->have_defaults)
+					return bad(r, "a timestamp before its clock and defaults");
+				r->clock_last = (int64_t)((uint64_t)r->clock_last + f.v);
+				r->ts = r->clock_last;
+				break;
+			case PF_PKT_CLOCK_SNAPSHOT:
+				if ((rc = read_clocks(r, f.data, f.len)) != PFREAD_OK)
+					return rc;
+				break;
+			case PF_PKT_DEFAULTS: {
+				const unsigned char *q = f.data;
+				struct pb_field g;
+				while ((rc = pb_next(&q, f.data + f.len, &g)) > 0)
+					if (g.num != PF_PKT_CLOCK_ID || g.v != PFTRACE_CLOCK)
+						return bad(r, "packet defaults tr-encode does not write");
+				if (rc < 0)
+					return bad(r, "malformed packet defaults");
+				break;
+			}
 			case PF_PKT_SEQ_ID:
 				if (f.v != PFTRACE_SEQ_ID)
 					return bad(r, "a sequence tr-encode does not write");
@@ -634,57 +763,47 @@ static int same_thread(struct pfread *r, const struct te *e, const struct pf_thr
 	return PFREAD_OK;
 }
 
-/* The event's flows: the first want of thread t's list, ids and kinds. */
-static int flows(struct pfread *r, const struct te *e, const struct pf_thread *t, size_t want,
-		 const char *what)
+/* The flows of the packet in hand, on the slice of source event slice
+ * (for the comparison with the bindings at the end). */
+static int got_flows(struct pfread *r, const struct te *e, uint64_t slice)
 {
 	const unsigned char *p = r->te, *end = r->te + r->te_len;
 	struct pb_field f;
-	size_t i = 0;
+	struct pfread_bound b;
 
-	if (e->nflows + e->nterm != want)
-		return diff(r, "%s: %zu flows in the output, %zu bound there from the source", what,
-			    e->nflows + e->nterm, want);
-	/* the packet in hand, its flow fields in order (any number of them) */
+	if (e->nflows + e->nterm == 0)
+		return PFREAD_OK;
+	if (slice == UINT64_MAX)
+		return diff(r, "flows on a packet that begins no slice of a thread");
+	memset(&b, 0, sizeof b);
+	b.slice = slice;
 	while (pb_next(&p, end, &f) > 0) {
 		if (f.num != PF_TE_FLOW_IDS && f.num != PF_TE_TERMINATING_FLOW_IDS)
 			continue;
-		if (f.v != t->flows[i] || (f.num == PF_TE_TERMINATING_FLOW_IDS) != t->flow_term[i])
-			return diff(r, "%s: flow %zu is another flow (or end) than the source's", what,
-				    i);
-		i++;
+		b.id = f.v;
+		b.term = f.num == PF_TE_TERMINATING_FLOW_IDS;
+		if (extsort_put(&r->got, &b) != 0)
+			return trouble_errno(r);
 	}
 	return PFREAD_OK;
 }
 
-/* The first n flows of t's list are used. */
-static void drop_flows(struct pf_thread *t, size_t n)
+/* A slice or flow of thread th for the bindings at the end. */
+static int put_item(struct pfread *r, int64_t th, int slice, int64_t ts, int64_t end,
+		    uint64_t index, uint64_t id, int term, int wait)
 {
-	if (n == 0)
-		return;
-	memmove(t->flows, t->flows + n, (t->nflows - n) * sizeof *t->flows);
-	memmove(t->flow_term, t->flow_term + n, t->nflows - n);
-	t->nflows -= n;
-}
+	struct pfread_item it;
 
-/* The held end of thread t, if any. */
-static int held_end(struct pfread *r, struct pf_thread *t)
-{
-	struct te e;
-	int rc;
-
-	if (!t->held)
-		return PFREAD_OK;
-	if ((rc = expect(r, &e, PF_TYPE_END, t->held_end, "slice end (ts + dur)")) != PFREAD_OK ||
-	    (rc = same_thread(r, &e, t, "slice end")) != PFREAD_OK ||
-	    (rc = flows(r, &e, t, t->nheld_flows, "slice end")) != PFREAD_OK)
-		return rc;
-	if (e.has_name || e.ncat || e.nda)
-		return diff(r, "an X's slice end carries a name, category or args");
-	drop_flows(t, t->nheld_flows);
-	t->nheld_flows = 0;
-	t->held = 0;
-	return PFREAD_OK;
+	memset(&it, 0, sizeof it);
+	it.thread = (uint32_t)th;
+	it.slice = (uint8_t)slice;
+	it.ts = ts;
+	it.end = end;
+	it.index = index;
+	it.id = id;
+	it.term = (uint8_t)term;
+	it.wait = (uint8_t)wait;
+	return extsort_put(&r->items, &it) != 0 ? trouble_errno(r) : PFREAD_OK;
 }
 
 static int name_cat(struct pfread *r, const struct te *e, int name, int cat)
@@ -877,6 +996,7 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 	int64_t th, ts = 0, dur = 0;
 	struct pf_thread *t;
 	uint64_t want_type;
+	int on_thread;
 
 	r->events++;
 	if (json_parse(&r->doc, line, len, &nomem) != 0 || json_type(&r->doc, 0) != JT_OBJECT) {
@@ -908,18 +1028,11 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 		size_t bn, cn, nn, in;
 		const char *bp = rawm(r, e.bp, &bn), *cat = rawm(r, e.cat, &cn);
 		const char *name = rawm(r, e.name, &nn), *id = rawm(r, e.id, &in);
-		int term = ph[1] == 'f', enclosing = !term || (bn == 3 && bp[1] == 'e');
+		int term = ph[1] == 'f', wait = term && !(bn == 3 && bp[1] == 'e');
 		r->flows_src++;
-		if (enclosing && t->held && pftrace_time(&r->doc, e.ts, &ts) == 0 &&
-		    (ts < t->held_start || ts > t->held_end))
-			r->flows_outside++;
-		if (pf_thread_add_flow(t, pftrace_flow_id(cat, cn, name, nn, id, in), term,
-				       enclosing && t->held) != 0)
-			return PFREAD_NOMEM;
-		return PFREAD_OK;
+		return put_item(r, th, 0, ts, ts, r->events - 1,
+				pftrace_flow_id(cat, cn, name, nn, id, in), term, wait);
 	}
-	if ((rc = held_end(r, t)) != PFREAD_OK)
-		return rc;
 	if (kind == PF_K_SLICE && e.dur >= 0 && pftrace_time(&r->doc, e.dur, &dur) != 0)
 		dur = 0;
 	want_type = kind == PF_K_END ? PF_TYPE_END : kind == PF_K_INSTANT ? PF_TYPE_INSTANT :
@@ -927,6 +1040,7 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 	if ((te = malloc(sizeof *te)) == NULL)
 		return PFREAD_NOMEM;
 	rc = expect(r, te, want_type, ts, "event");
+	on_thread = kind == PF_K_SLICE || kind == PF_K_BEGIN;
 	if (rc == PFREAD_OK && kind == PF_K_INSTANT) {
 		const char *s = rawm(r, e.scope, &n);
 		const struct pf_track *k = track_of(r, te->uuid);
@@ -939,6 +1053,7 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 			if (k == NULL || k->kind != PF_T_PROC || k->pid != r->ids.procs[t->proc].pid)
 				rc = diff(r, "a process instant on another track");
 		} else {
+			on_thread = 1;
 			rc = same_thread(r, te, t, "event");
 		}
 	} else if (rc == PFREAD_OK) {
@@ -949,18 +1064,116 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 	if (rc == PFREAD_OK)
 		rc = compare_args(r, e.args, te);
 	if (rc == PFREAD_OK)
-		rc = flows(r, te, t, kind == PF_K_END ? 0 : t->nflows, "event");
+		rc = got_flows(r, te, on_thread ? r->events - 1 : UINT64_MAX);
+	if (rc == PFREAD_OK && kind == PF_K_SLICE) {
+		/* its end, the next packet */
+		if ((rc = expect(r, te, PF_TYPE_END, tsnum_sat_add(ts, dur), "slice end (ts + dur)")) ==
+		    PFREAD_OK && (rc = same_thread(r, te, t, "slice end")) == PFREAD_OK &&
+		    (te->has_name || te->ncat || te->nda || te->nflows || te->nterm))
+			rc = diff(r, "an X's slice end carries a name, category, args or flows");
+	}
 	free(te);
 	if (rc != PFREAD_OK)
 		return rc;
-	if (kind != PF_K_END)
-		drop_flows(t, t->nflows);
 	if (kind == PF_K_SLICE || kind == PF_K_BEGIN)
 		r->slices++;
-	if (kind == PF_K_SLICE) {
-		t->held = 1;
-		t->held_start = ts;
-		t->held_end = tsnum_sat_add(ts, dur);
+	t->has_mark = 1;   /* a thread with slices */
+	if (kind == PF_K_BEGIN) {
+		if (buf_array_room((void **)&t->bstack, t->nb, &t->capb, 4, sizeof *t->bstack) != 0)
+			return PFREAD_NOMEM;
+		t->bstack[t->nb].start = ts;
+		t->bstack[t->nb++].index = r->events - 1;
+		return PFREAD_OK;
+	}
+	if (kind == PF_K_END) {
+		if (t->nb == 0)
+			return PFREAD_OK;
+		t->nb--;
+		return put_item(r, th, 1, t->bstack[t->nb].start, ts, t->bstack[t->nb].index, 0, 0, 0);
+	}
+	if (!on_thread)
+		return PFREAD_OK;
+	return put_item(r, th, 1, ts, kind == PF_K_SLICE ? tsnum_sat_add(ts, dur) : ts,
+			r->events - 1, 0, 0, 0);
+}
+
+/* A flow bound (or not) in the source's import. */
+static int put_want(void *ctx, void *rec, uint64_t slice)
+{
+	struct pfread *r = ctx;
+	const struct pfread_item *it = rec;
+	struct pfread_bound b;
+
+	if (slice == VERIFYBIND_NONE) {
+		r->flows_dropped++;
+		return 0;
+	}
+	memset(&b, 0, sizeof b);
+	b.slice = slice;
+	b.id = it->id;
+	b.term = it->term;
+	b.flow = it->index;
+	return extsort_put(&r->want, &b);
+}
+
+/* Every flow of the source on the slice Perfetto's JSON import binds it
+ * to (verifybind.h), and no other flow in the output. */
+static int check_bindings(struct pfread *r)
+{
+	struct verifybind vb;
+	const void *rec;
+	const struct pfread_item *it;
+	const struct pfread_bound *g = NULL, *w = NULL;
+	uint32_t track = UINT32_MAX;
+	int rc = 0, hg, hw;
+
+	verifybind_init(&vb, 0, sizeof(struct pfread_item), put_want, r);
+	if (extsort_finish(&r->items) != 0)
+		return trouble_errno(r);
+	while (rc == 0 && extsort_next(&r->items, &rec) > 0) {
+		uint64_t slice;
+		it = rec;
+		if (it->thread != track) {
+			rc = verifybind_track_end(&vb);
+			track = it->thread;
+		}
+		if (rc != 0)
+			break;
+		if (it->slice)
+			rc = verifybind_slice(&vb, it->ts, it->end, it->index);
+		else if ((rc = verifybind_flow(&vb, it->wait, it, &slice)) == 1)
+			rc = put_want(r, (void *)(uintptr_t)it, slice);
+	}
+	if (rc == 0)
+		rc = verifybind_track_end(&vb);
+	verifybind_free(&vb);
+	if (rc != 0 || extsort_finish(&r->want) != 0 || extsort_finish(&r->got) != 0)
+		return trouble_errno(r);
+	hg = extsort_next(&r->got, &rec) > 0;
+	g = rec;
+	hw = extsort_next(&r->want, &rec) > 0;
+	w = rec;
+	while (hg || hw) {
+		int c = !hg ? 1 : !hw ? -1 : cmp_bound(g, w);
+		if (hg && hw && g->slice == w->slice && g->id == w->id && g->term == w->term)
+			c = 0;
+		if (c > 0) {
+			snprintf(r->msg, sizeof r->msg, "%s: event %llu: Perfetto's JSON import binds "
+				 "this flow event to event %llu; the output does not carry it there",
+				 r->path, (unsigned long long)w->flow, (unsigned long long)w->slice);
+			return PFREAD_DIFF;
+		}
+		if (c < 0) {
+			snprintf(r->msg, sizeof r->msg, "%s: event %llu: the output carries a flow "
+				 "(id %016llx) there that Perfetto's JSON import binds elsewhere or not "
+				 "at all", r->path, (unsigned long long)g->slice,
+				 (unsigned long long)g->id);
+			return PFREAD_DIFF;
+		}
+		hg = extsort_next(&r->got, &rec) > 0;
+		g = rec;
+		hw = extsort_next(&r->want, &rec) > 0;
+		w = rec;
 	}
 	return PFREAD_OK;
 }
@@ -973,19 +1186,20 @@ int pfread_finish(struct pfread *r)
 	r->events++;  /* a message names the place after the last event */
 	for (i = 0; i < r->ids.nthreads; i++) {
 		struct pf_thread *t = &r->ids.threads[i];
-		if ((rc = held_end(r, t)) != PFREAD_OK)
-			return rc;
-		r->flows_dropped += t->nflows;
-		t->nflows = 0;
+		/* a B without its E: open to the end */
+		while (t->nb > 0) {
+			t->nb--;
+			if ((rc = put_item(r, (int64_t)i, 1, t->bstack[t->nb].start, INT64_MAX,
+					   t->bstack[t->nb].index, 0, 0, 0)) != PFREAD_OK)
+				return rc;
+		}
 	}
 	if ((rc = next_event(r)) == GOT_EVENT)
 		return diff(r, "the output has events after the source's last one");
 	if (rc != 0)
 		return rc;
-	if (r->flows_out + r->flows_dropped != r->flows_src)
-		return diff(r, "%llu flows in the output, %llu in the source less %llu left out",
-			    (unsigned long long)r->flows_out, (unsigned long long)r->flows_src,
-			    (unsigned long long)r->flows_dropped);
+	if ((rc = check_bindings(r)) != PFREAD_OK)
+		return rc;
 	/* the names and sort indices, as the descriptors left them */
 	for (i = 0; i < r->ids.nthreads + r->ids.nprocs; i++) {
 		int thread = i < r->ids.nthreads;
@@ -1016,7 +1230,7 @@ int pfread_finish(struct pfread *r)
 			return PFREAD_DIFF;
 		}
 		if (k == NULL) {
-			if (thread && t->held == 0 && want == NULL && !has_rank)
+			if (thread && !t->has_mark && want == NULL && !has_rank)
 				continue;  /* a thread of flows alone */
 			snprintf(r->msg, sizeof r->msg, "%s: no descriptor for %s %lld", r->path,
 				 thread ? "thread" : "process", thread ? (long long)t->tid :
@@ -1038,13 +1252,42 @@ int pfread_finish(struct pfread *r)
 int pfread_summary(const struct pfread *r, struct buf *out)
 {
 	return buf_printf(out, "verified: %s holds the source's %llu events: %llu slices, "
-			  "%llu instants, %llu counter values, %llu flows (%llu left out: no slice "
-			  "on their thread; %llu on a slice that does not span their ts), %zu processes and %zu threads with their names and sort "
-			  "indices; %llu events of other phases or without ts left out\n", r->path,
+			  "%llu instants, %llu counter values, %llu flows, each on the slice "
+			  "Perfetto's JSON import binds it to (%llu left out: no slice of their "
+			  "thread binds them), %zu processes and %zu threads with their names and "
+			  "sort indices; %llu events of other phases or without ts left out\n", r->path,
 			  (unsigned long long)(r->events - 1), (unsigned long long)r->slices,
 			  (unsigned long long)r->instants, (unsigned long long)r->counters,
-			  (unsigned long long)r->flows_out, (unsigned long long)r->flows_dropped,
-			  (unsigned long long)r->flows_outside, r->ids.nprocs, r->ids.nthreads, (unsigned long long)r->skipped);
+			  (unsigned long long)r->flows_out, (unsigned long long)r->flows_dropped, r->ids.nprocs, r->ids.nthreads, (unsigned long long)r->skipped);
+}
+
+int pfread_run(struct pfread *r, struct stream_in *in, const char *src_path, struct buf *summary)
+{
+	const char *line;
+	size_t len;
+	int rc, status = PFREAD_OK;
+
+	while (status == PFREAD_OK && (rc = stream_next(in, &line, &len)) > 0)
+		if (rc == LINE_EVENT)
+			status = pfread_event(r, line, len);
+	if (status != PFREAD_OK)
+		return status;
+	if (rc == LINE_ERROR) {
+		snprintf(r->msg, sizeof r->msg, "%s: %s", src_path, in->err);
+		return PFREAD_INPUT;
+	}
+	if ((status = pfread_finish(r)) != PFREAD_OK)
+		return status;
+	return pfread_summary(r, summary) != 0 ? PFREAD_NOMEM : PFREAD_OK;
+}
+
+int pfread_stream_source(const char *path, struct stream_in *in)
+{
+	int fd;
+
+	if (!pfread_is_stream(path, &fd))
+		return 0;
+	return stream_in_init(in, fd, STREAM_DEFAULT_MAX_LINE) != 0 ? -1 : 1;
 }
 
 int pfread_is_stream(const char *path, int *fd)

@@ -1,23 +1,29 @@
 /* pftrace: see pftrace.h.
  *
- * Flows.  A JSON flow event (s, t, f) is not a slice; Perfetto's JSON
- * importer binds s, t and f with "bp":"e" to the slice open on the thread
- * when it comes (Kineto writes each one right after its slice), and f
- * without bp to the next slice that begins there.  A TrackEvent carries
- * its flows itself (flow_ids, terminating_flow_ids), so the SLICE_END of a
- * thread's last X is held until the next slice event of that thread: the
- * flows that come meanwhile ride on it (Perfetto binds an END's flows to
- * the slice it ends).  A flow with no held slice, and every f without bp,
- * rides on the next slice that begins on its thread; those still waiting
- * at the end are left out (Perfetto's JSON importer drops them too:
- * flow_no_enclosing_slice).  One held END per thread: memory grows with
- * the threads, not the events. */
+ * Flows.  A JSON flow event (s, t, f) is not a slice: Perfetto's JSON
+ * import sorts a track's events (by ts; at one ts slices with a length
+ * first, the longer first, then the rest in file order) and binds s, t and
+ * f with "bp":"e" to the slice on top of the track's stack there (the last
+ * slice begun, ended or not, unless one begun later popped it), f without
+ * bp to the next slice that begins (verifybind.h has the same rule for
+ * tr-verify).  A TrackEvent carries its flows itself (flow_ids,
+ * terminating_flow_ids on the packet that begins the slice: Perfetto
+ * binds them to the slice the packet begins, and the begin of the slice
+ * of an s comes before the slice of its f), and a thread's events come
+ * in no particular order, so the packets go, in file order, to a
+ * temporary file, the slices and flows to an external sort (extsort.h),
+ * and at the end each thread's are taken in Perfetto's order and the
+ * packets written with the flows bound to their slices.  Memory stays
+ * bounded; the disk holds the packets once more while the trace is read. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json/event.h"
+#include "core/extsort.h"
+#include "core/io.h"
 #include "perfetto/pftrace.h"
 #include "json/tsnum.h"
 
@@ -122,6 +128,10 @@ int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char
 	int pc;
 
 	*created = 0;
+	/* most events are on the thread of the one before */
+	if (ids->last_len > 0 && pn + 1 + tn == ids->last_len &&
+	    memcmp(ids->last_key, pid, pn) == 0 && memcmp(ids->last_key + pn + 1, tid, tn) == 0)
+		return ids->last_thread;
 	if ((proc = pf_ids_proc(ids, pid, pn, &pc)) < 0)
 		return -1;
 	*created = pc;
@@ -132,6 +142,11 @@ int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char
 		return -1;
 	}
 	k = intern_id(&ids->threads_by_raw, key.p, key.len);
+	if (k >= 0 && key.len <= sizeof ids->last_key) {
+		memcpy(ids->last_key, key.p, key.len);
+		ids->last_len = key.len;
+		ids->last_thread = k;
+	}
 	buf_release(&key);
 	if (k < 0)
 		return -1;
@@ -164,8 +179,9 @@ void pf_ids_free(struct pf_ids *ids)
 		free(ids->procs[i].name);
 	for (i = 0; i < ids->nthreads; i++) {
 		free(ids->threads[i].name);
-		free(ids->threads[i].flows);
-		free(ids->threads[i].flow_term);
+		free(ids->threads[i].wait);
+		free(ids->threads[i].stack);
+		free(ids->threads[i].bstack);
 	}
 	free(ids->procs);
 	free(ids->threads);
@@ -190,16 +206,109 @@ int pftrace_time(const struct jdoc *d, int tok, int64_t *ns)
 	return tsnum_us_to_ns(t, n, ns, &sub) == NUM_OK ? 0 : -1;
 }
 
-static int emit(struct pftrace *p)
+/* Write a packet (b: its parts), its flows in its track event. */
+static int write_packet(struct pftrace *p, const struct pf_qent *q, const char *b)
 {
+	unsigned char tmp[24];
+	size_t k, te = q->te + q->nflows * 10, total = q->pre + q->post, i;
+	int err = 0;
+
+	unsigned char stamp[16];
+	size_t ns = 0;
+
+	buf_reset(&p->out);
+	if (q->has_ts) {
+		/* the delta from the last packet on the sequence's incremental
+		 * clock; a time before it as the delta's two's complement, which
+		 * trace_processor reads as a signed delta */
+		stamp[0] = PF_PKT_TIMESTAMP << 3;
+		ns = 1 + pb_put_varint(stamp + 1, (uint64_t)q->ts - (uint64_t)p->clock_last);
+		p->clock_last = q->ts;
+	}
+	total += ns;
+	if (q->is_te)
+		total += 1 + pb_put_varint(tmp, te) + te;
+	tmp[0] = 0x0a;
+	k = 1 + pb_put_varint(tmp + 1, total);
+	err |= buf_add(&p->out, tmp, k);
+	err |= buf_add(&p->out, stamp, ns);
+	err |= buf_add(&p->out, b, q->pre);
+	if (q->is_te) {
+		tmp[0] = PF_PKT_TRACK_EVENT << 3 | PB_LEN;
+		err |= buf_add(&p->out, tmp, 1 + pb_put_varint(tmp + 1, te));
+		err |= buf_add(&p->out, b + q->pre, q->te);
+		for (i = 0; i < q->nflows; i++) {
+			uint32_t f = q->term[i] ? PF_TE_TERMINATING_FLOW_IDS : PF_TE_FLOW_IDS;
+			tmp[0] = (unsigned char)((f << 3 | PB_I64 | 0x80) & 0xff);
+			tmp[1] = (unsigned char)(f >> 4);
+			for (k = 0; k < 8; k++)
+				tmp[2 + k] = (unsigned char)(q->flows[i] >> (8 * k));
+			err |= buf_add(&p->out, tmp, 10);
+		}
+	}
+	err |= buf_add(&p->out, b + q->pre + q->te, q->post);
+	if (err)
+		return PFTRACE_NOMEM;
+	if (p->put(p->put_ctx, p->out.p, p->out.len) != 0)
+		return PFTRACE_WRITE;
+	p->flows += q->nflows;
+	p->packets++;
+	return PFTRACE_OK;
+}
+
+static int spill_error(struct pftrace *p)
+{
+	snprintf(p->err, sizeof p->err, "temporary file: %s", strerror(errno ? errno : EIO));
+	return PFTRACE_TEMP;
+}
+
+/* p->pkt's bytes as the next packet (pre bytes, then te bytes of its
+ * track event when is_te, the rest after) into the spill file, its flows
+ * to come at the end.  Its slot in *slot. */
+static int enqueue(struct pftrace *p, int has_ts, int is_te, size_t pre, size_t te,
+		   uint64_t *slot)
+{
+	struct pf_spill h;
+
 	if (pb_failed(&p->pkt))
 		return PFTRACE_NOMEM;
-	if (p->put(p->put_ctx, p->pkt.b.p, p->pkt.b.len) != 0)
-		return PFTRACE_WRITE;
-	p->packets++;
+	memset(&h, 0, sizeof h);
+	h.pre = pre;
+	h.te = te;
+	h.post = p->pkt.b.len - pre - te;
+	h.ts = p->pkt_ts;
+	h.has_ts = (uint8_t)has_ts;
+	h.is_te = (uint8_t)is_te;
+	if (p->spill == NULL) {
+		const char *dir;
+		int fd = io_open_spill("tr-encode", &dir);
+		if (fd < 0 || (p->spill = fdopen(fd, "w+")) == NULL) {
+			if (fd >= 0)
+				close(fd);
+			return spill_error(p);
+		}
+		setvbuf(p->spill, NULL, _IOFBF, (size_t)1 << 20);
+	}
+	if (fwrite(&h, sizeof h, 1, p->spill) != 1 ||
+	    fwrite(p->pkt.b.p, 1, p->pkt.b.len, p->spill) != p->pkt.b.len)
+		return spill_error(p);
+	if (has_ts && (p->nqueued_ts++ == 0 || p->pkt_ts < p->min_ts))
+		p->min_ts = p->pkt_ts;
+	if (slot != NULL)
+		*slot = p->nqueued;
+	p->nqueued++;
 	pb_reset(&p->pkt);
 	return PFTRACE_OK;
 }
+
+/* A whole packet (a descriptor) in p->pkt, queued. */
+static int emit(struct pftrace *p)
+{
+	return enqueue(p, 0, 0, p->pkt.b.len, 0, NULL);
+}
+
+static int item_sort(const void *a, const void *b);
+static int bind_sort(const void *a, const void *b);
 
 static void intern_reset(struct pftrace *p)
 {
@@ -232,9 +341,9 @@ static uint64_t iid_of(struct pftrace *p, struct intern *t, uint32_t field, cons
 	return (uint64_t)k + 1;
 }
 
-/* Open an event packet: outer field, timestamp, sequence.  A packet that
- * uses no interned string (a held slice end, a counter value) says
- * nothing of the sequence's state, unless it is the first after a
+/* Open an event packet: sequence, flags; the track event's fields follow.
+ * A packet that uses no interned string (a slice end, a counter value)
+ * says nothing of the sequence's state, unless it is the first after a
  * clearing: two bytes less on half the packets. */
 static void packet_begin(struct pftrace *p, int64_t ts, int interns)
 {
@@ -242,31 +351,37 @@ static void packet_begin(struct pftrace *p, int64_t ts, int interns)
 	    p->names.n + p->cats.n + p->argnames.n + p->strings.n > PFTRACE_INTERN_MAX_ENTRIES)
 		intern_reset(p);
 	pb_reset(&p->interned);
-	pb_begin_large(&p->pkt, PF_TRACE_PACKET);
-	pb_varint(&p->pkt, PF_PKT_TIMESTAMP, (uint64_t)ts);
+	pb_reset(&p->pkt);
+	p->pkt_ts = ts;
 	pb_varint(&p->pkt, PF_PKT_SEQ_ID, PFTRACE_SEQ_ID);
 	if (p->cleared || interns)
 		pb_varint(&p->pkt, PF_PKT_SEQ_FLAGS, p->cleared ? PF_SEQ_CLEARED | PF_SEQ_NEEDS :
 			  PF_SEQ_NEEDS);
+	if (p->cleared) {
+		/* the defaults are incremental state: again after each clearing */
+		pb_begin(&p->pkt, PF_PKT_DEFAULTS);
+		pb_varint(&p->pkt, PF_PKT_CLOCK_ID, PFTRACE_CLOCK);
+		pb_end(&p->pkt);
+	}
 	p->cleared = 0;
-	pb_begin_large(&p->pkt, PF_PKT_TRACK_EVENT);
+	p->pre_len = p->pkt.b.len;
 }
 
-/* Close the track event, add the packet's interned entries, write it. */
-static int packet_end(struct pftrace *p)
+/* The track event done: the packet's interned entries after it, spilled
+ * (its slot in *slot, for the flows bound to its slice). */
+static int packet_end(struct pftrace *p, uint64_t *slot)
 {
-	pb_end(&p->pkt);
+	size_t te = p->pkt.b.len - p->pre_len;
+
 	if (p->interned.b.len > 0)
 		pb_bytes(&p->pkt, PF_PKT_INTERNED, p->interned.b.p, p->interned.b.len);
 	if (pb_failed(&p->interned))
 		return PFTRACE_NOMEM;
-	pb_end(&p->pkt);
-	return emit(p);
+	return enqueue(p, 1, 1, p->pre_len, te, slot);
 }
 
 static int put_descriptor_head(struct pftrace *p, uint64_t uuid)
 {
-	pb_begin(&p->pkt, PF_TRACE_PACKET);
 	pb_varint(&p->pkt, PF_PKT_SEQ_ID, PFTRACE_SEQ_ID);
 	pb_begin(&p->pkt, PF_PKT_TRACK_DESCRIPTOR);
 	return pb_varint(&p->pkt, PF_TD_UUID, uuid);
@@ -274,7 +389,6 @@ static int put_descriptor_head(struct pftrace *p, uint64_t uuid)
 
 static int put_descriptor_tail(struct pftrace *p)
 {
-	pb_end(&p->pkt);
 	pb_end(&p->pkt);
 	return emit(p);
 }
@@ -330,7 +444,14 @@ int pftrace_init(struct pftrace *p, pftrace_put_fn put, void *ctx)
 	p->interned = (struct pb)PB_INIT;
 	p->doc = (struct jdoc)JDOC_INIT;
 	p->tmp = (struct buf)BUF_INIT;
+	p->out = (struct buf)BUF_INIT;
 	p->cleared = 1;
+	if (extsort_init(&p->items, sizeof(struct pf_item), PFTRACE_SORT_RUN, item_sort,
+			 "tr-encode") != 0 ||
+	    extsort_init(&p->binds, sizeof(struct pf_bind), PFTRACE_SORT_RUN, bind_sort,
+			 "tr-encode") != 0)
+		return PFTRACE_NOMEM;
+	p->sorts = 1;
 	/* the root track (uuid 0): processes and threads in the order of their
 	 * sort indices, as the JSON view orders them */
 	put_descriptor_head(p, 0);
@@ -611,65 +732,101 @@ static const char *raw(const struct pftrace *p, int tok, size_t *n)
 	return json_raw(&p->doc, tok, n);
 }
 
-static void put_flows(struct pftrace *p, const uint64_t *ids, const uint8_t *term, size_t n)
+/* ---- binding flows ----------------------------------------------------- */
+
+int pf_item_cmp(const struct pf_item *a, const struct pf_item *b)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		pb_fixed64(&p->pkt, term[i] ? PF_TE_TERMINATING_FLOW_IDS : PF_TE_FLOW_IDS, ids[i]);
-	p->flows += n;
-}
-
-/* The thread's held SLICE_END, with the flows it carries. */
-static int flush_held(struct pftrace *p, struct pf_thread *t)
-{
-	int rc;
-
-	if (!t->held)
-		return PFTRACE_OK;
-	packet_begin(p, t->held_end, 0);
-	pb_varint(&p->pkt, PF_TE_TYPE, PF_TYPE_END);
-	pb_varint(&p->pkt, PF_TE_TRACK_UUID, t->uuid);
-	if (t->nheld_flows > 0) {
-		put_flows(p, t->flows, t->flow_term, t->nheld_flows);
-		memmove(t->flows, t->flows + t->nheld_flows,
-			(t->nflows - t->nheld_flows) * sizeof *t->flows);
-		memmove(t->flow_term, t->flow_term + t->nheld_flows, t->nflows - t->nheld_flows);
-		t->nflows -= t->nheld_flows;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->slice && b->slice && a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	if (a->slice != b->slice) {
+		const struct pf_item *s = a->slice ? a : b;
+		if (s->end > s->ts)
+			return a->slice ? -1 : 1;
 	}
-	t->nheld_flows = 0;
-	t->held = 0;
-	rc = packet_end(p);
-	return rc;
+	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-int pf_thread_add_flow(struct pf_thread *t, uint64_t id, int term, int to_held)
+static int attach(struct pftrace *p, uint64_t slot, const struct pf_item *f)
 {
-	size_t cap = t->capflows;
+	struct pf_bind b;
 
-	if (buf_array_room((void **)&t->flows, t->nflows, &cap, 4, sizeof *t->flows) != 0)
+	memset(&b, 0, sizeof b);
+	b.slot = slot;
+	b.id = f->id;
+	b.term = f->term;
+	return extsort_put(&p->binds, &b);
+}
+
+/* Take the next item of thread t in Perfetto's order (verifybind.c's
+ * rule, with no nesting of a slice that sticks out of the open one). */
+static int take(struct pftrace *p, struct pf_thread *t, const struct pf_item *it)
+{
+	size_t k;
+
+	if (!it->slice) {
+		if (it->wait) {
+			if (buf_array_room((void **)&t->wait, t->nwait, &t->capwait, 4,
+					   sizeof *t->wait) != 0)
+				return -1;
+			t->wait[t->nwait++] = *it;
+			return 0;
+		}
+		if (t->nstack == 0) {
+			p->flows_dropped++;
+			return 0;
+		}
+		return attach(p, t->stack[t->nstack - 1].slot, it);
+	}
+	while (t->nstack > 0) {
+		const struct pf_open *top = &t->stack[t->nstack - 1];
+		if (top->end < it->ts ||
+		    (top->end == it->ts && !(top->start == top->end && it->ts == it->end)))
+			t->nstack--;
+		else
+			break;
+	}
+	if (t->nstack > 0 && it->end > t->stack[t->nstack - 1].end)
+		return 0;   /* onto an overflow track in Perfetto */
+	if (buf_array_room((void **)&t->stack, t->nstack, &t->capstack, 8, sizeof *t->stack) != 0)
 		return -1;
-	if (cap != t->capflows) {
-		uint8_t *f = realloc(t->flow_term, cap);
-		if (f == NULL)
+	t->stack[t->nstack].start = it->ts;
+	t->stack[t->nstack].end = it->end;
+	t->stack[t->nstack++].slot = it->slot;
+	for (k = 0; k < t->nwait; k++)
+		if (attach(p, it->slot, &t->wait[k]) != 0)
 			return -1;
-		t->flow_term = f;
-		t->capflows = cap;
-	}
-	if (to_held) {
-		/* before the flows that wait for the next slice */
-		memmove(t->flows + t->nheld_flows + 1, t->flows + t->nheld_flows,
-			(t->nflows - t->nheld_flows) * sizeof *t->flows);
-		memmove(t->flow_term + t->nheld_flows + 1, t->flow_term + t->nheld_flows,
-			t->nflows - t->nheld_flows);
-		t->flows[t->nheld_flows] = id;
-		t->flow_term[t->nheld_flows++] = (uint8_t)term;
-	} else {
-		t->flows[t->nflows] = id;
-		t->flow_term[t->nflows] = (uint8_t)term;
-	}
-	t->nflows++;
+	t->nwait = 0;
 	return 0;
+}
+
+static int item_error(struct pftrace *p)
+{
+	return errno == ENOMEM ? PFTRACE_NOMEM : spill_error(p);
+}
+
+/* An item of thread th, for the bindings at the end. */
+static int add_item(struct pftrace *p, int64_t th, struct pf_item *it)
+{
+	it->thread = (uint32_t)th;
+	return extsort_put(&p->items, it);
+}
+
+static int item_sort(const void *a, const void *b)
+{
+	const struct pf_item *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return pf_item_cmp(x, y);
+}
+
+static int bind_sort(const void *a, const void *b)
+{
+	const struct pf_bind *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
 static int input(struct pftrace *p, const char *what)
@@ -822,7 +979,7 @@ static int counter(struct pftrace *p, const struct ev *e, int64_t ts)
 				pb_double(&p->pkt, PF_TE_DOUBLE_COUNTER, strtod(p->tmp.p, &end));
 			}
 		}
-		rc = packet_end(p);
+		rc = packet_end(p, NULL);
 	}
 	buf_release(&key);
 	buf_release(&name);
@@ -907,15 +1064,18 @@ int pftrace_event(struct pftrace *p, const char *line, size_t len)
 	t = &p->ids.threads[th];
 	if (kind == PF_K_FLOW) {
 		const struct span *bp = &m[M_BP];
-		int term = m[M_PH].p[1] == 'f';
-		int enclosing = !term || (bp->n == 3 && bp->p[1] == 'e');
-		if (pf_thread_add_flow(t, pftrace_flow_id(m[M_CAT].p, m[M_CAT].n, m[M_NAME].p, m[M_NAME].n,
-						m[M_ID].p, m[M_ID].n), term, enclosing && t->held) != 0)
-			return PFTRACE_NOMEM;
+		struct pf_item it;
+		memset(&it, 0, sizeof it);
+		it.term = m[M_PH].p[1] == 'f';
+		it.wait = it.term && !(bp->n == 3 && bp->p[1] == 'e');
+		it.ts = it.end = ts;
+		it.index = p->events;
+		it.id = pftrace_flow_id(m[M_CAT].p, m[M_CAT].n, m[M_NAME].p, m[M_NAME].n,
+					m[M_ID].p, m[M_ID].n);
+		if (add_item(p, th, &it) != 0)
+			return item_error(p);
 		return PFTRACE_OK;
 	}
-	if ((rc = flush_held(p, t)) != PFTRACE_OK)
-		return rc;
 	if (kind == PF_K_SLICE && m[M_DUR].n > 0 && span_time(&m[M_DUR], &dur) != 0)
 		dur = 0;
 	packet_begin(p, ts, 1);
@@ -950,33 +1110,182 @@ int pftrace_event(struct pftrace *p, const char *line, size_t len)
 	    span_iid(p, &m[M_NAME], &p->names, PF_ID_NAMES, PF_TE_NAME_IID) != 0 ||
 	    (m[M_ARGS].n > 0 && text_args(p, m[M_ARGS].p, m[M_ARGS].n) != 0))
 		return pb_failed(&p->pkt) ? PFTRACE_NOMEM : input(p, "a string with a bad escape");
-	/* the flows that waited for a slice to begin */
-	if (kind != PF_K_END && t->nflows > t->nheld_flows) {
-		put_flows(p, t->flows, t->flow_term, t->nflows);
-		t->nflows = 0;
-	}
-	if ((rc = packet_end(p)) != PFTRACE_OK)
-		return rc;
-	if (kind == PF_K_SLICE) {
-		t->held = 1;
-		t->held_end = tsnum_sat_add(ts, dur);
+	{
+		/* a slice of the thread's track (an instant on it is one too) */
+		int on_thread = kind == PF_K_SLICE || kind == PF_K_BEGIN ||
+				(kind == PF_K_INSTANT && !(m[M_S].n == 3 && (m[M_S].p[1] == 'g' ||
+									  m[M_S].p[1] == 'p')));
+		struct pf_item it;
+		memset(&it, 0, sizeof it);
+		if ((rc = packet_end(p, &it.slot)) != PFTRACE_OK)
+			return rc;
+		it.slice = 1;
+		it.ts = ts;
+		it.index = p->events;
+		if (kind == PF_K_SLICE) {
+			it.end = tsnum_sat_add(ts, dur);
+			packet_begin(p, it.end, 0);
+			pb_varint(&p->pkt, PF_TE_TYPE, PF_TYPE_END);
+			pb_varint(&p->pkt, PF_TE_TRACK_UUID, t->uuid);
+			if ((rc = packet_end(p, NULL)) != PFTRACE_OK)
+				return rc;
+		} else if (kind == PF_K_INSTANT) {
+			it.end = ts;
+		}
+		if (kind == PF_K_BEGIN) {
+			struct pf_open *b;
+			if (buf_array_room((void **)&t->bstack, t->nb, &t->capb, 4,
+					   sizeof *t->bstack) != 0)
+				return PFTRACE_NOMEM;
+			b = &t->bstack[t->nb++];
+			b->start = ts;
+			b->slot = it.slot;
+			b->index = it.index;
+		} else if (kind == PF_K_END && t->nb > 0) {
+			/* the slice of its B, now that its end is known */
+			struct pf_open *b = &t->bstack[--t->nb];
+			it.ts = b->start;
+			it.end = ts;
+			it.slot = b->slot;
+			it.index = b->index;
+			if (add_item(p, th, &it) != 0)
+				return item_error(p);
+		}
+		if (on_thread && kind != PF_K_BEGIN && add_item(p, th, &it) != 0)
+			return item_error(p);
 	}
 	return PFTRACE_OK;
 }
 
+/* The bindings: every thread's items in Perfetto's order. */
+static int bind_all(struct pftrace *p)
+{
+	const void *rec;
+	struct pf_thread *t = NULL;
+	int r;
+
+	if (extsort_finish(&p->items) != 0)
+		return -1;
+	while ((r = extsort_next(&p->items, &rec)) > 0) {
+		const struct pf_item *it = rec;
+		if (t != &p->ids.threads[it->thread]) {
+			if (t != NULL) {
+				p->flows_dropped += t->nwait;
+				t->nwait = t->nstack = 0;
+			}
+			t = &p->ids.threads[it->thread];
+		}
+		if (take(p, t, it) != 0)
+			return -1;
+	}
+	if (t != NULL) {
+		p->flows_dropped += t->nwait;
+		t->nwait = t->nstack = 0;
+	}
+	return r < 0 ? -1 : extsort_finish(&p->binds);
+}
+
+/* The sequence's incremental clock, at ts (the earliest) as BOOTTIME is,
+ * before the first packet that counts on it. */
+static int clock_snapshot(struct pftrace *p, int64_t ts)
+{
+	int rc;
+
+	pb_reset(&p->pkt);
+	pb_begin(&p->pkt, PF_TRACE_PACKET);
+	pb_varint(&p->pkt, PF_PKT_SEQ_ID, PFTRACE_SEQ_ID);
+	pb_begin(&p->pkt, PF_PKT_CLOCK_SNAPSHOT);
+	pb_begin(&p->pkt, PF_CS_CLOCKS);
+	pb_varint(&p->pkt, PF_CS_CLOCK_ID, PFTRACE_BOOTTIME);
+	pb_varint(&p->pkt, PF_CS_TIMESTAMP, (uint64_t)ts);
+	pb_end(&p->pkt);
+	pb_begin(&p->pkt, PF_CS_CLOCKS);
+	pb_varint(&p->pkt, PF_CS_CLOCK_ID, PFTRACE_CLOCK);
+	pb_varint(&p->pkt, PF_CS_TIMESTAMP, (uint64_t)ts);
+	pb_varint(&p->pkt, PF_CS_INCREMENTAL, 1);
+	pb_end(&p->pkt);
+	pb_end(&p->pkt);
+	pb_end(&p->pkt);
+	if (pb_failed(&p->pkt))
+		return PFTRACE_NOMEM;
+	rc = p->put(p->put_ctx, p->pkt.b.p, p->pkt.b.len) != 0 ? PFTRACE_WRITE : PFTRACE_OK;
+	pb_reset(&p->pkt);
+	p->packets++;
+	p->clock_set = 1;
+	p->clock_last = ts;
+	return rc;
+}
+
 int pftrace_finish(struct pftrace *p)
 {
-	size_t i;
-	int rc;
+	struct pf_spill h;
+	struct pf_qent q;
+	const struct pf_bind *b = NULL;
+	const void *rec;
+	uint64_t slot;
+	size_t i, cap = 0;
+	int rc = PFTRACE_OK, hb;
 
 	for (i = 0; i < p->ids.nthreads; i++) {
 		struct pf_thread *t = &p->ids.threads[i];
-		if ((rc = flush_held(p, t)) != PFTRACE_OK)
-			return rc;
-		p->flows_dropped += t->nflows;
-		t->nflows = 0;
+		/* a B without its E: open to the end */
+		while (t->nb > 0) {
+			struct pf_item it;
+			struct pf_open *o = &t->bstack[--t->nb];
+			memset(&it, 0, sizeof it);
+			it.slice = 1;
+			it.ts = o->start;
+			it.end = INT64_MAX;
+			it.slot = o->slot;
+			it.index = o->index;
+			if (add_item(p, (int64_t)i, &it) != 0)
+				return item_error(p);
+		}
 	}
-	return PFTRACE_OK;
+	if (bind_all(p) != 0)
+		return errno == ENOMEM ? PFTRACE_NOMEM : spill_error(p);
+	if (p->spill == NULL)
+		return PFTRACE_OK;
+	if (fflush(p->spill) != 0 || fseek(p->spill, 0, SEEK_SET) != 0)
+		return spill_error(p);
+	memset(&q, 0, sizeof q);
+	hb = extsort_next(&p->binds, &rec) > 0;
+	b = rec;
+	for (slot = 0; slot < p->nqueued && rc == PFTRACE_OK; slot++) {
+		size_t n;
+		if (fread(&h, sizeof h, 1, p->spill) != 1)
+			return spill_error(p);
+		n = h.pre + h.te + h.post;
+		buf_reset(&p->tmp);
+		if (buf_grow(&p->tmp, n + 1) != 0)
+			return PFTRACE_NOMEM;
+		if (fread(p->tmp.p, 1, n, p->spill) != n)
+			return spill_error(p);
+		q.pre = h.pre;
+		q.te = h.te;
+		q.post = h.post;
+		q.ts = h.ts;
+		q.has_ts = h.has_ts;
+		q.is_te = h.is_te;
+		q.nflows = 0;
+		if (h.has_ts && !p->clock_set && (rc = clock_snapshot(p, p->min_ts)) != PFTRACE_OK)
+			break;
+		for (; hb && b->slot == slot; hb = extsort_next(&p->binds, &rec) > 0, b = rec) {
+			if (buf_array_room((void **)&q.flows, q.nflows, &cap, 4, sizeof *q.flows) != 0 ||
+			    (q.capflows < cap && (q.term = realloc(q.term, cap)) == NULL)) {
+				rc = PFTRACE_NOMEM;
+				break;
+			}
+			q.capflows = cap;
+			q.flows[q.nflows] = b->id;
+			q.term[q.nflows++] = b->term;
+		}
+		if (rc == PFTRACE_OK)
+			rc = write_packet(p, &q, p->tmp.p);
+	}
+	free(q.flows);
+	free(q.term);
+	return rc;
 }
 
 void pftrace_free(struct pftrace *p)
@@ -992,4 +1301,11 @@ void pftrace_free(struct pftrace *p)
 	pb_release(&p->interned);
 	json_free(&p->doc);
 	buf_release(&p->tmp);
+	if (p->spill != NULL)
+		fclose(p->spill);
+	if (p->sorts) {
+		extsort_free(&p->items);
+		extsort_free(&p->binds);
+	}
+	buf_release(&p->out);
 }

@@ -9,7 +9,8 @@
  *     SLICE_END; i / I: INSTANT (scope g: a global track, p: the process,
  *     else the thread); C: one COUNTER per numeric args member, on the
  *     process's counter track "NAME KEY";
- *   s / t / f: flow ids on a slice of their thread (see pftrace.c);
+ *   s / t / f: flow ids on the packet that begins the slice Perfetto's
+ *     JSON import binds them to (see pftrace.c);
  *   M: the descriptors above; other metadata and other phases are left out.
  * Names, categories, args keys and short string values are interned
  * (InternedData), the table reset past PFTRACE_INTERN_MAX_* entries or
@@ -20,8 +21,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/buf.h"
+#include "core/extsort.h"
 #include "core/intern.h"
 #include "json/json.h"
 #include "perfetto/pb.h"
@@ -31,6 +34,8 @@ enum {
 	PF_TRACE_PACKET = 1,
 	PF_PKT_TIMESTAMP = 8, PF_PKT_SEQ_ID = 10, PF_PKT_TRACK_EVENT = 11,
 	PF_PKT_INTERNED = 12, PF_PKT_SEQ_FLAGS = 13, PF_PKT_TRACK_DESCRIPTOR = 60,
+	PF_PKT_CLOCK_SNAPSHOT = 6, PF_PKT_DEFAULTS = 59, PF_PKT_CLOCK_ID = 58,
+	PF_CS_CLOCKS = 1, PF_CS_CLOCK_ID = 1, PF_CS_TIMESTAMP = 2, PF_CS_INCREMENTAL = 3,
 	PF_SEQ_CLEARED = 1, PF_SEQ_NEEDS = 2,
 	PF_TE_CATEGORY_IIDS = 3, PF_TE_DEBUG = 4, PF_TE_TYPE = 9, PF_TE_NAME_IID = 10,
 	PF_TE_TRACK_UUID = 11, PF_TE_COUNTER = 30, PF_TE_DOUBLE_COUNTER = 44,
@@ -58,12 +63,20 @@ enum {
  * get these numbers, in order of first appearance */
 #define PFTRACE_SYNTH_PID 0x70000000
 #define PFTRACE_SYNTH_TID 0x70000000
+/* Timestamps: a ClockSnapshot before the first defines the sequence's
+ * clock PFTRACE_CLOCK as BOOTTIME, incremental (each packet's timestamp
+ * the delta from the last one on it), and TracePacketDefaults make it
+ * every packet's; a time earlier than the last one is a negative delta
+ * (its two's complement, ten bytes).  Exact ns either way. */
+#define PFTRACE_CLOCK 64
+#define PFTRACE_BOOTTIME 6
 /* the one sequence every packet belongs to */
 #define PFTRACE_SEQ_ID 1
 #define PFTRACE_GLOBAL_TRACK_NAME "Global instants"
 
+/* PFTRACE_TEMP: the temporary file or sort failed (err says why) */
 enum pftrace_status { PFTRACE_OK = 0, PFTRACE_INPUT = -1, PFTRACE_WRITE = -2,
-		      PFTRACE_NOMEM = -3 };
+		      PFTRACE_NOMEM = -3, PFTRACE_TEMP = -4 };
 
 /* What an event line becomes: its phase's class. */
 enum pf_kind { PF_K_SKIP = 0, PF_K_SLICE, PF_K_BEGIN, PF_K_END, PF_K_INSTANT, PF_K_COUNTER,
@@ -81,6 +94,18 @@ struct pf_proc {
 	int has_rank;
 	int32_t rank;
 };
+/* A slice or flow of a thread for the binding: ts (a slice's start),
+ * end, file position, and for a flow its id and kind. */
+struct pf_item {
+	int64_t ts, end;
+	uint64_t index, id, slot;   /* slot: the slice's packet */
+	uint32_t thread;
+	uint8_t slice, term, wait;
+};
+struct pf_open {
+	int64_t start, end;
+	uint64_t slot, index;
+};
 struct pf_thread {
 	uint64_t uuid;
 	uint32_t proc;      /* index into procs */
@@ -89,12 +114,14 @@ struct pf_thread {
 	char *name;
 	int has_rank;
 	int32_t rank;
-	/* the writer's binding of flows: see pftrace.c */
-	int held;           /* an X's SLICE_END waits here */
-	int64_t held_start, held_end;
-	uint64_t *flows;    /* flows for the held END, then for the next slice */
-	uint8_t *flow_term;
-	size_t nflows, capflows, nheld_flows;
+	/* the writer's binding of flows (pftrace.c): items not yet taken in
+	 * Perfetto's order, the slices open in that order, the f events
+	 * waiting for the next slice, the B events waiting for their E */
+	struct pf_item *wait;
+	size_t nwait, capwait;
+	struct pf_open *stack, *bstack;
+	size_t nstack, capstack, nb, capb;
+	int has_mark;           /* pfread: a thread with slices */
 };
 struct pf_ids {
 	struct intern procs_by_raw, threads_by_raw;
@@ -104,6 +131,9 @@ struct pf_ids {
 	uint64_t next_uuid;
 	int32_t next_synth_pid;
 	int64_t next_synth_tid;
+	char last_key[64];      /* the last thread's "pid\0tid" texts */
+	size_t last_len;
+	int64_t last_thread;
 };
 /* The process (thread) of raw pid (pid, tid) texts: its index, *created set
  * to 1 when it is new; -1 when memory runs out. */
@@ -111,9 +141,9 @@ int64_t pf_ids_proc(struct pf_ids *ids, const char *pid, size_t pn, int *created
 int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char *tid,
 		      size_t tn, int *created);
 void pf_ids_free(struct pf_ids *ids);
-/* A flow for thread t: on its held slice end (to_held), else for the next
- * slice; 0 or -1 (memory). */
-int pf_thread_add_flow(struct pf_thread *t, uint64_t id, int term, int to_held);
+/* Perfetto's JSON import order of two items of a track: by ts, slices
+ * with a length (the longer first) before flows, the rest in file order. */
+int pf_item_cmp(const struct pf_item *a, const struct pf_item *b);
 
 /* The flow id of an s / t / f event: a 64-bit hash of its (cat, name, id)
  * texts, Perfetto's identity of a JSON flow. */
@@ -121,6 +151,30 @@ uint64_t pftrace_flow_id(const char *cat, size_t cn, const char *name, size_t nn
 			 const char *id, size_t in);
 
 typedef int (*pftrace_put_fn)(void *ctx, const void *data, size_t n);
+
+/* A packet to be written: the lengths of its parts (the fields before
+ * the track event, the track event, the fields after), and the flows
+ * bound to the slice it begins. */
+struct pf_qent {
+	size_t pre, te, post;
+	int64_t ts;
+	int has_ts, is_te;
+	uint64_t *flows;
+	uint8_t *term;
+	size_t nflows, capflows;
+};
+/* a packet in the spill file: its parts' lengths, then its bytes */
+struct pf_spill {
+	size_t pre, te, post;
+	int64_t ts;
+	uint8_t has_ts, is_te, pad[6];
+};
+/* a flow bound to the slice that packet slot begins */
+struct pf_bind {
+	uint64_t slot, id;
+	uint8_t term, pad[7];
+};
+#define PFTRACE_SORT_RUN ((size_t)4 << 20)
 
 struct pftrace {
 	pftrace_put_fn put;
@@ -137,6 +191,17 @@ struct pftrace {
 	struct intern counters; /* "pid\0name\0key" -> counter track */
 	uint64_t *counter_uuids;
 	size_t capcounters;
+	/* the packets, spilled in file order until their flows are known */
+	FILE *spill;
+	uint64_t nqueued;
+	struct extsort items, binds;
+	int sorts;
+	struct buf out;
+	size_t pre_len;         /* the packet being built: bytes before its track event */
+	int64_t pkt_ts;
+	int clock_set;
+	int64_t clock_last, min_ts;
+	uint64_t nqueued_ts;
 	uint64_t packets, events, flows, flows_dropped, skipped, resets;
 	char err[256];
 };
@@ -144,7 +209,7 @@ struct pftrace {
 int pftrace_init(struct pftrace *p, pftrace_put_fn put, void *ctx);
 /* One event line (a JSON object, as tr-encode checked it). */
 int pftrace_event(struct pftrace *p, const char *line, size_t len);
-/* The held slice ends; flows still waiting for a slice are dropped
+/* The rest of the queue; flows that bind to no slice are left out
  * (counted in flows_dropped). */
 int pftrace_finish(struct pftrace *p);
 void pftrace_free(struct pftrace *p);

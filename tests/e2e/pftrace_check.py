@@ -6,11 +6,21 @@ event by event, with the source trace read by Python's json module.
 usage: pftrace_check.py SOURCE.json[.gz] OUT.pftrace[.gz]
 
 Checked for every event the writer keeps (X, B, E, i, I, C; M for names
-and sort indices; s, t, f as flow counts): type, ts in exact nanoseconds
+and sort indices; s, t, f as flows): type, ts in exact nanoseconds
 (from the decimal text, json's Decimal), the SLICE_END of an X at ts + dur
 as the next packet on its track, track (process and thread by pid and
 tid; a string pid or tid by its synthetic number, the same for the same
 string), name, category, every args member with its JSON type and value.
+Flows: each on the packet that begins the slice Perfetto's JSON import
+binds it to, computed here from the source: a thread's slices and flows
+sorted by ts (slices with a length first, the longer first; the rest in
+file order), s, t and f with bp "e" on the slice on top of the stack
+there, f without bp on the next slice pushed; a slice sticking out of the
+open one is left off the stack (an overflow track).  Flow ids are opaque:
+one (cat, name, id) must have one id throughout, and no two share one.
+Timestamps: deltas on the sequence's incremental clock (a ClockSnapshot
+gives its start, TracePacketDefaults make it every packet's clock, each
+timestamp is added to the last as a signed 64-bit number).
 Prints one summary line; exit 1 with the first difference."""
 import decimal
 import gzip
@@ -64,6 +74,8 @@ class Out:
     def __init__(self):
         self.tables = {}
         self.tracks = {}
+        self.clock = None       # the incremental clock's last time, ns
+        self.defaults = False
 
     def annotation(self, b):
         name, value, kids, dict_kids = None, None, [], None
@@ -103,10 +115,20 @@ class Out:
             flags = sum(v for n, _, v in f if n == 13)
             if flags & 1:
                 self.tables = {1: {}, 2: {}, 3: {}, 29: {}}
+                self.defaults = False
             ts, te = None, None
             for n, wt, v in f:
                 if n == 8:
                     ts = v
+                elif n == 6:
+                    clocks = [dict((a, b) for a, _, b in fields(c)) for _, _, c in fields(v)]
+                    boot = [c[2] for c in clocks if c[1] == 6 and not c.get(3)]
+                    inc = [c[2] for c in clocks if c[1] == 64 and c.get(3) == 1]
+                    assert len(clocks) == 2 and boot == inc and len(inc) == 1, 'clock snapshot %r' % clocks
+                    self.clock = inc[0]
+                elif n == 59:
+                    assert fields(v) == [(58, 0, 64)], 'packet defaults'
+                    self.defaults = True
                 elif n == 10:
                     assert v == 1, 'sequence id'
                 elif n == 12:
@@ -140,6 +162,12 @@ class Out:
                     self.tracks[d['uuid']] = d
                 elif n == 11:
                     te = v
+            if ts is not None:
+                # a delta on the sequence's incremental clock, signed
+                assert self.clock is not None and self.defaults, 'a timestamp before its clock'
+                self.clock = (self.clock + ts) & ((1 << 64) - 1)
+                self.clock -= (1 << 64) if self.clock >= 1 << 63 else 0
+                ts = self.clock
             if te is None:
                 continue
             e = {'ts': ts, 'args': {}, 'flows': 0}
@@ -161,6 +189,7 @@ class Out:
                     e['value'] = struct.unpack('<d', v)[0]
                 elif n in (47, 48):
                     e['flows'] += 1
+                    e.setdefault('flowlist', []).append((v, n == 48))
                 else:
                     raise ValueError('track event field %d' % n)
             e['args'] = args
@@ -187,6 +216,44 @@ def same(a, b):
     return a == b
 
 
+def bind(items):
+    """The JSON import's binding: source index of slice -> [(key, term)]
+    in the order bound; and the count bound to no slice."""
+    want, dropped = {}, 0
+
+    def order(it):
+        if it[3] == 'slice':
+            # at one ts, slices with a length first, the longer first
+            return (it[0], 0, -it[1], it[2]) if it[1] > it[0] else (it[0], 1, 0, it[2])
+        return (it[0], 1, 0, it[2])
+
+    for thread, lst in items.items():
+        lst.sort(key=order)
+        stack, waiting = [], []
+        for it in lst:
+            if it[3] == 'flow':
+                _, _, idx, _, key, term, wait = it
+                if wait:
+                    waiting.append((key, term))
+                elif stack:
+                    want.setdefault(stack[-1][2], []).append((key, term))
+                else:
+                    dropped += 1
+                continue
+            start, end, idx, _ = it
+            while stack and (stack[-1][1] < start or (stack[-1][1] == start and
+                                                      not (stack[-1][0] == stack[-1][1] and start == end))):
+                stack.pop()
+            if stack and end > stack[-1][1]:
+                continue
+            stack.append((start, end, idx))
+            if waiting:
+                want.setdefault(idx, []).extend(waiting)
+                waiting = []
+        dropped += len(waiting)
+    return want, dropped
+
+
 def main():
     src, out = sys.argv[1], sys.argv[2]
     op = gzip.open if open(src, 'rb').read(2) == b'\x1f\x8b' else open
@@ -200,6 +267,9 @@ def main():
     packets = o.events(raw)
     synth_p, synth_t, names, ranks = {}, {}, {}, {}
     pending = {}     # track uuid -> the ts its X's end must have
+    items = {}       # thread -> [(ts, order, end, index, kind, key, term, wait)]
+    bstack = {}      # thread -> [(ts, index)] of the B events open
+    carried = {}     # source event index -> [(flow id, term)] of its packet
     counts = {'events': 0, 'ends': 0, 'src_flows': 0, 'out_flows': 0}
 
     def pid_of(p):
@@ -250,8 +320,12 @@ def main():
             pid_of(ev.get('pid'))
         else:
             tid_of(ev.get('pid'), ev.get('tid'))
+        thread = (pid_of(ev.get('pid')), tid_of(ev.get('pid'), ev.get('tid'))) if ph != 'C' else None
         if ph in ('s', 't', 'f'):
             counts['src_flows'] += 1
+            key = (json.dumps(ev.get('cat')), json.dumps(ev.get('name')), json.dumps(ev.get('id')))
+            wait = ph == 'f' and ev.get('bp') != 'e'
+            items.setdefault(thread, []).append((ns(ev['ts']), None, i, 'flow', key, ph == 'f', wait))
             continue
         ts = ns(ev['ts'])
         counts['events'] += 1
@@ -288,8 +362,21 @@ def main():
         got = e['args']
         if [k for k, _ in got] != list(args) or not all(same(args[k], v) for k, v in got):
             fail(i, 'args %r, the source %r' % (got, args))
+        on_thread = ph in 'XB' or (ph in 'iI' and scope not in ('g', 'p'))
+        if e.get('flowlist') and not on_thread:
+            fail(i, 'flows on a packet that begins no slice of a thread')
+        carried[i] = e.get('flowlist', [])
         if ph == 'X':
-            pending[e['track']] = ts + (ns(ev['dur']) if 'dur' in ev else 0)
+            end = ts + (ns(ev['dur']) if 'dur' in ev else 0)
+            pending[e['track']] = end
+            items.setdefault(thread, []).append((ts, end, i, 'slice'))
+        elif ph in 'iI' and on_thread:
+            items.setdefault(thread, []).append((ts, ts, i, 'slice'))
+        elif ph == 'B':
+            bstack.setdefault(thread, []).append((ts, i))
+        elif ph == 'E' and bstack.get(thread):
+            b, bi = bstack[thread].pop()
+            items.setdefault(thread, []).append((b, ts, bi, 'slice'))
     for e in packets:
         counts['out_flows'] += e['flows']
         if e['track'] not in pending or e['type'] != 2 or pending.pop(e['track']) != e['ts']:
@@ -297,8 +384,21 @@ def main():
         counts['ends'] += 1
     if pending:
         fail(len(events), '%d X ends missing' % len(pending))
-    if counts['out_flows'] > counts['src_flows']:
-        fail(len(events), 'more flows than the source has')
+    for thread, st in bstack.items():
+        for b, bi in st:
+            items.setdefault(thread, []).append((b, (1 << 63) - 1, bi, 'slice'))
+    want, dropped = bind(items)
+    key_of, id_of = {}, {}
+    for i in sorted(set(want) | set(k for k, v in carried.items() if v)):
+        w, g = want.get(i, []), carried.get(i, [])
+        if len(w) != len(g):
+            fail(i, '%d flows on its slice in the output, %d bound there by the JSON import' % (len(g), len(w)))
+        for (key, term), (fid, gterm) in zip(w, g):
+            if term != gterm or id_of.setdefault(key, fid) != fid or key_of.setdefault(fid, key) != key:
+                fail(i, 'flow %r (end %s) is not the one the JSON import binds there' % (key, term))
+    if counts['out_flows'] + dropped != counts['src_flows']:
+        fail(len(events), '%d flows in the output, %d in the source, %d bound to no slice' %
+             (counts['out_flows'], counts['src_flows'], dropped))
     for (kind, pid, tid), name in names.items():
         for t in o.tracks.values():
             if t['kind'] == ('process' if kind == 'p' else 'thread') and t.get('pid') == pid and \
@@ -308,7 +408,7 @@ def main():
                 break
         else:
             fail(len(events), 'no descriptor for %s %d/%r' % (kind, pid, tid))
-    print('pftrace_check: %d events, %d slice ends, %d of %d flows, %d names: equal' %
+    print('pftrace_check: %d events, %d slice ends, %d of %d flows where the JSON import binds them, %d names: equal' %
           (counts['events'], counts['ends'], counts['out_flows'], counts['src_flows'], len(names)))
 
 

@@ -80,8 +80,8 @@ for want in 'process_name: "python3"' 'thread_name: "main"' 'sibling_order_rank:
 	'type: TYPE_SLICE_END' 'type: TYPE_INSTANT' 'type: TYPE_COUNTER' 'counter_value: 1024' \
 	'double_counter_value: 0.5' 'name: "mem bytes"' 'name: "mem frac"' 'uint_value: 18446744073709551615' \
 	'legacy_json_value: "null"' 'legacy_json_value: "{}"' 'legacy_json_value: "[]"' \
-	'bool_value: true' 'double_value: 0.25' 'timestamp: 10500' 'timestamp: 12500' \
-	'timestamp: 14001' 'sequence_flags: 3' 'name: "Global instants"' 'process_name: "Spans"' \
+	'bool_value: true' 'double_value: 0.25' 'timestamp_clock_id: 64' 'is_incremental: true' \
+	'sequence_flags: 3' 'name: "Global instants"' 'process_name: "Spans"' \
 	'thread_name: "Traces"' 'pid: 1879048192' 'str: "caf\303\251 \"q\""'; do
 	if grep -qxF "$want" fx.pftrace.txt ||
 		grep -q "^ *$(printf '%s' "$want" | sed 's/[][\\.*^$]/\\&/g')\$" fx.pftrace.txt; then
@@ -90,18 +90,55 @@ for want in 'process_name: "python3"' 'thread_name: "main"' 'sibling_order_rank:
 		fail "protoc: $want" "not in the decoded text"
 	fi
 done
-# the flow: started on the kernel launch's end, ended on the kernel's end
+# the clock: BOOTTIME and the incremental clock at the earliest ts (the
+# span's 9 us), then aten::mm at 10.5 us, 1500 ns later, its end 2000 ns on
+cat >want.clock <<'EOF2'
+  clock_snapshot {
+    clocks {
+      clock_id: 6
+      timestamp: 9000
+    }
+    clocks {
+      clock_id: 64
+      timestamp: 9000
+      is_incremental: true
+    }
+  }
+  trusted_packet_sequence_id: 1
+}
+packet {
+  timestamp: 1500
+EOF2
+grep -A14 '^  clock_snapshot {' fx.pftrace.txt >got.clock
+same "protoc: the clock snapshot, then deltas" want.clock got.clock
+if [ "$(grep -c '^  clock_snapshot {' fx.pftrace.txt)" = 1 ] &&
+	awk '/^  timestamp: / { n++ } END { exit (n == 12 ? 0 : 1) }' fx.pftrace.txt &&
+	[ "$(grep '^  timestamp: ' fx.pftrace.txt | sed -n 1,2p | tr '\n' ' ')" = '  timestamp: 1500   timestamp: 2000 ' ]; then
+	pass "protoc: one snapshot, every event packet a delta"
+else
+	fail "protoc: one snapshot, every event packet a delta" "$(grep -c '^  timestamp: ' fx.pftrace.txt) timestamps"
+fi
+# the flow: started on the packet that begins the kernel launch, ended on
+# the one that begins the kernel (each packet interns its slice's name)
+packet_with() {
+	awk -v want="$1" '/^packet \{/ { if (p ~ want) print p; p = "" } { p = p $0 "\n" }
+		END { if (p ~ want) print p }' fx.pftrace.txt
+}
 if [ "$(grep -c '^    flow_ids: ' fx.pftrace.txt)" = 1 ] &&
 	[ "$(grep -c '^    terminating_flow_ids: ' fx.pftrace.txt)" = 1 ] &&
 	[ "$(sed -n 's/^    flow_ids: //p' fx.pftrace.txt)" = \
-	  "$(sed -n 's/^    terminating_flow_ids: //p' fx.pftrace.txt)" ]; then
-	pass "protoc: one flow, its two ends with the same id"
+	  "$(sed -n 's/^    terminating_flow_ids: //p' fx.pftrace.txt)" ] &&
+	packet_with '    flow_ids: ' | grep -q 'name: "aten::mm"' &&
+	packet_with '    flow_ids: ' | grep -q 'type: TYPE_SLICE_BEGIN' &&
+	packet_with 'terminating_flow_ids: ' | grep -q 'name: "gemm"'; then
+	pass "protoc: one flow, its two ends with the same id, on the slices' begins"
 else
-	fail "protoc: one flow, its two ends with the same id" "$(grep flow_ids fx.pftrace.txt)"
+	fail "protoc: one flow, its two ends with the same id, on the slices' begins" \
+		"$(grep flow_ids fx.pftrace.txt)"
 fi
 oracle "oracle: the fixture" fx.json fx.pftrace
 expect 0 "verify: the fixture" "tr-verify --source fx.json --output fx.pftrace"
-printf '%s\n' "verified: fx.pftrace holds the source's 15 events: 4 slices, 2 instants, 2 counter values, 2 flows (0 left out: no slice on their thread; 0 on a slice that does not span their ts), 4 processes and 5 threads with their names and sort indices; 1 events of other phases or without ts left out" >want.out
+printf '%s\n' "verified: fx.pftrace holds the source's 15 events: 4 slices, 2 instants, 2 counter values, 2 flows, each on the slice Perfetto's JSON import binds it to (0 left out: no slice of their thread binds them), 4 processes and 5 threads with their names and sort indices; 1 events of other phases or without ts left out" >want.out
 same "verify: its summary" want.out "$T/out"
 expect 0 "verify: against the stream" "tr-verify --source fx.stream --output fx.pftrace"
 expect 0 "verify: against the stream on stdin" "tr-verify --source - --output fx.pftrace <fx.stream"
@@ -119,6 +156,20 @@ python3 -c 'import sys; b = open("fx.pftrace", "rb").read(); open("byte.pftrace"
 expect 1 "mutated byte: refused" "tr-verify --source fx.json --output byte.pftrace"
 stderr_is "mutated byte: the first difference" \
 	"tr-verify: byte.pftrace: event 4: name differs from the source's \"aten::mm\""
+# a flow bound elsewhere: the s moved before its slice, where the JSON
+# import binds it to nothing; the source's s binds to aten::mm
+sed 's/"ph": "s", "id": 5, "pid": 7, "tid": 7, "ts": 10.500/"ph": "s", "id": 5, "pid": 7, "tid": 7, "ts": 10.499/' fx.json >flow.json
+tr-decode flow.json | tr-encode -o flow.pftrace
+expect 0 "moved flow: its own source verifies" "tr-verify --source flow.json --output flow.pftrace"
+expect 1 "moved flow: refused against the source" "tr-verify --source fx.json --output flow.pftrace"
+stderr_is "moved flow: the first difference" \
+	"tr-verify: flow.pftrace: event 5: Perfetto's JSON import binds this flow event to event 4; the output does not carry it there"
+if python3 "$ROOT/tests/e2e/pftrace_check.py" fx.json flow.pftrace >/dev/null 2>"$T/oracle"; then
+	fail "moved flow: the oracle refuses it" "pftrace_check.py found it equal"
+else
+	printf '%s\n' "pftrace_check: event 4: 0 flows on its slice in the output, 1 bound there by the JSON import" >want.oracle
+	same "moved flow: the oracle refuses it" want.oracle "$T/oracle"
+fi
 # a file cut short
 head -c 300 fx.pftrace >cut.pftrace
 expect 1 "cut: refused" "tr-verify --source fx.json --output cut.pftrace" \

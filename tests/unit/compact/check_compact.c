@@ -1,4 +1,4 @@
-/* Unit tests for common/compact.c: pass one, the plan and pass two on small
+/* Unit tests for common/compact/compact.c: pass one, the plan and pass two on small
  * streams -- which events move to which lane tid, which metadata retires,
  * what stays byte for byte -- and every refusal's exact message. */
 #include <check.h>

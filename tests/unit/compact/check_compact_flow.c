@@ -1,4 +1,4 @@
-/* Unit tests for common/compact_flow.c, through pass one, the plan and
+/* Unit tests for common/compact/compact_flow.c, through pass one, the plan and
  * pass two: which GPU event a flow binds to -- the same correlation when
  * the track has them and the flow a numeric id, an exact start before a
  * containing interval -- and the refusals when none or several match. */

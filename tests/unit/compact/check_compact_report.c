@@ -1,4 +1,4 @@
-/* Unit tests for common/compact_report.c: the exact lane and scope-process
+/* Unit tests for common/compact/compact_report.c: the exact lane and scope-process
  * metadata events, the report record (members in tr-compact(1)'s order,
  * counts, retired metadata of moved tracks only, source_sha256 from the
  * tail) and the --summary text, on a small planned and placed stream. */

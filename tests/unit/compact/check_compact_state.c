@@ -1,4 +1,4 @@
-/* Unit tests for compact_state.h's helpers (in common/compact.c): the
+/* Unit tests for compact_state.h's helpers (in common/compact/compact.c): the
  * refusal's message and status, an event's members on the fast path and
  * through the JSON parser (escapes), a line with escapes that is not JSON,
  * and a group's display pid. */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/blockq.h"
 #include "core/io.h"
 #include "core/reader.h"
 
@@ -450,6 +451,32 @@ START_TEST(test_read_error)
 }
 END_TEST
 
+/* reader_use_blockq: lines read from a queue's blocks, one across two */
+START_TEST(test_blockq_lines)
+{
+	struct blockq q;
+	struct reader r;
+	char *room;
+
+	ck_assert_int_eq(blockq_init(&q, 8), 0);
+	ck_assert_int_eq(reader_init(&r, -1, 100), 0);
+	reader_use_blockq(&r, &q);
+	room = blockq_room(&q);
+	memcpy(room, "ab\ncdef", 7);
+	blockq_commit(&q, 7);
+	room = blockq_room(&q);
+	memcpy(room, "gh\n\n", 4);
+	blockq_commit(&q, 4);
+	blockq_close(&q);
+	expect_line(&r, "ab", 2);
+	expect_line(&r, "cdefgh", 6);
+	expect_line(&r, "", 0);
+	expect_status(&r, READ_EOF);
+	reader_free(&r);
+	blockq_free(&q);
+}
+END_TEST
+
 static Suite *reader_suite(void)
 {
 	Suite *s = suite_create("reader");
@@ -475,6 +502,7 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(end, test_empty_input, FEED_FILE, FEED_BLOCKS + 1);
 	tcase_add_loop_test(end, test_only_newlines, FEED_FILE, FEED_BLOCKS + 1);
 	tcase_add_test(end, test_read_error);
+	tcase_add_test(end, test_blockq_lines);
 	suite_add_tcase(s, end);
 	return s;
 }

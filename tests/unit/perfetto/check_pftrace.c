@@ -1,10 +1,13 @@
 /* Unit tests for common/perfetto/pftrace.c: the exact bytes of a one-event trace
  * (root descriptor with explicit ordering, process and thread descriptors,
- * SLICE_BEGIN with interned name and category and the clearing flags, the
- * held SLICE_END at ts + dur without flags); flows riding on the held end
- * or on the next slice, and left out at the end with no slice; metadata
+ * the clock snapshot of the incremental clock, SLICE_BEGIN with the packet
+ * defaults and a delta timestamp, with interned name and category and the clearing flags, the
+ * SLICE_END at ts + dur without flags); flows on the packet that begins
+ * the slice Perfetto's JSON import binds them to (out of file order,
+ * nested, past a spilled slice), left out with no slice; metadata
  * names written again in their descriptors; the interning bound clearing
  * the state; the flow id of (cat, name, id); pftrace_kind. */
+#define _GNU_SOURCE
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,19 +39,25 @@ START_TEST(test_exact_bytes)
 		"\x0a\x0b\x50\x01\xe2\x03\x06\x08\x01\x1a\x02\x08\x01"
 		/* thread: uuid 2, parent 1, pid 1, tid 2 */
 		"\x0a\x0f\x50\x01\xe2\x03\x0a\x08\x02\x28\x01\x22\x04\x08\x01\x10\x02"
-		/* begin: ts 1000, seq 1, flags 3, { type 1, track 2, cat 1, name 1 },
-		 * interned { categories { 1 "c" } names { 1 "a" } } */
-		"\x0a\x21\x40\xe8\x07\x50\x01\x68\x03\x5a\x08\x48\x01\x58\x02\x18\x01\x50\x01"
+		/* clock snapshot: seq 1, { clocks { id 6, ts 1000 } clocks { id 64,
+		 * ts 1000, incremental } } */
+		"\x0a\x14\x50\x01\x32\x10\x0a\x05\x08\x06\x10\xe8\x07"
+		"\x0a\x07\x08\x40\x10\xe8\x07\x18\x01"
+		/* begin: ts +0, seq 1, flags 3, defaults { clock 64 }, { type 1,
+		 * track 2, cat 1, name 1 }, interned { categories { 1 "c" } names
+		 * { 1 "a" } } */
+		"\x0a\x26\x40\x00\x50\x01\x68\x03\xda\x03\x03\xd0\x03\x40"
+		"\x5a\x08\x48\x01\x58\x02\x18\x01\x50\x01"
 		"\x62\x0e\x0a\x05\x08\x01\x12\x01" "c" "\x12\x05\x08\x01\x12\x01" "a"
-		/* end: ts 3000, seq 1, { type 2, track 2 } */
-		"\x0a\x0b\x40\xb8\x17\x50\x01\x5a\x04\x48\x02\x58\x02";
+		/* end: ts +2000, seq 1, { type 2, track 2 } */
+		"\x0a\x0b\x40\xd0\x0f\x50\x01\x5a\x04\x48\x02\x58\x02";
 
 	ck_assert_int_eq(pftrace_init(&p, put_buf, &out), PFTRACE_OK);
 	ev(&p, "{\"ph\":\"X\",\"name\":\"a\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":2}");
 	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
 	ck_assert_uint_eq(out.len, sizeof want - 1);
 	ck_assert(memcmp(out.p, want, out.len) == 0);
-	ck_assert_uint_eq(p.packets, 5);
+	ck_assert_uint_eq(p.packets, 6);
 	pftrace_free(&p);
 	buf_release(&out);
 }
@@ -64,30 +73,102 @@ static size_t count(const struct buf *out, const char *key, size_t n)
 	return c;
 }
 
+/* The packet (its index from 0) of out holding bytes key, or -1. */
+static int packet_of(const struct buf *out, const char *key, size_t n)
+{
+	size_t i = 0;
+	int k = 0;
+
+	while (i < out->len) {
+		size_t len = 0, shift = 0, j = i + 1;
+		while (out->p[j] & 0x80)
+			len |= (size_t)(out->p[j++] & 0x7f) << shift, shift += 7;
+		len |= (size_t)out->p[j++] << shift;
+		if (memmem(out->p + j, len, key, n) != NULL)
+			return k;
+		i = j + len;
+		k++;
+	}
+	return -1;
+}
+
 START_TEST(test_flows)
+{
+	struct buf out = BUF_INIT;
+	struct pftrace p;
+	int launch, kernel;
+
+	pftrace_init(&p, put_buf, &out);
+	/* the s comes after a later slice of its thread: it binds to the slice
+	 * that spans its ts, in Perfetto's order, not to the last one written */
+	ev(&p, "{\"ph\":\"X\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}");
+	ev(&p, "{\"ph\":\"X\",\"name\":\"later\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":2}");
+	ev(&p, "{\"ph\":\"s\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":2,\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
+	/* f without bp: the next slice that begins after it */
+	ev(&p, "{\"ph\":\"f\",\"id\":7,\"pid\":0,\"tid\":3,\"ts\":4,\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
+	ev(&p, "{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":0,\"tid\":3,\"ts\":5,\"dur\":1}");
+	/* at the ts of a slice with a length, that slice comes first: no next one */
+	ev(&p, "{\"ph\":\"f\",\"id\":9,\"pid\":0,\"tid\":3,\"ts\":5,\"cat\":\"x\",\"name\":\"x\"}");
+	/* a flow on a thread that never has a slice: left out */
+	ev(&p, "{\"ph\":\"s\",\"id\":8,\"pid\":0,\"tid\":9,\"ts\":5,\"cat\":\"x\",\"name\":\"x\"}");
+	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
+	ck_assert_uint_eq(p.flows, 2);
+	ck_assert_uint_eq(p.flows_dropped, 2);
+	/* flow_ids (47, fixed64: key f9 02) and terminating_flow_ids (48: 81 03),
+	 * each on the packet that begins its slice (the one interning its name) */
+	ck_assert_uint_eq(count(&out, B("\xf9\x02")), 1);
+	ck_assert_uint_eq(count(&out, B("\x81\x03")), 1);
+	launch = packet_of(&out, B("launch"));
+	kernel = packet_of(&out, B("kernel"));
+	ck_assert_int_ge(launch, 0);
+	ck_assert_int_eq(packet_of(&out, B("\xf9\x02")), launch);
+	ck_assert_int_eq(packet_of(&out, B("\x81\x03")), kernel);
+	ck_assert_uint_eq(pftrace_flow_id(B("ac2g"), B("ac2g"), B("7")),
+			  pftrace_flow_id(B("ac2g"), B("ac2g"), B("7")));
+	ck_assert_uint_ne(pftrace_flow_id(B("ac2g"), B("ac2g"), B("7")),
+			  pftrace_flow_id(B("ac2"), B("gac2g"), B("7")));
+	pftrace_free(&p);
+	buf_release(&out);
+}
+END_TEST
+
+/* Slices out of order on a thread, nested and spilled: each flow on the
+ * slice on top of Perfetto's stack at its ts. */
+START_TEST(test_binding_order)
 {
 	struct buf out = BUF_INIT;
 	struct pftrace p;
 
 	pftrace_init(&p, put_buf, &out);
-	/* s after an X: on its held end */
-	ev(&p, "{\"ph\":\"X\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}");
-	ev(&p, "{\"ph\":\"s\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":1,\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
-	/* f without bp on a thread with no slice yet: the next slice */
-	ev(&p, "{\"ph\":\"f\",\"id\":7,\"pid\":0,\"tid\":3,\"ts\":5,\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
-	ev(&p, "{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":0,\"tid\":3,\"ts\":5,\"dur\":1}");
-	/* a flow on a thread that never has a slice: left out */
-	ev(&p, "{\"ph\":\"s\",\"id\":8,\"pid\":0,\"tid\":9,\"ts\":5,\"cat\":\"x\",\"name\":\"x\"}");
+	/* the flow at 6 binds to "inner" [5, 7] inside "outer" [0, 20], though
+	 * "outer" comes last in the file; the flow at 8 to "inner" too (ended,
+	 * but no slice has begun since); "spill" [15, 25] pops "inner" and
+	 * sticks out of "outer" (an overflow track in Perfetto): the flow at
+	 * 16 binds to "outer", and so does the flow at 1 */
+	ev(&p, "{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":6,\"cat\":\"c\",\"name\":\"n\"}");
+	ev(&p, "{\"ph\":\"X\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":2}");
+	ev(&p, "{\"ph\":\"s\",\"id\":2,\"pid\":1,\"tid\":1,\"ts\":8,\"cat\":\"c\",\"name\":\"n\"}");
+	ev(&p, "{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":20}");
+	ev(&p, "{\"ph\":\"X\",\"name\":\"spill\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":10}");
+	ev(&p, "{\"ph\":\"s\",\"id\":3,\"pid\":1,\"tid\":1,\"ts\":16,\"cat\":\"c\",\"name\":\"n\"}");
+	ev(&p, "{\"ph\":\"s\",\"id\":4,\"pid\":1,\"tid\":1,\"ts\":1,\"cat\":\"c\",\"name\":\"n\"}");
 	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
-	ck_assert_uint_eq(p.flows, 2);
-	ck_assert_uint_eq(p.flows_dropped, 1);
-	/* flow_ids (47, fixed64: key f9 02) and terminating_flow_ids (48: 81 03) */
-	ck_assert_uint_eq(count(&out, B("\xf9\x02")), 1);
-	ck_assert_uint_eq(count(&out, B("\x81\x03")), 1);
-	ck_assert_uint_eq(pftrace_flow_id(B("ac2g"), B("ac2g"), B("7")),
-			  pftrace_flow_id(B("ac2g"), B("ac2g"), B("7")));
-	ck_assert_uint_ne(pftrace_flow_id(B("ac2g"), B("ac2g"), B("7")),
-			  pftrace_flow_id(B("ac2"), B("gac2g"), B("7")));
+	ck_assert_uint_eq(p.flows, 4);
+	ck_assert_uint_eq(count(&out, B("\xf9\x02")), 4);
+	/* inner: flows 1 and 2; outer: 3 (spill left it on top) and 4 */
+	{
+		int inner = packet_of(&out, B("inner")), outer = packet_of(&out, B("outer"));
+		uint64_t id[5];
+		int k;
+		for (k = 1; k <= 4; k++) {
+			char t[2] = { (char)('0' + k), 0 }, key[10];
+			id[k] = pftrace_flow_id(B("\"c\""), B("\"n\""), t, 1);
+			key[0] = (char)0xf9;
+			key[1] = 2;
+			memcpy(key + 2, &id[k], 8);
+			ck_assert_int_eq(packet_of(&out, key, 10), k <= 2 ? inner : outer);
+		}
+	}
 	pftrace_free(&p);
 	buf_release(&out);
 }
@@ -172,6 +253,7 @@ static Suite *pftrace_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_exact_bytes);
 	tcase_add_test(tc, test_flows);
+	tcase_add_test(tc, test_binding_order);
 	tcase_add_test(tc, test_metadata);
 	tcase_add_test(tc, test_intern_bound);
 	tcase_add_test(tc, test_kinds);
