@@ -284,7 +284,7 @@ bench-10g:
 FUZZ_TARGETS := fuzz_decode fuzz_stream fuzz_encode fuzz_tsnum
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_COMMON  := $(patsubst %,common/%.c,core/buf core/io core/reader core/writer json/scan json/json json/tsnum stream/stream stream/decode stream/encode json/event stream/trstream)
+FUZZ_COMMON  := $(patsubst %,common/%.c,core/buf core/io core/reader core/blockq core/writer json/scan json/json json/tsnum stream/stream stream/decode stream/encode json/event stream/trstream)
 # Small read blocks: 4 MiB buffers per input would make each run slow, and
 # small ones put block boundaries inside every value.
 FUZZ_BLOCKS  := -DSCAN_BLOCK=4096 -DIO_BLOCK=4096 -DIO_WRITE_BLOCK=4096
