@@ -474,7 +474,7 @@ echo "top-level members, 2 x 300 x 1 MB (refused at 64 MiB): tr-decode $(rss mr.
 # the .pftrace against its source.
 perfetto_bench() {
 	local pmb=${BENCH_PF_MB:-200} f b e p t0 t1 tj tp
-	gen "$pmb"
+	gen dense "$pmb"
 	f=dense-${pmb}M.json.gz
 	read -r b e p <"$f.info"
 	echo "Perfetto output: $f ($b bytes of JSON, $e events)"
