@@ -38,7 +38,7 @@ scale_sizes=${BENCH_SCALE:-10000 20000 40000 80000}
 scale_tids=${BENCH_SCALE_TIDS:-40000 80000 160000 320000}
 scale_tables=${BENCH_SCALING:-groups passes tids}
 root=$(cd "$(dirname "$0")/.." && pwd)
-shapes=$root/tests/e2e/scale_shapes.py
+scale_py=$root/tests/e2e/scale_shapes.py
 TIME=/usr/bin/time
 mkdir -p "$dir"
 cd "$dir"
@@ -82,7 +82,7 @@ scaling_passes() {
 		"--pass-table" "" "--json" ""
 	prev_w= prev_e= prev_s=
 	for n in $scale_sizes; do
-		python3 "$shapes" passes "$n" scale.json
+		python3 "$scale_py" passes "$n" scale.json
 		tr-decode scale.json | tr-select-anchors --anchor-regex anchor_k --num-layers 2 \
 			--anchor-offset 0 --passes "$n" | tr-guides "${ev[@]}" >scale.stream
 		cpu_of scale.cpu tr-window --list-passes <scale.stream >/dev/null
@@ -111,7 +111,7 @@ scaling_tids() {
 	printf '%-8s %19s %5s %12s %5s\n' "N" "tr-select-anchors" "x" "tr-guides" "x"
 	prev_a= prev_g=
 	for n in $scale_tids; do
-		python3 "$shapes" tids "$n" scale.json
+		python3 "$scale_py" tids "$n" scale.json
 		tr-decode scale.json >scale.stream
 		cpu_of scale.cpu tr-select-anchors --anchor-regex anchor_k --num-layers 2 \
 			--anchor-offset 0 --passes 2 <scale.stream >scale.sel
@@ -467,41 +467,54 @@ echo "top-level members, 2 x 300 x 1 MB (refused at 64 MiB): tr-decode $(rss mr.
 [ "$part" = throughput ] || scaling
 
 # ---- Perfetto protobuf output (tr-encode --format perfetto) -------------
-# On a tr-gen --shape dense trace of BENCH_PF_MB MiB (default 200): its JSON
-# bytes against the .pftrace's (target: at most one fifth), the encode's
-# wall time against plain JSON output of the same stream (target: no
-# slower), the peak RSS of each stage (target: 64 MiB), and tr-verify of
-# the .pftrace against its source.
+# On each throughput trace: its JSON bytes against the .pftrace's (target:
+# at most one fifth), tr-decode | tr-encode's wall time with a .pftrace
+# output against a plain JSON output of the same stream (target: no
+# slower; BENCH_ROUNDS rounds, the two taken in turns, min and median),
+# the CPU and peak RSS of each stage in the last round (target: 64 MiB),
+# the .pftrace.gz bytes, and tr-verify of the .pftrace against its source.
 perfetto_bench() {
-	local pmb=${BENCH_PF_MB:-200} f b e p t0 t1 tj tp
-	gen dense "$pmb"
-	f=dense-${pmb}M.json.gz
-	read -r b e p <"$f.info"
-	echo "Perfetto output: $f ($b bytes of JSON, $e events)"
-	rm -f pf.json pf.pftrace pf.pftrace.gz
-	sync; t0=$(now)
-	$TIME -f '%U %S %M' -o pfjd.rss tr-decode "$f" | $TIME -f '%U %S %M' -o pfj.rss tr-encode -o pf.json
-	t1=$(now); tj=$(secs "$t0" "$t1")
-	sync; t0=$(now)
-	$TIME -f '%U %S %M' -o pfd.rss tr-decode "$f" | $TIME -f '%U %S %M' -o pfe.rss tr-encode -o pf.pftrace
-	t1=$(now); tp=$(secs "$t0" "$t1")
-	printf '  %-44s %8.2f s  CPU: tr-decode %s s, tr-encode %s s; RSS: %s, %s MiB\n' \
-		"tr-decode | tr-encode -o OUT.json" "$tj" "$(stage_cpu pfjd.rss)" "$(stage_cpu pfj.rss)" \
-		"$(stage_rss pfjd.rss)" "$(stage_rss pfj.rss)"
-	printf '  %-44s %8.2f s  CPU: tr-decode %s s, tr-encode %s s; RSS: %s, %s MiB (%.2fx the JSON time: %s)\n' \
-		"tr-decode | tr-encode -o OUT.pftrace" "$tp" "$(stage_cpu pfd.rss)" "$(stage_cpu pfe.rss)" \
-		"$(stage_rss pfd.rss)" "$(stage_rss pfe.rss)" "$(echo "$tp / $tj" | bc -l)" \
-		"$(if [ "$(echo "$tp <= $tj" | bc -l)" = 1 ]; then echo "target met"; else echo "target NOT met"; fi)"
-	tr-decode "$f" | tr-encode -o pf.pftrace.gz
-	printf '  %-44s %12s bytes (JSON / .pftrace = %.2fx: %s); .pftrace.gz %s bytes (%.1fx)\n' \
-		".pftrace" "$(stat -c %s pf.pftrace)" "$(echo "$b / $(stat -c %s pf.pftrace)" | bc -l)" \
-		"$(if [ "$(stat -c %s pf.pftrace)" -le $((b / 5)) ]; then echo "target 5x met"; else echo "target 5x NOT met"; fi)" \
-		"$(stat -c %s pf.pftrace.gz)" "$(echo "$b / $(stat -c %s pf.pftrace.gz)" | bc -l)"
-	sync; t0=$(now)
-	$TIME -f %M -o pfv.rss tr-verify --source "$f" --output pf.pftrace >/dev/null
-	t1=$(now)
-	printf '  %-44s %8.2f s  %5s MiB\n' "tr-verify --source SRC --output OUT.pftrace" \
-		"$(secs "$t0" "$t1")" "$(rss pfv.rss)"
-	rm -f pf.json pf.pftrace pf.pftrace.gz pf*.rss
+	local s f b e t0 t1 r tj tp pb gb vt
+	echo
+	echo "Perfetto output: $(date -u '+%Y-%m-%d %H:%M') UTC, load average before:" \
+		"$(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, interleaved"
+	echo "| trace | JSON bytes | \`.pftrace\` bytes (target: a fifth) | \`.pftrace.gz\` bytes |" \
+		"\`tr-decode \| tr-encode\`: plain JSON out, min / median | \`.pftrace\` out (target: no slower) |" \
+		"tr-encode CPU, peak RSS: JSON / \`.pftrace\` | tr-verify of the \`.pftrace\`: wall, peak RSS |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for s in $shapes; do
+		f=$s-${mb}M.json.gz
+		read -r b e _ <"$f.info"
+		rm -f pf.json pf.pftrace pf.pftrace.gz pfj.all pfp.all
+		for r in $(seq 1 "$rounds"); do
+			rm -f pf.json pf.pftrace
+			sync; t0=$(now)
+			$TIME -f '%U %S %M' -o pfjd.rss tr-decode "$f" |
+				$TIME -f '%U %S %M' -o pfj.rss tr-encode -o pf.json
+			t1=$(now); secs "$t0" "$t1" >>pfj.all
+			sync; t0=$(now)
+			$TIME -f '%U %S %M' -o pfd.rss tr-decode "$f" |
+				$TIME -f '%U %S %M' -o pfe.rss tr-encode -o pf.pftrace
+			t1=$(now); secs "$t0" "$t1" >>pfp.all
+		done
+		rm -f pf.json
+		read -r tj tjm < <(minmed <pfj.all)
+		read -r tp tpm < <(minmed <pfp.all)
+		pb=$(stat -c %s pf.pftrace)
+		tr-decode "$f" | tr-encode -o pf.pftrace.gz
+		gb=$(stat -c %s pf.pftrace.gz)
+		sync; t0=$(now)
+		$TIME -f %M -o pfv.rss tr-verify --source "$f" --output pf.pftrace >/dev/null
+		t1=$(now); vt=$(secs "$t0" "$t1")
+		printf '| %s | %s (%s events) | %s (%.2fx smaller%s) | %s (%.1fx) | %.2f / %.2f s | %.2f / %.2f s (%.2fx / %.2fx%s) | %s s, %s MiB / %s s, %s MiB | %.2f s, %s MiB |\n' \
+			"$s" "$b" "$e" "$pb" "$(echo "$b / $pb" | bc -l)" \
+			"$([ "$pb" -le $((b / 5)) ] || echo ', **not a fifth**')" \
+			"$gb" "$(echo "$b / $gb" | bc -l)" "$tj" "$tjm" "$tp" "$tpm" \
+			"$(echo "$tp / $tj" | bc -l)" "$(echo "$tpm / $tjm" | bc -l)" \
+			"$([ "$(echo "$tp <= $tj" | bc -l)" = 1 ] || echo ', **slower**')" \
+			"$(stage_cpu pfj.rss)" "$(stage_rss pfj.rss)" "$(stage_cpu pfe.rss)" "$(stage_rss pfe.rss)" \
+			"$vt" "$(rss pfv.rss)"
+		rm -f pf.pftrace pf.pftrace.gz pf*.rss pfj.all pfp.all
+	done
 }
 [ "$part" = scaling ] || [ "$part" = ranks ] || perfetto_bench
