@@ -4,7 +4,9 @@
 # shapes and a real trace grown with tr-gen --repeat), side by side with
 # gzip -dc in the same rounds, then the CPU and peak RSS of every stage of
 # tr-layer-track on each; igzip -dc, python3 json.load and tr-decode on the
-# dense one.  It prints its tables in the README's format.
+# dense one; last, tr-encode's Perfetto protobuf output on each trace
+# against its plain JSON output.  It prints its tables in the README's
+# format.
 # Figures only: nothing here passes or fails a build.
 # Then the scaling cases: time per doubling of the number of (pid, device)
 # groups for tr-compact and tr-survey, on tr-gen's --scale-pids and
