@@ -864,61 +864,18 @@ static const char *rawm(const struct pfread *r, int tok, size_t *n)
 	return json_raw(&r->doc, tok, n);
 }
 
-/* M: the names and ranks the descriptors must end with. */
+/* M: the names and ranks the descriptors must end with (a name with a bad
+ * escape, which tr-decode lets through to no stage, is passed by). */
 static int meta(struct pfread *r, const struct sev *e)
 {
 	size_t pn, tn;
 	const char *pid = rawm(r, e->pid, &pn), *tid = rawm(r, e->tid, &tn);
-	int created, is_thread, name, idx;
-	int64_t th = -1, pr, v;
+	int created;
+	int64_t th, pr;
 
-	if (e->name < 0 || e->args < 0 || json_type(&r->doc, e->args) != JT_OBJECT)
-		return PFREAD_OK;
-	if (json_str_eq(&r->doc, e->name, "process_name")) { is_thread = 0; name = 1; }
-	else if (json_str_eq(&r->doc, e->name, "thread_name")) { is_thread = 1; name = 1; }
-	else if (json_str_eq(&r->doc, e->name, "process_sort_index")) { is_thread = 0; name = 0; }
-	else if (json_str_eq(&r->doc, e->name, "thread_sort_index")) { is_thread = 1; name = 0; }
-	else return PFREAD_OK;
-	if (e->pid < 0 || (is_thread && e->tid < 0))
-		return PFREAD_OK;
-	if (is_thread) {
-		if ((th = pf_ids_thread(&r->ids, pid, pn, tid, tn, &created)) < 0)
-			return PFREAD_NOMEM;
-		pr = r->ids.threads[th].proc;
-	} else if ((pr = pf_ids_proc(&r->ids, pid, pn, &created)) < 0) {
+	if (pf_ids_meta(&r->ids, &r->doc, e->name, e->args, pid, pn, tid, tn, &r->tmp, &th, &pr,
+			&created) == PF_META_NOMEM)
 		return PFREAD_NOMEM;
-	}
-	if ((idx = json_find(&r->doc, e->args, name ? "name" : "sort_index")) < 0)
-		return PFREAD_OK;
-	if (name && json_type(&r->doc, idx) == JT_STRING) {
-		char **slot = is_thread ? &r->ids.threads[th].name : &r->ids.procs[pr].name;
-		buf_reset(&r->tmp);
-		json_token_unescape(&r->doc, idx, &r->tmp);
-		free(*slot);
-		if ((*slot = buf_memdup(r->tmp.p, r->tmp.len)) == NULL)
-			return PFREAD_NOMEM;
-	} else if (!name && json_type(&r->doc, idx) == JT_PRIMITIVE) {
-		size_t n;
-		const char *t = json_text(&r->doc, idx, &n);
-		if (tsnum_parse_int64(t, n, &v) != NUM_OK) {
-			char *end;
-			double d;
-			buf_reset(&r->tmp);
-			buf_add(&r->tmp, t, n);
-			d = strtod(r->tmp.p, &end);
-			if (!(d > -2147483649.0 && d < 2147483648.0))
-				return PFREAD_OK;
-			v = (int64_t)d;
-		}
-		v = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
-		if (is_thread) {
-			r->ids.threads[th].has_rank = 1;
-			r->ids.threads[th].rank = (int32_t)v;
-		} else {
-			r->ids.procs[pr].has_rank = 1;
-			r->ids.procs[pr].rank = (int32_t)v;
-		}
-	}
 	return PFREAD_OK;
 }
 

@@ -171,6 +171,86 @@ int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char
 	return k;
 }
 
+/* A name or rank set from the metadata event's args member at idx. */
+static int meta_value(struct pf_ids *ids, const struct jdoc *d, int idx, int name, int64_t th,
+		      int64_t pr, struct buf *tmp)
+{
+	int64_t v;
+
+	if (name) {
+		char **slot = th >= 0 ? &ids->threads[th].name : &ids->procs[pr].name;
+		if (json_type(d, idx) != JT_STRING)
+			return PF_META_IDS;
+		buf_reset(tmp);
+		if (json_token_unescape(d, idx, tmp) != 0)
+			return PF_META_ESCAPE;
+		free(*slot);
+		if ((*slot = buf_memdup(tmp->p, tmp->len)) == NULL)
+			return PF_META_NOMEM;
+		return PF_META_SET;
+	}
+	if (json_type(d, idx) != JT_PRIMITIVE)
+		return PF_META_IDS;
+	{
+		size_t n;
+		const char *t = json_text(d, idx, &n);
+		if (tsnum_parse_int64(t, n, &v) != NUM_OK) {
+			/* a double, truncated, as Perfetto's JSON import does */
+			char *end;
+			double x;
+			buf_reset(tmp);
+			if (buf_add(tmp, t, n) != 0)
+				return PF_META_NOMEM;
+			x = strtod(tmp->p, &end);
+			if (!(x > -2147483649.0 && x < 2147483648.0))
+				return PF_META_IDS;
+			v = (int64_t)x;
+		}
+	}
+	if (v < INT32_MIN)
+		v = INT32_MIN;
+	if (v > INT32_MAX)
+		v = INT32_MAX;
+	if (th >= 0) {
+		ids->threads[th].has_rank = 1;
+		ids->threads[th].rank = (int32_t)v;
+	} else {
+		ids->procs[pr].has_rank = 1;
+		ids->procs[pr].rank = (int32_t)v;
+	}
+	return PF_META_SET;
+}
+
+int pf_ids_meta(struct pf_ids *ids, const struct jdoc *d, int name_tok, int args_tok,
+		const char *pid, size_t pn, const char *tid, size_t tn, struct buf *tmp,
+		int64_t *th, int64_t *pr, int *created)
+{
+	int is_thread, name, idx;
+
+	*th = -1;
+	*pr = -1;
+	*created = 0;
+	if (name_tok < 0 || args_tok < 0 || json_type(d, args_tok) != JT_OBJECT)
+		return PF_META_NONE;
+	if (json_str_eq(d, name_tok, "process_name")) { is_thread = 0; name = 1; }
+	else if (json_str_eq(d, name_tok, "thread_name")) { is_thread = 1; name = 1; }
+	else if (json_str_eq(d, name_tok, "process_sort_index")) { is_thread = 0; name = 0; }
+	else if (json_str_eq(d, name_tok, "thread_sort_index")) { is_thread = 1; name = 0; }
+	else return PF_META_NONE;
+	if (pn == 0 || (is_thread && tn == 0))
+		return PF_META_NONE;
+	if (is_thread) {
+		if ((*th = pf_ids_thread(ids, pid, pn, tid, tn, created)) < 0)
+			return PF_META_NOMEM;
+		*pr = ids->threads[*th].proc;
+	} else if ((*pr = pf_ids_proc(ids, pid, pn, created)) < 0) {
+		return PF_META_NOMEM;
+	}
+	if ((idx = json_find(d, args_tok, name ? "name" : "sort_index")) < 0)
+		return PF_META_IDS;
+	return meta_value(ids, d, idx, name, *th, *pr, tmp);
+}
+
 void pf_ids_free(struct pf_ids *ids)
 {
 	size_t i;
@@ -840,67 +920,24 @@ static int meta(struct pftrace *p, const struct ev *e)
 {
 	size_t pn, tn;
 	const char *pid = raw(p, e->pid, &pn), *tid = raw(p, e->tid, &tn);
-	int created, is_thread, name, idx;
-	int64_t th = -1, pr, v;
-	char **slot;
+	int created;
+	int64_t th, pr;
 
-	if (e->name < 0 || e->args < 0 || json_type(&p->doc, e->args) != JT_OBJECT)
+	switch (pf_ids_meta(&p->ids, &p->doc, e->name, e->args, pid, pn, tid, tn, &p->tmp,
+			    &th, &pr, &created)) {
+	case PF_META_NONE:
 		return PFTRACE_OK;
-	if (json_str_eq(&p->doc, e->name, "process_name")) { is_thread = 0; name = 1; }
-	else if (json_str_eq(&p->doc, e->name, "thread_name")) { is_thread = 1; name = 1; }
-	else if (json_str_eq(&p->doc, e->name, "process_sort_index")) { is_thread = 0; name = 0; }
-	else if (json_str_eq(&p->doc, e->name, "thread_sort_index")) { is_thread = 1; name = 0; }
-	else return PFTRACE_OK;
-	if (e->pid < 0 || (is_thread && e->tid < 0))
-		return PFTRACE_OK;
-	if (is_thread) {
-		if ((th = pf_ids_thread(&p->ids, pid, pn, tid, tn, &created)) < 0)
-			return PFTRACE_NOMEM;
-		pr = p->ids.threads[th].proc;
-	} else if ((pr = pf_ids_proc(&p->ids, pid, pn, &created)) < 0) {
+	case PF_META_NOMEM:
 		return PFTRACE_NOMEM;
-	}
-	idx = json_find(&p->doc, e->args, name ? "name" : "sort_index");
-	if (idx < 0)
+	case PF_META_ESCAPE:
+		return input(p, "a metadata name with a bad escape");
+	case PF_META_IDS:
 		return new_tracks(p, created, th, pr);
-	if (name) {
-		if (json_type(&p->doc, idx) != JT_STRING)
-			return new_tracks(p, created, th, pr);
-		buf_reset(&p->tmp);
-		if (json_token_unescape(&p->doc, idx, &p->tmp) != 0)
-			return input(p, "a metadata name with a bad escape");
-		slot = is_thread ? &p->ids.threads[th].name : &p->ids.procs[pr].name;
-		free(*slot);
-		if ((*slot = buf_memdup(p->tmp.p, p->tmp.len)) == NULL)
-			return PFTRACE_NOMEM;
-	} else {
-		size_t n;
-		const char *t = json_text(&p->doc, idx, &n);
-		double d;
-		char *end;
-		if (json_type(&p->doc, idx) != JT_PRIMITIVE)
-			return new_tracks(p, created, th, pr);
-		if (tsnum_parse_int64(t, n, &v) != NUM_OK) {
-			/* a double, truncated, as Perfetto's JSON import does */
-			buf_reset(&p->tmp);
-			buf_add(&p->tmp, t, n);
-			d = strtod(p->tmp.p, &end);
-			if (!(d > -2147483649.0 && d < 2147483648.0))
-				return new_tracks(p, created, th, pr);
-			v = (int64_t)d;
-		}
-		if (v < INT32_MIN) v = INT32_MIN;
-		if (v > INT32_MAX) v = INT32_MAX;
-		if (is_thread) {
-			p->ids.threads[th].has_rank = 1;
-			p->ids.threads[th].rank = (int32_t)v;
-		} else {
-			p->ids.procs[pr].has_rank = 1;
-			p->ids.procs[pr].rank = (int32_t)v;
-		}
+	default:
+		break;
 	}
 	/* written again whole: Perfetto takes the later name and rank */
-	if (!is_thread)
+	if (th < 0)
 		return proc_descriptor(p, &p->ids.procs[pr]);
 	if ((created & 1) && proc_descriptor(p, &p->ids.procs[pr]) != PFTRACE_OK)
 		return PFTRACE_WRITE;

@@ -141,6 +141,20 @@ int64_t pf_ids_proc(struct pf_ids *ids, const char *pid, size_t pn, int *created
 int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char *tid,
 		      size_t tn, int *created);
 void pf_ids_free(struct pf_ids *ids);
+/* A metadata (M) event's process_name, thread_name, process_sort_index or
+ * thread_sort_index, as Perfetto's JSON import reads it, applied to ids:
+ * name_tok and args_tok its name and args tokens in d (-1: absent), pid
+ * and tid their raw texts (length 0: absent).  *pr the process it names
+ * and *th its thread (-1 for a process's metadata), *created as
+ * pf_ids_thread sets it.  PF_META_NONE: it names no process or thread;
+ * PF_META_IDS: it does, but holds no value of the right type, so nothing
+ * is set; PF_META_SET: the name or rank is set (a double rank truncated,
+ * every rank clamped to int32).  tmp: scratch. */
+enum pf_meta { PF_META_NOMEM = -2, PF_META_ESCAPE = -1, PF_META_NONE = 0, PF_META_IDS,
+	       PF_META_SET };
+int pf_ids_meta(struct pf_ids *ids, const struct jdoc *d, int name_tok, int args_tok,
+		const char *pid, size_t pn, const char *tid, size_t tn, struct buf *tmp,
+		int64_t *th, int64_t *pr, int *created);
 /* Perfetto's JSON import order of two items of a track: by ts, slices
  * with a length (the longer first) before flows, the rest in file order. */
 int pf_item_cmp(const struct pf_item *a, const struct pf_item *b);

@@ -6,7 +6,8 @@
  * the slice Perfetto's JSON import binds them to (out of file order,
  * nested, past a spilled slice), left out with no slice; metadata
  * names written again in their descriptors; the interning bound clearing
- * the state; the flow id of (cat, name, id); pftrace_kind. */
+ * the state; the flow id of (cat, name, id); pftrace_kind; what a
+ * metadata event sets (pf_ids_meta, which the reader shares). */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdint.h>
@@ -245,6 +246,82 @@ START_TEST(test_refusal)
 }
 END_TEST
 
+/* pf_ids_meta on one event line: its status, *th and *pr. */
+static int meta_of(struct pf_ids *ids, const char *line, int64_t *th, int64_t *pr)
+{
+	struct jdoc d = JDOC_INIT;
+	struct buf tmp = BUF_INIT;
+	int nomem = 0, i, k, cnt, name = -1, args = -1, pid = -1, tid = -1, created, rc;
+	size_t pn = 0, tn = 0;
+	const char *pt = "", *tt = "";
+
+	ck_assert_int_eq(json_parse(&d, line, strlen(line), &nomem), 0);
+	cnt = json_size(&d, 0);
+	for (i = 1, k = 0; k < cnt; k++, i = json_next(&d, i + 1)) {
+		if (json_str_eq(&d, i, "name"))
+			name = i + 1;
+		else if (json_str_eq(&d, i, "args"))
+			args = i + 1;
+		else if (json_str_eq(&d, i, "pid"))
+			pid = i + 1;
+		else if (json_str_eq(&d, i, "tid"))
+			tid = i + 1;
+	}
+	if (pid >= 0)
+		pt = json_raw(&d, pid, &pn);
+	if (tid >= 0)
+		tt = json_raw(&d, tid, &tn);
+	rc = pf_ids_meta(ids, &d, name, args, pt, pn, tt, tn, &tmp, th, pr, &created);
+	json_free(&d);
+	buf_release(&tmp);
+	return rc;
+}
+
+START_TEST(test_ids_meta)
+{
+	struct pf_ids ids;
+	int64_t th, pr;
+
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"process_name\",\"pid\":7,"
+				 "\"args\":{\"name\":\"GPU \\u0037\"}}", &th, &pr), PF_META_SET);
+	ck_assert_int_eq(th, -1);
+	ck_assert_int_eq(pr, 0);
+	ck_assert_str_eq(ids.procs[0].name, "GPU 7");
+	/* a double rank truncated toward zero, a large one clamped */
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"thread_sort_index\",\"pid\":7,\"tid\":3,"
+				 "\"args\":{\"sort_index\":-2.9}}", &th, &pr), PF_META_SET);
+	ck_assert_int_eq(th, 0);
+	ck_assert_int_eq(pr, 0);
+	ck_assert_int_eq(ids.threads[0].has_rank, 1);
+	ck_assert_int_eq(ids.threads[0].rank, -2);
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"process_sort_index\",\"pid\":7,"
+				 "\"args\":{\"sort_index\":99999999999}}", &th, &pr), PF_META_SET);
+	ck_assert_int_eq(ids.procs[0].rank, INT32_MAX);
+	/* a value of the wrong type or too large a double: the ids, nothing set */
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"thread_name\",\"pid\":7,\"tid\":4,"
+				 "\"args\":{\"name\":5}}", &th, &pr), PF_META_IDS);
+	ck_assert_int_eq(th, 1);
+	ck_assert_ptr_null(ids.threads[1].name);
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"thread_sort_index\",\"pid\":7,\"tid\":4,"
+				 "\"args\":{\"sort_index\":1e12}}", &th, &pr), PF_META_IDS);
+	ck_assert_int_eq(ids.threads[1].has_rank, 0);
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"thread_name\",\"pid\":7,\"tid\":4,"
+				 "\"args\":{}}", &th, &pr), PF_META_IDS);
+	/* no process or thread named: nothing made */
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"process_labels\",\"pid\":8,"
+				 "\"args\":{\"labels\":\"x\"}}", &th, &pr), PF_META_NONE);
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"thread_name\",\"pid\":8,"
+				 "\"args\":{\"name\":\"t\"}}", &th, &pr), PF_META_NONE);
+	ck_assert_int_eq(meta_of(&ids, "{\"name\":\"process_name\",\"pid\":8,"
+				 "\"args\":[1]}", &th, &pr), PF_META_NONE);
+	ck_assert_uint_eq(ids.nprocs, 1);
+	ck_assert_uint_eq(ids.nthreads, 2);
+	ck_assert_str_eq(ids.procs[0].name, "GPU 7");
+	pf_ids_free(&ids);
+}
+END_TEST
+
 static Suite *pftrace_suite(void)
 {
 	Suite *s = suite_create("pftrace");
@@ -258,6 +335,7 @@ static Suite *pftrace_suite(void)
 	tcase_add_test(tc, test_intern_bound);
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_refusal);
+	tcase_add_test(tc, test_ids_meta);
 	suite_add_tcase(s, tc);
 	return s;
 }
