@@ -830,46 +830,12 @@ static int name_cat(struct pfread *r, const struct te *e, int name, int cat)
 
 /* ---- the source's events ----------------------------------------------- */
 
-struct sev {
-	int ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
-};
-
-static void members(struct pfread *r, struct sev *e)
-{
-	int i, k, cnt = json_size(&r->doc, 0);
-
-	memset(e, 0xff, sizeof *e);
-	for (i = 1, k = 0; k < cnt && i > 0; k++) {
-		size_t n;
-		const char *key = json_text(&r->doc, i, &n);
-		int *slot = NULL;
-#define KEY(s, f) else if (n == sizeof s - 1 && memcmp(key, s, n) == 0) slot = &e->f
-		if (0) {}
-		KEY("ph", ph); KEY("name", name); KEY("cat", cat); KEY("pid", pid);
-		KEY("tid", tid); KEY("ts", ts); KEY("dur", dur); KEY("args", args);
-		KEY("id", id); KEY("bp", bp); KEY("s", scope);
-#undef KEY
-		if (slot != NULL && *slot < 0)
-			*slot = i + 1;
-		i = json_next(&r->doc, i + 1);
-	}
-}
-
-static const char *rawm(const struct pfread *r, int tok, size_t *n)
-{
-	if (tok < 0) {
-		*n = 0;
-		return "";
-	}
-	return json_raw(&r->doc, tok, n);
-}
-
 /* M: the names and ranks the descriptors must end with (a name with a bad
  * escape, which tr-decode lets through to no stage, is passed by). */
-static int meta(struct pfread *r, const struct sev *e)
+static int meta(struct pfread *r, const struct pf_members *e)
 {
 	size_t pn, tn;
-	const char *pid = rawm(r, e->pid, &pn), *tid = rawm(r, e->tid, &tn);
+	const char *pid = pf_raw(&r->doc, e->pid, &pn), *tid = pf_raw(&r->doc, e->tid, &tn);
 	int created;
 	int64_t th, pr;
 
@@ -879,10 +845,10 @@ static int meta(struct pfread *r, const struct sev *e)
 	return PFREAD_OK;
 }
 
-static int counter(struct pfread *r, const struct sev *e, int64_t ts)
+static int counter(struct pfread *r, const struct pf_members *e, int64_t ts)
 {
 	size_t pn, nn;
-	const char *pid = rawm(r, e->pid, &pn);
+	const char *pid = pf_raw(&r->doc, e->pid, &pn);
 	int created, i, k, cnt, rc;
 	int64_t pr;
 	struct te *te;
@@ -944,7 +910,7 @@ static int counter(struct pfread *r, const struct sev *e, int64_t ts)
 
 int pfread_event(struct pfread *r, const char *line, size_t len)
 {
-	struct sev e;
+	struct pf_members e;
 	struct te *te;
 	int nomem = 0, created, rc;
 	enum pf_kind kind;
@@ -961,8 +927,8 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 			return PFREAD_NOMEM;
 		return diff(r, "the source's event is not a JSON object");
 	}
-	members(r, &e);
-	ph = rawm(r, e.ph, &n);
+	(void)pf_members(&r->doc, &e);  /* an object: checked above */
+	ph = pf_raw(&r->doc, e.ph, &n);
 	kind = pftrace_kind(ph, n);
 	if (kind == PF_K_SKIP) {
 		r->skipped++;
@@ -976,15 +942,15 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 	}
 	if (kind == PF_K_COUNTER)
 		return counter(r, &e, ts);
-	pid = rawm(r, e.pid, &pn);
-	tid = rawm(r, e.tid, &tn);
+	pid = pf_raw(&r->doc, e.pid, &pn);
+	tid = pf_raw(&r->doc, e.tid, &tn);
 	if ((th = pf_ids_thread(&r->ids, pid, pn, tid, tn, &created)) < 0)
 		return PFREAD_NOMEM;
 	t = &r->ids.threads[th];
 	if (kind == PF_K_FLOW) {
 		size_t bn, cn, nn, in;
-		const char *bp = rawm(r, e.bp, &bn), *cat = rawm(r, e.cat, &cn);
-		const char *name = rawm(r, e.name, &nn), *id = rawm(r, e.id, &in);
+		const char *bp = pf_raw(&r->doc, e.bp, &bn), *cat = pf_raw(&r->doc, e.cat, &cn);
+		const char *name = pf_raw(&r->doc, e.name, &nn), *id = pf_raw(&r->doc, e.id, &in);
 		int term = ph[1] == 'f', wait = term && !(bn == 3 && bp[1] == 'e');
 		r->flows_src++;
 		return put_item(r, th, 0, ts, ts, r->events - 1,
@@ -999,7 +965,7 @@ int pfread_event(struct pfread *r, const char *line, size_t len)
 	rc = expect(r, te, want_type, ts, "event");
 	on_thread = kind == PF_K_SLICE || kind == PF_K_BEGIN;
 	if (rc == PFREAD_OK && kind == PF_K_INSTANT) {
-		const char *s = rawm(r, e.scope, &n);
+		const char *s = pf_raw(&r->doc, e.scope, &n);
 		const struct pf_track *k = track_of(r, te->uuid);
 		r->instants++;
 		if (n == 3 && s[1] == 'g') {

@@ -772,21 +772,17 @@ static int text_members(const char *s, size_t n, struct span *m)
 
 /* ---- events ------------------------------------------------------------ */
 
-struct ev {
-	int ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
-};
-
-static int find_members(struct pftrace *p, struct ev *e)
+int pf_members(const struct jdoc *d, struct pf_members *e)
 {
 	int i, k, cnt;
 
 	memset(e, 0xff, sizeof *e);  /* every member absent: -1 */
-	if (json_type(&p->doc, 0) != JT_OBJECT)
+	if (json_type(d, 0) != JT_OBJECT)
 		return -1;
-	cnt = json_size(&p->doc, 0);
+	cnt = json_size(d, 0);
 	for (i = 1, k = 0; k < cnt && i > 0; k++) {
 		size_t n;
-		const char *key = json_text(&p->doc, i, &n);
+		const char *key = json_text(d, i, &n);
 		int *slot = NULL;
 #define KEY(s, f) else if (n == sizeof s - 1 && memcmp(key, s, n) == 0) slot = &e->f
 		if (0) {}
@@ -797,19 +793,18 @@ static int find_members(struct pftrace *p, struct ev *e)
 		/* the first of a repeated member, as the other stages read */
 		if (slot != NULL && *slot < 0)
 			*slot = i + 1;
-		i = json_next(&p->doc, i + 1);
+		i = json_next(d, i + 1);
 	}
 	return 0;
 }
 
-/* A member's raw text, or "" when absent. */
-static const char *raw(const struct pftrace *p, int tok, size_t *n)
+const char *pf_raw(const struct jdoc *d, int tok, size_t *n)
 {
 	if (tok < 0) {
 		*n = 0;
 		return "";
 	}
-	return json_raw(&p->doc, tok, n);
+	return json_raw(d, tok, n);
 }
 
 /* ---- binding flows ----------------------------------------------------- */
@@ -916,10 +911,10 @@ static int input(struct pftrace *p, const char *what)
 }
 
 /* M: the descriptor of the process or thread it names. */
-static int meta(struct pftrace *p, const struct ev *e)
+static int meta(struct pftrace *p, const struct pf_members *e)
 {
 	size_t pn, tn;
-	const char *pid = raw(p, e->pid, &pn), *tid = raw(p, e->tid, &tn);
+	const char *pid = pf_raw(&p->doc, e->pid, &pn), *tid = pf_raw(&p->doc, e->tid, &tn);
 	int created;
 	int64_t th, pr;
 
@@ -944,10 +939,10 @@ static int meta(struct pftrace *p, const struct ev *e)
 	return thread_descriptor(p, &p->ids.threads[th]);
 }
 
-static int counter(struct pftrace *p, const struct ev *e, int64_t ts)
+static int counter(struct pftrace *p, const struct pf_members *e, int64_t ts)
 {
 	size_t pn, nn;
-	const char *pid = raw(p, e->pid, &pn);
+	const char *pid = pf_raw(&p->doc, e->pid, &pn);
 	int created, i, k, cnt, rc;
 	int64_t pr;
 	struct buf key = BUF_INIT, name = BUF_INIT;
@@ -1054,13 +1049,13 @@ static int span_iid(struct pftrace *p, const struct span *m, struct intern *t, u
 /* M and C: through the token array (a few per trace). */
 static int event_by_tokens(struct pftrace *p, const char *line, size_t len, enum pf_kind kind)
 {
-	struct ev e;
+	struct pf_members e;
 	int nomem = 0;
 	int64_t ts;
 
 	if (json_parse(&p->doc, line, len, &nomem) != 0)
 		return nomem ? PFTRACE_NOMEM : input(p, "an event line that is not JSON");
-	if (find_members(p, &e) != 0)
+	if (pf_members(&p->doc, &e) != 0)
 		return input(p, "an event line that is not an object");
 	if (kind == PF_K_META)
 		return meta(p, &e);

@@ -141,6 +141,16 @@ int64_t pf_ids_proc(struct pf_ids *ids, const char *pid, size_t pn, int *created
 int64_t pf_ids_thread(struct pf_ids *ids, const char *pid, size_t pn, const char *tid,
 		      size_t tn, int *created);
 void pf_ids_free(struct pf_ids *ids);
+/* The tokens (in a parsed event line) of the members the writer and the
+ * reader use, the first of each name; -1 where absent.  pf_members: -1
+ * when the line is not an object.  pf_raw: a member's raw JSON text, ""
+ * (length 0) when absent. */
+struct pf_members {
+	int ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
+};
+int pf_members(const struct jdoc *d, struct pf_members *e);
+const char *pf_raw(const struct jdoc *d, int tok, size_t *n);
+
 /* A metadata (M) event's process_name, thread_name, process_sort_index or
  * thread_sort_index, as Perfetto's JSON import reads it, applied to ids:
  * name_tok and args_tok its name and args tokens in d (-1: absent), pid
