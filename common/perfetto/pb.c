@@ -1,4 +1,5 @@
 /* pb: see pb.h. */
+#include <stdint.h>
 #include <string.h>
 
 #include "perfetto/pb.h"
@@ -15,30 +16,39 @@ size_t pb_put_varint(unsigned char *out, uint64_t v)
 	return n;
 }
 
-static int put_raw(struct pb *w, const void *p, size_t n)
+/* Room for n more bytes at the end of w's buffer (a NUL byte past them
+ * as buf keeps one), or NULL: memory ran out, w is failed. */
+static unsigned char *room(struct pb *w, size_t n)
 {
-	if (w->failed || buf_add(&w->b, p, n) != 0) {
+	if (w->failed)
+		return NULL;
+	if (w->b.len + n >= w->b.cap && buf_grow(&w->b, n) != 0) {
 		w->failed = 1;
-		return -1;
+		return NULL;
 	}
+	return (unsigned char *)w->b.p + w->b.len;
+}
+
+/* The n bytes written at room()'s pointer are now w's. */
+static int taken(struct pb *w, size_t n)
+{
+	w->b.len += n;
+	w->b.p[w->b.len] = '\0';
 	return 0;
 }
 
-static int put_key(struct pb *w, uint32_t field, int wire, const void *tail, size_t tn)
-{
-	unsigned char tmp[24];
-	size_t n = pb_put_varint(tmp, ((uint64_t)field << 3) | (unsigned)wire);
-
-	memcpy(tmp + n, tail, tn);
-	return put_raw(w, tmp, n + tn);
-}
-
+/* Every field is written in place: a key and a varint take at most 15
+ * bytes, room() checks for them once, no copy goes through a scratch
+ * array (the writer puts several fields for every args member). */
 int pb_varint(struct pb *w, uint32_t field, uint64_t v)
 {
-	unsigned char tmp[10];
-	size_t k = pb_put_varint(tmp, v);
+	unsigned char *o = room(w, 15);
+	size_t k;
 
-	return put_key(w, field, PB_VARINT, tmp, k);
+	if (o == NULL)
+		return -1;
+	k = pb_put_varint(o, ((uint64_t)field << 3) | PB_VARINT);
+	return taken(w, k + pb_put_varint(o + k, v));
 }
 
 int pb_int64(struct pb *w, uint32_t field, int64_t v)
@@ -48,12 +58,15 @@ int pb_int64(struct pb *w, uint32_t field, int64_t v)
 
 int pb_fixed64(struct pb *w, uint32_t field, uint64_t v)
 {
-	unsigned char tmp[8];
-	int i;
+	unsigned char *o = room(w, 13);
+	size_t k, i;
 
+	if (o == NULL)
+		return -1;
+	k = pb_put_varint(o, ((uint64_t)field << 3) | PB_I64);
 	for (i = 0; i < 8; i++)
-		tmp[i] = (unsigned char)(v >> (8 * i));
-	return put_key(w, field, PB_I64, tmp, 8);
+		o[k + i] = (unsigned char)(v >> (8 * i));
+	return taken(w, k + 8);
 }
 
 int pb_double(struct pb *w, uint32_t field, double v)
@@ -66,12 +79,15 @@ int pb_double(struct pb *w, uint32_t field, double v)
 
 int pb_bytes(struct pb *w, uint32_t field, const void *p, size_t n)
 {
-	unsigned char tmp[10];
-	size_t k = pb_put_varint(tmp, n);
+	unsigned char *o;
+	size_t k;
 
-	if (put_key(w, field, PB_LEN, tmp, k) != 0)
+	if (n > SIZE_MAX - 16 || (o = room(w, 15 + n)) == NULL)
 		return -1;
-	return put_raw(w, p, n);
+	k = pb_put_varint(o, ((uint64_t)field << 3) | PB_LEN);
+	k += pb_put_varint(o + k, n);
+	memcpy(o + k, p, n);
+	return taken(w, k + n);
 }
 
 /* One byte is kept for the length, which most messages here (an args
@@ -79,14 +95,18 @@ int pb_bytes(struct pb *w, uint32_t field, const void *p, size_t n)
  * bytes its length takes beyond that one. */
 static int begin(struct pb *w, uint32_t field, size_t kept)
 {
-	unsigned char tmp[2] = { 0, 0 };
+	unsigned char *o;
+	size_t k;
 
 	if (w->depth == PB_MAX_DEPTH) {
 		w->failed = 1;
 		return -1;
 	}
-	if (put_key(w, field, PB_LEN, tmp, kept) != 0)
+	if ((o = room(w, 7)) == NULL)
 		return -1;
+	k = pb_put_varint(o, ((uint64_t)field << 3) | PB_LEN);
+	memset(o + k, 0, kept);
+	taken(w, k + kept);
 	w->kept[w->depth] = (unsigned char)kept;
 	w->open[w->depth++] = w->b.len;
 	return 0;

@@ -674,6 +674,27 @@ static int text_children(struct pftrace *p, const char *s, size_t n, size_t *at)
 	return 0;
 }
 
+/* Most args numbers are plain integers: the value at s[*at] read in the
+ * one pass that finds its end, written as put_number would write it (an
+ * int within int64, else a uint), *at past it: 0, or -1 when memory runs
+ * out.  1 for anything else (a fraction, an exponent, more than 18
+ * digits, which may not fit an int64, a leading zero): put_number's. */
+static int plain_integer(struct pftrace *p, const char *s, size_t n, size_t *at)
+{
+	size_t i = *at, digits = 0;
+	uint64_t mag = 0;
+	int neg = s[i] == '-';
+
+	for (i += (size_t)neg; i < n && s[i] >= '0' && s[i] <= '9' && digits < 18; i++, digits++)
+		mag = mag * 10 + (uint64_t)(s[i] - '0');
+	if (digits == 0 || (digits > 1 && s[*at + (size_t)neg] == '0') ||
+	    (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' &&
+			    s[i] != '\t' && s[i] != '\n' && s[i] != '\r'))
+		return 1;
+	*at = i;
+	return pb_int64(&p->pkt, PF_DA_INT, neg ? (int64_t)(0 - mag) : (int64_t)mag) != 0 ? -1 : 0;
+}
+
 /* The value at s[*at] into the open annotation; *at past it. */
 static int text_value(struct pftrace *p, const char *s, size_t n, size_t *at)
 {
@@ -684,6 +705,11 @@ static int text_value(struct pftrace *p, const char *s, size_t n, size_t *at)
 		return -1;
 	if (s[i] == '{' || s[i] == '[')
 		return text_children(p, s, n, at);
+	if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
+		int rc = plain_integer(p, s, n, at);
+		if (rc <= 0)
+			return rc;
+	}
 	end = jskip(s, n, i);
 	*at = end;
 	if (s[i] == '"') {

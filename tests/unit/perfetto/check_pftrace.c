@@ -322,6 +322,74 @@ START_TEST(test_ids_meta)
 }
 END_TEST
 
+/* The debug annotations of the first track event in out: for each, the
+ * field of its value (PF_DA_INT, PF_DA_UINT, PF_DA_DOUBLE, ...) and the
+ * value's bits, in order.  Their count. */
+static size_t annotations(const struct buf *out, uint32_t *field, uint64_t *bits, size_t max)
+{
+	const unsigned char *q = (const unsigned char *)out->p, *end = q + out->len;
+	struct pb_field pkt, f, te, da;
+	size_t k = 0;
+
+	while (pb_next(&q, end, &pkt) == 1) {
+		const unsigned char *pq = pkt.data, *pe = pkt.data + pkt.len;
+		while (pb_next(&pq, pe, &f) == 1) {
+			const unsigned char *tq = f.data, *tend = f.data + f.len;
+			if (f.num != PF_PKT_TRACK_EVENT)
+				continue;
+			while (pb_next(&tq, tend, &te) == 1) {
+				const unsigned char *dq = te.data, *dend = te.data + te.len;
+				if (te.num != PF_TE_DEBUG)
+					continue;
+				while (pb_next(&dq, dend, &da) == 1)
+					if (da.num != PF_DA_NAME_IID && k < max) {
+						field[k] = da.num;
+						bits[k++] = da.v;
+					}
+			}
+			return k;
+		}
+	}
+	return k;
+}
+
+/* Integers read in one pass where they are plain; every other number as
+ * before: past int64 a uint, past uint64 or with a point a double. */
+START_TEST(test_arg_numbers)
+{
+	struct buf out = BUF_INIT;
+	struct pftrace p;
+	uint32_t field[16];
+	uint64_t bits[16];
+	static const struct { uint32_t field; uint64_t bits; } want[] = {
+		{ PF_DA_INT, 0 }, { PF_DA_INT, 0 }, { PF_DA_INT, 123456789012345678ULL },
+		{ PF_DA_INT, (uint64_t)-123456789012345678LL }, { PF_DA_INT, (uint64_t)INT64_MAX },
+		{ PF_DA_INT, (uint64_t)INT64_MIN }, { PF_DA_UINT, 9999999999999999999ULL },
+		{ PF_DA_DOUBLE, 0x43f0000000000000ULL },   /* 2^64 */
+		{ PF_DA_DOUBLE, 0x3ff8000000000000ULL },   /* 1.5 */
+		{ PF_DA_INT, (uint64_t)-7 }, { PF_DA_DOUBLE, 0x40c3880000000000ULL },  /* 1e4 */
+	};
+	size_t n, i;
+
+	pftrace_init(&p, put_buf, &out);
+	ev(&p, "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{"
+	   "\"a\":0,\"b\":-0,\"c\":123456789012345678,\"d\":-123456789012345678,"
+	   "\"e\":9223372036854775807,\"f\":-9223372036854775808,\"g\":9999999999999999999,"
+	   "\"h\":18446744073709551616,\"i\":1.5,\"j\": -7 ,\"k\":1e4,\"l\":[42]}}");
+	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
+	n = annotations(&out, field, bits, 16);
+	ck_assert_uint_eq(n, sizeof want / sizeof want[0] + 1);
+	for (i = 0; i + 1 < n; i++) {
+		ck_assert_uint_eq(field[i], want[i].field);
+		ck_assert_uint_eq(bits[i], want[i].bits);
+	}
+	/* the array's element is a nested annotation */
+	ck_assert_uint_eq(field[n - 1], PF_DA_ARRAY);
+	pftrace_free(&p);
+	buf_release(&out);
+}
+END_TEST
+
 static Suite *pftrace_suite(void)
 {
 	Suite *s = suite_create("pftrace");
@@ -336,6 +404,7 @@ static Suite *pftrace_suite(void)
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_refusal);
 	tcase_add_test(tc, test_ids_meta);
+	tcase_add_test(tc, test_arg_numbers);
 	suite_add_tcase(s, tc);
 	return s;
 }
