@@ -24,7 +24,8 @@
 # BENCH_REAL_LAYERS its anchors (default bn_fw_tr_1C11_singleread, 28);
 # BENCH_PEERS=0 skips python;
 # BENCH_PART=scaling runs only the scaling cases, BENCH_PART=ranks only the
-# batch over ranks, BENCH_PART=throughput only the rest; BENCH_SCALING=
+# batch over ranks, BENCH_PART=perfetto only the Perfetto output,
+# BENCH_PART=throughput the throughput traces and the Perfetto output; BENCH_SCALING=
 # "groups passes tids" which scaling tables (default all three);
 # BENCH_SCALE="10000 20000 40000 80000" the sizes of groups and passes,
 # BENCH_SCALE_TIDS="40000 80000 160000 320000" those of threads;
@@ -304,6 +305,57 @@ stages() {
 stage_cpu() { tail -n 1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
 stage_rss() { tail -n 1 "$1" | awk '{ print int($3 / 1024) }'; }
 
+# ---- Perfetto protobuf output (tr-encode --format perfetto) -------------
+# On each throughput trace: its JSON bytes against the .pftrace's (target:
+# at most one fifth), tr-decode | tr-encode's wall time with a .pftrace
+# output against a plain JSON output of the same stream (target: no
+# slower; BENCH_ROUNDS rounds, the two taken in turns, min and median),
+# the CPU and peak RSS of each stage in the last round (target: 64 MiB),
+# the .pftrace.gz bytes, and tr-verify of the .pftrace against its source.
+perfetto_bench() {
+	local s f b e t0 t1 r tj tp pb gb vt
+	echo
+	echo "Perfetto output: $(date -u '+%Y-%m-%d %H:%M') UTC, load average before:" \
+		"$(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, interleaved"
+	echo "| trace | JSON bytes | \`.pftrace\` bytes (target: a fifth) | \`.pftrace.gz\` bytes |" \
+		"\`tr-decode \| tr-encode\`: plain JSON out, min / median | \`.pftrace\` out (target: no slower) |" \
+		"tr-encode CPU, peak RSS: JSON / \`.pftrace\` | tr-verify of the \`.pftrace\`: wall, peak RSS |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for s in $shapes; do
+		f=$s-${mb}M.json.gz
+		read -r b e _ <"$f.info"
+		rm -f pf.json pf.pftrace pf.pftrace.gz pfj.all pfp.all
+		for r in $(seq 1 "$rounds"); do
+			rm -f pf.json pf.pftrace
+			sync; t0=$(now)
+			$TIME -f '%U %S %M' -o pfjd.rss tr-decode "$f" |
+				$TIME -f '%U %S %M' -o pfj.rss tr-encode -o pf.json
+			t1=$(now); secs "$t0" "$t1" >>pfj.all
+			sync; t0=$(now)
+			$TIME -f '%U %S %M' -o pfd.rss tr-decode "$f" |
+				$TIME -f '%U %S %M' -o pfe.rss tr-encode -o pf.pftrace
+			t1=$(now); secs "$t0" "$t1" >>pfp.all
+		done
+		rm -f pf.json
+		read -r tj tjm < <(minmed <pfj.all)
+		read -r tp tpm < <(minmed <pfp.all)
+		pb=$(stat -c %s pf.pftrace)
+		tr-decode "$f" | tr-encode -o pf.pftrace.gz
+		gb=$(stat -c %s pf.pftrace.gz)
+		sync; t0=$(now)
+		$TIME -f %M -o pfv.rss tr-verify --source "$f" --output pf.pftrace >/dev/null
+		t1=$(now); vt=$(secs "$t0" "$t1")
+		printf '| %s | %s (%s events) | %s (%.2fx smaller%s) | %s (%.1fx) | %.2f / %.2f s | %.2f / %.2f s (%.2fx / %.2fx%s) | %s s, %s MiB / %s s, %s MiB | %.2f s, %s MiB |\n' \
+			"$s" "$b" "$e" "$pb" "$(echo "$b / $pb" | bc -l)" \
+			"$([ "$pb" -le $((b / 5)) ] || echo ', **not a fifth**')" \
+			"$gb" "$(echo "$b / $gb" | bc -l)" "$tj" "$tjm" "$tp" "$tpm" \
+			"$(echo "$tp / $tj" | bc -l)" "$(echo "$tpm / $tjm" | bc -l)" \
+			"$([ "$(echo "$tp <= $tj" | bc -l)" = 1 ] || echo ', **slower**')" \
+			"$(stage_cpu pfj.rss)" "$(stage_rss pfj.rss)" "$(stage_cpu pfe.rss)" "$(stage_rss pfe.rss)" \
+			"$vt" "$(rss pfv.rss)"
+		rm -f pf.pftrace pf.pftrace.gz pf*.rss pfj.all pfp.all
+	done
+}
 shapes=
 for s in $shapes_list; do
 	if gen "$s" "$mb"; then
@@ -312,6 +364,10 @@ for s in $shapes_list; do
 		echo "bench: $s: $real_src is absent: no real trace in this run" >&2
 	fi
 done
+if [ "$part" = perfetto ]; then
+	perfetto_bench
+	exit 0
+fi
 echo "throughput: $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M') UTC, load average before:" \
 	"$(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, interleaved"
 for s in $shapes; do
@@ -468,55 +524,4 @@ echo "top-level members, 2 x 300 x 1 MB (refused at 64 MiB): tr-decode $(rss mr.
 [ "$part" = throughput ] || ranks
 [ "$part" = throughput ] || scaling
 
-# ---- Perfetto protobuf output (tr-encode --format perfetto) -------------
-# On each throughput trace: its JSON bytes against the .pftrace's (target:
-# at most one fifth), tr-decode | tr-encode's wall time with a .pftrace
-# output against a plain JSON output of the same stream (target: no
-# slower; BENCH_ROUNDS rounds, the two taken in turns, min and median),
-# the CPU and peak RSS of each stage in the last round (target: 64 MiB),
-# the .pftrace.gz bytes, and tr-verify of the .pftrace against its source.
-perfetto_bench() {
-	local s f b e t0 t1 r tj tp pb gb vt
-	echo
-	echo "Perfetto output: $(date -u '+%Y-%m-%d %H:%M') UTC, load average before:" \
-		"$(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, interleaved"
-	echo "| trace | JSON bytes | \`.pftrace\` bytes (target: a fifth) | \`.pftrace.gz\` bytes |" \
-		"\`tr-decode \| tr-encode\`: plain JSON out, min / median | \`.pftrace\` out (target: no slower) |" \
-		"tr-encode CPU, peak RSS: JSON / \`.pftrace\` | tr-verify of the \`.pftrace\`: wall, peak RSS |"
-	echo "|---|---|---|---|---|---|---|---|"
-	for s in $shapes; do
-		f=$s-${mb}M.json.gz
-		read -r b e _ <"$f.info"
-		rm -f pf.json pf.pftrace pf.pftrace.gz pfj.all pfp.all
-		for r in $(seq 1 "$rounds"); do
-			rm -f pf.json pf.pftrace
-			sync; t0=$(now)
-			$TIME -f '%U %S %M' -o pfjd.rss tr-decode "$f" |
-				$TIME -f '%U %S %M' -o pfj.rss tr-encode -o pf.json
-			t1=$(now); secs "$t0" "$t1" >>pfj.all
-			sync; t0=$(now)
-			$TIME -f '%U %S %M' -o pfd.rss tr-decode "$f" |
-				$TIME -f '%U %S %M' -o pfe.rss tr-encode -o pf.pftrace
-			t1=$(now); secs "$t0" "$t1" >>pfp.all
-		done
-		rm -f pf.json
-		read -r tj tjm < <(minmed <pfj.all)
-		read -r tp tpm < <(minmed <pfp.all)
-		pb=$(stat -c %s pf.pftrace)
-		tr-decode "$f" | tr-encode -o pf.pftrace.gz
-		gb=$(stat -c %s pf.pftrace.gz)
-		sync; t0=$(now)
-		$TIME -f %M -o pfv.rss tr-verify --source "$f" --output pf.pftrace >/dev/null
-		t1=$(now); vt=$(secs "$t0" "$t1")
-		printf '| %s | %s (%s events) | %s (%.2fx smaller%s) | %s (%.1fx) | %.2f / %.2f s | %.2f / %.2f s (%.2fx / %.2fx%s) | %s s, %s MiB / %s s, %s MiB | %.2f s, %s MiB |\n' \
-			"$s" "$b" "$e" "$pb" "$(echo "$b / $pb" | bc -l)" \
-			"$([ "$pb" -le $((b / 5)) ] || echo ', **not a fifth**')" \
-			"$gb" "$(echo "$b / $gb" | bc -l)" "$tj" "$tjm" "$tp" "$tpm" \
-			"$(echo "$tp / $tj" | bc -l)" "$(echo "$tpm / $tjm" | bc -l)" \
-			"$([ "$(echo "$tp <= $tj" | bc -l)" = 1 ] || echo ', **slower**')" \
-			"$(stage_cpu pfj.rss)" "$(stage_rss pfj.rss)" "$(stage_cpu pfe.rss)" "$(stage_rss pfe.rss)" \
-			"$vt" "$(rss pfv.rss)"
-		rm -f pf.pftrace pf.pftrace.gz pf*.rss pfj.all pfp.all
-	done
-}
 [ "$part" = scaling ] || [ "$part" = ranks ] || perfetto_bench

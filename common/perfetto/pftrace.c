@@ -396,6 +396,8 @@ static void intern_reset(struct pftrace *p)
 	intern_free(&p->cats);
 	intern_free(&p->argnames);
 	intern_free(&p->strings);
+	if (p->capnext > 0)
+		memset(p->next_key, 0, p->capnext * sizeof *p->next_key);  /* iids start again */
 	p->intern_bytes = 0;
 	p->cleared = 1;
 	p->resets++;
@@ -730,10 +732,40 @@ static int text_value(struct pftrace *p, const char *s, size_t n, size_t *at)
 	return put_number(p, s + i, end - i);
 }
 
+/* The iid of the args key after the key prev (0: the first), looked up
+ * as the key that followed prev last time before the table: events of
+ * a kind repeat their args in one order, and a comparison is cheaper
+ * than a hash. */
+static uint64_t next_key(struct pftrace *p, uint64_t prev, const char *key, size_t len)
+{
+	uint32_t want = prev < p->capnext ? p->next_key[prev] : 0;
+	uint64_t iid;
+
+	if (want != 0 && p->argnames.lens[want - 1] == len &&
+	    memcmp(p->argnames.keys[want - 1], key, len) == 0)
+		return want;
+	if ((iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, key, len)) == 0)
+		return 0;
+	if (prev >= p->capnext) {
+		size_t cap = p->capnext ? p->capnext : 64;
+		uint32_t *v;
+		while (cap <= prev)
+			cap *= 2;
+		if ((v = realloc(p->next_key, cap * sizeof *v)) == NULL)
+			return iid;  /* no cache: only slower */
+		memset(v + p->capnext, 0, (cap - p->capnext) * sizeof *v);
+		p->next_key = v;
+		p->capnext = cap;
+	}
+	p->next_key[prev] = (uint32_t)iid;
+	return iid;
+}
+
 /* Every member of the args object whose text is s[0..n). */
 static int text_args(struct pftrace *p, const char *s, size_t n)
 {
 	size_t i = jws(s, n, 1);
+	uint64_t prev = 0;
 
 	if (n < 2 || s[0] != '{')
 		return 0;
@@ -742,8 +774,9 @@ static int text_args(struct pftrace *p, const char *s, size_t n)
 		const char *key;
 		uint64_t iid;
 		if (jstring(s + i, kend - i, &p->tmp, &key, &klen) != 0 ||
-		    (iid = iid_of(p, &p->argnames, PF_ID_ARG_NAMES, key, klen)) == 0)
+		    (iid = next_key(p, prev, key, klen)) == 0)
 			return -1;
+		prev = iid;
 		pb_begin(&p->pkt, PF_TE_DEBUG);
 		pb_varint(&p->pkt, PF_DA_NAME_IID, iid);
 		i = jws(s, n, jws(s, n, kend) + 1);
@@ -1355,6 +1388,7 @@ void pftrace_free(struct pftrace *p)
 	intern_free(&p->strings);
 	intern_free(&p->counters);
 	free(p->counter_uuids);
+	free(p->next_key);
 	pb_release(&p->pkt);
 	pb_release(&p->interned);
 	json_free(&p->doc);

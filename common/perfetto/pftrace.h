@@ -205,6 +205,8 @@ struct pftrace {
 	void *put_ctx;
 	struct pf_ids ids;
 	struct intern names, cats, argnames, strings;
+	uint32_t *next_key;     /* the args key iid that last followed iid k (0: none) */
+	size_t capnext;
 	size_t intern_bytes;
 	int cleared;            /* the next event packet clears the state */
 	struct pb pkt;

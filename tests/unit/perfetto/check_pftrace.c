@@ -390,6 +390,58 @@ START_TEST(test_arg_numbers)
 }
 END_TEST
 
+/* The name iids of every top-level args member of out's track events, in
+ * order.  Their count. */
+static size_t arg_iids(const struct buf *out, uint64_t *iid, size_t max)
+{
+	const unsigned char *q = (const unsigned char *)out->p, *end = q + out->len;
+	struct pb_field pkt, f, te, da;
+	size_t k = 0;
+
+	while (pb_next(&q, end, &pkt) == 1) {
+		const unsigned char *pq = pkt.data, *pe = pkt.data + pkt.len;
+		while (pb_next(&pq, pe, &f) == 1) {
+			const unsigned char *tq = f.data, *tend = f.data + f.len;
+			if (f.num != PF_PKT_TRACK_EVENT)
+				continue;
+			while (pb_next(&tq, tend, &te) == 1) {
+				const unsigned char *dq = te.data, *dend = te.data + te.len;
+				if (te.num != PF_TE_DEBUG)
+					continue;
+				while (pb_next(&dq, dend, &da) == 1)
+					if (da.num == PF_DA_NAME_IID && k < max)
+						iid[k++] = da.v;
+			}
+		}
+	}
+	return k;
+}
+
+/* Args keys in changing orders: each its own iid, whatever key came
+ * before it last time ("bb" after "a" is new: 4, not "b"). */
+START_TEST(test_arg_keys)
+{
+	struct buf out = BUF_INIT;
+	struct pftrace p;
+	uint64_t iid[16];
+	static const uint64_t want[] = { 1, 2, 2, 1, 1, 3, 1, 4, 3 };
+	size_t n, i;
+
+	pftrace_init(&p, put_buf, &out);
+	ev(&p, "{\"ph\":\"i\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"a\":1,\"b\":2}}");
+	ev(&p, "{\"ph\":\"i\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":2,\"args\":{\"b\":1,\"a\":2}}");
+	ev(&p, "{\"ph\":\"i\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{\"a\":1,\"c\":2}}");
+	ev(&p, "{\"ph\":\"i\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":4,\"args\":{\"a\":1,\"bb\":2,\"c\":3}}");
+	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
+	n = arg_iids(&out, iid, 16);
+	ck_assert_uint_eq(n, 9);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(iid[i], want[i]);
+	pftrace_free(&p);
+	buf_release(&out);
+}
+END_TEST
+
 static Suite *pftrace_suite(void)
 {
 	Suite *s = suite_create("pftrace");
@@ -405,6 +457,7 @@ static Suite *pftrace_suite(void)
 	tcase_add_test(tc, test_refusal);
 	tcase_add_test(tc, test_ids_meta);
 	tcase_add_test(tc, test_arg_numbers);
+	tcase_add_test(tc, test_arg_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
