@@ -588,6 +588,28 @@ static size_t jws(const char *s, size_t n, size_t i)
 	return i;
 }
 
+/* The first index at or after i of a quote, open or close, or n;
+ * sixteen bytes at a time on x86-64. */
+static size_t next_of(const char *s, size_t n, size_t i, char open, char close)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), o = _mm_set1_epi8(open), c = _mm_set1_epi8(close);
+
+	while (n - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q),
+							  _mm_or_si128(_mm_cmpeq_epi8(v, o),
+								       _mm_cmpeq_epi8(v, c))));
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+		i += 16;
+	}
+#endif
+	while (i < n && s[i] != '"' && s[i] != open && s[i] != close)
+		i++;
+	return i;
+}
+
 /* Index just past the value at s[i]. */
 static size_t jskip(const char *s, size_t n, size_t i)
 {
@@ -603,19 +625,25 @@ static size_t jskip(const char *s, size_t n, size_t i)
 			i++;
 		return i;
 	}
-	while (i < n) {
-		i = event_next_stop(s, n, i);
-		if (i >= n)
-			break;
-		if (s[i] == '"') {
-			i = event_string_end(s, n, i);
-			continue;
+	/* the line is valid JSON: an object ends at the brace that balances
+	 * its own, strings passed over; commas and the other brackets need
+	 * no stop (most args members are a key and a number) */
+	{
+		char open = s[i], close = open == '{' ? '}' : ']';
+		while (i < n) {
+			i = next_of(s, n, i, open, close);
+			if (i >= n)
+				break;
+			if (s[i] == '"') {
+				i = event_string_end(s, n, i);
+				continue;
+			}
+			if (s[i] == open)
+				depth++;
+			else if (--depth == 0)
+				return i + 1;
+			i++;
 		}
-		if (s[i] == '{' || s[i] == '[')
-			depth++;
-		else if ((s[i] == '}' || s[i] == ']') && --depth == 0)
-			return i + 1;
-		i++;
 	}
 	return n;
 }

@@ -442,6 +442,26 @@ START_TEST(test_arg_keys)
 }
 END_TEST
 
+/* Members after a nested args value, whose strings hold brackets and
+ * braces, are still found. */
+START_TEST(test_members_after_args)
+{
+	struct buf out = BUF_INIT;
+	struct pftrace p;
+	uint64_t iid[8];
+
+	pftrace_init(&p, put_buf, &out);
+	ev(&p, "{\"ph\":\"i\",\"args\":{\"a\":[1,{\"b\":\"]}{[\"},[]],\"c\":{\"d\":\"}\"}},"
+	   "\"name\":\"after\",\"ts\":1,\"pid\":1,\"tid\":1}");
+	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
+	ck_assert_uint_eq(p.skipped, 0);
+	ck_assert_uint_eq(count(&out, B("after")), 1);
+	ck_assert_uint_eq(arg_iids(&out, iid, 8), 2);   /* a and c at the top */
+	pftrace_free(&p);
+	buf_release(&out);
+}
+END_TEST
+
 static Suite *pftrace_suite(void)
 {
 	Suite *s = suite_create("pftrace");
@@ -458,6 +478,7 @@ static Suite *pftrace_suite(void)
 	tcase_add_test(tc, test_ids_meta);
 	tcase_add_test(tc, test_arg_numbers);
 	tcase_add_test(tc, test_arg_keys);
+	tcase_add_test(tc, test_members_after_args);
 	suite_add_tcase(s, tc);
 	return s;
 }
