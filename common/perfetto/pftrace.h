@@ -187,12 +187,8 @@ struct pf_qent {
 	uint8_t *term;
 	size_t nflows, capflows;
 };
-/* a packet in the spill file: its parts' lengths, then its bytes */
-struct pf_spill {
-	size_t pre, te, post;
-	int64_t ts;
-	uint8_t has_ts, is_te, pad[6];
-};
+/* a packet's head in the spill file: five varints at most (pftrace.c) */
+#define PF_SPILL_HEAD_MAX 50
 /* a flow bound to the slice that packet slot begins */
 struct pf_bind {
 	uint64_t slot, id;
@@ -227,6 +223,7 @@ struct pftrace {
 	int64_t pkt_ts;
 	int clock_set;
 	int64_t clock_last, min_ts;
+	int64_t spill_ts;       /* the last spilled packet's time */
 	uint64_t nqueued_ts;
 	uint64_t packets, events, flows, flows_dropped, skipped, resets;
 	char err[256];

@@ -462,6 +462,64 @@ START_TEST(test_members_after_args)
 }
 END_TEST
 
+/* The times of out's packets that have one, in order: the clock
+ * snapshot's start of the incremental clock plus each delta. */
+static size_t packet_times(const struct buf *out, int64_t *ts, size_t max)
+{
+	const unsigned char *q = (const unsigned char *)out->p, *end = q + out->len;
+	struct pb_field pkt, f, c, k;
+	uint64_t clock = 0;
+	size_t n = 0;
+
+	while (pb_next(&q, end, &pkt) == 1) {
+		const unsigned char *pq = pkt.data, *pe = pkt.data + pkt.len;
+		while (pb_next(&pq, pe, &f) == 1) {
+			if (f.num == PF_PKT_CLOCK_SNAPSHOT) {
+				const unsigned char *cq = f.data, *ce = f.data + f.len;
+				while (pb_next(&cq, ce, &c) == 1) {
+					const unsigned char *kq = c.data, *ke = c.data + c.len;
+					uint64_t id = 0, t = 0;
+					while (pb_next(&kq, ke, &k) == 1) {
+						if (k.num == PF_CS_CLOCK_ID)
+							id = k.v;
+						if (k.num == PF_CS_TIMESTAMP)
+							t = k.v;
+					}
+					if (id == PFTRACE_CLOCK)
+						clock = t;
+				}
+			} else if (f.num == PF_PKT_TIMESTAMP && n < max) {
+				clock += f.v;
+				ts[n++] = (int64_t)clock;
+			}
+		}
+	}
+	return n;
+}
+
+/* Times far apart, in no order, come back exact through the temporary
+ * file (each kept there as the difference from the one before). */
+START_TEST(test_spill_times)
+{
+	struct buf out = BUF_INIT;
+	struct pftrace p;
+	int64_t ts[8];
+	static const int64_t want[] = { 9000000000000000000LL, 9000000000000001000LL, 1, 1001,
+					-4500000000000000000LL };
+
+	pftrace_init(&p, put_buf, &out);
+	ev(&p, "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":9000000000000000,\"dur\":1}");
+	ev(&p, "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":0.001,\"dur\":1}");
+	ev(&p, "{\"ph\":\"i\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":-4500000000000000}");
+	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
+	ck_assert_uint_eq(packet_times(&out, ts, 8), 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_int_eq(ts[i], want[i]);
+	pftrace_free(&p);
+	buf_release(&out);
+}
+END_TEST
+
 static Suite *pftrace_suite(void)
 {
 	Suite *s = suite_create("pftrace");
@@ -479,6 +537,7 @@ static Suite *pftrace_suite(void)
 	tcase_add_test(tc, test_arg_numbers);
 	tcase_add_test(tc, test_arg_keys);
 	tcase_add_test(tc, test_members_after_args);
+	tcase_add_test(tc, test_spill_times);
 	suite_add_tcase(s, tc);
 	return s;
 }
