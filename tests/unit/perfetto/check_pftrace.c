@@ -322,10 +322,11 @@ START_TEST(test_ids_meta)
 }
 END_TEST
 
-/* The debug annotations of the first track event in out: for each, the
- * field of its value (PF_DA_INT, PF_DA_UINT, PF_DA_DOUBLE, ...) and the
- * value's bits, in order.  Their count. */
-static size_t annotations(const struct buf *out, uint32_t *field, uint64_t *bits, size_t max)
+/* The fields of every top-level debug annotation of out's track events,
+ * in order: each field's number into num (PF_DA_NAME_IID, then the
+ * value's: PF_DA_INT, PF_DA_UINT, PF_DA_DOUBLE, PF_DA_ARRAY, ...) and its
+ * varint or fixed bits into v.  How many. */
+static size_t da_fields(const struct buf *out, uint32_t *num, uint64_t *v, size_t max)
 {
 	const unsigned char *q = (const unsigned char *)out->p, *end = q + out->len;
 	struct pb_field pkt, f, te, da;
@@ -341,15 +342,27 @@ static size_t annotations(const struct buf *out, uint32_t *field, uint64_t *bits
 				const unsigned char *dq = te.data, *dend = te.data + te.len;
 				if (te.num != PF_TE_DEBUG)
 					continue;
-				while (pb_next(&dq, dend, &da) == 1)
-					if (da.num != PF_DA_NAME_IID && k < max) {
-						field[k] = da.num;
-						bits[k++] = da.v;
-					}
+				while (pb_next(&dq, dend, &da) == 1 && k < max) {
+					num[k] = da.num;
+					v[k++] = da.v;
+				}
 			}
-			return k;
 		}
 	}
+	return k;
+}
+
+/* Of da_fields, those whose number is (want) or is not (!want) a name
+ * iid, moved to the front.  How many. */
+static size_t only_names(uint32_t *num, uint64_t *v, size_t n, int want)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if ((num[i] == PF_DA_NAME_IID) == want) {
+			num[k] = num[i];
+			v[k++] = v[i];
+		}
 	return k;
 }
 
@@ -359,8 +372,8 @@ START_TEST(test_arg_numbers)
 {
 	struct buf out = BUF_INIT;
 	struct pftrace p;
-	uint32_t field[16];
-	uint64_t bits[16];
+	uint32_t field[32];
+	uint64_t bits[32];
 	static const struct { uint32_t field; uint64_t bits; } want[] = {
 		{ PF_DA_INT, 0 }, { PF_DA_INT, 0 }, { PF_DA_INT, 123456789012345678ULL },
 		{ PF_DA_INT, (uint64_t)-123456789012345678LL }, { PF_DA_INT, (uint64_t)INT64_MAX },
@@ -377,7 +390,7 @@ START_TEST(test_arg_numbers)
 	   "\"e\":9223372036854775807,\"f\":-9223372036854775808,\"g\":9999999999999999999,"
 	   "\"h\":18446744073709551616,\"i\":1.5,\"j\": -7 ,\"k\":1e4,\"l\":[42]}}");
 	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
-	n = annotations(&out, field, bits, 16);
+	n = only_names(field, bits, da_fields(&out, field, bits, 32), 0);
 	ck_assert_uint_eq(n, sizeof want / sizeof want[0] + 1);
 	for (i = 0; i + 1 < n; i++) {
 		ck_assert_uint_eq(field[i], want[i].field);
@@ -390,40 +403,14 @@ START_TEST(test_arg_numbers)
 }
 END_TEST
 
-/* The name iids of every top-level args member of out's track events, in
- * order.  Their count. */
-static size_t arg_iids(const struct buf *out, uint64_t *iid, size_t max)
-{
-	const unsigned char *q = (const unsigned char *)out->p, *end = q + out->len;
-	struct pb_field pkt, f, te, da;
-	size_t k = 0;
-
-	while (pb_next(&q, end, &pkt) == 1) {
-		const unsigned char *pq = pkt.data, *pe = pkt.data + pkt.len;
-		while (pb_next(&pq, pe, &f) == 1) {
-			const unsigned char *tq = f.data, *tend = f.data + f.len;
-			if (f.num != PF_PKT_TRACK_EVENT)
-				continue;
-			while (pb_next(&tq, tend, &te) == 1) {
-				const unsigned char *dq = te.data, *dend = te.data + te.len;
-				if (te.num != PF_TE_DEBUG)
-					continue;
-				while (pb_next(&dq, dend, &da) == 1)
-					if (da.num == PF_DA_NAME_IID && k < max)
-						iid[k++] = da.v;
-			}
-		}
-	}
-	return k;
-}
-
 /* Args keys in changing orders: each its own iid, whatever key came
  * before it last time ("bb" after "a" is new: 4, not "b"). */
 START_TEST(test_arg_keys)
 {
 	struct buf out = BUF_INIT;
 	struct pftrace p;
-	uint64_t iid[16];
+	uint32_t num[32];
+	uint64_t iid[32];
 	static const uint64_t want[] = { 1, 2, 2, 1, 1, 3, 1, 4, 3 };
 	size_t n, i;
 
@@ -433,7 +420,7 @@ START_TEST(test_arg_keys)
 	ev(&p, "{\"ph\":\"i\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{\"a\":1,\"c\":2}}");
 	ev(&p, "{\"ph\":\"i\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":4,\"args\":{\"a\":1,\"bb\":2,\"c\":3}}");
 	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
-	n = arg_iids(&out, iid, 16);
+	n = only_names(num, iid, da_fields(&out, num, iid, 32), 1);
 	ck_assert_uint_eq(n, 9);
 	for (i = 0; i < n; i++)
 		ck_assert_uint_eq(iid[i], want[i]);
@@ -448,6 +435,7 @@ START_TEST(test_members_after_args)
 {
 	struct buf out = BUF_INIT;
 	struct pftrace p;
+	uint32_t num[8];
 	uint64_t iid[8];
 
 	pftrace_init(&p, put_buf, &out);
@@ -456,7 +444,8 @@ START_TEST(test_members_after_args)
 	ck_assert_int_eq(pftrace_finish(&p), PFTRACE_OK);
 	ck_assert_uint_eq(p.skipped, 0);
 	ck_assert_uint_eq(count(&out, B("after")), 1);
-	ck_assert_uint_eq(arg_iids(&out, iid, 8), 2);   /* a and c at the top */
+	/* a and c at the top */
+	ck_assert_uint_eq(only_names(num, iid, da_fields(&out, num, iid, 8), 1), 2);
 	pftrace_free(&p);
 	buf_release(&out);
 }
