@@ -192,8 +192,14 @@ for sig in TERM INT; do
 	fresh
 	sh -c "exec env --default-signal tr-gen --target-bytes 2G -o '$O/g.json'" 2>"$T/err" &
 	pid=$!
-	until sh -c "$TEMP_OPEN" || ! kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-	kill -STOP "$pid" 2>/dev/null
+	# looked for while stopped: the look (a walk of every process's open
+	# files) takes long on a busy machine, and the program runs on
+	polls=0
+	while kill -STOP "$pid" 2>/dev/null && ! sh -c "$TEMP_OPEN" && [ $polls -lt 2400 ]; do
+		kill -CONT "$pid"
+		sleep 0.01
+		polls=$((polls + 1))
+	done
 	if sh -c "$TEMP_OPEN" && [ ! -e "$O/g.json" ]; then
 		kill -"$sig" "$pid"
 		kill -CONT "$pid"
@@ -386,7 +392,12 @@ fi
 
 # The same without a stand-in, as `timeout -s KILL` leaves it, on a trace
 # that takes seconds: tr-encode is stopped (SIGSTOP) while it writes, the
-# command killed, tr-encode let go.
+# command killed, tr-encode let go.  tr-encode is stopped the moment it is
+# seen, not once its temporary file is seen: it starts with the pipeline and
+# can end only after every stage before it, so stopped at once it is always
+# caught in the middle, however fast or loaded the machine (a run that
+# finished while the watcher looked for the file was a failure at random).
+# Stopped before it opened the file, it is let on in steps until it has.
 tr-gen --target-bytes 48M -o "$T/big.json"
 fresh
 sh -c "echo \$\$ >'$T/cmd.pid'; exec env --default-signal $ROOT/scripts/tr-layer-track \
@@ -394,12 +405,22 @@ sh -c "echo \$\$ >'$T/cmd.pid'; exec env --default-signal $ROOT/scripts/tr-layer
 	--evidence e --max-gpu-lanes 4 --output '$O/big.json'" >"$T/out" 2>"$T/err" &
 pid=$!
 polls=0 enc=
-until [ -n "$enc" ] && sh -c "$TEMP_OPEN" || [ $polls -gt 2400 ]; do
-	sleep 0.05
-	polls=$((polls + 1))
+until [ -n "$enc" ] || [ $polls -gt 2400 ]; do
 	enc=$(ps -eo pid,args | awk -v o="-o $O/big.json" '$2 ~ /(^|\/)tr-encode$/ && index($0, o) { print $1 }')
+	if [ -n "$enc" ]; then
+		kill -STOP $enc 2>/dev/null
+	else
+		sleep 0.01
+	fi
+	polls=$((polls + 1))
 done
-[ -z "$enc" ] || kill -STOP $enc 2>/dev/null
+polls=0
+while [ -n "$enc" ] && ! sh -c "$TEMP_OPEN" && [ ! -e "$O/big.json" ] && [ $polls -lt 200 ]; do
+	kill -CONT $enc 2>/dev/null
+	sleep 0.01
+	kill -STOP $enc 2>/dev/null
+	polls=$((polls + 1))
+done
 if [ -n "$enc" ] && sh -c "$TEMP_OPEN" && [ ! -e "$O/big.json" ]; then
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
