@@ -4,6 +4,12 @@ a wire-format reader of Perfetto traces in plain Python, and a comparison,
 event by event, with the source trace read by Python's json module.
 
 usage: pftrace_check.py SOURCE.json[.gz] OUT.pftrace[.gz]
+       pftrace_check.py --counts OUT.pftrace[.gz]
+
+--counts prints what Perfetto's trace processor should import from OUT, as
+"slices N flows M counters K": slices are the slice begins and instants,
+flows the links between consecutive packets of one flow id (a terminating
+id ends its chain), counters the counter values.
 
 Checked for every event the writer keeps (X, B, E, i, I, C; M for names
 and sort indices; s, t, f as flows): type, ts in exact nanoseconds
@@ -254,7 +260,31 @@ def bind(items):
     return want, dropped
 
 
+def import_counts(out):
+    """What the trace processor's slice, flow and counter tables hold."""
+    raw = open(out, 'rb').read()
+    if raw[:2] == b'\x1f\x8b':
+        raw = gzip.decompress(raw)
+    slices, flows, counters, open_ids = 0, 0, 0, set()
+    for e in Out().events(raw):
+        if e.get('type') in (1, 3):
+            slices += 1
+        elif e.get('type') == 4:
+            counters += 1
+        for fid, term in e.get('flowlist', []):
+            if fid in open_ids:
+                flows += 1
+            if term:
+                open_ids.discard(fid)
+            else:
+                open_ids.add(fid)
+    print('slices %d flows %d counters %d' % (slices, flows, counters))
+
+
 def main():
+    if sys.argv[1] == '--counts':
+        import_counts(sys.argv[2])
+        return
     src, out = sys.argv[1], sys.argv[2]
     op = gzip.open if open(src, 'rb').read(2) == b'\x1f\x8b' else open
     with op(src, 'rb') as f:
